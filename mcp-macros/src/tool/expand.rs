@@ -1,0 +1,199 @@
+//! Code generation. Generated code names `::mcp_runtime::__private` only and sits in
+//! `const _: () = { .. };` so it adds no names to the user's module besides the tool's
+//! type-namespace item (which `tools![..]` uses).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{FnArg, ItemFn};
+
+use super::model::Model;
+use super::parse::Parsed;
+use crate::docs;
+
+/// The function as written, minus parameter doc comments (rustc rejects those in output).
+fn clean_fn(func: &ItemFn) -> ItemFn {
+    let mut func = func.clone();
+    for input in func.sig.inputs.iter_mut() {
+        if let FnArg::Typed(pt) = input {
+            pt.attrs.retain(|a| !docs::is_doc(a));
+        }
+    }
+    func
+}
+
+/// What is emitted when the declaration has errors: the function and the name item, so the
+/// errors are the only messages.
+pub fn stub(parsed: &Parsed) -> TokenStream {
+    let func = clean_fn(&parsed.func);
+    let ident = &func.sig.ident;
+    let vis = &func.vis;
+    quote! {
+        #func
+        #[allow(non_camel_case_types, dead_code)]
+        #[doc(hidden)]
+        #vis struct #ident {}
+    }
+}
+
+/// Encode a tool name into identifier characters, injectively.
+fn encode(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else {
+            out.push_str(&format!("_{:x}", c as u32));
+        }
+    }
+    out
+}
+
+fn opt_str(value: &Option<String>) -> TokenStream {
+    match value {
+        Some(s) => quote!(::core::option::Option::Some(#s)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn opt_bool(value: Option<bool>) -> TokenStream {
+    match value {
+        Some(b) => quote!(::core::option::Option::Some(#b)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
+    let func = clean_fn(&parsed.func);
+    let ident = &func.sig.ident;
+    let vis = &func.vis;
+    let name = &model.name;
+    let title = opt_str(&model.title);
+    let description = &model.description;
+    let (read_only, destructive, idempotent, open_world) = (
+        opt_bool(model.read_only),
+        opt_bool(model.destructive),
+        opt_bool(model.idempotent),
+        opt_bool(model.open_world),
+    );
+
+    let describe = model.params.iter().map(|p| {
+        let ty = &p.ty;
+        let param_name = &p.name;
+        let doc = opt_str(&p.doc);
+        quote_spanned! {ty.span()=>
+            <#ty as __mcp::ToolParam>::describe(spec, #param_name, #doc);
+        }
+    });
+    let vars: Vec<_> = (0..model.params.len())
+        .map(|i| format_ident!("__mcp_p{}", i))
+        .collect();
+    let extracts = model.params.iter().zip(&vars).map(|(p, var)| {
+        let ty = &p.ty;
+        let param_name = &p.name;
+        quote_spanned! {ty.span()=>
+            let #var = match <#ty as __mcp::ToolParam>::extract(&mut parts, #param_name) {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(rejection) => return rejection.into_outcome(),
+            };
+        }
+    });
+    let await_ = if model.is_async {
+        quote!(.await)
+    } else {
+        quote!()
+    };
+    let output = &model.output;
+    let out_span = output.span();
+    let render = quote_spanned! {out_span=>
+        let split = (&&__mcp::tag_of(&out)).__mcp_split();
+        match (split.split)(out) {
+            ::core::result::Result::Ok(value) => {
+                ::core::result::Result::Ok(((&&&__mcp::tag_of(&value)).__mcp_output().render)(value))
+            }
+            ::core::result::Result::Err(error) => ((&&__mcp::tag_of(&error)).__mcp_failure().render)(error),
+        }
+    };
+    let output_schema = quote_spanned! {out_span=>
+        let split = (&&__mcp::Tag::<#output>::new()).__mcp_split();
+        let ok = split.ok_tag();
+        ((&&&ok).__mcp_output().schema)(generator)
+    };
+    let boxed = quote_spanned! {ident.span()=> __mcp::boxed };
+    let dup = format_ident!(
+        "duplicate_tool_name_{}",
+        encode(name),
+        span = model.name_span
+    );
+
+    quote! {
+        #func
+
+        #[allow(non_camel_case_types, dead_code)]
+        #[doc(hidden)]
+        #vis struct #ident {}
+
+        #[allow(non_upper_case_globals, clippy::needless_borrow, clippy::let_unit_value, clippy::unit_arg)]
+        const _: () = {
+            use ::mcp_runtime::__private as __mcp;
+            #[allow(unused_imports)]
+            use __mcp::{
+                FailureDisplay as _, FailureExplicit as _, OutputExplicit as _, OutputStructured as _,
+                OutputText as _, SplitPlain as _, SplitResult as _,
+            };
+
+            fn __mcp_params(spec: &mut __mcp::ParamSpec) {
+                let _ = &spec;
+                #(#describe)*
+            }
+
+            fn __mcp_output(generator: &mut __mcp::SchemaGenerator) -> ::core::option::Option<__mcp::Schema> {
+                #output_schema
+            }
+
+            fn __mcp_call(
+                ctx: __mcp::RequestContext,
+                args: __mcp::Map<::std::string::String, __mcp::Value>,
+            ) -> __mcp::BoxFuture<'static, ::core::result::Result<__mcp::CallToolResult, __mcp::RpcError>> {
+                #boxed(async move {
+                    #[allow(unused_mut)]
+                    let mut parts = __mcp::CallParts::new(&ctx, args);
+                    #(#extracts)*
+                    let _ = parts;
+                    let out = #ident(#(#vars),*) #await_;
+                    #render
+                })
+            }
+
+            static __MCP_DEF: __mcp::ToolDef = __mcp::ToolDef {
+                name: #name,
+                title: #title,
+                description: #description,
+                read_only: #read_only,
+                destructive: #destructive,
+                idempotent: #idempotent,
+                open_world: #open_world,
+                module_path: ::core::module_path!(),
+                file: ::core::file!(),
+                line: ::core::line!(),
+                params: __mcp_params,
+                output_schema: __mcp_output,
+                call: __mcp_call,
+            };
+
+            impl __mcp::ToolItem for #ident {
+                fn def() -> &'static __mcp::ToolDef {
+                    &__MCP_DEF
+                }
+            }
+
+            __mcp::inventory::submit! { __mcp::ToolRegistration(&__MCP_DEF) }
+        };
+
+        // Two tools with one name in one crate define this macro twice, which rustc reports
+        // at the name: "the name `duplicate_tool_name_..` is defined multiple times".
+        #[doc(hidden)]
+        #[macro_export]
+        macro_rules! #dup { () => {}; }
+    }
+}

@@ -1,0 +1,31 @@
+//! `#[tool]`: parse -> model -> validate -> expand.
+
+mod expand;
+mod model;
+mod parse;
+mod validate;
+
+use proc_macro2::TokenStream;
+
+use crate::errors::Errors;
+
+pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let parsed = match parse::parse(attr, item, &mut errors) {
+        Some(parsed) => parsed,
+        // Not even a function: nothing to keep.
+        None => return errors.into_tokens(),
+    };
+    let model = model::build(&parsed, &mut errors);
+    if let Some(model) = &model {
+        validate::check(model, &mut errors);
+    }
+    match model {
+        Some(model) if errors.is_empty() => expand::tool(&parsed, &model),
+        _ => {
+            let mut out = expand::stub(&parsed);
+            out.extend(errors.into_tokens());
+            out
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! Per-request context and the typed state map.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::protocol::{Implementation, RequestId, RpcError};
+
+/// Which transport a request arrived on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// Newline-delimited JSON over stdin/stdout (or another byte stream).
+    Stdio,
+    /// Streamable HTTP.
+    Http,
+    /// The in-process test client.
+    InProcess,
+}
+
+impl Transport {
+    /// Lower-case name, as used in trace fields.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::Http => "http",
+            Transport::InProcess => "in-process",
+        }
+    }
+}
+
+/// Values registered with `Server::state`, by type.
+#[derive(Default)]
+pub(crate) struct StateMap(HashMap<TypeId, Arc<dyn Any + Send + Sync>>);
+
+impl StateMap {
+    pub(crate) fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        self.0.insert(TypeId::of::<T>(), Arc::new(value));
+    }
+
+    pub(crate) fn contains(&self, id: TypeId) -> bool {
+        self.0.contains_key(&id)
+    }
+
+    pub(crate) fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.0.get(&TypeId::of::<T>()).cloned().and_then(|a| a.downcast::<T>().ok())
+    }
+}
+
+/// The client capabilities declared on this request (`io.modelcontextprotocol/clientCapabilities`).
+///
+/// Capabilities are never carried over from earlier requests: each request says what it can do.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ClientCapabilities(Map<String, Value>);
+
+impl ClientCapabilities {
+    pub(crate) fn new(map: Map<String, Value>) -> Self {
+        ClientCapabilities(map)
+    }
+
+    /// Whether the top-level capability `name` (`"sampling"`, `"elicitation"`, `"roots"`, ..) is declared.
+    pub fn has(&self, name: &str) -> bool {
+        self.0.get(name).is_some_and(Value::is_object)
+    }
+
+    /// Whether the extension `id` (e.g. `io.modelcontextprotocol/tasks`) is declared.
+    pub fn has_extension(&self, id: &str) -> bool {
+        self.0.get("extensions").and_then(|e| e.get(id)).is_some_and(Value::is_object)
+    }
+
+    /// `Ok(())` when `name` is declared, else the -32021 error naming it, ready for `?` in a tool.
+    pub fn require(&self, name: &str) -> Result<(), RpcError> {
+        if self.has(name) {
+            Ok(())
+        } else {
+            let mut required = Map::new();
+            required.insert(name.to_owned(), Value::Object(Map::new()));
+            Err(RpcError::missing_capability(Value::Object(required)))
+        }
+    }
+
+    /// The raw object.
+    pub fn as_map(&self) -> &Map<String, Value> {
+        &self.0
+    }
+}
+
+pub(crate) struct ContextParts {
+    pub(crate) request_id: RequestId,
+    pub(crate) method: String,
+    pub(crate) name: Option<String>,
+    pub(crate) protocol_version: String,
+    pub(crate) client_capabilities: ClientCapabilities,
+    pub(crate) client_info: Option<Implementation>,
+    pub(crate) meta: Map<String, Value>,
+    pub(crate) transport: Transport,
+}
+
+struct Inner {
+    parts: ContextParts,
+    states: Arc<StateMap>,
+}
+
+/// What a handler may know about the request it serves. Cheap to clone.
+///
+/// Take it as a tool parameter (`ctx: RequestContext`) to read the protocol version, the
+/// client's declared capabilities, its self-asserted info, or the raw `_meta`.
+#[derive(Clone)]
+pub struct RequestContext(Arc<Inner>);
+
+impl std::fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestContext")
+            .field("request_id", &self.0.parts.request_id)
+            .field("method", &self.0.parts.method)
+            .field("name", &self.0.parts.name)
+            .field("protocol_version", &self.0.parts.protocol_version)
+            .field("transport", &self.0.parts.transport)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RequestContext {
+    pub(crate) fn new(parts: ContextParts, states: Arc<StateMap>) -> Self {
+        RequestContext(Arc::new(Inner { parts, states }))
+    }
+
+    /// The JSON-RPC id of this request.
+    pub fn request_id(&self) -> &RequestId {
+        &self.0.parts.request_id
+    }
+
+    /// The method (`tools/call`, ..).
+    pub fn method(&self) -> &str {
+        &self.0.parts.method
+    }
+
+    /// The tool (or prompt, resource) name this request targets, if any.
+    pub fn name(&self) -> Option<&str> {
+        self.0.parts.name.as_deref()
+    }
+
+    /// The protocol revision of this request.
+    pub fn protocol_version(&self) -> &str {
+        &self.0.parts.protocol_version
+    }
+
+    /// What the client declared it can do, on this request.
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.0.parts.client_capabilities
+    }
+
+    /// The client's self-asserted name and version. For display and logs only: never base
+    /// behaviour or security decisions on it.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.0.parts.client_info.as_ref()
+    }
+
+    /// The request's whole `_meta` object.
+    pub fn meta(&self) -> &Map<String, Value> {
+        &self.0.parts.meta
+    }
+
+    /// The transport the request arrived on.
+    pub fn transport(&self) -> Transport {
+        self.0.parts.transport
+    }
+
+    /// Shared state registered with `Server::state`.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.0.states.get::<T>()
+    }
+}

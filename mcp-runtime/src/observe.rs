@@ -1,0 +1,38 @@
+//! Trace events: one `tracing` span per request.
+//!
+//! Fields: `protocol_version`, `transport`, `method`, `name`, `request_id`, `phase`
+//! (completed, failed) and `error_layer` (jsonrpc, mcp, business), so a protocol error and a
+//! tool's business failure are told apart in logs.
+
+use tracing::field::Empty;
+
+use crate::core::Transport;
+use crate::protocol::{RequestId, RpcError};
+
+pub(crate) fn request_span(transport: Transport, method: &str, name: Option<&str>, id: &RequestId) -> tracing::Span {
+    tracing::info_span!(
+        "mcp.request",
+        protocol_version = Empty,
+        transport = transport.as_str(),
+        method = method,
+        name = name.unwrap_or(""),
+        request_id = %id,
+        phase = Empty,
+        error_layer = Empty,
+    )
+}
+
+/// Record how the current request ended.
+pub(crate) fn finish(error_layer: &str, error: Option<&RpcError>) {
+    let span = tracing::Span::current();
+    if error_layer.is_empty() {
+        span.record("phase", "completed");
+    } else {
+        span.record("phase", "failed");
+        span.record("error_layer", error_layer);
+    }
+    match error {
+        Some(e) => tracing::debug!(code = e.code, message = %e.message, "request failed"),
+        None => tracing::debug!("request completed"),
+    }
+}

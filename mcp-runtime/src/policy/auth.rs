@@ -1,0 +1,108 @@
+//! The per-call authorization hook.
+//!
+//! `Authorize::check` runs before every `tools/call`, after the tool is found and before
+//! its arguments are validated or its code runs. A model choosing a tool is never consent:
+//! the hook decides from the request context and the tool's definition.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use serde_json::{Map, Value};
+
+use crate::core::RequestContext;
+use crate::registry::ToolDef;
+
+/// What a request wants to do.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Action<'a> {
+    /// Call a tool with these arguments.
+    CallTool {
+        /// The tool's definition (name, annotations, module).
+        tool: &'a ToolDef,
+        /// The arguments as sent (not yet validated).
+        arguments: &'a Map<String, Value>,
+    },
+}
+
+impl Action<'_> {
+    /// The name of the tool (or other primitive) the action targets.
+    pub fn name(&self) -> &str {
+        match self {
+            Action::CallTool { tool, .. } => tool.name,
+        }
+    }
+}
+
+/// A refusal, with the reason the client is told.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Denied {
+    reason: String,
+}
+
+impl Denied {
+    /// Refuse with this reason (sent to the client, so keep secrets out of it).
+    pub fn new(reason: impl Into<String>) -> Self {
+        Denied { reason: reason.into() }
+    }
+
+    /// The reason.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+}
+
+impl std::fmt::Display for Denied {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+/// Decides whether a request may perform an [`Action`].
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::policy::auth::{Action, Authorize, Denied};
+///
+/// /// Refuses tools marked destructive.
+/// struct NoDestruction;
+///
+/// impl Authorize for NoDestruction {
+///     async fn check(&self, _ctx: &RequestContext, action: &Action<'_>) -> Result<(), Denied> {
+///         match action {
+///             Action::CallTool { tool, .. } if tool.destructive == Some(true) => {
+///                 Err(Denied::new(format!("{} is destructive and disabled here", tool.name)))
+///             }
+///             _ => Ok(()),
+///         }
+///     }
+/// }
+/// ```
+pub trait Authorize: Send + Sync + 'static {
+    /// `Ok(())` to allow, `Err(Denied)` to refuse.
+    fn check(&self, ctx: &RequestContext, action: &Action<'_>) -> impl Future<Output = Result<(), Denied>> + Send;
+}
+
+/// The default: every action is allowed.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AllowAll;
+
+impl Authorize for AllowAll {
+    async fn check(&self, _: &RequestContext, _: &Action<'_>) -> Result<(), Denied> {
+        Ok(())
+    }
+}
+
+/// Object-safe form stored by the server.
+pub(crate) trait DynAuthorize: Send + Sync {
+    fn check<'a>(&'a self, ctx: &'a RequestContext, action: &'a Action<'a>) -> BoxFuture<'a, Result<(), Denied>>;
+}
+
+impl<A: Authorize> DynAuthorize for A {
+    fn check<'a>(&'a self, ctx: &'a RequestContext, action: &'a Action<'a>) -> BoxFuture<'a, Result<(), Denied>> {
+        Box::pin(Authorize::check(self, ctx, action))
+    }
+}
+
+pub(crate) type SharedAuthorize = Arc<dyn DynAuthorize>;

@@ -1,0 +1,16 @@
+//! The wire model: serde types for JSON-RPC framing and the MCP messages this crate serves.
+//!
+//! Types here carry data only. Behaviour (admission, dispatch, rendering per era) lives in
+//! `core` and `era`, the way the `http` crate holds types and hyper holds behaviour.
+
+pub mod content;
+pub mod error;
+pub mod jsonrpc;
+pub mod meta;
+pub mod tools;
+pub mod version;
+
+pub use content::{Annotations, Content, EmbeddedResource, ResourceContents, ResourceLink, Role};
+pub use error::{codes, RpcError};
+pub use jsonrpc::{Message, RequestId};
+pub use tools::{CallToolResult, Implementation, Tool, ToolAnnotations};

@@ -1,0 +1,134 @@
+//! Collects what a tool's parameters contribute: argument schemas, required names, state needs.
+
+use std::any::TypeId;
+
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+/// Filled by `ToolParam::describe` for each parameter of a tool, once at server start.
+pub struct ParamSpec {
+    generator: SchemaGenerator,
+    properties: Map<String, Value>,
+    required: Vec<String>,
+    root: Option<(Value, &'static str)>,
+    states: Vec<(TypeId, &'static str)>,
+    errors: Vec<String>,
+}
+
+impl Default for ParamSpec {
+    fn default() -> Self {
+        ParamSpec {
+            generator: SchemaSettings::draft2020_12().into_generator(),
+            properties: Map::new(),
+            required: Vec::new(),
+            root: None,
+            states: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+}
+
+impl ParamSpec {
+    /// A named argument of type `T`. It is required unless `T` accepts a missing value
+    /// (as `Option<T>` does): that is serde's own notion of optional, asked of the type.
+    pub fn argument<T: JsonSchema + DeserializeOwned>(&mut self, name: &'static str, description: Option<&'static str>) {
+        let mut schema = self.generator.subschema_for::<T>().to_value();
+        if let (Some(doc), Value::Object(obj)) = (description, &mut schema) {
+            obj.insert("description".into(), Value::String(doc.to_owned()));
+        }
+        if self.properties.insert(name.to_owned(), schema).is_some() {
+            self.errors.push(format!("argument `{name}` is declared twice"));
+        }
+        if serde_json::from_value::<T>(Value::Null).is_err() {
+            self.required.push(name.to_owned());
+        }
+    }
+
+    /// The whole arguments object is one `T` (the `Args<T>` extractor).
+    pub fn root<T: JsonSchema>(&mut self) {
+        let schema = T::json_schema(&mut self.generator).to_value();
+        if self.root.replace((schema, std::any::type_name::<T>())).is_some() {
+            self.errors.push("a tool can take at most one `Args<T>` parameter".into());
+        }
+    }
+
+    /// The tool needs `State<T>` registered on the server.
+    pub fn require_state<T: 'static>(&mut self) {
+        self.states.push((TypeId::of::<T>(), std::any::type_name::<T>()));
+    }
+
+    /// Record a problem found while describing (reported at server start).
+    pub fn error(&mut self, message: impl Into<String>) {
+        self.errors.push(message.into());
+    }
+
+    /// State types this tool needs.
+    pub(crate) fn states(&self) -> &[(TypeId, &'static str)] {
+        &self.states
+    }
+
+    /// The object-rooted input schema, or what is wrong with the declaration.
+    pub(crate) fn finish(mut self) -> Result<Value, Vec<String>> {
+        let mut schema = match self.root.take() {
+            Some((root, type_name)) => {
+                if !self.properties.is_empty() {
+                    let names: Vec<&str> = self.properties.keys().map(String::as_str).collect();
+                    self.errors.push(format!(
+                        "`Args<{type_name}>` takes the whole arguments object and cannot be combined with other arguments ({})",
+                        names.join(", ")
+                    ));
+                }
+                match root {
+                    Value::Object(obj) if obj.get("type").and_then(Value::as_str) == Some("object") => obj,
+                    _ => {
+                        self.errors.push(format!(
+                            "`Args<{type_name}>` must describe a JSON object (a struct with named fields), because tool arguments are always an object"
+                        ));
+                        Map::new()
+                    }
+                }
+            }
+            None => {
+                let mut obj = Map::new();
+                obj.insert("type".into(), "object".into());
+                if !self.properties.is_empty() {
+                    obj.insert("properties".into(), Value::Object(std::mem::take(&mut self.properties)));
+                }
+                if !self.required.is_empty() {
+                    obj.insert("required".into(), self.required.iter().cloned().map(Value::String).collect());
+                }
+                obj.insert("additionalProperties".into(), Value::Bool(false));
+                obj
+            }
+        };
+        if !self.errors.is_empty() {
+            return Err(self.errors);
+        }
+        let defs = self.generator.take_definitions(true);
+        if !defs.is_empty() {
+            schema.insert("$defs".into(), Value::Object(defs));
+        }
+        schema.remove("$schema");
+        Ok(Value::Object(schema))
+    }
+}
+
+/// A fresh generator with the settings every schema of this crate uses.
+pub(crate) fn generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12().into_generator()
+}
+
+/// Inline the generator's `$defs` into an output schema.
+pub(crate) fn finish_output(schema: Schema, generator: &mut SchemaGenerator) -> Value {
+    let mut value = schema.to_value();
+    let defs = generator.take_definitions(true);
+    if let Value::Object(obj) = &mut value {
+        obj.remove("$schema");
+        if !defs.is_empty() {
+            obj.insert("$defs".into(), Value::Object(defs));
+        }
+    }
+    value
+}

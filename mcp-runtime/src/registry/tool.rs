@@ -1,0 +1,67 @@
+//! The static description of one `#[tool]` function.
+
+use futures_util::future::BoxFuture;
+use schemars::{Schema, SchemaGenerator};
+use serde_json::{Map, Value};
+
+use crate::core::RequestContext;
+use crate::protocol::{CallToolResult, RpcError};
+
+use super::ParamSpec;
+
+/// Everything `#[tool]` knows about a function at compile time.
+///
+/// Built by the macro as a `static`; users do not construct it by hand.
+#[derive(Debug)]
+pub struct ToolDef {
+    /// Wire name.
+    pub name: &'static str,
+    /// Display title.
+    pub title: Option<&'static str>,
+    /// The description the model reads (from the doc comment or `description = ".."`).
+    pub description: &'static str,
+    /// `readOnlyHint`.
+    pub read_only: Option<bool>,
+    /// `destructiveHint`.
+    pub destructive: Option<bool>,
+    /// `idempotentHint`.
+    pub idempotent: Option<bool>,
+    /// `openWorldHint`.
+    pub open_world: Option<bool>,
+    /// `module_path!()` where the function is defined (used by `Server::only_module`).
+    pub module_path: &'static str,
+    /// Source file and line, for error messages about duplicates.
+    pub file: &'static str,
+    /// Source line.
+    pub line: u32,
+    /// Describes the parameters (arguments, extractors) into a [`ParamSpec`].
+    pub params: fn(&mut ParamSpec),
+    /// The output schema of the return type, when it has one.
+    pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
+    /// Runs the function: extracts parameters, awaits it, converts the return value.
+    pub call: fn(RequestContext, Map<String, Value>) -> BoxFuture<'static, Result<CallToolResult, RpcError>>,
+}
+
+/// An `inventory` entry pointing at a [`ToolDef`].
+#[doc(hidden)]
+pub struct ToolRegistration(pub &'static ToolDef);
+
+inventory::collect!(ToolRegistration);
+
+/// Implemented by the item `#[tool]` places in the type namespace beside the function, so
+/// `tools![add, orders::cancel]` can name tools by path.
+pub trait ToolItem {
+    /// The definition.
+    fn def() -> &'static ToolDef;
+}
+
+/// A reference to one tool, as produced by `tools![..]`.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolRef(pub &'static ToolDef);
+
+impl ToolRef {
+    /// The tool named by the type `T` that `#[tool]` generated.
+    pub fn of<T: ToolItem>() -> Self {
+        ToolRef(T::def())
+    }
+}

@@ -1,0 +1,279 @@
+//! The `Server` builder and the built [`App`].
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use crate::core::{Core, StateMap};
+use crate::policy::auth::{AllowAll, Authorize, SharedAuthorize};
+use crate::policy::cache::CacheHints;
+use crate::policy::paging::Cursors;
+use crate::policy::seal::{SealKey, Sealer, SEAL_KEY_ENV};
+use crate::protocol::{version, Implementation};
+use crate::registry::{BuildError, Catalog, ToolDef, ToolRef, ToolRegistration};
+use crate::transport::http::HttpConfig;
+use crate::transport::stdio::StdioConfig;
+use crate::Error;
+
+/// Builds an MCP server from the `#[tool]` functions linked into the binary.
+///
+/// ```no_run
+/// use mcp_runtime::prelude::*;
+///
+/// /// Adds two integers.
+/// #[tool(read_only, idempotent)]
+/// async fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// #[tokio::main]
+/// async fn main() -> Result<(), mcp_runtime::Error> {
+///     Server::new("calculator", "1.0.0").serve_from_args().await
+/// }
+/// ```
+pub struct Server {
+    info: Implementation,
+    instructions: Option<String>,
+    states: StateMap,
+    authorize: SharedAuthorize,
+    only: Option<Vec<&'static ToolDef>>,
+    modules: Vec<String>,
+    page_size: usize,
+    list_cache: CacheHints,
+    discover_cache: CacheHints,
+    seal_key: Option<SealKey>,
+    http: HttpConfig,
+    stdio: StdioConfig,
+}
+
+impl Server {
+    /// A server named `name` at `version` (shown to clients as `serverInfo`).
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Server {
+            info: Implementation {
+                name: name.into(),
+                version: version.into(),
+                title: None,
+                description: None,
+                website_url: None,
+            },
+            instructions: None,
+            states: StateMap::default(),
+            authorize: Arc::new(AllowAll),
+            only: None,
+            modules: Vec::new(),
+            page_size: 100,
+            list_cache: CacheHints::default(),
+            discover_cache: CacheHints::default(),
+            seal_key: None,
+            http: HttpConfig::default(),
+            stdio: StdioConfig::default(),
+        }
+    }
+
+    /// Display title shown by hosts.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// Guidance for the model on using this server as a whole (sent in `server/discover`).
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// Share a value with handlers; they take it as `State<T>`. One value per type.
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.states.insert(value);
+        self
+    }
+
+    /// The hook that runs before every tool call. Default: allow everything.
+    pub fn authorize<A: Authorize>(mut self, hook: A) -> Self {
+        self.authorize = Arc::new(hook);
+        self
+    }
+
+    /// Serve only these tools (name them with `tools![a, module::b]`), instead of every
+    /// `#[tool]` in the binary. Combines with [`Server::only_module`].
+    pub fn only(mut self, tools: impl IntoIterator<Item = ToolRef>) -> Self {
+        self.only.get_or_insert_with(Vec::new).extend(tools.into_iter().map(|t| t.0));
+        self
+    }
+
+    /// Serve the tools defined in module `path` (as `module_path!()` names it, e.g.
+    /// `"my_crate::billing"`) and its submodules. Combines with [`Server::only`].
+    pub fn only_module(mut self, path: impl Into<String>) -> Self {
+        self.modules.push(path.into());
+        self
+    }
+
+    /// Entries per `tools/list` page (default 100).
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.page_size = size.max(1);
+        self
+    }
+
+    /// Cache hints on list results (default one minute, public).
+    pub fn list_cache(mut self, hints: CacheHints) -> Self {
+        self.list_cache = hints;
+        self
+    }
+
+    /// Cache hints on the `server/discover` result (default one minute, public).
+    pub fn discover_cache(mut self, hints: CacheHints) -> Self {
+        self.discover_cache = hints;
+        self
+    }
+
+    /// The key that seals cursors. Default: the `MCP_SEAL_KEY` environment variable, else a
+    /// random key per process. Give every instance behind one load balancer the same key.
+    pub fn seal_key(mut self, key: SealKey) -> Self {
+        self.seal_key = Some(key);
+        self
+    }
+
+    /// Hosts accepted in `Host` and `Origin` on HTTP (default: localhost, 127.0.0.1, [::1]).
+    /// Requests naming any other host get 403, which defeats DNS rebinding.
+    pub fn allowed_hosts<S: Into<String>>(mut self, hosts: impl IntoIterator<Item = S>) -> Self {
+        self.http.allowed_hosts = hosts.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Largest accepted HTTP request body (default 4 MiB); larger bodies get 413.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.http.max_body_bytes = bytes;
+        self
+    }
+
+    /// Longest accepted stdio line (default 4 MiB); longer lines get a -32600 error.
+    pub fn max_line_bytes(mut self, bytes: usize) -> Self {
+        self.stdio.max_line_bytes = bytes;
+        self
+    }
+
+    /// Check everything (duplicate names, schemas, state) and build the served app.
+    pub fn build(self) -> Result<App, Error> {
+        let seal_key = match self.seal_key {
+            Some(key) => key,
+            None => match std::env::var(SEAL_KEY_ENV) {
+                Ok(text) => SealKey::parse(&text)
+                    .map_err(|e| Error::Build(vec![BuildError::Config(format!("{SEAL_KEY_ENV}: {e}"))]))?,
+                Err(_) => SealKey::random().map_err(|e| Error::Build(vec![BuildError::Config(e)]))?,
+            },
+        };
+        let sealer = Sealer::new(&seal_key);
+        let defs = select(self.only, &self.modules);
+        let states = Arc::new(self.states);
+        let catalog = Catalog::build(defs, self.page_size, &|id| states.contains(id)).map_err(Error::Build)?;
+        let tool_cursors = Cursors::new(&sealer, "tools/list", catalog.page_count(), catalog.fingerprint())
+            .map_err(|e| Error::Build(vec![BuildError::Config(e)]))?;
+        let core = Core {
+            catalog,
+            tool_cursors,
+            authorize: self.authorize,
+            states,
+            info: self.info,
+            instructions: self.instructions,
+            list_cache: self.list_cache,
+            discover_cache: self.discover_cache,
+            supported_versions: version::MODERN_VERSIONS.to_vec(),
+        };
+        Ok(App { core: Arc::new(core), http: Arc::new(self.http), stdio: self.stdio })
+    }
+
+    /// Build, then serve MCP over stdin/stdout until EOF.
+    pub async fn serve_stdio(self) -> Result<(), Error> {
+        self.build()?.serve_stdio().await
+    }
+
+    /// Build, then serve Streamable HTTP at `http://addr/mcp` until Ctrl-C or SIGTERM.
+    pub async fn serve_http(self, addr: SocketAddr) -> Result<(), Error> {
+        self.build()?.serve_http(addr).await
+    }
+
+    /// Build, then return the HTTP endpoint as an `axum::Router` (route `/mcp`) to nest
+    /// into an existing application.
+    pub fn router(self) -> Result<axum::Router, Error> {
+        Ok(self.build()?.router())
+    }
+
+    /// Build, then serve as the command line says: `--stdio` (the default) or
+    /// `--http 127.0.0.1:8080`. Also sets up logging to stderr (`RUST_LOG` filters it).
+    pub async fn serve_from_args(self) -> Result<(), Error> {
+        let mode = crate::transport::args::parse(std::env::args().skip(1))?;
+        crate::transport::args::init_logging();
+        let app = self.build()?;
+        match mode {
+            crate::transport::args::Mode::Stdio => app.serve_stdio().await,
+            crate::transport::args::Mode::Http(addr) => app.serve_http(addr).await,
+            crate::transport::args::Mode::Help(text) => {
+                eprintln!("{text}");
+                Ok(())
+            }
+        }
+    }
+}
+
+fn select(only: Option<Vec<&'static ToolDef>>, modules: &[String]) -> Vec<&'static ToolDef> {
+    let all = inventory::iter::<ToolRegistration>.into_iter().map(|r| r.0);
+    if only.is_none() && modules.is_empty() {
+        return all.collect();
+    }
+    let only = only.unwrap_or_default();
+    let in_modules = |def: &ToolDef| {
+        modules.iter().any(|m| def.module_path == m || def.module_path.strip_prefix(m.as_str()).is_some_and(|rest| rest.starts_with("::")))
+    };
+    let mut picked: Vec<&'static ToolDef> = all.filter(|d| in_modules(d)).collect();
+    for def in only {
+        if !picked.iter().any(|p| std::ptr::eq(*p, def)) {
+            picked.push(def);
+        }
+    }
+    picked
+}
+
+/// A built server, ready to serve on any transport. Cheap to clone.
+#[derive(Clone)]
+pub struct App {
+    pub(crate) core: Arc<Core>,
+    pub(crate) http: Arc<HttpConfig>,
+    pub(crate) stdio: StdioConfig,
+}
+
+impl App {
+    /// The era-neutral core.
+    pub fn core(&self) -> &Arc<Core> {
+        &self.core
+    }
+
+    /// The HTTP endpoint as an `axum::Router` serving `/mcp`.
+    pub fn router(&self) -> axum::Router {
+        crate::transport::http::router(self.core.clone(), self.http.clone())
+    }
+
+    /// Serve over this process's stdin and stdout until EOF.
+    pub async fn serve_stdio(&self) -> Result<(), Error> {
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serve newline-delimited JSON-RPC over any byte stream pair (the stdio framing).
+    pub async fn serve_io<R, W>(&self, reader: R, writer: W) -> Result<(), Error>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        crate::transport::stdio::serve(self.core.clone(), &self.stdio, reader, writer).await.map_err(Error::Io)
+    }
+
+    /// Serve Streamable HTTP at `http://addr/mcp` until Ctrl-C or SIGTERM.
+    pub async fn serve_http(&self, addr: SocketAddr) -> Result<(), Error> {
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(Error::Io)?;
+        let local = listener.local_addr().map_err(Error::Io)?;
+        tracing::info!("serving MCP over Streamable HTTP at http://{local}/mcp");
+        axum::serve(listener, self.router())
+            .with_graceful_shutdown(crate::transport::args::shutdown_signal())
+            .await
+            .map_err(Error::Io)
+    }
+}

@@ -1,0 +1,106 @@
+//! The command line every server built with this crate understands.
+
+use std::net::SocketAddr;
+
+use crate::Error;
+
+/// Usage text.
+pub const USAGE: &str = "usage: <server> [--stdio | --http ADDR]\n\n  --stdio        serve MCP over stdin/stdout (default)\n  --http ADDR    serve Streamable HTTP at http://ADDR/mcp, e.g. --http 127.0.0.1:8080\n  -h, --help     show this help\n\nLogs go to stderr; RUST_LOG filters them (e.g. RUST_LOG=debug).";
+
+/// What the command line asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mode {
+    /// Serve stdio.
+    Stdio,
+    /// Serve HTTP on this address.
+    Http(SocketAddr),
+    /// Print this text and exit.
+    Help(&'static str),
+}
+
+/// Parse the arguments after the program name.
+pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Mode, Error> {
+    let mut mode = Mode::Stdio;
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--stdio" => mode = Mode::Stdio,
+            "--http" => {
+                let addr = args.next().ok_or_else(|| Error::Args(format!("--http needs an address, e.g. --http 127.0.0.1:8080\n\n{USAGE}")))?;
+                mode = Mode::Http(parse_addr(&addr)?);
+            }
+            "-h" | "--help" => return Ok(Mode::Help(USAGE)),
+            other => {
+                if let Some(addr) = other.strip_prefix("--http=") {
+                    mode = Mode::Http(parse_addr(addr)?);
+                } else {
+                    return Err(Error::Args(format!("unknown argument {other:?}\n\n{USAGE}")));
+                }
+            }
+        }
+    }
+    Ok(mode)
+}
+
+fn parse_addr(text: &str) -> Result<SocketAddr, Error> {
+    text.parse().map_err(|_| Error::Args(format!("--http {text:?} is not an address such as 127.0.0.1:8080")))
+}
+
+/// Log to stderr (never stdout, which carries the protocol on stdio). `RUST_LOG` filters;
+/// the default shows info and above.
+pub fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter(filter).try_init();
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutting down");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn flags_choose_the_transport() {
+        assert_eq!(parse(args(&[])).unwrap(), Mode::Stdio);
+        assert_eq!(parse(args(&["--stdio"])).unwrap(), Mode::Stdio);
+        assert_eq!(parse(args(&["--http", "127.0.0.1:8080"])).unwrap(), Mode::Http("127.0.0.1:8080".parse().unwrap()));
+        assert_eq!(parse(args(&["--http=127.0.0.1:9"])).unwrap(), Mode::Http("127.0.0.1:9".parse().unwrap()));
+        assert!(matches!(parse(args(&["--help"])).unwrap(), Mode::Help(_)));
+    }
+
+    #[test]
+    fn bad_flags_explain_themselves() {
+        let e = parse(args(&["--http"])).unwrap_err().to_string();
+        assert!(e.contains("needs an address"), "{e}");
+        let e = parse(args(&["--http", "localhost"])).unwrap_err().to_string();
+        assert!(e.contains("is not an address"), "{e}");
+        let e = parse(args(&["--verbose"])).unwrap_err().to_string();
+        assert!(e.contains("unknown argument"), "{e}");
+    }
+}

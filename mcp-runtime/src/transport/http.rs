@@ -1,0 +1,255 @@
+//! Streamable HTTP (2026-07-28): `POST /mcp` with one JSON-RPC message per body.
+//!
+//! Checks, in order: Host/Origin allowlist (403), method (405), body size (413), JSON
+//! (-32700), envelope (-32600), the `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name`
+//! headers against the body (-32020), then the era adapter (version -32022, method -32601
+//! with 404, `_meta` -32602 with 400). Responses are JSON.
+
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use axum::Router;
+use base64::Engine as _;
+use serde_json::{Map, Value};
+
+use crate::core::{Core, Transport};
+use crate::era::modern::{self, Answer};
+use crate::protocol::jsonrpc::{error_response, Message};
+use crate::protocol::{meta, RpcError};
+
+/// HTTP limits and the DNS-rebinding allowlist.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// Hosts accepted in `Host` and `Origin` (compared without port, case-insensitively).
+    pub allowed_hosts: Vec<String>,
+    /// Largest accepted body in bytes.
+    pub max_body_bytes: usize,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()],
+            max_body_bytes: 4 * 1024 * 1024,
+        }
+    }
+}
+
+#[derive(Clone)]
+struct Shared {
+    core: Arc<Core>,
+    config: Arc<HttpConfig>,
+}
+
+/// The `/mcp` endpoint.
+pub(crate) fn router(core: Arc<Core>, config: Arc<HttpConfig>) -> Router {
+    Router::new().route("/mcp", any(endpoint)).with_state(Shared { core, config })
+}
+
+async fn endpoint(State(shared): State<Shared>, method: Method, headers: HeaderMap, body: Body) -> Response {
+    if let Err(reason) = check_host_and_origin(&headers, &shared.config.allowed_hosts) {
+        tracing::warn!(%reason, "refused a request from a foreign host or origin");
+        return json(StatusCode::FORBIDDEN, &error_response(None, &RpcError::invalid_request(format!("Forbidden: {reason}"))));
+    }
+    if method != Method::POST {
+        let error = RpcError::invalid_request(format!("{method} is not supported on this endpoint: send each JSON-RPC message as a POST"));
+        let mut response = json(StatusCode::METHOD_NOT_ALLOWED, &error_response(None, &error));
+        response.headers_mut().insert(header::ALLOW, header::HeaderValue::from_static("POST"));
+        return response;
+    }
+    let limit = shared.config.max_body_bytes;
+    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return too_large(limit);
+    }
+    let bytes: Bytes = match axum::body::to_bytes(body, limit).await {
+        Ok(b) => b,
+        Err(_) => return too_large(limit),
+    };
+    let value: Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(e) => return json(StatusCode::BAD_REQUEST, &error_response(None, &RpcError::parse_error(e))),
+    };
+    match Message::from_value(value) {
+        Err(malformed) => json(StatusCode::BAD_REQUEST, &error_response(malformed.id.as_ref(), &malformed.error)),
+        Ok(Message::Notification { .. }) => StatusCode::ACCEPTED.into_response(),
+        Ok(Message::Response { id }) => {
+            let error = RpcError::invalid_request("Clients do not send responses in this protocol revision");
+            json(StatusCode::BAD_REQUEST, &error_response(id.as_ref(), &error))
+        }
+        Ok(Message::Request { id, method, params }) => {
+            if let Err(error) = check_headers(&headers, &method, params.as_ref(), &shared.core) {
+                return answer(Answer::error(Some(&id), &error, 400));
+            }
+            answer(modern::handle_request(&shared.core, id, method, params, Transport::Http).await)
+        }
+    }
+}
+
+fn too_large(limit: usize) -> Response {
+    let error = RpcError::invalid_request(format!("Request body exceeds the {limit} byte limit of this server"));
+    json(StatusCode::PAYLOAD_TOO_LARGE, &error_response(None, &error))
+}
+
+fn answer(answer: Answer) -> Response {
+    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::OK);
+    json(status, &answer.message)
+}
+
+fn json(status: StatusCode, body: &Value) -> Response {
+    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    (status, [(header::CONTENT_TYPE, "application/json")], bytes).into_response()
+}
+
+/// The host part of `Host` or of an `Origin` URL, lower-cased and without port.
+fn host_of(authority: &str) -> String {
+    let authority = authority.trim().to_ascii_lowercase();
+    if authority.starts_with('[') {
+        // IPv6 literal: keep the brackets, drop the port.
+        return match authority.find(']') {
+            Some(end) => authority[..=end].to_owned(),
+            None => authority,
+        };
+    }
+    match authority.rsplit_once(':') {
+        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host.to_owned(),
+        _ => authority,
+    }
+}
+
+fn check_host_and_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), String> {
+    let is_allowed = |host: &str| allowed.iter().any(|a| a.eq_ignore_ascii_case(host));
+    if let Some(host) = headers.get(header::HOST) {
+        let host = host.to_str().map_err(|_| "the Host header is not valid text".to_owned())?;
+        let name = host_of(host);
+        if !is_allowed(&name) {
+            return Err(format!("host {name:?} is not allowed"));
+        }
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().map_err(|_| "the Origin header is not valid text".to_owned())?;
+        let authority = origin
+            .split_once("://")
+            .map(|(_, rest)| rest.split('/').next().unwrap_or(""))
+            .ok_or_else(|| format!("origin {origin:?} is not allowed"))?;
+        let name = host_of(authority);
+        if !is_allowed(&name) {
+            return Err(format!("origin {origin:?} is not allowed"));
+        }
+    }
+    Ok(())
+}
+
+/// One header's value: absent, present (decoded and trimmed), or malformed.
+fn header_text(headers: &HeaderMap, name: &str) -> Result<Option<String>, RpcError> {
+    let Some(value) = headers.get(name) else { return Ok(None) };
+    let text = value
+        .to_str()
+        .map_err(|_| RpcError::header_mismatch(format!("The {name} header contains characters that are not visible ASCII")))?;
+    // Optional whitespace around a field value is not part of it (RFC 9110 section 5.5).
+    Ok(Some(text.trim_matches([' ', '\t']).to_owned()))
+}
+
+/// Decode the `=?base64?...?=` form used for values that are not plain visible ASCII.
+fn decode_sentinel(name: &str, text: &str) -> Result<String, RpcError> {
+    match text.strip_prefix("=?base64?").and_then(|t| t.strip_suffix("?=")) {
+        Some(encoded) => base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .ok_or_else(|| RpcError::header_mismatch(format!("The {name} header is not valid =?base64?...?= encoding of UTF-8 text"))),
+        None => Ok(text.to_owned()),
+    }
+}
+
+fn check_headers(headers: &HeaderMap, method: &str, params: Option<&Map<String, Value>>, core: &Core) -> Result<(), RpcError> {
+    let body_version = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(meta::PROTOCOL_VERSION))
+        .and_then(Value::as_str);
+    match header_text(headers, "mcp-protocol-version")? {
+        None => {
+            let mut error = RpcError::header_mismatch(format!(
+                "The MCP-Protocol-Version header is missing; this server speaks protocol version(s) {}",
+                core.supported_versions().join(", ")
+            ));
+            if method == "initialize" {
+                error = error.with_data(serde_json::json!({ "supported": core.supported_versions() }));
+            }
+            return Err(error);
+        }
+        Some(header) => {
+            if let Some(body) = body_version {
+                if header != body {
+                    return Err(RpcError::header_mismatch(format!(
+                        "MCP-Protocol-Version header {header:?} does not match _meta protocol version {body:?}"
+                    )));
+                }
+            }
+        }
+    }
+    match header_text(headers, "mcp-method")? {
+        None => return Err(RpcError::header_mismatch("The Mcp-Method header is missing")),
+        Some(header) if header != method => {
+            return Err(RpcError::header_mismatch(format!("Mcp-Method header {header:?} does not match the method {method:?}")))
+        }
+        Some(_) => {}
+    }
+    let name_field = match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    };
+    if let Some(field) = name_field {
+        if let Some(body_name) = params.and_then(|p| p.get(field)).and_then(Value::as_str) {
+            match header_text(headers, "mcp-name")? {
+                None => return Err(RpcError::header_mismatch(format!("The Mcp-Name header is missing; it must carry params.{field}"))),
+                Some(header) => {
+                    let decoded = decode_sentinel("Mcp-Name", &header)?;
+                    if decoded != body_name {
+                        return Err(RpcError::header_mismatch(format!(
+                            "Mcp-Name header {decoded:?} does not match params.{field} {body_name:?}"
+                        )));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_are_compared_without_port_and_case() {
+        assert_eq!(host_of("LocalHost:8080"), "localhost");
+        assert_eq!(host_of("[::1]:3000"), "[::1]");
+        assert_eq!(host_of("127.0.0.1"), "127.0.0.1");
+        let allowed = HttpConfig::default().allowed_hosts;
+        let mut h = HeaderMap::new();
+        h.insert(header::HOST, "evil.example.com".parse().unwrap());
+        assert!(check_host_and_origin(&h, &allowed).is_err());
+        let mut h = HeaderMap::new();
+        h.insert(header::HOST, "localhost:1234".parse().unwrap());
+        h.insert(header::ORIGIN, "http://evil.example.com".parse().unwrap());
+        assert!(check_host_and_origin(&h, &allowed).is_err());
+        h.insert(header::ORIGIN, "http://localhost:5173".parse().unwrap());
+        assert!(check_host_and_origin(&h, &allowed).is_ok());
+        h.insert(header::ORIGIN, "null".parse().unwrap());
+        assert!(check_host_and_origin(&h, &allowed).is_err());
+    }
+
+    #[test]
+    fn sentinel_values_are_decoded_strictly() {
+        assert_eq!(decode_sentinel("n", "=?base64?SGVsbG8=?=").unwrap(), "Hello");
+        assert!(decode_sentinel("n", "=?base64?SGVsbG8?=").is_err());
+        assert!(decode_sentinel("n", "=?base64?SGVs!!!bG8=?=").is_err());
+        assert_eq!(decode_sentinel("n", "=?base64?SGVsbG8=").unwrap(), "=?base64?SGVsbG8=");
+    }
+}

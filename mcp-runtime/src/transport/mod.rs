@@ -1,0 +1,6 @@
+//! Transports: bytes and framing only. Each hands JSON-RPC messages to the era adapter and
+//! writes back what it answers.
+
+pub mod args;
+pub mod http;
+pub mod stdio;

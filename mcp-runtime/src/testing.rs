@@ -1,0 +1,229 @@
+//! Test support (feature `testing`): an in-process client and a transcript runner that
+//! replays recorded exchanges over both transports.
+//!
+//! ```no_run
+//! # async fn demo(app: mcp_runtime::App) {
+//! use mcp_runtime::testing::TestClient;
+//! let client = TestClient::new(app);
+//! let result = client.call_tool("add", serde_json::json!({"a": 2, "b": 3})).await;
+//! assert_eq!(result["structuredContent"], 5);
+//! # }
+//! ```
+
+use serde_json::{json, Map, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use crate::core::Transport;
+use crate::era::modern;
+use crate::protocol::jsonrpc::Message;
+use crate::protocol::{meta, version};
+use crate::App;
+
+/// The `_meta` a modern client sends when it declares no optional capability.
+pub fn default_meta() -> Value {
+    json!({
+        meta::PROTOCOL_VERSION: version::MODERN,
+        meta::CLIENT_CAPABILITIES: {},
+        meta::CLIENT_INFO: {"name": "mcp-runtime-test-client", "version": "0"},
+    })
+}
+
+/// Calls a built server in process, through the modern era adapter (no transport).
+pub struct TestClient {
+    app: App,
+    next_id: std::sync::atomic::AtomicU64,
+}
+
+impl TestClient {
+    /// A client of `app`.
+    pub fn new(app: App) -> Self {
+        TestClient { app, next_id: std::sync::atomic::AtomicU64::new(1) }
+    }
+
+    /// Send `method` with `params` (an object; `_meta` is added when absent) and return the
+    /// whole JSON-RPC response.
+    pub async fn request(&self, method: &str, params: Value) -> Value {
+        let mut params = match params {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        params.entry("_meta").or_insert_with(default_meta);
+        let id = self.next_id.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.message(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await.unwrap_or(Value::Null)
+    }
+
+    /// Send one raw message; `None` for notifications.
+    pub async fn message(&self, message: Value) -> Option<Value> {
+        match Message::from_value(message) {
+            Ok(Message::Request { id, method, params }) => {
+                Some(modern::handle_request(self.app.core(), id, method, params, Transport::InProcess).await.message)
+            }
+            Ok(_) => None,
+            Err(m) => Some(crate::protocol::jsonrpc::error_response(m.id.as_ref(), &m.error)),
+        }
+    }
+
+    /// Call a tool and return the `result` object (or the error response when there is none).
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Value {
+        let response = self.request("tools/call", json!({"name": name, "arguments": arguments})).await;
+        match response.get("result") {
+            Some(result) => result.clone(),
+            None => response,
+        }
+    }
+}
+
+/// One step of a transcript: a message the client sends and what it must get back.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// Line number in the transcript, for failure messages.
+    pub line: usize,
+    /// The message sent (raw text, so malformed input can be replayed too).
+    pub send: String,
+    /// The expected response, if one is expected.
+    pub expect: Option<Value>,
+    /// Expected HTTP status (checked over HTTP only).
+    pub status: Option<u16>,
+}
+
+/// A recorded exchange.
+///
+/// Format, one item per line: `> MESSAGE` is sent by the client; `< [STATUS] RESPONSE` is the
+/// expected answer (the optional HTTP status is checked over HTTP only); `#` starts a comment.
+/// In expected JSON the string `"<any>"` matches any value; objects must have the same keys.
+#[derive(Debug, Clone)]
+pub struct Transcript {
+    /// The steps in order.
+    pub steps: Vec<Step>,
+}
+
+impl Transcript {
+    /// Parse a transcript.
+    pub fn parse(text: &str) -> Result<Transcript, String> {
+        let mut steps: Vec<Step> = Vec::new();
+        for (index, raw) in text.lines().enumerate() {
+            let line = raw.trim();
+            let number = index + 1;
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            if let Some(send) = line.strip_prefix('>') {
+                steps.push(Step { line: number, send: send.trim().to_owned(), expect: None, status: None });
+            } else if let Some(rest) = line.strip_prefix('<') {
+                let rest = rest.trim();
+                let (status, body) = match rest.split_once(' ') {
+                    Some((code, body)) if code.len() == 3 && code.bytes().all(|b| b.is_ascii_digit()) => {
+                        (code.parse().ok(), body)
+                    }
+                    _ => (None, rest),
+                };
+                let expect: Value = serde_json::from_str(body).map_err(|e| format!("line {number}: {e}"))?;
+                let step = steps.last_mut().ok_or(format!("line {number}: an answer before any message"))?;
+                step.expect = Some(expect);
+                step.status = status;
+            } else {
+                return Err(format!("line {number}: lines start with >, < or #"));
+            }
+        }
+        Ok(Transcript { steps })
+    }
+
+    /// Replay over the stdio framing (an in-memory byte stream).
+    pub async fn replay_stdio(&self, app: &App) -> Result<(), String> {
+        let (client, server) = tokio::io::duplex(1 << 20);
+        let (server_read, server_write) = tokio::io::split(server);
+        let app = app.clone();
+        let serving = tokio::spawn(async move { app.serve_io(server_read, server_write).await });
+        let (client_read, mut client_write) = tokio::io::split(client);
+        let mut lines = BufReader::new(client_read).lines();
+        for step in &self.steps {
+            client_write.write_all(step.send.as_bytes()).await.map_err(|e| e.to_string())?;
+            client_write.write_all(b"\n").await.map_err(|e| e.to_string())?;
+            if let Some(expect) = &step.expect {
+                let line = tokio::time::timeout(std::time::Duration::from_secs(10), lines.next_line())
+                    .await
+                    .map_err(|_| format!("line {}: no answer within 10 s", step.line))?
+                    .map_err(|e| e.to_string())?
+                    .ok_or(format!("line {}: the server closed its output", step.line))?;
+                let actual: Value = serde_json::from_str(&line).map_err(|e| format!("line {}: not JSON: {e}: {line}", step.line))?;
+                compare(step, expect, &actual)?;
+            }
+        }
+        drop(client_write);
+        let rest = lines.next_line().await.map_err(|e| e.to_string())?;
+        if let Some(extra) = rest {
+            return Err(format!("unexpected output after the transcript: {extra}"));
+        }
+        serving.await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())
+    }
+
+    /// Replay over Streamable HTTP (the router, in process), with the headers a client sends.
+    pub async fn replay_http(&self, app: &App) -> Result<(), String> {
+        use tower::ServiceExt as _;
+        let router = app.router();
+        for step in &self.steps {
+            let request = http_request(&step.send)?;
+            let response = router.clone().oneshot(request).await.map_err(|e| e.to_string())?;
+            let status = response.status().as_u16();
+            let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.map_err(|e| e.to_string())?;
+            match &step.expect {
+                Some(expect) => {
+                    if let Some(want) = step.status {
+                        if want != status {
+                            return Err(format!("line {}: HTTP status {status}, expected {want}", step.line));
+                        }
+                    }
+                    let actual: Value = serde_json::from_slice(&bytes)
+                        .map_err(|e| format!("line {}: body is not JSON ({e}): {}", step.line, String::from_utf8_lossy(&bytes)))?;
+                    compare(step, expect, &actual)?;
+                }
+                None if status != 202 => {
+                    return Err(format!("line {}: expected 202 for a notification, got {status}", step.line));
+                }
+                None => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Build the POST a conforming client would send for `body`, mirroring headers from it.
+pub fn http_request(body: &str) -> Result<axum::http::Request<axum::body::Body>, String> {
+    let mut builder = axum::http::Request::post("/mcp")
+        .header("host", "127.0.0.1")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    if let Ok(value) = serde_json::from_str::<Value>(body) {
+        if let Some(version) = value.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion").and_then(Value::as_str) {
+            builder = builder.header("mcp-protocol-version", version);
+        }
+        if let Some(method) = value.get("method").and_then(Value::as_str) {
+            builder = builder.header("mcp-method", method);
+        }
+        if let Some(name) = value.pointer("/params/name").or_else(|| value.pointer("/params/uri")).and_then(Value::as_str) {
+            builder = builder.header("mcp-name", name);
+        }
+    }
+    builder.body(axum::body::Body::from(body.to_owned())).map_err(|e| e.to_string())
+}
+
+fn compare(step: &Step, expect: &Value, actual: &Value) -> Result<(), String> {
+    if matches(expect, actual) {
+        Ok(())
+    } else {
+        Err(format!("line {}: response differs\n  expected: {expect}\n  actual:   {actual}", step.line))
+    }
+}
+
+/// Whether `actual` matches the pattern `expect` (`"<any>"` matches anything).
+pub fn matches(expect: &Value, actual: &Value) -> bool {
+    match (expect, actual) {
+        (Value::String(s), _) if s == "<any>" => true,
+        (Value::Object(e), Value::Object(a)) => {
+            e.len() == a.len() && e.iter().all(|(k, v)| a.get(k).is_some_and(|av| matches(v, av)))
+        }
+        (Value::Array(e), Value::Array(a)) => e.len() == a.len() && e.iter().zip(a).all(|(x, y)| matches(x, y)),
+        (Value::Number(e), Value::Number(a)) => e.as_f64() == a.as_f64(),
+        _ => expect == actual,
+    }
+}

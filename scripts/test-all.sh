@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Runs every test of the workspace: lints, unit and integration tests (macro diagnostics,
+# transcripts over both transports), the book, the official conformance suite, and real
+# third-party clients. Installs what it needs into the repository (target/tools, node_modules
+# folders with lock files, a Python venv); needs Rust, Node 20 and Python 3.11.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+export CARGO_TERM_COLOR=never
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy (all targets, warnings are errors)"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "cargo test"
+cargo test --workspace 2>&1 | tee target/cargo-test.log
+
+step "examples (release build for the interop tests)"
+cargo build --release -p mcp-examples
+
+step "book (mdbook build)"
+mdbook_version=0.5.4
+if [ ! -x target/tools/bin/mdbook ] || ! target/tools/bin/mdbook --version | grep -q "$mdbook_version"; then
+  cargo install mdbook --locked --version "$mdbook_version" --root target/tools
+fi
+target/tools/bin/mdbook build book
+
+# Start an example on a free loopback port; prints its pid, writes its URL to $2.
+start_http() {
+  local bin=$1 url_file=$2 port
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+  "$root/target/release/$bin" --http "127.0.0.1:$port" >"$root/target/$bin.http.log" 2>&1 &
+  local pid=$!
+  for _ in $(seq 1 100); do
+    if python3 -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1',$port)))"; then break; fi
+    sleep 0.1
+  done
+  echo "http://127.0.0.1:$port/mcp" >"$url_file"
+  echo "$pid"
+}
+pids=()
+cleanup() { for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+step "official conformance suite (2026-07-28 requirements, over HTTP)"
+(cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error)
+pids+=("$(start_http conformance-server target/conformance.url)")
+bash tests/conformance/run.sh "$(cat target/conformance.url)"
+
+step "real clients: TypeScript SDK v2 (pinned 2026-07-28), stdio and HTTP"
+(cd tests/clients/ts && npm ci --no-audit --no-fund --loglevel=error)
+pids+=("$(start_http quickstart target/quickstart.url)")
+quickstart_url=$(cat target/quickstart.url)
+node tests/clients/ts/interop.mjs stdio "$root/target/release/quickstart"
+node tests/clients/ts/interop.mjs http "$quickstart_url"
+
+step "real clients: Python SDK mcp 2.3.0 (pinned and auto), stdio and HTTP"
+venv=tests/clients/py/.venv
+if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv"; fi
+"$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/clients/py/requirements.lock.txt
+for mode in 2026-07-28 auto; do
+  "$venv/bin/python" tests/clients/py/interop.py "$mode" stdio "$root/target/release/quickstart"
+  "$venv/bin/python" tests/clients/py/interop.py "$mode" http "$quickstart_url"
+done
+
+step "summary"
+passed=$(grep -Eo 'test result: ok\. [0-9]+ passed' target/cargo-test.log | awk '{s+=$4} END {print s+0}')
+echo "cargo tests: $passed passed; conformance, book and real clients: passed"

@@ -1,0 +1,63 @@
+// Drives the quickstart example with the official TypeScript SDK v2 client, pinned to the
+// 2026-07-28 revision, and checks what comes back. Usage:
+//   node interop.mjs stdio <path-to-quickstart-binary>
+//   node interop.mjs http  http://127.0.0.1:PORT/mcp
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+
+const [kind, target] = process.argv.slice(2);
+const transport = kind === 'stdio'
+  ? new StdioClientTransport({ command: target, args: ['--stdio'], stderr: 'inherit' })
+  : new StreamableHTTPClientTransport(new URL(target));
+
+const client = new Client(
+  { name: 'interop-ts', version: '1.0.0' },
+  { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+);
+
+let failures = 0;
+function check(label, ok, detail) {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ts ${kind} ${label}${ok ? '' : ': ' + JSON.stringify(detail)}`);
+  if (!ok) failures++;
+}
+
+try {
+  await client.connect(transport);
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name);
+  check('tools/list names every tool in order', JSON.stringify(names) ===
+    JSON.stringify(['add', 'add_note', 'convert_temperature', 'divide', 'list_notes']), names);
+  const add = tools.find((t) => t.name === 'add');
+  check('add has a described integer schema', add?.inputSchema?.properties?.a?.type === 'integer' &&
+    add?.inputSchema?.properties?.a?.description === 'The first addend.', add?.inputSchema);
+
+  const sum = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
+  check('add returns 5 as text and structured content',
+    sum.content?.[0]?.text === '5' && sum.structuredContent === 5 && !sum.isError, sum);
+
+  const temp = await client.callTool({ name: 'convert_temperature', arguments: { value: 100, to: 'fahrenheit' } });
+  check('convert_temperature returns structured output',
+    temp.structuredContent?.value === 212 && temp.structuredContent?.scale === 'fahrenheit', temp);
+
+  const zero = await client.callTool({ name: 'divide', arguments: { dividend: 1, divisor: 0 } });
+  check('a tool error is an isError result', zero.isError === true &&
+    /divide by zero/.test(zero.content?.[0]?.text ?? ''), zero);
+
+  const bad = await client.callTool({ name: 'add', arguments: { a: 'two' } });
+  check('invalid arguments come back as an isError result', bad.isError === true &&
+    /argument \/a/.test(bad.content?.[0]?.text ?? ''), bad);
+
+  let unknown;
+  try {
+    await client.callTool({ name: 'no_such_tool', arguments: {} });
+  } catch (e) {
+    unknown = e;
+  }
+  check('an unknown tool is a -32602 protocol error', unknown?.code === -32602, String(unknown));
+} catch (e) {
+  check('session', false, String(e?.stack ?? e));
+} finally {
+  await client.close().catch(() => {});
+}
+console.log(failures === 0 ? `ts ${kind}: all checks passed` : `ts ${kind}: ${failures} check(s) failed`);
+process.exit(failures === 0 ? 0 : 1);

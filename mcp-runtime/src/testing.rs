@@ -149,7 +149,8 @@ impl Transcript {
                 compare(step, expect, &actual)?;
             }
         }
-        drop(client_write);
+        // Closing our side is EOF for the server, which then drains and closes its output.
+        client_write.shutdown().await.map_err(|e| e.to_string())?;
         let rest = lines.next_line().await.map_err(|e| e.to_string())?;
         if let Some(extra) = rest {
             return Err(format!("unexpected output after the transcript: {extra}"));

@@ -1,0 +1,332 @@
+//! Behaviour a user notices, through the in-process client and the HTTP router.
+
+use axum::body::Body;
+use axum::http::Request;
+use mcp_runtime::prelude::*;
+use mcp_runtime::testing::{http_request, TestClient};
+use serde_json::{json, Value};
+use tower::ServiceExt as _;
+
+// Link the library crate so its tools register (the linker drops unreferenced crates).
+use extra_tools as _;
+
+#[tokio::test]
+async fn tools_from_a_linked_crate_register_themselves() {
+    let app = Server::new("t", "1").only_module("extra_tools").build().unwrap();
+    let client = TestClient::new(app);
+    let list = client.request("tools/list", json!({})).await;
+    let names: Vec<&str> = list["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["echo", "text.reverse"]);
+    let reversed = client.call_tool("text.reverse", json!({"text": "abc"})).await;
+    assert_eq!(reversed["content"][0]["text"], "cba");
+}
+
+#[tokio::test]
+async fn an_explicit_list_restricts_the_served_tools() {
+    use mcp_workspace_tests::fixtures;
+    let app = Server::new("t", "1").only(tools![fixtures::add, extra_tools::echo]).build().unwrap();
+    let client = TestClient::new(app);
+    let list = client.request("tools/list", json!({})).await;
+    let names: Vec<&str> = list["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["add", "echo"]);
+}
+
+#[tokio::test]
+async fn pages_follow_sealed_cursors_and_tampered_cursors_are_refused() {
+    // S-245..S-248
+    let app = mcp_workspace_tests::server().page_size(4).build().unwrap();
+    let client = TestClient::new(app);
+    let first = client.request("tools/list", json!({})).await;
+    assert_eq!(first["result"]["tools"].as_array().unwrap().len(), 4);
+    let cursor = first["result"]["nextCursor"].as_str().expect("a next cursor").to_owned();
+    let second = client.request("tools/list", json!({"cursor": cursor})).await;
+    let rest: Vec<&str> = second["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(rest, ["place_order", "wipe"]);
+    assert!(second["result"].get("nextCursor").is_none(), "the last page has no nextCursor");
+    assert_eq!(second["result"]["cacheScope"], first["result"]["cacheScope"], "S-240: one scope for all pages");
+
+    let mut tampered = cursor.clone().into_bytes();
+    let i = tampered.len() - 3;
+    tampered[i] = if tampered[i] == b'a' { b'b' } else { b'a' };
+    let tampered = String::from_utf8(tampered).unwrap();
+    for bad in [tampered.as_str(), "", "page-2", "v1.!!"] {
+        let reply = client.request("tools/list", json!({"cursor": bad})).await;
+        assert_eq!(reply["error"]["code"], -32602, "cursor {bad:?}: {reply}");
+    }
+}
+
+#[tokio::test]
+async fn cursors_resume_on_another_instance_with_the_same_key() {
+    let key = SealKeyBytes::key();
+    let a = TestClient::new(mcp_workspace_tests::server().page_size(2).seal_key(key.clone()).build().unwrap());
+    let b = TestClient::new(mcp_workspace_tests::server().page_size(2).seal_key(key).build().unwrap());
+    let first = a.request("tools/list", json!({})).await;
+    let cursor = first["result"]["nextCursor"].clone();
+    let second = b.request("tools/list", json!({"cursor": cursor})).await;
+    assert_eq!(second["result"]["tools"][0]["name"], "greet");
+    let other = TestClient::new(mcp_workspace_tests::server().page_size(2).build().unwrap());
+    let refused = other.request("tools/list", json!({"cursor": cursor})).await;
+    assert_eq!(refused["error"]["code"], -32602, "a different key cannot open it");
+}
+
+struct SealKeyBytes;
+impl SealKeyBytes {
+    fn key() -> mcp_runtime::SealKey {
+        mcp_runtime::SealKey::from_bytes([42; 32])
+    }
+}
+
+struct NoDestructiveTools;
+
+impl Authorize for NoDestructiveTools {
+    async fn check(&self, ctx: &RequestContext, action: &Action<'_>) -> Result<(), Denied> {
+        assert_eq!(ctx.method(), "tools/call");
+        match action {
+            Action::CallTool { tool, .. } if tool.destructive == Some(true) => {
+                Err(Denied::new(format!("{} is destructive", tool.name)))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_authorize_hook_runs_before_every_call() {
+    let client = TestClient::new(mcp_workspace_tests::server().authorize(NoDestructiveTools).build().unwrap());
+    let denied = client.call_tool("wipe", json!({})).await;
+    assert_eq!(denied["error"]["code"], -31403);
+    assert_eq!(denied["error"]["data"]["reason"], "wipe is destructive");
+    let allowed = client.call_tool("add", json!({"a": 1, "b": 1})).await;
+    assert_eq!(allowed["structuredContent"], 2);
+}
+
+#[tokio::test]
+async fn a_panicking_handler_fails_its_call_and_the_server_keeps_serving() {
+    let client = TestClient::new(mcp_workspace_tests::server().build().unwrap());
+    let failed = client.call_tool("explode", json!({})).await;
+    assert_eq!(failed["error"]["code"], -32603);
+    let fine = client.call_tool("add", json!({"a": 2, "b": 2})).await;
+    assert_eq!(fine["structuredContent"], 4);
+}
+
+#[tokio::test]
+async fn args_structs_take_the_whole_arguments_object() {
+    let client = TestClient::new(mcp_workspace_tests::server().build().unwrap());
+    let ok = client.call_tool("place_order", json!({"sku": "A-1", "quantity": 2})).await;
+    assert_eq!(ok["structuredContent"], json!({"order": 1001, "sku": "A-1"}));
+    let bad = client.call_tool("place_order", json!({"sku": "A-1", "quantity": 0})).await;
+    assert_eq!(bad["isError"], true);
+    assert!(bad["content"][0]["text"].as_str().unwrap().contains("/quantity"), "{bad}");
+}
+
+#[tokio::test]
+async fn hostile_arguments_get_a_clear_error() {
+    let client = TestClient::new(mcp_workspace_tests::server().build().unwrap());
+    let mut deep = json!("x");
+    for _ in 0..200 {
+        deep = json!({ "n": deep });
+    }
+    let reply = client.call_tool("greet", json!({"name": deep})).await;
+    assert_eq!(reply["isError"], true);
+    assert!(reply["content"][0]["text"].as_str().unwrap().contains("nested deeper"), "{reply}");
+    let extra = client.call_tool("greet", json!({"name": "Ada", "admin": true})).await;
+    assert_eq!(extra["isError"], true, "unknown arguments are refused: {extra}");
+}
+
+#[test]
+fn a_tool_needing_missing_state_stops_the_server_at_start() {
+    #[derive(Debug)]
+    struct Db;
+    /// Reads from the database.
+    #[tool]
+    async fn lookup(_db: State<Db>) -> &'static str {
+        "found"
+    }
+    let error = Server::new("t", "1").only(tools![lookup]).build().err().expect("build fails");
+    let text = error.to_string();
+    assert!(text.contains("tool `lookup` takes State<"), "{text}");
+    assert!(Server::new("t", "1").state(Db).only(tools![lookup]).build().is_ok());
+}
+
+#[test]
+fn a_bad_seal_key_in_the_environment_is_a_start_error() {
+    // Build-time check only; the variable is read when no key is given to the builder.
+    let parsed = mcp_runtime::SealKey::parse("not a key");
+    assert!(parsed.is_err());
+}
+
+async fn http(app: &mcp_runtime::App, request: Request<Body>) -> (u16, Value, axum::http::HeaderMap) {
+    let response = app.router().oneshot(request).await.unwrap();
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+    let body = if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).unwrap() };
+    (status, body, headers)
+}
+
+const LIST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+
+#[tokio::test]
+async fn http_refuses_foreign_hosts_and_origins() {
+    // S-073, S-074: DNS rebinding defence
+    let app = mcp_workspace_tests::server().build().unwrap();
+    let mut request = http_request(LIST).unwrap();
+    request.headers_mut().insert("host", "evil.example.com".parse().unwrap());
+    let (status, body, _) = http(&app, request).await;
+    assert_eq!(status, 403);
+    assert!(body.get("id").is_none() && body["error"]["message"].as_str().unwrap().contains("not allowed"));
+    let mut request = http_request(LIST).unwrap();
+    request.headers_mut().insert("origin", "http://evil.example.com".parse().unwrap());
+    assert_eq!(http(&app, request).await.0, 403);
+    let mut request = http_request(LIST).unwrap();
+    request.headers_mut().insert("origin", "http://localhost:3000".parse().unwrap());
+    assert_eq!(http(&app, request).await.0, 200);
+    let custom = mcp_workspace_tests::server().allowed_hosts(["mcp.internal"]).build().unwrap();
+    let mut request = http_request(LIST).unwrap();
+    request.headers_mut().insert("host", "mcp.internal:8443".parse().unwrap());
+    assert_eq!(http(&custom, request).await.0, 200);
+}
+
+#[tokio::test]
+async fn http_get_and_delete_are_405() {
+    // S-110
+    let app = mcp_workspace_tests::server().build().unwrap();
+    for method in ["GET", "DELETE", "PUT"] {
+        let request = Request::builder().method(method).uri("/mcp").header("host", "localhost").body(Body::empty()).unwrap();
+        let (status, body, headers) = http(&app, request).await;
+        assert_eq!(status, 405, "{method}");
+        assert_eq!(headers["allow"], "POST");
+        assert_eq!(body["error"]["code"], -32600);
+    }
+}
+
+#[tokio::test]
+async fn http_oversized_bodies_are_413_and_lose_nothing_else() {
+    let app = mcp_workspace_tests::server().max_body_bytes(1024).build().unwrap();
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"greet","arguments":{{"name":"{}"}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#,
+        "x".repeat(4096)
+    );
+    let (status, body, _) = http(&app, http_request(&big).unwrap()).await;
+    assert_eq!(status, 413);
+    assert!(body["error"]["message"].as_str().unwrap().contains("1024 byte limit"));
+    assert_eq!(http(&app, http_request(LIST).unwrap()).await.0, 200, "the next request is served");
+}
+
+#[tokio::test]
+async fn http_malformed_bodies_are_400_with_jsonrpc_errors() {
+    let app = mcp_workspace_tests::server().build().unwrap();
+    for (body, code) in [("{not json", -32700), ("[1,2]", -32600), (r#"{"jsonrpc":"2.0","id":1}"#, -32600), (r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, -32600)] {
+        let (status, reply, _) = http(&app, http_request(body).unwrap()).await;
+        assert_eq!(status, 400, "{body}");
+        assert_eq!(reply["error"]["code"], code, "{body}: {reply}");
+    }
+}
+
+#[tokio::test]
+async fn http_headers_must_match_the_body() {
+    // S-093, S-097, S-098, S-099, S-105, S-106, S-108
+    let app = mcp_workspace_tests::server().build().unwrap();
+    let call = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let cases: Vec<(&str, Option<&str>)> = vec![
+        ("mcp-protocol-version", None),
+        ("mcp-protocol-version", Some("2025-11-25")),
+        ("mcp-method", None),
+        ("mcp-method", Some("TOOLS/CALL")),
+        ("mcp-name", None),
+        ("mcp-name", Some("sub")),
+        ("mcp-name", Some("=?base64?YWRk?")),
+    ];
+    for (header, value) in cases {
+        let mut request = http_request(call).unwrap();
+        match value {
+            Some(v) => {
+                request.headers_mut().insert(header, v.parse().unwrap());
+            }
+            None => {
+                request.headers_mut().remove(header);
+            }
+        }
+        let (status, body, _) = http(&app, request).await;
+        assert_eq!(status, 400, "{header}: {value:?}");
+        assert_eq!(body["error"]["code"], -32020, "{header}: {value:?}");
+        assert_eq!(body["id"], 5, "S-007: the id is echoed");
+    }
+    // Base64-encoded names and surrounding whitespace are accepted.
+    for value in ["=?base64?YWRk?=", "  add  "] {
+        let mut request = http_request(call).unwrap();
+        request.headers_mut().insert("mcp-name", value.parse().unwrap());
+        let (status, body, _) = http(&app, request).await;
+        assert_eq!(status, 200, "{value}: {body}");
+        assert_eq!(body["result"]["structuredContent"], 3);
+    }
+}
+
+#[tokio::test]
+async fn http_notifications_are_accepted_without_a_body() {
+    // S-078
+    let app = mcp_workspace_tests::server().build().unwrap();
+    let (status, body, _) = http(&app, http_request(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#).unwrap()).await;
+    assert_eq!(status, 202);
+    assert_eq!(body, Value::Null);
+}
+
+#[tokio::test]
+async fn the_router_nests_into_an_existing_app() {
+    let mcp = mcp_workspace_tests::server().router().unwrap();
+    let app = axum::Router::new().route("/health", axum::routing::get(|| async { "ok" })).merge(mcp);
+    let response = app.clone().oneshot(http_request(LIST).unwrap()).await.unwrap();
+    assert_eq!(response.status(), 200);
+    let health = app.oneshot(Request::get("/health").body(Body::empty()).unwrap()).await.unwrap();
+    assert_eq!(health.status(), 200);
+}
+
+#[tokio::test]
+async fn stdio_answers_bad_lines_and_keeps_going() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let app = mcp_workspace_tests::server().max_line_bytes(512).build().unwrap();
+    let (client, server) = tokio::io::duplex(1 << 16);
+    let (sr, sw) = tokio::io::split(server);
+    let serving = tokio::spawn(async move { app.serve_io(sr, sw).await });
+    let (cr, mut cw) = tokio::io::split(client);
+    let input = format!("{{oops\n{}\n\n{LIST}\n", "y".repeat(2000));
+    cw.write_all(input.as_bytes()).await.unwrap();
+    cw.shutdown().await.unwrap();
+    let mut lines = BufReader::new(cr).lines();
+    let mut replies = Vec::new();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        replies.push(serde_json::from_str::<Value>(&line).unwrap());
+    }
+    serving.await.unwrap().unwrap();
+    assert_eq!(replies.len(), 3, "{replies:?}");
+    assert_eq!(replies[0]["error"]["code"], -32700);
+    assert_eq!(replies[1]["error"]["code"], -32600);
+    assert!(replies[1]["error"]["message"].as_str().unwrap().contains("512 byte limit"));
+    assert_eq!(replies[2]["id"], 1);
+    assert!(replies[2]["result"]["tools"].is_array());
+}
+
+#[tokio::test]
+async fn stdio_finishes_in_flight_calls_after_eof() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = mcp_workspace_tests::server().build().unwrap();
+    let (client, server) = tokio::io::duplex(1 << 16);
+    let (sr, sw) = tokio::io::split(server);
+    let serving = tokio::spawn(async move { app.serve_io(sr, sw).await });
+    let (mut cr, mut cw) = tokio::io::split(client);
+    let mut input = String::new();
+    for id in 0..50 {
+        input.push_str(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{id},"b":1}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        ));
+        input.push('\n');
+    }
+    cw.write_all(input.as_bytes()).await.unwrap();
+    cw.shutdown().await.unwrap();
+    let mut out = String::new();
+    cr.read_to_string(&mut out).await.unwrap();
+    serving.await.unwrap().unwrap();
+    let mut ids: Vec<i64> = out.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].as_i64().unwrap()).collect();
+    ids.sort();
+    assert_eq!(ids, (0..50).collect::<Vec<_>>(), "every call answered once");
+}

@@ -148,13 +148,6 @@ fn a_tool_needing_missing_state_stops_the_server_at_start() {
     assert!(Server::new("t", "1").state(Db).only(tools![lookup]).build().is_ok());
 }
 
-#[test]
-fn a_bad_seal_key_in_the_environment_is_a_start_error() {
-    // Build-time check only; the variable is read when no key is given to the builder.
-    let parsed = mcp_runtime::SealKey::parse("not a key");
-    assert!(parsed.is_err());
-}
-
 async fn http(app: &mcp_runtime::App, request: Request<Body>) -> (u16, Value, axum::http::HeaderMap) {
     let response = app.router().oneshot(request).await.unwrap();
     let status = response.status().as_u16();

@@ -44,7 +44,9 @@ pub mod transport;
 pub mod validate;
 
 pub use crate::core::output::{IntoToolResult, Json};
-pub use crate::core::{Args, ClientCapabilities, RequestContext, State, ToolError, ToolParam, Transport};
+pub use crate::core::{
+    Args, ClientCapabilities, RequestContext, State, ToolError, ToolParam, Transport,
+};
 pub use crate::policy::auth::{Action, AllowAll, Authorize, Denied};
 pub use crate::policy::cache::{CacheHints, CacheScope};
 pub use crate::policy::seal::SealKey;
@@ -58,8 +60,8 @@ pub use mcp_macros::tool;
 /// What most servers need in one import.
 pub mod prelude {
     pub use crate::{
-        tool, tools, Action, Args, Authorize, CacheHints, CacheScope, CallToolResult, Content, Denied, Json,
-        RequestContext, RpcError, Server, State, ToolError,
+        tool, tools, Action, Args, Authorize, CacheHints, CacheScope, CallToolResult, Content,
+        Denied, Json, RequestContext, RpcError, Server, State, ToolError,
     };
 }
 
@@ -110,8 +112,8 @@ impl std::error::Error for Error {}
 #[doc(hidden)]
 pub mod __private {
     pub use crate::core::output::{
-        tag_of, FailureDisplay, FailureExplicit, OutputExplicit, OutputStructured, OutputText, SplitPlain,
-        SplitResult, Tag,
+        tag_of, FailureDisplay, FailureExplicit, OutputExplicit, OutputStructured, OutputText,
+        SplitPlain, SplitResult, Tag,
     };
     pub use crate::core::{CallParts, RequestContext, ToolParam};
     pub use crate::protocol::{CallToolResult, RpcError};

@@ -9,7 +9,12 @@ use tracing::field::Empty;
 use crate::core::Transport;
 use crate::protocol::{RequestId, RpcError};
 
-pub(crate) fn request_span(transport: Transport, method: &str, name: Option<&str>, id: &RequestId) -> tracing::Span {
+pub(crate) fn request_span(
+    transport: Transport,
+    method: &str,
+    name: Option<&str>,
+    id: &RequestId,
+) -> tracing::Span {
     tracing::info_span!(
         "mcp.request",
         protocol_version = Empty,

@@ -97,7 +97,9 @@ impl Server {
     /// Serve only these tools (name them with `tools![a, module::b]`), instead of every
     /// `#[tool]` in the binary. Combines with [`Server::only_module`].
     pub fn only(mut self, tools: impl IntoIterator<Item = ToolRef>) -> Self {
-        self.only.get_or_insert_with(Vec::new).extend(tools.into_iter().map(|t| t.0));
+        self.only
+            .get_or_insert_with(Vec::new)
+            .extend(tools.into_iter().map(|t| t.0));
         self
     }
 
@@ -157,17 +159,26 @@ impl Server {
         let seal_key = match self.seal_key {
             Some(key) => key,
             None => match std::env::var(SEAL_KEY_ENV) {
-                Ok(text) => SealKey::parse(&text)
-                    .map_err(|e| Error::Build(vec![BuildError::Config(format!("{SEAL_KEY_ENV}: {e}"))]))?,
-                Err(_) => SealKey::random().map_err(|e| Error::Build(vec![BuildError::Config(e)]))?,
+                Ok(text) => SealKey::parse(&text).map_err(|e| {
+                    Error::Build(vec![BuildError::Config(format!("{SEAL_KEY_ENV}: {e}"))])
+                })?,
+                Err(_) => {
+                    SealKey::random().map_err(|e| Error::Build(vec![BuildError::Config(e)]))?
+                }
             },
         };
         let sealer = Sealer::new(&seal_key);
         let defs = select(self.only, &self.modules);
         let states = Arc::new(self.states);
-        let catalog = Catalog::build(defs, self.page_size, &|id| states.contains(id)).map_err(Error::Build)?;
-        let tool_cursors = Cursors::new(&sealer, "tools/list", catalog.page_count(), catalog.fingerprint())
-            .map_err(|e| Error::Build(vec![BuildError::Config(e)]))?;
+        let catalog = Catalog::build(defs, self.page_size, &|id| states.contains(id))
+            .map_err(Error::Build)?;
+        let tool_cursors = Cursors::new(
+            &sealer,
+            "tools/list",
+            catalog.page_count(),
+            catalog.fingerprint(),
+        )
+        .map_err(|e| Error::Build(vec![BuildError::Config(e)]))?;
         let core = Core {
             catalog,
             tool_cursors,
@@ -179,7 +190,11 @@ impl Server {
             discover_cache: self.discover_cache,
             supported_versions: version::MODERN_VERSIONS.to_vec(),
         };
-        Ok(App { core: Arc::new(core), http: Arc::new(self.http), stdio: self.stdio })
+        Ok(App {
+            core: Arc::new(core),
+            http: Arc::new(self.http),
+            stdio: self.stdio,
+        })
     }
 
     /// Build, then serve MCP over stdin/stdout until EOF.
@@ -222,7 +237,13 @@ fn select(only: Option<Vec<&'static ToolDef>>, modules: &[String]) -> Vec<&'stat
     }
     let only = only.unwrap_or_default();
     let in_modules = |def: &ToolDef| {
-        modules.iter().any(|m| def.module_path == m || def.module_path.strip_prefix(m.as_str()).is_some_and(|rest| rest.starts_with("::")))
+        modules.iter().any(|m| {
+            def.module_path == m
+                || def
+                    .module_path
+                    .strip_prefix(m.as_str())
+                    .is_some_and(|rest| rest.starts_with("::"))
+        })
     };
     let mut picked: Vec<&'static ToolDef> = all.filter(|d| in_modules(d)).collect();
     for def in only {
@@ -263,12 +284,16 @@ impl App {
         R: tokio::io::AsyncRead + Unpin + Send,
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
-        crate::transport::stdio::serve(self.core.clone(), &self.stdio, reader, writer).await.map_err(Error::Io)
+        crate::transport::stdio::serve(self.core.clone(), &self.stdio, reader, writer)
+            .await
+            .map_err(Error::Io)
     }
 
     /// Serve Streamable HTTP at `http://addr/mcp` until Ctrl-C or SIGTERM.
     pub async fn serve_http(&self, addr: SocketAddr) -> Result<(), Error> {
-        let listener = tokio::net::TcpListener::bind(addr).await.map_err(Error::Io)?;
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(Error::Io)?;
         let local = listener.local_addr().map_err(Error::Io)?;
         tracing::info!("serving MCP over Streamable HTTP at http://{local}/mcp");
         axum::serve(listener, self.router())

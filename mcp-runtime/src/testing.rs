@@ -37,7 +37,10 @@ pub struct TestClient {
 impl TestClient {
     /// A client of `app`.
     pub fn new(app: App) -> Self {
-        TestClient { app, next_id: std::sync::atomic::AtomicU64::new(1) }
+        TestClient {
+            app,
+            next_id: std::sync::atomic::AtomicU64::new(1),
+        }
     }
 
     /// Send `method` with `params` (an object; `_meta` is added when absent) and return the
@@ -48,24 +51,35 @@ impl TestClient {
             _ => Map::new(),
         };
         params.entry("_meta").or_insert_with(default_meta);
-        let id = self.next_id.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.message(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await.unwrap_or(Value::Null)
+        let id = self
+            .next_id
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.message(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await
+            .unwrap_or(Value::Null)
     }
 
     /// Send one raw message; `None` for notifications.
     pub async fn message(&self, message: Value) -> Option<Value> {
         match Message::from_value(message) {
-            Ok(Message::Request { id, method, params }) => {
-                Some(modern::handle_request(self.app.core(), id, method, params, Transport::InProcess).await.message)
-            }
+            Ok(Message::Request { id, method, params }) => Some(
+                modern::handle_request(self.app.core(), id, method, params, Transport::InProcess)
+                    .await
+                    .message,
+            ),
             Ok(_) => None,
-            Err(m) => Some(crate::protocol::jsonrpc::error_response(m.id.as_ref(), &m.error)),
+            Err(m) => Some(crate::protocol::jsonrpc::error_response(
+                m.id.as_ref(),
+                &m.error,
+            )),
         }
     }
 
     /// Call a tool and return the `result` object (or the error response when there is none).
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Value {
-        let response = self.request("tools/call", json!({"name": name, "arguments": arguments})).await;
+        let response = self
+            .request("tools/call", json!({"name": name, "arguments": arguments}))
+            .await;
         match response.get("result") {
             Some(result) => result.clone(),
             None => response,
@@ -108,17 +122,27 @@ impl Transcript {
                 continue;
             }
             if let Some(send) = line.strip_prefix('>') {
-                steps.push(Step { line: number, send: send.trim().to_owned(), expect: None, status: None });
+                steps.push(Step {
+                    line: number,
+                    send: send.trim().to_owned(),
+                    expect: None,
+                    status: None,
+                });
             } else if let Some(rest) = line.strip_prefix('<') {
                 let rest = rest.trim();
                 let (status, body) = match rest.split_once(' ') {
-                    Some((code, body)) if code.len() == 3 && code.bytes().all(|b| b.is_ascii_digit()) => {
+                    Some((code, body))
+                        if code.len() == 3 && code.bytes().all(|b| b.is_ascii_digit()) =>
+                    {
                         (code.parse().ok(), body)
                     }
                     _ => (None, rest),
                 };
-                let expect: Value = serde_json::from_str(body).map_err(|e| format!("line {number}: {e}"))?;
-                let step = steps.last_mut().ok_or(format!("line {number}: an answer before any message"))?;
+                let expect: Value =
+                    serde_json::from_str(body).map_err(|e| format!("line {number}: {e}"))?;
+                let step = steps
+                    .last_mut()
+                    .ok_or(format!("line {number}: an answer before any message"))?;
                 step.expect = Some(expect);
                 step.status = status;
             } else {
@@ -137,15 +161,23 @@ impl Transcript {
         let (client_read, mut client_write) = tokio::io::split(client);
         let mut lines = BufReader::new(client_read).lines();
         for step in &self.steps {
-            client_write.write_all(step.send.as_bytes()).await.map_err(|e| e.to_string())?;
-            client_write.write_all(b"\n").await.map_err(|e| e.to_string())?;
+            client_write
+                .write_all(step.send.as_bytes())
+                .await
+                .map_err(|e| e.to_string())?;
+            client_write
+                .write_all(b"\n")
+                .await
+                .map_err(|e| e.to_string())?;
             if let Some(expect) = &step.expect {
-                let line = tokio::time::timeout(std::time::Duration::from_secs(10), lines.next_line())
-                    .await
-                    .map_err(|_| format!("line {}: no answer within 10 s", step.line))?
-                    .map_err(|e| e.to_string())?
-                    .ok_or(format!("line {}: the server closed its output", step.line))?;
-                let actual: Value = serde_json::from_str(&line).map_err(|e| format!("line {}: not JSON: {e}: {line}", step.line))?;
+                let line =
+                    tokio::time::timeout(std::time::Duration::from_secs(10), lines.next_line())
+                        .await
+                        .map_err(|_| format!("line {}: no answer within 10 s", step.line))?
+                        .map_err(|e| e.to_string())?
+                        .ok_or(format!("line {}: the server closed its output", step.line))?;
+                let actual: Value = serde_json::from_str(&line)
+                    .map_err(|e| format!("line {}: not JSON: {e}: {line}", step.line))?;
                 compare(step, expect, &actual)?;
             }
         }
@@ -155,7 +187,10 @@ impl Transcript {
         if let Some(extra) = rest {
             return Err(format!("unexpected output after the transcript: {extra}"));
         }
-        serving.await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())
+        serving
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())
     }
 
     /// Replay over Streamable HTTP (the router, in process), with the headers a client sends.
@@ -164,22 +199,39 @@ impl Transcript {
         let router = app.router();
         for step in &self.steps {
             let request = http_request(&step.send)?;
-            let response = router.clone().oneshot(request).await.map_err(|e| e.to_string())?;
+            let response = router
+                .clone()
+                .oneshot(request)
+                .await
+                .map_err(|e| e.to_string())?;
             let status = response.status().as_u16();
-            let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.map_err(|e| e.to_string())?;
+            let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+                .await
+                .map_err(|e| e.to_string())?;
             match &step.expect {
                 Some(expect) => {
                     if let Some(want) = step.status {
                         if want != status {
-                            return Err(format!("line {}: HTTP status {status}, expected {want}", step.line));
+                            return Err(format!(
+                                "line {}: HTTP status {status}, expected {want}",
+                                step.line
+                            ));
                         }
                     }
-                    let actual: Value = serde_json::from_slice(&bytes)
-                        .map_err(|e| format!("line {}: body is not JSON ({e}): {}", step.line, String::from_utf8_lossy(&bytes)))?;
+                    let actual: Value = serde_json::from_slice(&bytes).map_err(|e| {
+                        format!(
+                            "line {}: body is not JSON ({e}): {}",
+                            step.line,
+                            String::from_utf8_lossy(&bytes)
+                        )
+                    })?;
                     compare(step, expect, &actual)?;
                 }
                 None if status != 202 => {
-                    return Err(format!("line {}: expected 202 for a notification, got {status}", step.line));
+                    return Err(format!(
+                        "line {}: expected 202 for a notification, got {status}",
+                        step.line
+                    ));
                 }
                 None => {}
             }
@@ -195,24 +247,36 @@ pub fn http_request(body: &str) -> Result<axum::http::Request<axum::body::Body>,
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream");
     if let Ok(value) = serde_json::from_str::<Value>(body) {
-        if let Some(version) = value.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion").and_then(Value::as_str) {
+        if let Some(version) = value
+            .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+            .and_then(Value::as_str)
+        {
             builder = builder.header("mcp-protocol-version", version);
         }
         if let Some(method) = value.get("method").and_then(Value::as_str) {
             builder = builder.header("mcp-method", method);
         }
-        if let Some(name) = value.pointer("/params/name").or_else(|| value.pointer("/params/uri")).and_then(Value::as_str) {
+        if let Some(name) = value
+            .pointer("/params/name")
+            .or_else(|| value.pointer("/params/uri"))
+            .and_then(Value::as_str)
+        {
             builder = builder.header("mcp-name", name);
         }
     }
-    builder.body(axum::body::Body::from(body.to_owned())).map_err(|e| e.to_string())
+    builder
+        .body(axum::body::Body::from(body.to_owned()))
+        .map_err(|e| e.to_string())
 }
 
 fn compare(step: &Step, expect: &Value, actual: &Value) -> Result<(), String> {
     if matches(expect, actual) {
         Ok(())
     } else {
-        Err(format!("line {}: response differs\n  expected: {expect}\n  actual:   {actual}", step.line))
+        Err(format!(
+            "line {}: response differs\n  expected: {expect}\n  actual:   {actual}",
+            step.line
+        ))
     }
 }
 
@@ -221,9 +285,13 @@ pub fn matches(expect: &Value, actual: &Value) -> bool {
     match (expect, actual) {
         (Value::String(s), _) if s == "<any>" => true,
         (Value::Object(e), Value::Object(a)) => {
-            e.len() == a.len() && e.iter().all(|(k, v)| a.get(k).is_some_and(|av| matches(v, av)))
+            e.len() == a.len()
+                && e.iter()
+                    .all(|(k, v)| a.get(k).is_some_and(|av| matches(v, av)))
         }
-        (Value::Array(e), Value::Array(a)) => e.len() == a.len() && e.iter().zip(a).all(|(x, y)| matches(x, y)),
+        (Value::Array(e), Value::Array(a)) => {
+            e.len() == a.len() && e.iter().zip(a).all(|(x, y)| matches(x, y))
+        }
         (Value::Number(e), Value::Number(a)) => e.as_f64() == a.as_f64(),
         _ => expect == actual,
     }

@@ -21,8 +21,15 @@ pub struct ArgValidator {
 struct NoRemote;
 
 impl jsonschema::Retrieve for NoRemote {
-    fn retrieve(&self, uri: &jsonschema::Uri<String>) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-        Err(format!("remote $ref {} is not fetched: schemas must be self-contained", uri.as_str()).into())
+    fn retrieve(
+        &self,
+        uri: &jsonschema::Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        Err(format!(
+            "remote $ref {} is not fetched: schemas must be self-contained",
+            uri.as_str()
+        )
+        .into())
     }
 }
 
@@ -46,10 +53,18 @@ impl ArgValidator {
                 break;
             }
             let path = error.instance_path().as_str().to_owned();
-            let place = if path.is_empty() { "arguments".to_owned() } else { format!("argument {path}") };
+            let place = if path.is_empty() {
+                "arguments".to_owned()
+            } else {
+                format!("argument {path}")
+            };
             messages.push(format!("{place}: {error}"));
         }
-        if messages.is_empty() { Ok(()) } else { Err(messages) }
+        if messages.is_empty() {
+            Ok(())
+        } else {
+            Err(messages)
+        }
     }
 }
 
@@ -61,7 +76,9 @@ pub fn check_bounds(value: &Value) -> Result<(), Vec<String>> {
     while let Some((v, depth)) = stack.pop() {
         nodes += 1;
         if depth > MAX_DEPTH {
-            return Err(vec![format!("arguments are nested deeper than {MAX_DEPTH} levels")]);
+            return Err(vec![format!(
+                "arguments are nested deeper than {MAX_DEPTH} levels"
+            )]);
         }
         if nodes > MAX_NODES {
             return Err(vec![format!("arguments have more than {MAX_NODES} values")]);
@@ -105,7 +122,9 @@ mod tests {
 
     #[test]
     fn remote_refs_are_not_fetched() {
-        let err = ArgValidator::compile(&json!({"$ref": "http://127.0.0.1:9/schema.json"})).err().unwrap();
+        let err = ArgValidator::compile(&json!({"$ref": "http://127.0.0.1:9/schema.json"}))
+            .err()
+            .unwrap();
         assert!(err.contains("not fetched"), "{err}");
     }
 }

@@ -26,6 +26,10 @@ fn clean_fn(func: &ItemFn) -> ItemFn {
 /// errors are the only messages.
 pub fn stub(parsed: &Parsed) -> TokenStream {
     let func = clean_fn(&parsed.func);
+    // A method sits in an impl block, where the name item cannot go: emit the function only.
+    if matches!(func.sig.inputs.first(), Some(FnArg::Receiver(_))) {
+        return quote!(#func);
+    }
     let ident = &func.sig.ident;
     let vis = &func.vis;
     quote! {
@@ -193,6 +197,7 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
         // Two tools with one name in one crate define this macro twice, which rustc reports
         // at the name: "the name `duplicate_tool_name_..` is defined multiple times".
         #[doc(hidden)]
+        #[allow(non_local_definitions)]
         #[macro_export]
         macro_rules! #dup { () => {}; }
     }

@@ -44,7 +44,10 @@ impl StateMap {
     }
 
     pub(crate) fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
-        self.0.get(&TypeId::of::<T>()).cloned().and_then(|a| a.downcast::<T>().ok())
+        self.0
+            .get(&TypeId::of::<T>())
+            .cloned()
+            .and_then(|a| a.downcast::<T>().ok())
     }
 }
 
@@ -66,7 +69,10 @@ impl ClientCapabilities {
 
     /// Whether the extension `id` (e.g. `io.modelcontextprotocol/tasks`) is declared.
     pub fn has_extension(&self, id: &str) -> bool {
-        self.0.get("extensions").and_then(|e| e.get(id)).is_some_and(Value::is_object)
+        self.0
+            .get("extensions")
+            .and_then(|e| e.get(id))
+            .is_some_and(Value::is_object)
     }
 
     /// `Ok(())` when `name` is declared, else the -32021 error naming it, ready for `?` in a tool.

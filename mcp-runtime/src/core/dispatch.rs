@@ -96,7 +96,10 @@ impl Core {
         if let Some(instructions) = &self.instructions {
             body.insert("instructions".into(), Value::String(instructions.clone()));
         }
-        Reply::Complete { body, cache: Some(self.discover_cache) }
+        Reply::Complete {
+            body,
+            cache: Some(self.discover_cache),
+        }
     }
 
     fn list_tools(&self, params: &Map<String, Value>) -> Reply {
@@ -114,36 +117,67 @@ impl Core {
             Some(_) => return Reply::Error(RpcError::invalid_params("cursor must be a string")),
         };
         let mut body = Map::new();
-        body.insert("tools".into(), self.catalog.page(page).cloned().unwrap_or_else(|| json!([])));
+        body.insert(
+            "tools".into(),
+            self.catalog
+                .page(page)
+                .cloned()
+                .unwrap_or_else(|| json!([])),
+        );
         if page + 1 < self.catalog.page_count() {
             if let Some(next) = self.tool_cursors.cursor_for(page + 1) {
                 body.insert("nextCursor".into(), Value::String(next.to_owned()));
             }
         }
-        Reply::Complete { body, cache: Some(self.list_cache) }
+        Reply::Complete {
+            body,
+            cache: Some(self.list_cache),
+        }
     }
 
     async fn call_tool(&self, call: Call) -> Reply {
         let Call { ctx, mut params } = call;
         let name = match params.get("name") {
             Some(Value::String(name)) => name.clone(),
-            _ => return Reply::Error(RpcError::invalid_params("tools/call needs params.name, the tool's name as a string")),
+            _ => {
+                return Reply::Error(RpcError::invalid_params(
+                    "tools/call needs params.name, the tool's name as a string",
+                ))
+            }
         };
         let arguments = match params.remove("arguments") {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(args)) => args,
-            Some(_) => return Reply::Error(RpcError::invalid_params("params.arguments must be a JSON object")),
+            Some(_) => {
+                return Reply::Error(RpcError::invalid_params(
+                    "params.arguments must be a JSON object",
+                ))
+            }
         };
         let Some(tool) = self.catalog.get(&name) else {
             return Reply::Error(
-                RpcError::invalid_params(format!("Unknown tool: {name}")).with_data(json!({ "name": name })),
+                RpcError::invalid_params(format!("Unknown tool: {name}"))
+                    .with_data(json!({ "name": name })),
             );
         };
-        if let Err(denied) = self.authorize.check(&ctx, &Action::CallTool { tool: tool.def, arguments: &arguments }).await {
+        if let Err(denied) = self
+            .authorize
+            .check(
+                &ctx,
+                &Action::CallTool {
+                    tool: tool.def,
+                    arguments: &arguments,
+                },
+            )
+            .await
+        {
             tracing::info!(tool = %name, reason = %denied, "call refused by the Authorize hook");
             return Reply::Error(
-                RpcError::new(codes::ACCESS_DENIED, format!("Access denied to tool {name}: {denied}"))
-                    .with_data(json!({ "name": name, "reason": denied.reason() })),
+                RpcError::new(
+                    codes::ACCESS_DENIED,
+                    format!("Access denied to tool {name}: {denied}"),
+                )
+                .with_data(json!({ "name": name, "reason": denied.reason() })),
             );
         }
         let args_value = Value::Object(arguments);
@@ -159,13 +193,18 @@ impl Core {
             Value::Object(arguments) => arguments,
             _ => Map::new(),
         };
-        match AssertUnwindSafe((tool.def.call)(ctx, arguments)).catch_unwind().await {
+        match AssertUnwindSafe((tool.def.call)(ctx, arguments))
+            .catch_unwind()
+            .await
+        {
             Ok(Ok(result)) => tool_result(result),
             Ok(Err(error)) => Reply::Error(error),
             Err(panic) => {
                 let message = panic_message(&panic);
                 tracing::error!(tool = %name, panic = %message, "tool handler panicked");
-                Reply::Error(RpcError::internal(format!("Internal error: tool {name} failed unexpectedly")))
+                Reply::Error(RpcError::internal(format!(
+                    "Internal error: tool {name} failed unexpectedly"
+                )))
             }
         }
     }
@@ -174,7 +213,9 @@ impl Core {
 fn tool_result(result: crate::protocol::CallToolResult) -> Reply {
     match serde_json::to_value(result) {
         Ok(Value::Object(body)) => Reply::Complete { body, cache: None },
-        _ => Reply::Error(RpcError::internal("Internal error: the tool result could not be serialized")),
+        _ => Reply::Error(RpcError::internal(
+            "Internal error: the tool result could not be serialized",
+        )),
     }
 }
 

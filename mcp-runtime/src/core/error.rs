@@ -16,14 +16,22 @@ pub struct ToolError {
 
 #[derive(Debug, Clone)]
 enum Kind {
-    Business { message: String, detail: Option<Value> },
+    Business {
+        message: String,
+        detail: Option<Value>,
+    },
     Protocol(RpcError),
 }
 
 impl ToolError {
     /// A business failure: an `isError: true` result with this message.
     pub fn new(message: impl Into<String>) -> Self {
-        ToolError { kind: Kind::Business { message: message.into(), detail: None } }
+        ToolError {
+            kind: Kind::Business {
+                message: message.into(),
+                detail: None,
+            },
+        }
     }
 
     /// Add structured detail, sent as `structuredContent` of the error result.
@@ -36,7 +44,9 @@ impl ToolError {
 
     /// Fail the request with a JSON-RPC error instead of a tool result.
     pub fn protocol(error: RpcError) -> Self {
-        ToolError { kind: Kind::Protocol(error) }
+        ToolError {
+            kind: Kind::Protocol(error),
+        }
     }
 
     pub(crate) fn into_outcome(self) -> Result<CallToolResult, RpcError> {

@@ -63,9 +63,11 @@ impl Rejection {
     #[doc(hidden)]
     pub fn into_outcome(self) -> Result<crate::protocol::CallToolResult, RpcError> {
         match self {
-            Rejection::Argument { name, message } => Ok(crate::protocol::CallToolResult::error(format!(
+            Rejection::Argument { name, message } => {
+                Ok(crate::protocol::CallToolResult::error(format!(
                 "Invalid argument `{name}`: {message}. Fix the argument and call the tool again."
-            ))),
+            )))
+            }
             Rejection::Rpc(e) => Err(e),
         }
     }
@@ -98,7 +100,10 @@ where
 
     fn extract(parts: &mut CallParts<'_>, name: &'static str) -> Result<Self, Rejection> {
         let value = parts.take_argument(name).unwrap_or(Value::Null);
-        serde_json::from_value(value).map_err(|e| Rejection::Argument { name: name.to_owned(), message: e.to_string() })
+        serde_json::from_value(value).map_err(|e| Rejection::Argument {
+            name: name.to_owned(),
+            message: e.to_string(),
+        })
     }
 }
 
@@ -141,7 +146,10 @@ impl<T: Send + Sync + 'static> ToolParam for State<T> {
 
     fn extract(parts: &mut CallParts<'_>, _: &'static str) -> Result<Self, Rejection> {
         parts.context().state::<T>().map(State).ok_or_else(|| {
-            Rejection::Rpc(RpcError::internal(format!("state {} is not registered", std::any::type_name::<T>())))
+            Rejection::Rpc(RpcError::internal(format!(
+                "state {} is not registered",
+                std::any::type_name::<T>()
+            )))
         })
     }
 }
@@ -165,6 +173,9 @@ impl<T: DeserializeOwned + JsonSchema + Send> ToolParam for Args<T> {
     fn extract(parts: &mut CallParts<'_>, _: &'static str) -> Result<Self, Rejection> {
         serde_json::from_value(Value::Object(parts.take_arguments()))
             .map(Args)
-            .map_err(|e| Rejection::Argument { name: "arguments".into(), message: e.to_string() })
+            .map_err(|e| Rejection::Argument {
+                name: "arguments".into(),
+                message: e.to_string(),
+            })
     }
 }

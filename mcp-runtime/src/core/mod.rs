@@ -12,6 +12,6 @@ pub mod output;
 
 pub use context::{ClientCapabilities, RequestContext, Transport};
 pub(crate) use context::{ContextParts, StateMap};
-pub use dispatch::{Call, CacheHints, Core, Reply};
+pub use dispatch::{CacheHints, Call, Core, Reply};
 pub use error::ToolError;
 pub use extract::{Args, CallParts, Rejection, State, ToolParam};

@@ -209,7 +209,10 @@ pub trait OutputExplicit {
 impl<T: IntoToolResult> OutputExplicit for &&Tag<T> {
     type T = T;
     fn __mcp_output(&self) -> Output<T> {
-        Output { schema: T::output_schema, render: T::into_tool_result }
+        Output {
+            schema: T::output_schema,
+            render: T::into_tool_result,
+        }
     }
 }
 
@@ -222,7 +225,10 @@ pub trait OutputStructured {
 impl<T: Serialize + JsonSchema> OutputStructured for &Tag<T> {
     type T = T;
     fn __mcp_output(&self) -> Output<T> {
-        Output { schema: |g| Some(T::json_schema(g)), render: |v| structured(&v) }
+        Output {
+            schema: |g| Some(T::json_schema(g)),
+            render: |v| structured(&v),
+        }
     }
 }
 
@@ -237,7 +243,10 @@ pub trait OutputText<T> {
 
 impl<T: Serialize> OutputText<T> for Tag<T> {
     fn __mcp_output(&self) -> Output<T> {
-        Output { schema: |_| None, render: |v| text_of(&v) }
+        Output {
+            schema: |_| None,
+            render: |v| text_of(&v),
+        }
     }
 }
 
@@ -256,7 +265,9 @@ pub trait FailureExplicit {
 impl FailureExplicit for &Tag<ToolError> {
     type E = ToolError;
     fn __mcp_failure(&self) -> Failure<ToolError> {
-        Failure { render: ToolError::into_outcome }
+        Failure {
+            render: ToolError::into_outcome,
+        }
     }
 }
 
@@ -279,7 +290,9 @@ pub trait FailureDisplay<E> {
 impl<E: Display> FailureDisplay<E> for Tag<E> {
     fn __mcp_failure(&self) -> Failure<E> {
         // `{:#}` prints the whole chain for error types that support it (anyhow, eyre).
-        Failure { render: |e| Ok(CallToolResult::error(format!("{e:#}"))) }
+        Failure {
+            render: |e| Ok(CallToolResult::error(format!("{e:#}"))),
+        }
     }
 }
 
@@ -321,7 +334,9 @@ mod tests {
         assert!(r.is_error);
         assert_eq!(r.content, vec![Content::text("no such order")]);
 
-        let r = render!(Err::<Sum, _>(ToolError::protocol(RpcError::invalid_params("x"))));
+        let r = render!(Err::<Sum, _>(ToolError::protocol(
+            RpcError::invalid_params("x")
+        )));
         assert_eq!(r.unwrap_err().code, -32602);
 
         let r = render!(Json(Sum { sum: 5 }).with_text("5")).unwrap();

@@ -20,7 +20,10 @@ pub struct Answer {
 impl Answer {
     /// An error answer.
     pub fn error(id: Option<&RequestId>, error: &RpcError, status: u16) -> Self {
-        Answer { message: error_response(id, error), status }
+        Answer {
+            message: error_response(id, error),
+            status,
+        }
     }
 }
 
@@ -33,7 +36,11 @@ pub(crate) struct Admission {
 }
 
 /// Read and check the per-request `_meta`. Errors carry their HTTP status.
-pub(crate) fn admit(core: &Core, method: &str, params: &mut Map<String, Value>) -> Result<Admission, (RpcError, u16)> {
+pub(crate) fn admit(
+    core: &Core,
+    method: &str,
+    params: &mut Map<String, Value>,
+) -> Result<Admission, (RpcError, u16)> {
     let meta = match params.remove("_meta") {
         Some(Value::Object(meta)) => meta,
         Some(_) => return Err((RpcError::invalid_params("params._meta must be an object"), 400)),
@@ -46,13 +53,31 @@ pub(crate) fn admit(core: &Core, method: &str, params: &mut Map<String, Value>) 
     };
     let version = match meta.get(meta::PROTOCOL_VERSION) {
         Some(Value::String(v)) => v.clone(),
-        Some(_) => return Err((RpcError::invalid_params(format!("_meta[\"{}\"] must be a string", meta::PROTOCOL_VERSION)), 400)),
+        Some(_) => {
+            return Err((
+                RpcError::invalid_params(format!(
+                    "_meta[\"{}\"] must be a string",
+                    meta::PROTOCOL_VERSION
+                )),
+                400,
+            ))
+        }
         None => {
-            return Err((missing_meta(core, method, &format!("_meta[\"{}\"] is missing", meta::PROTOCOL_VERSION)), 400))
+            return Err((
+                missing_meta(
+                    core,
+                    method,
+                    &format!("_meta[\"{}\"] is missing", meta::PROTOCOL_VERSION),
+                ),
+                400,
+            ))
         }
     };
     if !core.supported_versions().contains(&version.as_str()) {
-        return Err((RpcError::unsupported_version(core.supported_versions(), &version), 400));
+        return Err((
+            RpcError::unsupported_version(core.supported_versions(), &version),
+            400,
+        ));
     }
     if !core.serves(method) {
         return Err((RpcError::method_not_found(method), 404));
@@ -60,11 +85,20 @@ pub(crate) fn admit(core: &Core, method: &str, params: &mut Map<String, Value>) 
     let capabilities = match meta.get(meta::CLIENT_CAPABILITIES) {
         Some(Value::Object(caps)) => ClientCapabilities::new(caps.clone()),
         Some(_) => {
-            return Err((RpcError::invalid_params(format!("_meta[\"{}\"] must be an object", meta::CLIENT_CAPABILITIES)), 400))
+            return Err((
+                RpcError::invalid_params(format!(
+                    "_meta[\"{}\"] must be an object",
+                    meta::CLIENT_CAPABILITIES
+                )),
+                400,
+            ))
         }
         None => {
             return Err((
-                RpcError::invalid_params(format!("_meta[\"{}\"] is missing (send {{}} when the client declares none)", meta::CLIENT_CAPABILITIES)),
+                RpcError::invalid_params(format!(
+                    "_meta[\"{}\"] is missing (send {{}} when the client declares none)",
+                    meta::CLIENT_CAPABILITIES
+                )),
                 400,
             ))
         }
@@ -74,11 +108,22 @@ pub(crate) fn admit(core: &Core, method: &str, params: &mut Map<String, Value>) 
         Some(value) => match serde_json::from_value::<Implementation>(value.clone()) {
             Ok(info) => Some(info),
             Err(e) => {
-                return Err((RpcError::invalid_params(format!("_meta[\"{}\"] is malformed: {e}", meta::CLIENT_INFO)), 400))
+                return Err((
+                    RpcError::invalid_params(format!(
+                        "_meta[\"{}\"] is malformed: {e}",
+                        meta::CLIENT_INFO
+                    )),
+                    400,
+                ))
             }
         },
     };
-    Ok(Admission { protocol_version: version, capabilities, client_info, meta })
+    Ok(Admission {
+        protocol_version: version,
+        capabilities,
+        client_info,
+        meta,
+    })
 }
 
 fn missing_meta(core: &Core, method: &str, detail: &str) -> RpcError {
@@ -103,7 +148,10 @@ pub async fn handle_request(
     transport: Transport,
 ) -> Answer {
     let mut params = params.unwrap_or_default();
-    let name = params.get("name").and_then(Value::as_str).map(str::to_owned);
+    let name = params
+        .get("name")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
     let span = observe::request_span(transport, &method, name.as_deref(), &id);
     async move {
         let admission = match admit(core, &method, &mut params) {
@@ -141,15 +189,26 @@ pub(crate) fn render(core: &Core, id: &RequestId, reply: Reply) -> Answer {
             body.insert("resultType".into(), Value::String("complete".into()));
             if let Some(cache) = cache {
                 body.insert("ttlMs".into(), Value::from(cache.ttl_ms()));
-                body.insert("cacheScope".into(), serde_json::to_value(cache.scope).unwrap_or(Value::Null));
+                body.insert(
+                    "cacheScope".into(),
+                    serde_json::to_value(cache.scope).unwrap_or(Value::Null),
+                );
             }
-            let meta = body.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+            let meta = body
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(meta) = meta {
-                meta.insert(crate::protocol::meta::SERVER_INFO.into(), serde_json::to_value(core.info()).unwrap_or(Value::Null));
+                meta.insert(
+                    crate::protocol::meta::SERVER_INFO.into(),
+                    serde_json::to_value(core.info()).unwrap_or(Value::Null),
+                );
             }
             let is_error = body.get("isError") == Some(&Value::Bool(true));
             observe::finish(if is_error { "business" } else { "" }, None);
-            Answer { message: result_response(id, Value::Object(body)), status: 200 }
+            Answer {
+                message: result_response(id, Value::Object(body)),
+                status: 200,
+            }
         }
         Reply::Error(error) => {
             let status = status_of(&error);
@@ -163,7 +222,9 @@ pub(crate) fn render(core: &Core, id: &RequestId, reply: Reply) -> Answer {
 pub fn status_of(error: &RpcError) -> u16 {
     match error.code {
         codes::METHOD_NOT_FOUND => 404,
-        codes::HEADER_MISMATCH | codes::MISSING_CLIENT_CAPABILITY | codes::UNSUPPORTED_PROTOCOL_VERSION => 400,
+        codes::HEADER_MISMATCH
+        | codes::MISSING_CLIENT_CAPABILITY
+        | codes::UNSUPPORTED_PROTOCOL_VERSION => 400,
         codes::PARSE_ERROR | codes::INVALID_REQUEST => 400,
         _ => 200,
     }

@@ -44,7 +44,9 @@ pub struct Denied {
 impl Denied {
     /// Refuse with this reason (sent to the client, so keep secrets out of it).
     pub fn new(reason: impl Into<String>) -> Self {
-        Denied { reason: reason.into() }
+        Denied {
+            reason: reason.into(),
+        }
     }
 
     /// The reason.
@@ -81,7 +83,11 @@ impl std::fmt::Display for Denied {
 /// ```
 pub trait Authorize: Send + Sync + 'static {
     /// `Ok(())` to allow, `Err(Denied)` to refuse.
-    fn check(&self, ctx: &RequestContext, action: &Action<'_>) -> impl Future<Output = Result<(), Denied>> + Send;
+    fn check(
+        &self,
+        ctx: &RequestContext,
+        action: &Action<'_>,
+    ) -> impl Future<Output = Result<(), Denied>> + Send;
 }
 
 /// The default: every action is allowed.
@@ -96,11 +102,19 @@ impl Authorize for AllowAll {
 
 /// Object-safe form stored by the server.
 pub(crate) trait DynAuthorize: Send + Sync {
-    fn check<'a>(&'a self, ctx: &'a RequestContext, action: &'a Action<'a>) -> BoxFuture<'a, Result<(), Denied>>;
+    fn check<'a>(
+        &'a self,
+        ctx: &'a RequestContext,
+        action: &'a Action<'a>,
+    ) -> BoxFuture<'a, Result<(), Denied>>;
 }
 
 impl<A: Authorize> DynAuthorize for A {
-    fn check<'a>(&'a self, ctx: &'a RequestContext, action: &'a Action<'a>) -> BoxFuture<'a, Result<(), Denied>> {
+    fn check<'a>(
+        &'a self,
+        ctx: &'a RequestContext,
+        action: &'a Action<'a>,
+    ) -> BoxFuture<'a, Result<(), Denied>> {
         Box::pin(Authorize::check(self, ctx, action))
     }
 }

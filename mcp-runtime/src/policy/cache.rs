@@ -33,6 +33,9 @@ impl CacheHints {
 impl Default for CacheHints {
     /// One minute, public: lists built from the binary's own tools do not vary by caller.
     fn default() -> Self {
-        CacheHints { ttl: Duration::from_secs(60), scope: CacheScope::Public }
+        CacheHints {
+            ttl: Duration::from_secs(60),
+            scope: CacheScope::Public,
+        }
     }
 }

@@ -14,12 +14,22 @@ pub(crate) struct Cursors {
 
 impl Cursors {
     /// Cursors for `pages` pages of the list `method` whose content hashes to `fingerprint`.
-    pub(crate) fn new(sealer: &Sealer, method: &str, pages: usize, fingerprint: u64) -> Result<Self, String> {
+    pub(crate) fn new(
+        sealer: &Sealer,
+        method: &str,
+        pages: usize,
+        fingerprint: u64,
+    ) -> Result<Self, String> {
         let purpose = format!("cursor:{method}");
         let next = (0..pages)
             .map(|page| sealer.seal(&purpose, format!("{fingerprint:016x}:{page}").as_bytes()))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Cursors { purpose, next, fingerprint, sealer: sealer.clone() })
+        Ok(Cursors {
+            purpose,
+            next,
+            fingerprint,
+            sealer: sealer.clone(),
+        })
     }
 
     /// The cursor that resumes at `page`.

@@ -51,8 +51,9 @@ impl SealKey {
                 .or_else(|_| URL_SAFE_NO_PAD.decode(text.trim_end_matches('=')))
                 .map_err(|_| "a seal key must be 64 hex digits or base64 of 32 bytes".to_owned())?
         };
-        let key: [u8; 32] =
-            bytes.try_into().map_err(|_| "a seal key must be exactly 32 bytes (64 hex digits)".to_owned())?;
+        let key: [u8; 32] = bytes
+            .try_into()
+            .map_err(|_| "a seal key must be exactly 32 bytes (64 hex digits)".to_owned())?;
         Ok(SealKey(key))
     }
 }
@@ -70,7 +71,9 @@ pub struct Unsealed;
 impl Sealer {
     /// A sealer using `key`.
     pub fn new(key: &SealKey) -> Self {
-        Sealer { cipher: XChaCha20Poly1305::new(&key.0.into()) }
+        Sealer {
+            cipher: XChaCha20Poly1305::new(&key.0.into()),
+        }
     }
 
     /// Seal `plaintext` for `purpose`.
@@ -80,7 +83,13 @@ impl Sealer {
         let nonce = XNonce::from(nonce);
         let sealed = self
             .cipher
-            .encrypt(&nonce, Payload { msg: plaintext, aad: purpose.as_bytes() })
+            .encrypt(
+                &nonce,
+                Payload {
+                    msg: plaintext,
+                    aad: purpose.as_bytes(),
+                },
+            )
             .map_err(|_| "sealing failed".to_owned())?;
         let mut out = Vec::with_capacity(24 + sealed.len());
         out.extend_from_slice(nonce.as_slice());
@@ -101,7 +110,15 @@ impl Sealer {
         }
         let (nonce, sealed) = raw.split_at(24);
         let nonce = XNonce::try_from(nonce).map_err(|_| Unsealed)?;
-        self.cipher.decrypt(&nonce, Payload { msg: sealed, aad: purpose.as_bytes() }).map_err(|_| Unsealed)
+        self.cipher
+            .decrypt(
+                &nonce,
+                Payload {
+                    msg: sealed,
+                    aad: purpose.as_bytes(),
+                },
+            )
+            .map_err(|_| Unsealed)
     }
 }
 
@@ -133,7 +150,9 @@ mod tests {
     fn keys_parse_from_hex_and_base64() {
         let hex = "00".repeat(32);
         assert!(SealKey::parse(&hex).is_ok());
-        assert!(SealKey::parse(&base64::engine::general_purpose::STANDARD.encode([7u8; 32])).is_ok());
+        assert!(
+            SealKey::parse(&base64::engine::general_purpose::STANDARD.encode([7u8; 32])).is_ok()
+        );
         assert!(SealKey::parse("short").is_err());
         assert!(SealKey::parse(&"00".repeat(31)).is_err());
     }

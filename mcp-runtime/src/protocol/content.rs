@@ -136,31 +136,59 @@ pub enum Content {
 impl Content {
     /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
-        Content::Text { text: text.into(), annotations: None, meta: None }
+        Content::Text {
+            text: text.into(),
+            annotations: None,
+            meta: None,
+        }
     }
 
     /// An image block from raw bytes (base64-encoded here).
     pub fn image(bytes: impl AsRef<[u8]>, mime_type: impl Into<String>) -> Self {
-        Content::Image { data: b64(bytes.as_ref()), mime_type: mime_type.into(), annotations: None }
+        Content::Image {
+            data: b64(bytes.as_ref()),
+            mime_type: mime_type.into(),
+            annotations: None,
+        }
     }
 
     /// An audio block from raw bytes (base64-encoded here).
     pub fn audio(bytes: impl AsRef<[u8]>, mime_type: impl Into<String>) -> Self {
-        Content::Audio { data: b64(bytes.as_ref()), mime_type: mime_type.into(), annotations: None }
+        Content::Audio {
+            data: b64(bytes.as_ref()),
+            mime_type: mime_type.into(),
+            annotations: None,
+        }
     }
 
     /// An embedded text resource.
-    pub fn embedded_text(uri: impl Into<String>, mime_type: impl Into<String>, text: impl Into<String>) -> Self {
+    pub fn embedded_text(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
         Content::Resource(EmbeddedResource {
-            resource: ResourceContents::Text { uri: uri.into(), mime_type: Some(mime_type.into()), text: text.into() },
+            resource: ResourceContents::Text {
+                uri: uri.into(),
+                mime_type: Some(mime_type.into()),
+                text: text.into(),
+            },
             annotations: None,
         })
     }
 
     /// An embedded binary resource (base64-encoded here).
-    pub fn embedded_blob(uri: impl Into<String>, mime_type: impl Into<String>, bytes: impl AsRef<[u8]>) -> Self {
+    pub fn embedded_blob(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        bytes: impl AsRef<[u8]>,
+    ) -> Self {
         Content::Resource(EmbeddedResource {
-            resource: ResourceContents::Blob { uri: uri.into(), mime_type: Some(mime_type.into()), blob: b64(bytes.as_ref()) },
+            resource: ResourceContents::Blob {
+                uri: uri.into(),
+                mime_type: Some(mime_type.into()),
+                blob: b64(bytes.as_ref()),
+            },
             annotations: None,
         })
     }
@@ -181,9 +209,9 @@ impl Content {
     /// Attach annotations to any block.
     pub fn with_annotations(mut self, value: Annotations) -> Self {
         match &mut self {
-            Content::Text { annotations, .. } | Content::Image { annotations, .. } | Content::Audio { annotations, .. } => {
-                *annotations = Some(value)
-            }
+            Content::Text { annotations, .. }
+            | Content::Image { annotations, .. }
+            | Content::Audio { annotations, .. } => *annotations = Some(value),
             Content::ResourceLink(link) => link.annotations = Some(value),
             Content::Resource(res) => res.annotations = Some(value),
         }
@@ -203,7 +231,10 @@ mod tests {
 
     #[test]
     fn blocks_have_the_schema_shapes() {
-        assert_eq!(serde_json::to_value(Content::text("hi")).unwrap(), json!({"type":"text","text":"hi"}));
+        assert_eq!(
+            serde_json::to_value(Content::text("hi")).unwrap(),
+            json!({"type":"text","text":"hi"})
+        );
         assert_eq!(
             serde_json::to_value(Content::image([1u8, 2, 3], "image/png")).unwrap(),
             json!({"type":"image","data":"AQID","mimeType":"image/png"})

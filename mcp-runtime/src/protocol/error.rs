@@ -41,7 +41,11 @@ pub struct RpcError {
 impl RpcError {
     /// An error with a code and message.
     pub fn new(code: i64, message: impl Into<String>) -> Self {
-        RpcError { code, message: message.into(), data: None }
+        RpcError {
+            code,
+            message: message.into(),
+            data: None,
+        }
     }
 
     /// Attach structured detail.
@@ -62,8 +66,11 @@ impl RpcError {
 
     /// -32601 naming the method.
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(codes::METHOD_NOT_FOUND, format!("Method not found: {method}"))
-            .with_data(serde_json::json!({ "method": method }))
+        Self::new(
+            codes::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+        )
+        .with_data(serde_json::json!({ "method": method }))
     }
 
     /// -32602.
@@ -98,7 +105,10 @@ impl RpcError {
     pub fn unsupported_version(supported: &[&str], requested: &str) -> Self {
         Self::new(
             codes::UNSUPPORTED_PROTOCOL_VERSION,
-            format!("Unsupported protocol version {requested:?}; this server supports {}", supported.join(", ")),
+            format!(
+                "Unsupported protocol version {requested:?}; this server supports {}",
+                supported.join(", ")
+            ),
         )
         .with_data(serde_json::json!({ "supported": supported, "requested": requested }))
     }

@@ -67,7 +67,9 @@ impl Message {
             Value::Array(_) => {
                 return Err(Malformed {
                     id: None,
-                    error: RpcError::invalid_request("Batches are not supported: send one JSON-RPC message per frame"),
+                    error: RpcError::invalid_request(
+                        "Batches are not supported: send one JSON-RPC message per frame",
+                    ),
                 })
             }
             _ => {
@@ -80,36 +82,55 @@ impl Message {
         let id = match obj.remove("id") {
             None => None,
             Some(Value::Null) => {
-                return Err(Malformed { id: None, error: RpcError::invalid_request("The request id must not be null") })
+                return Err(Malformed {
+                    id: None,
+                    error: RpcError::invalid_request("The request id must not be null"),
+                })
             }
             Some(v) => match serde_json::from_value::<RequestId>(v) {
                 Ok(id) => Some(id),
                 Err(_) => {
                     return Err(Malformed {
                         id: None,
-                        error: RpcError::invalid_request("The request id must be a string or a number"),
+                        error: RpcError::invalid_request(
+                            "The request id must be a string or a number",
+                        ),
                     })
                 }
             },
         };
         if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            return Err(Malformed { id, error: RpcError::invalid_request("The jsonrpc member must be \"2.0\"") });
+            return Err(Malformed {
+                id,
+                error: RpcError::invalid_request("The jsonrpc member must be \"2.0\""),
+            });
         }
         let method = match obj.remove("method") {
             Some(Value::String(m)) => m,
-            Some(_) => return Err(Malformed { id, error: RpcError::invalid_request("The method member must be a string") }),
+            Some(_) => {
+                return Err(Malformed {
+                    id,
+                    error: RpcError::invalid_request("The method member must be a string"),
+                })
+            }
             None => {
                 if obj.contains_key("result") || obj.contains_key("error") {
                     return Ok(Message::Response { id });
                 }
-                return Err(Malformed { id, error: RpcError::invalid_request("The message has no method") });
+                return Err(Malformed {
+                    id,
+                    error: RpcError::invalid_request("The message has no method"),
+                });
             }
         };
         let params = match obj.remove("params") {
             None | Some(Value::Null) => None,
             Some(Value::Object(p)) => Some(p),
             Some(_) => {
-                return Err(Malformed { id, error: RpcError::invalid_params("params must be a JSON object") })
+                return Err(Malformed {
+                    id,
+                    error: RpcError::invalid_params("params must be a JSON object"),
+                })
             }
         };
         Ok(match id {
@@ -145,27 +166,44 @@ mod tests {
     #[test]
     fn request_ids_keep_their_json_type() {
         let m = Message::from_value(json!({"jsonrpc":"2.0","id":7,"method":"x"})).unwrap();
-        let Message::Request { id, .. } = m else { panic!("not a request") };
+        let Message::Request { id, .. } = m else {
+            panic!("not a request")
+        };
         assert_eq!(serde_json::to_value(&id).unwrap(), json!(7));
         let m = Message::from_value(json!({"jsonrpc":"2.0","id":"7","method":"x"})).unwrap();
-        let Message::Request { id, .. } = m else { panic!("not a request") };
+        let Message::Request { id, .. } = m else {
+            panic!("not a request")
+        };
         assert_eq!(serde_json::to_value(&id).unwrap(), json!("7"));
     }
 
     #[test]
     fn envelope_errors_are_invalid_request() {
-        for bad in [json!([1]), json!(3), json!({"jsonrpc":"1.0","id":1,"method":"x"}), json!({"jsonrpc":"2.0","id":null,"method":"x"}), json!({"jsonrpc":"2.0","id":{},"method":"x"})] {
+        for bad in [
+            json!([1]),
+            json!(3),
+            json!({"jsonrpc":"1.0","id":1,"method":"x"}),
+            json!({"jsonrpc":"2.0","id":null,"method":"x"}),
+            json!({"jsonrpc":"2.0","id":{},"method":"x"}),
+        ] {
             let err = Message::from_value(bad).unwrap_err();
             assert_eq!(err.error.code, -32600);
         }
-        let err = Message::from_value(json!({"jsonrpc":"2.0","id":1,"method":"x","params":[1]})).unwrap_err();
+        let err = Message::from_value(json!({"jsonrpc":"2.0","id":1,"method":"x","params":[1]}))
+            .unwrap_err();
         assert_eq!(err.error.code, -32602);
         assert!(err.id.is_some());
     }
 
     #[test]
     fn notifications_and_responses_are_told_apart() {
-        assert!(matches!(Message::from_value(json!({"jsonrpc":"2.0","method":"n"})).unwrap(), Message::Notification { .. }));
-        assert!(matches!(Message::from_value(json!({"jsonrpc":"2.0","id":1,"result":{}})).unwrap(), Message::Response { .. }));
+        assert!(matches!(
+            Message::from_value(json!({"jsonrpc":"2.0","method":"n"})).unwrap(),
+            Message::Notification { .. }
+        ));
+        assert!(matches!(
+            Message::from_value(json!({"jsonrpc":"2.0","id":1,"result":{}})).unwrap(),
+            Message::Response { .. }
+        ));
     }
 }

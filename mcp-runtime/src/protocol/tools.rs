@@ -94,12 +94,19 @@ pub struct CallToolResult {
 impl CallToolResult {
     /// A successful result with these blocks.
     pub fn success(content: Vec<Content>) -> Self {
-        CallToolResult { content, ..Default::default() }
+        CallToolResult {
+            content,
+            ..Default::default()
+        }
     }
 
     /// A tool execution error with one text block the model can read.
     pub fn error(message: impl Into<String>) -> Self {
-        CallToolResult { content: vec![Content::text(message)], is_error: true, ..Default::default() }
+        CallToolResult {
+            content: vec![Content::text(message)],
+            is_error: true,
+            ..Default::default()
+        }
     }
 
     /// Structured output plus its JSON text for clients that read only `content`.
@@ -108,6 +115,10 @@ impl CallToolResult {
             Value::String(s) => s.clone(),
             other => other.to_string(),
         };
-        CallToolResult { content: vec![Content::text(text)], structured_content: Some(value), ..Default::default() }
+        CallToolResult {
+            content: vec![Content::text(text)],
+            structured_content: Some(value),
+            ..Default::default()
+        }
     }
 }

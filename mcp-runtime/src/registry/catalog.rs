@@ -97,7 +97,10 @@ impl Catalog {
             if same.len() > 1 {
                 errors.push(BuildError::DuplicateTool {
                     name: name.to_string(),
-                    places: same.iter().map(|d| format!("{} ({}:{})", d.module_path, d.file, d.line)).collect(),
+                    places: same
+                        .iter()
+                        .map(|d| format!("{} ({}:{})", d.module_path, d.file, d.line))
+                        .collect(),
                 });
                 continue;
             }
@@ -110,16 +113,31 @@ impl Catalog {
             return Err(errors);
         }
         tools.sort_by(|a, b| a.def.name.cmp(b.def.name));
-        let index = tools.iter().enumerate().map(|(i, t)| (t.def.name, i)).collect();
+        let index = tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.def.name, i))
+            .collect();
         let page_size = page_size.max(1);
         let mut pages: Vec<Value> = tools
             .chunks(page_size)
-            .map(|chunk| Value::Array(chunk.iter().map(|t| serde_json::to_value(&t.tool).unwrap_or(Value::Null)).collect()))
+            .map(|chunk| {
+                Value::Array(
+                    chunk
+                        .iter()
+                        .map(|t| serde_json::to_value(&t.tool).unwrap_or(Value::Null))
+                        .collect(),
+                )
+            })
             .collect();
         if pages.is_empty() {
             pages.push(Value::Array(Vec::new()));
         }
-        Ok(Catalog { tools, index, pages })
+        Ok(Catalog {
+            tools,
+            index,
+            pages,
+        })
     }
 
     /// Look a tool up by wire name.
@@ -156,21 +174,33 @@ impl Catalog {
     }
 }
 
-fn prepare(def: &'static ToolDef, has_state: &dyn Fn(std::any::TypeId) -> bool) -> Result<CatalogTool, Vec<BuildError>> {
-    let invalid = |problems: Vec<String>| vec![BuildError::InvalidTool { name: def.name.to_owned(), problems }];
+fn prepare(
+    def: &'static ToolDef,
+    has_state: &dyn Fn(std::any::TypeId) -> bool,
+) -> Result<CatalogTool, Vec<BuildError>> {
+    let invalid = |problems: Vec<String>| {
+        vec![BuildError::InvalidTool {
+            name: def.name.to_owned(),
+            problems,
+        }]
+    };
     let mut spec = ParamSpec::default();
     (def.params)(&mut spec);
     let mut errors = Vec::new();
     for (type_id, type_name) in spec.states() {
         if !has_state(*type_id) {
-            errors.push(BuildError::MissingState { tool: def.name.to_owned(), type_name: (*type_name).to_owned() });
+            errors.push(BuildError::MissingState {
+                tool: def.name.to_owned(),
+                type_name: (*type_name).to_owned(),
+            });
         }
     }
     let input_schema = spec.finish().map_err(invalid)?;
     if !errors.is_empty() {
         return Err(errors);
     }
-    let validator = ArgValidator::compile(&input_schema).map_err(|e| invalid(vec![format!("its input schema does not compile: {e}")]))?;
+    let validator = ArgValidator::compile(&input_schema)
+        .map_err(|e| invalid(vec![format!("its input schema does not compile: {e}")]))?;
     let mut gen = generator();
     let output_schema = (def.output_schema)(&mut gen).map(|s| finish_output(s, &mut gen));
     let tool = Tool {
@@ -187,5 +217,9 @@ fn prepare(def: &'static ToolDef, has_state: &dyn Fn(std::any::TypeId) -> bool) 
             open_world_hint: def.open_world,
         },
     };
-    Ok(CatalogTool { def, tool, validator })
+    Ok(CatalogTool {
+        def,
+        tool,
+        validator,
+    })
 }

@@ -33,13 +33,18 @@ impl Default for ParamSpec {
 impl ParamSpec {
     /// A named argument of type `T`. It is required unless `T` accepts a missing value
     /// (as `Option<T>` does): that is serde's own notion of optional, asked of the type.
-    pub fn argument<T: JsonSchema + DeserializeOwned>(&mut self, name: &'static str, description: Option<&'static str>) {
+    pub fn argument<T: JsonSchema + DeserializeOwned>(
+        &mut self,
+        name: &'static str,
+        description: Option<&'static str>,
+    ) {
         let mut schema = self.generator.subschema_for::<T>().to_value();
         if let (Some(doc), Value::Object(obj)) = (description, &mut schema) {
             obj.insert("description".into(), Value::String(doc.to_owned()));
         }
         if self.properties.insert(name.to_owned(), schema).is_some() {
-            self.errors.push(format!("argument `{name}` is declared twice"));
+            self.errors
+                .push(format!("argument `{name}` is declared twice"));
         }
         if serde_json::from_value::<T>(Value::Null).is_err() {
             self.required.push(name.to_owned());
@@ -49,14 +54,20 @@ impl ParamSpec {
     /// The whole arguments object is one `T` (the `Args<T>` extractor).
     pub fn root<T: JsonSchema>(&mut self) {
         let schema = T::json_schema(&mut self.generator).to_value();
-        if self.root.replace((schema, std::any::type_name::<T>())).is_some() {
-            self.errors.push("a tool can take at most one `Args<T>` parameter".into());
+        if self
+            .root
+            .replace((schema, std::any::type_name::<T>()))
+            .is_some()
+        {
+            self.errors
+                .push("a tool can take at most one `Args<T>` parameter".into());
         }
     }
 
     /// The tool needs `State<T>` registered on the server.
     pub fn require_state<T: 'static>(&mut self) {
-        self.states.push((TypeId::of::<T>(), std::any::type_name::<T>()));
+        self.states
+            .push((TypeId::of::<T>(), std::any::type_name::<T>()));
     }
 
     /// Record a problem found while describing (reported at server start).
@@ -81,7 +92,11 @@ impl ParamSpec {
                     ));
                 }
                 match root {
-                    Value::Object(obj) if obj.get("type").and_then(Value::as_str) == Some("object") => obj,
+                    Value::Object(obj)
+                        if obj.get("type").and_then(Value::as_str) == Some("object") =>
+                    {
+                        obj
+                    }
                     _ => {
                         self.errors.push(format!(
                             "`Args<{type_name}>` must describe a JSON object (a struct with named fields), because tool arguments are always an object"
@@ -94,10 +109,16 @@ impl ParamSpec {
                 let mut obj = Map::new();
                 obj.insert("type".into(), "object".into());
                 if !self.properties.is_empty() {
-                    obj.insert("properties".into(), Value::Object(std::mem::take(&mut self.properties)));
+                    obj.insert(
+                        "properties".into(),
+                        Value::Object(std::mem::take(&mut self.properties)),
+                    );
                 }
                 if !self.required.is_empty() {
-                    obj.insert("required".into(), self.required.iter().cloned().map(Value::String).collect());
+                    obj.insert(
+                        "required".into(),
+                        self.required.iter().cloned().map(Value::String).collect(),
+                    );
                 }
                 obj.insert("additionalProperties".into(), Value::Bool(false));
                 obj

@@ -9,6 +9,9 @@ use crate::protocol::{CallToolResult, RpcError};
 
 use super::ParamSpec;
 
+/// The future a tool call runs as.
+pub type ToolFuture = BoxFuture<'static, Result<CallToolResult, RpcError>>;
+
 /// Everything `#[tool]` knows about a function at compile time.
 ///
 /// Built by the macro as a `static`; users do not construct it by hand.
@@ -39,7 +42,7 @@ pub struct ToolDef {
     /// The output schema of the return type, when it has one.
     pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
     /// Runs the function: extracts parameters, awaits it, converts the return value.
-    pub call: fn(RequestContext, Map<String, Value>) -> BoxFuture<'static, Result<CallToolResult, RpcError>>,
+    pub call: fn(RequestContext, Map<String, Value>) -> ToolFuture,
 }
 
 /// An `inventory` entry pointing at a [`ToolDef`].

@@ -26,7 +26,11 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Mode, Error> {
         match arg.as_str() {
             "--stdio" => mode = Mode::Stdio,
             "--http" => {
-                let addr = args.next().ok_or_else(|| Error::Args(format!("--http needs an address, e.g. --http 127.0.0.1:8080\n\n{USAGE}")))?;
+                let addr = args.next().ok_or_else(|| {
+                    Error::Args(format!(
+                        "--http needs an address, e.g. --http 127.0.0.1:8080\n\n{USAGE}"
+                    ))
+                })?;
                 mode = Mode::Http(parse_addr(&addr)?);
             }
             "-h" | "--help" => return Ok(Mode::Help(USAGE)),
@@ -34,7 +38,9 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Mode, Error> {
                 if let Some(addr) = other.strip_prefix("--http=") {
                     mode = Mode::Http(parse_addr(addr)?);
                 } else {
-                    return Err(Error::Args(format!("unknown argument {other:?}\n\n{USAGE}")));
+                    return Err(Error::Args(format!(
+                        "unknown argument {other:?}\n\n{USAGE}"
+                    )));
                 }
             }
         }
@@ -43,7 +49,11 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Mode, Error> {
 }
 
 fn parse_addr(text: &str) -> Result<SocketAddr, Error> {
-    text.parse().map_err(|_| Error::Args(format!("--http {text:?} is not an address such as 127.0.0.1:8080")))
+    text.parse().map_err(|_| {
+        Error::Args(format!(
+            "--http {text:?} is not an address such as 127.0.0.1:8080"
+        ))
+    })
 }
 
 /// Log to stderr (never stdout, which carries the protocol on stdio). `RUST_LOG` filters;
@@ -51,7 +61,10 @@ fn parse_addr(text: &str) -> Result<SocketAddr, Error> {
 pub fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter(filter).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter)
+        .try_init();
 }
 
 /// Resolves on Ctrl-C or SIGTERM.
@@ -89,8 +102,14 @@ mod tests {
     fn flags_choose_the_transport() {
         assert_eq!(parse(args(&[])).unwrap(), Mode::Stdio);
         assert_eq!(parse(args(&["--stdio"])).unwrap(), Mode::Stdio);
-        assert_eq!(parse(args(&["--http", "127.0.0.1:8080"])).unwrap(), Mode::Http("127.0.0.1:8080".parse().unwrap()));
-        assert_eq!(parse(args(&["--http=127.0.0.1:9"])).unwrap(), Mode::Http("127.0.0.1:9".parse().unwrap()));
+        assert_eq!(
+            parse(args(&["--http", "127.0.0.1:8080"])).unwrap(),
+            Mode::Http("127.0.0.1:8080".parse().unwrap())
+        );
+        assert_eq!(
+            parse(args(&["--http=127.0.0.1:9"])).unwrap(),
+            Mode::Http("127.0.0.1:9".parse().unwrap())
+        );
         assert!(matches!(parse(args(&["--help"])).unwrap(), Mode::Help(_)));
     }
 
@@ -98,7 +117,9 @@ mod tests {
     fn bad_flags_explain_themselves() {
         let e = parse(args(&["--http"])).unwrap_err().to_string();
         assert!(e.contains("needs an address"), "{e}");
-        let e = parse(args(&["--http", "localhost"])).unwrap_err().to_string();
+        let e = parse(args(&["--http", "localhost"]))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("is not an address"), "{e}");
         let e = parse(args(&["--verbose"])).unwrap_err().to_string();
         assert!(e.contains("unknown argument"), "{e}");

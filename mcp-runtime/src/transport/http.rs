@@ -47,22 +47,45 @@ struct Shared {
 
 /// The `/mcp` endpoint.
 pub(crate) fn router(core: Arc<Core>, config: Arc<HttpConfig>) -> Router {
-    Router::new().route("/mcp", any(endpoint)).with_state(Shared { core, config })
+    Router::new()
+        .route("/mcp", any(endpoint))
+        .with_state(Shared { core, config })
 }
 
-async fn endpoint(State(shared): State<Shared>, method: Method, headers: HeaderMap, body: Body) -> Response {
+async fn endpoint(
+    State(shared): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
     if let Err(reason) = check_host_and_origin(&headers, &shared.config.allowed_hosts) {
         tracing::warn!(%reason, "refused a request from a foreign host or origin");
-        return json(StatusCode::FORBIDDEN, &error_response(None, &RpcError::invalid_request(format!("Forbidden: {reason}"))));
+        return json(
+            StatusCode::FORBIDDEN,
+            &error_response(
+                None,
+                &RpcError::invalid_request(format!("Forbidden: {reason}")),
+            ),
+        );
     }
     if method != Method::POST {
-        let error = RpcError::invalid_request(format!("{method} is not supported on this endpoint: send each JSON-RPC message as a POST"));
-        let mut response = json(StatusCode::METHOD_NOT_ALLOWED, &error_response(None, &error));
-        response.headers_mut().insert(header::ALLOW, header::HeaderValue::from_static("POST"));
+        let error = RpcError::invalid_request(format!(
+            "{method} is not supported on this endpoint: send each JSON-RPC message as a POST"
+        ));
+        let mut response = json(
+            StatusCode::METHOD_NOT_ALLOWED,
+            &error_response(None, &error),
+        );
+        response
+            .headers_mut()
+            .insert(header::ALLOW, header::HeaderValue::from_static("POST"));
         return response;
     }
     let limit = shared.config.max_body_bytes;
-    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
         return too_large(limit);
     }
@@ -72,14 +95,27 @@ async fn endpoint(State(shared): State<Shared>, method: Method, headers: HeaderM
     };
     let value: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
-        Err(e) => return json(StatusCode::BAD_REQUEST, &error_response(None, &RpcError::parse_error(e))),
+        Err(e) => {
+            return json(
+                StatusCode::BAD_REQUEST,
+                &error_response(None, &RpcError::parse_error(e)),
+            )
+        }
     };
     match Message::from_value(value) {
-        Err(malformed) => json(StatusCode::BAD_REQUEST, &error_response(malformed.id.as_ref(), &malformed.error)),
+        Err(malformed) => json(
+            StatusCode::BAD_REQUEST,
+            &error_response(malformed.id.as_ref(), &malformed.error),
+        ),
         Ok(Message::Notification { .. }) => StatusCode::ACCEPTED.into_response(),
         Ok(Message::Response { id }) => {
-            let error = RpcError::invalid_request("Clients do not send responses in this protocol revision");
-            json(StatusCode::BAD_REQUEST, &error_response(id.as_ref(), &error))
+            let error = RpcError::invalid_request(
+                "Clients do not send responses in this protocol revision",
+            );
+            json(
+                StatusCode::BAD_REQUEST,
+                &error_response(id.as_ref(), &error),
+            )
         }
         Ok(Message::Request { id, method, params }) => {
             if let Err(error) = check_headers(&headers, &method, params.as_ref(), &shared.core) {
@@ -91,7 +127,9 @@ async fn endpoint(State(shared): State<Shared>, method: Method, headers: HeaderM
 }
 
 fn too_large(limit: usize) -> Response {
-    let error = RpcError::invalid_request(format!("Request body exceeds the {limit} byte limit of this server"));
+    let error = RpcError::invalid_request(format!(
+        "Request body exceeds the {limit} byte limit of this server"
+    ));
     json(StatusCode::PAYLOAD_TOO_LARGE, &error_response(None, &error))
 }
 
@@ -124,14 +162,18 @@ fn host_of(authority: &str) -> String {
 fn check_host_and_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), String> {
     let is_allowed = |host: &str| allowed.iter().any(|a| a.eq_ignore_ascii_case(host));
     if let Some(host) = headers.get(header::HOST) {
-        let host = host.to_str().map_err(|_| "the Host header is not valid text".to_owned())?;
+        let host = host
+            .to_str()
+            .map_err(|_| "the Host header is not valid text".to_owned())?;
         let name = host_of(host);
         if !is_allowed(&name) {
             return Err(format!("host {name:?} is not allowed"));
         }
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
-        let origin = origin.to_str().map_err(|_| "the Origin header is not valid text".to_owned())?;
+        let origin = origin
+            .to_str()
+            .map_err(|_| "the Origin header is not valid text".to_owned())?;
         let authority = origin
             .split_once("://")
             .map(|(_, rest)| rest.split('/').next().unwrap_or(""))
@@ -146,27 +188,43 @@ fn check_host_and_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), 
 
 /// One header's value: absent, present (decoded and trimmed), or malformed.
 fn header_text(headers: &HeaderMap, name: &str) -> Result<Option<String>, RpcError> {
-    let Some(value) = headers.get(name) else { return Ok(None) };
-    let text = value
-        .to_str()
-        .map_err(|_| RpcError::header_mismatch(format!("The {name} header contains characters that are not visible ASCII")))?;
+    let Some(value) = headers.get(name) else {
+        return Ok(None);
+    };
+    let text = value.to_str().map_err(|_| {
+        RpcError::header_mismatch(format!(
+            "The {name} header contains characters that are not visible ASCII"
+        ))
+    })?;
     // Optional whitespace around a field value is not part of it (RFC 9110 section 5.5).
     Ok(Some(text.trim_matches([' ', '\t']).to_owned()))
 }
 
 /// Decode the `=?base64?...?=` form used for values that are not plain visible ASCII.
 fn decode_sentinel(name: &str, text: &str) -> Result<String, RpcError> {
-    match text.strip_prefix("=?base64?").and_then(|t| t.strip_suffix("?=")) {
+    match text
+        .strip_prefix("=?base64?")
+        .and_then(|t| t.strip_suffix("?="))
+    {
         Some(encoded) => base64::engine::general_purpose::STANDARD
             .decode(encoded)
             .ok()
             .and_then(|bytes| String::from_utf8(bytes).ok())
-            .ok_or_else(|| RpcError::header_mismatch(format!("The {name} header is not valid =?base64?...?= encoding of UTF-8 text"))),
+            .ok_or_else(|| {
+                RpcError::header_mismatch(format!(
+                    "The {name} header is not valid =?base64?...?= encoding of UTF-8 text"
+                ))
+            }),
         None => Ok(text.to_owned()),
     }
 }
 
-fn check_headers(headers: &HeaderMap, method: &str, params: Option<&Map<String, Value>>, core: &Core) -> Result<(), RpcError> {
+fn check_headers(
+    headers: &HeaderMap,
+    method: &str,
+    params: Option<&Map<String, Value>>,
+    core: &Core,
+) -> Result<(), RpcError> {
     let body_version = params
         .and_then(|p| p.get("_meta"))
         .and_then(|m| m.get(meta::PROTOCOL_VERSION))
@@ -178,7 +236,8 @@ fn check_headers(headers: &HeaderMap, method: &str, params: Option<&Map<String, 
                 core.supported_versions().join(", ")
             ));
             if method == "initialize" {
-                error = error.with_data(serde_json::json!({ "supported": core.supported_versions() }));
+                error =
+                    error.with_data(serde_json::json!({ "supported": core.supported_versions() }));
             }
             return Err(error);
         }
@@ -193,9 +252,15 @@ fn check_headers(headers: &HeaderMap, method: &str, params: Option<&Map<String, 
         }
     }
     match header_text(headers, "mcp-method")? {
-        None => return Err(RpcError::header_mismatch("The Mcp-Method header is missing")),
+        None => {
+            return Err(RpcError::header_mismatch(
+                "The Mcp-Method header is missing",
+            ))
+        }
         Some(header) if header != method => {
-            return Err(RpcError::header_mismatch(format!("Mcp-Method header {header:?} does not match the method {method:?}")))
+            return Err(RpcError::header_mismatch(format!(
+                "Mcp-Method header {header:?} does not match the method {method:?}"
+            )))
         }
         Some(_) => {}
     }
@@ -207,7 +272,11 @@ fn check_headers(headers: &HeaderMap, method: &str, params: Option<&Map<String, 
     if let Some(field) = name_field {
         if let Some(body_name) = params.and_then(|p| p.get(field)).and_then(Value::as_str) {
             match header_text(headers, "mcp-name")? {
-                None => return Err(RpcError::header_mismatch(format!("The Mcp-Name header is missing; it must carry params.{field}"))),
+                None => {
+                    return Err(RpcError::header_mismatch(format!(
+                        "The Mcp-Name header is missing; it must carry params.{field}"
+                    )))
+                }
                 Some(header) => {
                     let decoded = decode_sentinel("Mcp-Name", &header)?;
                     if decoded != body_name {
@@ -247,9 +316,15 @@ mod tests {
 
     #[test]
     fn sentinel_values_are_decoded_strictly() {
-        assert_eq!(decode_sentinel("n", "=?base64?SGVsbG8=?=").unwrap(), "Hello");
+        assert_eq!(
+            decode_sentinel("n", "=?base64?SGVsbG8=?=").unwrap(),
+            "Hello"
+        );
         assert!(decode_sentinel("n", "=?base64?SGVsbG8?=").is_err());
         assert!(decode_sentinel("n", "=?base64?SGVs!!!bG8=?=").is_err());
-        assert_eq!(decode_sentinel("n", "=?base64?SGVsbG8=").unwrap(), "=?base64?SGVsbG8=");
+        assert_eq!(
+            decode_sentinel("n", "=?base64?SGVsbG8=").unwrap(),
+            "=?base64?SGVsbG8="
+        );
     }
 }

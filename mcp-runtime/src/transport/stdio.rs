@@ -24,14 +24,21 @@ pub struct StdioConfig {
 
 impl Default for StdioConfig {
     fn default() -> Self {
-        StdioConfig { max_line_bytes: 4 * 1024 * 1024 }
+        StdioConfig {
+            max_line_bytes: 4 * 1024 * 1024,
+        }
     }
 }
 
 type InFlight = Arc<Mutex<HashMap<RequestId, AbortHandle>>>;
 
 /// Serve until `reader` reaches EOF and every in-flight call has answered.
-pub(crate) async fn serve<R, W>(core: Arc<Core>, config: &StdioConfig, reader: R, writer: W) -> std::io::Result<()>
+pub(crate) async fn serve<R, W>(
+    core: Arc<Core>,
+    config: &StdioConfig,
+    reader: R,
+    writer: W,
+) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -46,7 +53,10 @@ where
         match read_line(&mut reader, &mut line, config.max_line_bytes).await? {
             Line::Eof => break,
             Line::TooLong => {
-                let error = RpcError::invalid_request(format!("Message exceeds the {} byte limit of this server", config.max_line_bytes));
+                let error = RpcError::invalid_request(format!(
+                    "Message exceeds the {} byte limit of this server",
+                    config.max_line_bytes
+                ));
                 send(&tx, &error_response(None, &error)).await;
             }
             Line::Complete => {
@@ -92,7 +102,9 @@ async fn handle_line(
             // before it is registered.
             let mut registered = lock(in_flight);
             let handle = tasks.spawn(async move {
-                let answer = modern::handle_request(&core, id.clone(), method, params, Transport::Stdio).await;
+                let answer =
+                    modern::handle_request(&core, id.clone(), method, params, Transport::Stdio)
+                        .await;
                 // Remove before sending: a cancellation arriving now finds nothing to abort.
                 let still_wanted = lock(&registry).remove(&id).is_some();
                 if still_wanted {
@@ -135,7 +147,10 @@ async fn send(tx: &mpsc::Sender<Vec<u8>>, message: &Value) {
     }
 }
 
-async fn write_frames<W: AsyncWrite + Unpin>(mut writer: W, mut rx: mpsc::Receiver<Vec<u8>>) -> std::io::Result<()> {
+async fn write_frames<W: AsyncWrite + Unpin>(
+    mut writer: W,
+    mut rx: mpsc::Receiver<Vec<u8>>,
+) -> std::io::Result<()> {
     while let Some(mut frame) = rx.recv().await {
         frame.push(b'\n');
         writer.write_all(&frame).await?;
@@ -155,7 +170,11 @@ enum Line {
 }
 
 /// Read one line into `line` (without the newline), never holding more than `max` bytes.
-async fn read_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>, line: &mut Vec<u8>, max: usize) -> std::io::Result<Line> {
+async fn read_line<R: AsyncRead + Unpin>(
+    reader: &mut BufReader<R>,
+    line: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<Line> {
     line.clear();
     let mut too_long = false;
     let mut read_any = false;
@@ -188,7 +207,11 @@ async fn read_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>, line: &mut V
             if line.last() == Some(&b'\r') {
                 line.pop();
             }
-            return Ok(if too_long { Line::TooLong } else { Line::Complete });
+            return Ok(if too_long {
+                Line::TooLong
+            } else {
+                Line::Complete
+            });
         }
     }
 }

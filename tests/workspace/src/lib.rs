@@ -57,10 +57,15 @@ pub mod fixtures {
     #[tool(destructive = false, open_world = false)]
     pub async fn place_order(Args(order): Args<NewOrder>) -> Result<Receipt, ToolError> {
         if order.sku == "discontinued" {
-            return Err(ToolError::new("That product is discontinued; pick another SKU.")
-                .with_detail(serde_json::json!({"sku": order.sku})));
+            return Err(
+                ToolError::new("That product is discontinued; pick another SKU.")
+                    .with_detail(serde_json::json!({"sku": order.sku})),
+            );
         }
-        Ok(Receipt { order: 1001, sku: order.sku })
+        Ok(Receipt {
+            order: 1001,
+            sku: order.sku,
+        })
     }
 
     /// Always panics, to show a panic fails only its own call.
@@ -73,7 +78,10 @@ pub mod fixtures {
     #[tool]
     pub async fn needs_elicitation(ctx: RequestContext) -> Result<String, RpcError> {
         ctx.client_capabilities().require("elicitation")?;
-        Ok(format!("elicitation declared on {}", ctx.protocol_version()))
+        Ok(format!(
+            "elicitation declared on {}",
+            ctx.protocol_version()
+        ))
     }
 
     /// Deletes everything (refused by the test authorizer).

@@ -12,22 +12,40 @@ use extra_tools as _;
 
 #[tokio::test]
 async fn tools_from_a_linked_crate_register_themselves() {
-    let app = Server::new("t", "1").only_module("extra_tools").build().unwrap();
+    let app = Server::new("t", "1")
+        .only_module("extra_tools")
+        .build()
+        .unwrap();
     let client = TestClient::new(app);
     let list = client.request("tools/list", json!({})).await;
-    let names: Vec<&str> = list["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["echo", "text.reverse"]);
-    let reversed = client.call_tool("text.reverse", json!({"text": "abc"})).await;
+    let reversed = client
+        .call_tool("text.reverse", json!({"text": "abc"}))
+        .await;
     assert_eq!(reversed["content"][0]["text"], "cba");
 }
 
 #[tokio::test]
 async fn an_explicit_list_restricts_the_served_tools() {
     use mcp_workspace_tests::fixtures;
-    let app = Server::new("t", "1").only(tools![fixtures::add, extra_tools::echo]).build().unwrap();
+    let app = Server::new("t", "1")
+        .only(tools![fixtures::add, extra_tools::echo])
+        .build()
+        .unwrap();
     let client = TestClient::new(app);
     let list = client.request("tools/list", json!({})).await;
-    let names: Vec<&str> = list["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["add", "echo"]);
 }
 
@@ -38,12 +56,28 @@ async fn pages_follow_sealed_cursors_and_tampered_cursors_are_refused() {
     let client = TestClient::new(app);
     let first = client.request("tools/list", json!({})).await;
     assert_eq!(first["result"]["tools"].as_array().unwrap().len(), 4);
-    let cursor = first["result"]["nextCursor"].as_str().expect("a next cursor").to_owned();
-    let second = client.request("tools/list", json!({"cursor": cursor})).await;
-    let rest: Vec<&str> = second["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let cursor = first["result"]["nextCursor"]
+        .as_str()
+        .expect("a next cursor")
+        .to_owned();
+    let second = client
+        .request("tools/list", json!({"cursor": cursor}))
+        .await;
+    let rest: Vec<&str> = second["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
     assert_eq!(rest, ["place_order", "wipe"]);
-    assert!(second["result"].get("nextCursor").is_none(), "the last page has no nextCursor");
-    assert_eq!(second["result"]["cacheScope"], first["result"]["cacheScope"], "S-240: one scope for all pages");
+    assert!(
+        second["result"].get("nextCursor").is_none(),
+        "the last page has no nextCursor"
+    );
+    assert_eq!(
+        second["result"]["cacheScope"], first["result"]["cacheScope"],
+        "S-240: one scope for all pages"
+    );
 
     let mut tampered = cursor.clone().into_bytes();
     let i = tampered.len() - 3;
@@ -58,15 +92,30 @@ async fn pages_follow_sealed_cursors_and_tampered_cursors_are_refused() {
 #[tokio::test]
 async fn cursors_resume_on_another_instance_with_the_same_key() {
     let key = SealKeyBytes::key();
-    let a = TestClient::new(mcp_workspace_tests::server().page_size(2).seal_key(key.clone()).build().unwrap());
-    let b = TestClient::new(mcp_workspace_tests::server().page_size(2).seal_key(key).build().unwrap());
+    let a = TestClient::new(
+        mcp_workspace_tests::server()
+            .page_size(2)
+            .seal_key(key.clone())
+            .build()
+            .unwrap(),
+    );
+    let b = TestClient::new(
+        mcp_workspace_tests::server()
+            .page_size(2)
+            .seal_key(key)
+            .build()
+            .unwrap(),
+    );
     let first = a.request("tools/list", json!({})).await;
     let cursor = first["result"]["nextCursor"].clone();
     let second = b.request("tools/list", json!({"cursor": cursor})).await;
     assert_eq!(second["result"]["tools"][0]["name"], "greet");
     let other = TestClient::new(mcp_workspace_tests::server().page_size(2).build().unwrap());
     let refused = other.request("tools/list", json!({"cursor": cursor})).await;
-    assert_eq!(refused["error"]["code"], -32602, "a different key cannot open it");
+    assert_eq!(
+        refused["error"]["code"], -32602,
+        "a different key cannot open it"
+    );
 }
 
 struct SealKeyBytes;
@@ -92,7 +141,12 @@ impl Authorize for NoDestructiveTools {
 
 #[tokio::test]
 async fn the_authorize_hook_runs_before_every_call() {
-    let client = TestClient::new(mcp_workspace_tests::server().authorize(NoDestructiveTools).build().unwrap());
+    let client = TestClient::new(
+        mcp_workspace_tests::server()
+            .authorize(NoDestructiveTools)
+            .build()
+            .unwrap(),
+    );
     let denied = client.call_tool("wipe", json!({})).await;
     assert_eq!(denied["error"]["code"], -31403);
     assert_eq!(denied["error"]["data"]["reason"], "wipe is destructive");
@@ -112,11 +166,24 @@ async fn a_panicking_handler_fails_its_call_and_the_server_keeps_serving() {
 #[tokio::test]
 async fn args_structs_take_the_whole_arguments_object() {
     let client = TestClient::new(mcp_workspace_tests::server().build().unwrap());
-    let ok = client.call_tool("place_order", json!({"sku": "A-1", "quantity": 2})).await;
-    assert_eq!(ok["structuredContent"], json!({"order": 1001, "sku": "A-1"}));
-    let bad = client.call_tool("place_order", json!({"sku": "A-1", "quantity": 0})).await;
+    let ok = client
+        .call_tool("place_order", json!({"sku": "A-1", "quantity": 2}))
+        .await;
+    assert_eq!(
+        ok["structuredContent"],
+        json!({"order": 1001, "sku": "A-1"})
+    );
+    let bad = client
+        .call_tool("place_order", json!({"sku": "A-1", "quantity": 0}))
+        .await;
     assert_eq!(bad["isError"], true);
-    assert!(bad["content"][0]["text"].as_str().unwrap().contains("/quantity"), "{bad}");
+    assert!(
+        bad["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("/quantity"),
+        "{bad}"
+    );
 }
 
 #[tokio::test]
@@ -128,9 +195,20 @@ async fn hostile_arguments_get_a_clear_error() {
     }
     let reply = client.call_tool("greet", json!({"name": deep})).await;
     assert_eq!(reply["isError"], true);
-    assert!(reply["content"][0]["text"].as_str().unwrap().contains("nested deeper"), "{reply}");
-    let extra = client.call_tool("greet", json!({"name": "Ada", "admin": true})).await;
-    assert_eq!(extra["isError"], true, "unknown arguments are refused: {extra}");
+    assert!(
+        reply["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("nested deeper"),
+        "{reply}"
+    );
+    let extra = client
+        .call_tool("greet", json!({"name": "Ada", "admin": true}))
+        .await;
+    assert_eq!(
+        extra["isError"], true,
+        "unknown arguments are refused: {extra}"
+    );
 }
 
 #[test]
@@ -142,18 +220,35 @@ fn a_tool_needing_missing_state_stops_the_server_at_start() {
     async fn lookup(_db: State<Db>) -> &'static str {
         "found"
     }
-    let error = Server::new("t", "1").only(tools![lookup]).build().err().expect("build fails");
+    let error = Server::new("t", "1")
+        .only(tools![lookup])
+        .build()
+        .err()
+        .expect("build fails");
     let text = error.to_string();
     assert!(text.contains("tool `lookup` takes State<"), "{text}");
-    assert!(Server::new("t", "1").state(Db).only(tools![lookup]).build().is_ok());
+    assert!(Server::new("t", "1")
+        .state(Db)
+        .only(tools![lookup])
+        .build()
+        .is_ok());
 }
 
-async fn http(app: &mcp_runtime::App, request: Request<Body>) -> (u16, Value, axum::http::HeaderMap) {
+async fn http(
+    app: &mcp_runtime::App,
+    request: Request<Body>,
+) -> (u16, Value, axum::http::HeaderMap) {
     let response = app.router().oneshot(request).await.unwrap();
     let status = response.status().as_u16();
     let headers = response.headers().clone();
-    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
-    let body = if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).unwrap() };
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    let body = if bytes.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&bytes).unwrap()
+    };
     (status, body, headers)
 }
 
@@ -164,19 +259,36 @@ async fn http_refuses_foreign_hosts_and_origins() {
     // S-073, S-074: DNS rebinding defence
     let app = mcp_workspace_tests::server().build().unwrap();
     let mut request = http_request(LIST).unwrap();
-    request.headers_mut().insert("host", "evil.example.com".parse().unwrap());
+    request
+        .headers_mut()
+        .insert("host", "evil.example.com".parse().unwrap());
     let (status, body, _) = http(&app, request).await;
     assert_eq!(status, 403);
-    assert!(body.get("id").is_none() && body["error"]["message"].as_str().unwrap().contains("not allowed"));
+    assert!(
+        body.get("id").is_none()
+            && body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("not allowed")
+    );
     let mut request = http_request(LIST).unwrap();
-    request.headers_mut().insert("origin", "http://evil.example.com".parse().unwrap());
+    request
+        .headers_mut()
+        .insert("origin", "http://evil.example.com".parse().unwrap());
     assert_eq!(http(&app, request).await.0, 403);
     let mut request = http_request(LIST).unwrap();
-    request.headers_mut().insert("origin", "http://localhost:3000".parse().unwrap());
+    request
+        .headers_mut()
+        .insert("origin", "http://localhost:3000".parse().unwrap());
     assert_eq!(http(&app, request).await.0, 200);
-    let custom = mcp_workspace_tests::server().allowed_hosts(["mcp.internal"]).build().unwrap();
+    let custom = mcp_workspace_tests::server()
+        .allowed_hosts(["mcp.internal"])
+        .build()
+        .unwrap();
     let mut request = http_request(LIST).unwrap();
-    request.headers_mut().insert("host", "mcp.internal:8443".parse().unwrap());
+    request
+        .headers_mut()
+        .insert("host", "mcp.internal:8443".parse().unwrap());
     assert_eq!(http(&custom, request).await.0, 200);
 }
 
@@ -185,7 +297,12 @@ async fn http_get_and_delete_are_405() {
     // S-110
     let app = mcp_workspace_tests::server().build().unwrap();
     for method in ["GET", "DELETE", "PUT"] {
-        let request = Request::builder().method(method).uri("/mcp").header("host", "localhost").body(Body::empty()).unwrap();
+        let request = Request::builder()
+            .method(method)
+            .uri("/mcp")
+            .header("host", "localhost")
+            .body(Body::empty())
+            .unwrap();
         let (status, body, headers) = http(&app, request).await;
         assert_eq!(status, 405, "{method}");
         assert_eq!(headers["allow"], "POST");
@@ -195,21 +312,36 @@ async fn http_get_and_delete_are_405() {
 
 #[tokio::test]
 async fn http_oversized_bodies_are_413_and_lose_nothing_else() {
-    let app = mcp_workspace_tests::server().max_body_bytes(1024).build().unwrap();
+    let app = mcp_workspace_tests::server()
+        .max_body_bytes(1024)
+        .build()
+        .unwrap();
     let big = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"greet","arguments":{{"name":"{}"}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#,
         "x".repeat(4096)
     );
     let (status, body, _) = http(&app, http_request(&big).unwrap()).await;
     assert_eq!(status, 413);
-    assert!(body["error"]["message"].as_str().unwrap().contains("1024 byte limit"));
-    assert_eq!(http(&app, http_request(LIST).unwrap()).await.0, 200, "the next request is served");
+    assert!(body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("1024 byte limit"));
+    assert_eq!(
+        http(&app, http_request(LIST).unwrap()).await.0,
+        200,
+        "the next request is served"
+    );
 }
 
 #[tokio::test]
 async fn http_malformed_bodies_are_400_with_jsonrpc_errors() {
     let app = mcp_workspace_tests::server().build().unwrap();
-    for (body, code) in [("{not json", -32700), ("[1,2]", -32600), (r#"{"jsonrpc":"2.0","id":1}"#, -32600), (r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, -32600)] {
+    for (body, code) in [
+        ("{not json", -32700),
+        ("[1,2]", -32600),
+        (r#"{"jsonrpc":"2.0","id":1}"#, -32600),
+        (r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, -32600),
+    ] {
         let (status, reply, _) = http(&app, http_request(body).unwrap()).await;
         assert_eq!(status, 400, "{body}");
         assert_eq!(reply["error"]["code"], code, "{body}: {reply}");
@@ -248,7 +380,9 @@ async fn http_headers_must_match_the_body() {
     // Base64-encoded names and surrounding whitespace are accepted.
     for value in ["=?base64?YWRk?=", "  add  "] {
         let mut request = http_request(call).unwrap();
-        request.headers_mut().insert("mcp-name", value.parse().unwrap());
+        request
+            .headers_mut()
+            .insert("mcp-name", value.parse().unwrap());
         let (status, body, _) = http(&app, request).await;
         assert_eq!(status, 200, "{value}: {body}");
         assert_eq!(body["result"]["structuredContent"], 3);
@@ -259,7 +393,14 @@ async fn http_headers_must_match_the_body() {
 async fn http_notifications_are_accepted_without_a_body() {
     // S-078
     let app = mcp_workspace_tests::server().build().unwrap();
-    let (status, body, _) = http(&app, http_request(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#).unwrap()).await;
+    let (status, body, _) = http(
+        &app,
+        http_request(
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+        )
+        .unwrap(),
+    )
+    .await;
     assert_eq!(status, 202);
     assert_eq!(body, Value::Null);
 }
@@ -267,17 +408,29 @@ async fn http_notifications_are_accepted_without_a_body() {
 #[tokio::test]
 async fn the_router_nests_into_an_existing_app() {
     let mcp = mcp_workspace_tests::server().router().unwrap();
-    let app = axum::Router::new().route("/health", axum::routing::get(|| async { "ok" })).merge(mcp);
-    let response = app.clone().oneshot(http_request(LIST).unwrap()).await.unwrap();
+    let app = axum::Router::new()
+        .route("/health", axum::routing::get(|| async { "ok" }))
+        .merge(mcp);
+    let response = app
+        .clone()
+        .oneshot(http_request(LIST).unwrap())
+        .await
+        .unwrap();
     assert_eq!(response.status(), 200);
-    let health = app.oneshot(Request::get("/health").body(Body::empty()).unwrap()).await.unwrap();
+    let health = app
+        .oneshot(Request::get("/health").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
     assert_eq!(health.status(), 200);
 }
 
 #[tokio::test]
 async fn stdio_answers_bad_lines_and_keeps_going() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-    let app = mcp_workspace_tests::server().max_line_bytes(512).build().unwrap();
+    let app = mcp_workspace_tests::server()
+        .max_line_bytes(512)
+        .build()
+        .unwrap();
     let (client, server) = tokio::io::duplex(1 << 16);
     let (sr, sw) = tokio::io::split(server);
     let serving = tokio::spawn(async move { app.serve_io(sr, sw).await });
@@ -294,7 +447,10 @@ async fn stdio_answers_bad_lines_and_keeps_going() {
     assert_eq!(replies.len(), 3, "{replies:?}");
     assert_eq!(replies[0]["error"]["code"], -32700);
     assert_eq!(replies[1]["error"]["code"], -32600);
-    assert!(replies[1]["error"]["message"].as_str().unwrap().contains("512 byte limit"));
+    assert!(replies[1]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("512 byte limit"));
     assert_eq!(replies[2]["id"], 1);
     assert!(replies[2]["result"]["tools"].is_array());
 }
@@ -319,7 +475,14 @@ async fn stdio_finishes_in_flight_calls_after_eof() {
     let mut out = String::new();
     cr.read_to_string(&mut out).await.unwrap();
     serving.await.unwrap().unwrap();
-    let mut ids: Vec<i64> = out.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].as_i64().unwrap()).collect();
+    let mut ids: Vec<i64> = out
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["id"]
+                .as_i64()
+                .unwrap()
+        })
+        .collect();
     ids.sort();
     assert_eq!(ids, (0..50).collect::<Vec<_>>(), "every call answered once");
 }

@@ -12,8 +12,21 @@ async fn my_echo(text: String) -> String {
 
 #[test]
 fn the_same_name_in_two_crates_is_refused_at_start() {
-    let error = Server::new("t", "1").build().err().expect("duplicate names refuse to start").to_string();
-    assert!(error.contains("tool name `echo` is defined more than once"), "{error}");
-    assert!(error.contains("extra_tools"), "names the first place: {error}");
-    assert!(error.contains("duplicate_across_crates"), "names the second place: {error}");
+    let error = Server::new("t", "1")
+        .build()
+        .err()
+        .expect("duplicate names refuse to start")
+        .to_string();
+    assert!(
+        error.contains("tool name `echo` is defined more than once"),
+        "{error}"
+    );
+    assert!(
+        error.contains("extra_tools"),
+        "names the first place: {error}"
+    );
+    assert!(
+        error.contains("duplicate_across_crates"),
+        "names the second place: {error}"
+    );
 }

@@ -5,12 +5,16 @@ use mcp_runtime::testing::Transcript;
 fn transcripts() -> Vec<(String, Transcript)> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("transcripts");
     let mut out = Vec::new();
-    let mut entries: Vec<_> = std::fs::read_dir(&dir).expect("transcripts folder").flatten().collect();
+    let mut entries: Vec<_> = std::fs::read_dir(&dir)
+        .expect("transcripts folder")
+        .flatten()
+        .collect();
     entries.sort_by_key(|e| e.path());
     for entry in entries {
         let path = entry.path();
         let text = std::fs::read_to_string(&path).expect("readable transcript");
-        let transcript = Transcript::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let transcript =
+            Transcript::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         out.push((path.display().to_string(), transcript));
     }
     assert!(!out.is_empty(), "no transcripts found");
@@ -19,16 +23,26 @@ fn transcripts() -> Vec<(String, Transcript)> {
 
 #[tokio::test]
 async fn transcripts_replay_over_stdio() {
-    let app = mcp_workspace_tests::server().build().expect("fixture server builds");
+    let app = mcp_workspace_tests::server()
+        .build()
+        .expect("fixture server builds");
     for (name, transcript) in transcripts() {
-        transcript.replay_stdio(&app).await.unwrap_or_else(|e| panic!("{name} over stdio: {e}"));
+        transcript
+            .replay_stdio(&app)
+            .await
+            .unwrap_or_else(|e| panic!("{name} over stdio: {e}"));
     }
 }
 
 #[tokio::test]
 async fn transcripts_replay_over_http() {
-    let app = mcp_workspace_tests::server().build().expect("fixture server builds");
+    let app = mcp_workspace_tests::server()
+        .build()
+        .expect("fixture server builds");
     for (name, transcript) in transcripts() {
-        transcript.replay_http(&app).await.unwrap_or_else(|e| panic!("{name} over HTTP: {e}"));
+        transcript
+            .replay_http(&app)
+            .await
+            .unwrap_or_else(|e| panic!("{name} over HTTP: {e}"));
     }
 }

@@ -1,0 +1,8 @@
+//! Every diagnostic of `#[tool]`, pinned as `.stderr` beside its case (rustc 1.95).
+//! Regenerate after a deliberate change with `TRYBUILD=overwrite cargo test -p mcp-macros --test ui`.
+
+#[test]
+fn diagnostics() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("tests/ui/*/*.rs");
+}

@@ -1,0 +1,7 @@
+use mcp_runtime::prelude::*;
+
+/// Not a function.
+#[tool]
+struct Thing;
+
+fn main() {}

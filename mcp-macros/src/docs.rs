@@ -15,7 +15,7 @@ pub fn text(attrs: &[Attribute]) -> Option<String> {
                 lit: Lit::Str(s), ..
             }) = &nv.value
             {
-                for line in s.value().lines() {
+                for line in s.value().split('\n') {
                     lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
                 }
             }

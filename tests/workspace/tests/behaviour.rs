@@ -10,6 +10,16 @@ use tower::ServiceExt as _;
 // Link the library crate so its tools register (the linker drops unreferenced crates).
 use extra_tools as _;
 
+/// The names in a `tools/list` response, in order.
+fn tool_names(list: &Value) -> Vec<&str> {
+    list["result"]["tools"]
+        .as_array()
+        .expect("a tools array")
+        .iter()
+        .map(|t| t["name"].as_str().expect("a name"))
+        .collect()
+}
+
 #[tokio::test]
 async fn tools_from_a_linked_crate_register_themselves() {
     let app = Server::new("t", "1")

@@ -28,12 +28,7 @@ async fn tools_from_a_linked_crate_register_themselves() {
         .unwrap();
     let client = TestClient::new(app);
     let list = client.request("tools/list", json!({})).await;
-    let names: Vec<&str> = list["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let names = tool_names(&list);
     assert_eq!(names, ["echo", "text.reverse"]);
     let reversed = client
         .call_tool("text.reverse", json!({"text": "abc"}))
@@ -50,12 +45,7 @@ async fn an_explicit_list_restricts_the_served_tools() {
         .unwrap();
     let client = TestClient::new(app);
     let list = client.request("tools/list", json!({})).await;
-    let names: Vec<&str> = list["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let names = tool_names(&list);
     assert_eq!(names, ["add", "echo"]);
 }
 
@@ -73,12 +63,7 @@ async fn pages_follow_sealed_cursors_and_tampered_cursors_are_refused() {
     let second = client
         .request("tools/list", json!({"cursor": cursor}))
         .await;
-    let rest: Vec<&str> = second["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let rest = tool_names(&second);
     assert_eq!(rest, ["place_order", "wipe"]);
     assert!(
         second["result"].get("nextCursor").is_none(),

@@ -1,4 +1,4 @@
-//! Attribute macros for `mcp-runtime`. Depend on `mcp-runtime`, which re-exports them; the
+//! Attribute macros for `mcp-runtime`: `#[tool]`, `#[resource]` and `#[prompt]`. Depend on `mcp-runtime`, which re-exports them; the
 //! generated code names `::mcp_runtime::__private` only.
 //!
 //! Each macro is a pipeline in its own folder: `parse` (tokens to syntax), `model` (what the
@@ -10,6 +10,10 @@
 
 mod docs;
 mod errors;
+mod options;
+mod prompt;
+mod resource;
+mod sig;
 mod tool;
 
 use proc_macro::TokenStream;
@@ -20,9 +24,32 @@ use proc_macro::TokenStream;
 /// `read_only`, `destructive`, `idempotent`, `open_world` (each may also be `= false`).
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let output = tool::expand(attr.into(), item.into());
+    debug(tool::expand(attr.into(), item.into())).into()
+}
+
+/// Turns an async (or sync) function into an MCP resource or resource template.
+///
+/// `#[resource("orders://<id>")]`: `<name>` matches one path segment and `<name..>` the rest
+/// of the URI; each binds to the parameter of the same name. Options: `name`, `title`,
+/// `description`, `mime`, `size`, `audience`, `priority`, `ttl = "30s"`,
+/// `cache = public|private`, `complete(var = completer_fn)`.
+#[proc_macro_attribute]
+pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
+    debug(resource::expand(attr.into(), item.into())).into()
+}
+
+/// Turns an async (or sync) function into an MCP prompt.
+///
+/// Parameters become prompt arguments (required unless `Option`). Options: `name`,
+/// `title`, `description`, `complete(arg = completer_fn)`.
+#[proc_macro_attribute]
+pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
+    debug(prompt::expand(attr.into(), item.into())).into()
+}
+
+fn debug(output: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     if std::env::var_os("MCP_MACROS_DEBUG").is_some() {
         eprintln!("{output}");
     }
-    output.into()
+    output
 }

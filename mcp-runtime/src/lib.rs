@@ -1,6 +1,7 @@
 //! Declarative MCP servers.
 //!
-//! Write plain functions, mark them `#[tool]`, and serve them over stdio or Streamable
+//! Write plain functions, mark them `#[tool]`, `#[resource("scheme://<id>")]` or
+//! `#[prompt]`, and serve them over stdio or Streamable
 //! HTTP to any client of the MCP 2026-07-28 revision:
 //!
 //! ```no_run
@@ -45,23 +46,35 @@ pub mod validate;
 
 pub use crate::core::output::{IntoToolResult, Json};
 pub use crate::core::{
-    Args, ClientCapabilities, RequestContext, State, ToolError, ToolParam, Transport,
+    Args, ClientCapabilities, Complete, FromContext, FromUriParam, IntoCompletion, IntoContents,
+    IntoPromptResult, PromptParam, RequestContext, State, ToolError, ToolParam, Transport,
 };
 pub use crate::policy::auth::{Action, AllowAll, Authorize, Denied};
 pub use crate::policy::cache::{CacheHints, CacheScope};
 pub use crate::policy::seal::SealKey;
-pub use crate::protocol::{CallToolResult, Content, RpcError};
-pub use crate::registry::{BuildError, ToolRef};
+pub use crate::protocol::{
+    Annotations, CallToolResult, Completion, Content, GetPromptResult, PromptMessage,
+    ResourceContents, Role, RpcError,
+};
+pub use crate::registry::{BuildError, PromptRef, ResourceRef, ToolRef};
 pub use crate::server::{App, Server};
 
 /// Turns an async (or sync) function into an MCP tool. See the crate docs and the book.
 pub use mcp_macros::tool;
 
+/// Turns an async (or sync) function into an MCP resource or resource template:
+/// `#[resource("orders://<id>")]`. See the book's "Resources" chapter.
+pub use mcp_macros::resource;
+
+/// Turns an async (or sync) function into an MCP prompt. See the book's "Prompts" chapter.
+pub use mcp_macros::prompt;
+
 /// What most servers need in one import.
 pub mod prelude {
     pub use crate::{
-        tool, tools, Action, Args, Authorize, CacheHints, CacheScope, CallToolResult, Content,
-        Denied, Json, RequestContext, RpcError, Server, State, ToolError,
+        prompt, prompts, resource, resources, tool, tools, Action, Args, Authorize, CacheHints,
+        CacheScope, CallToolResult, Complete, Completion, Content, Denied, GetPromptResult, Json,
+        PromptMessage, RequestContext, ResourceContents, RpcError, Server, State, ToolError,
     };
 }
 
@@ -70,6 +83,22 @@ pub mod prelude {
 macro_rules! tools {
     ($($path:path),* $(,)?) => {
         [$($crate::ToolRef::of::<$path>()),*]
+    };
+}
+
+/// Names resources by path for [`Server::only_resources`]: `resources![order, files::file]`.
+#[macro_export]
+macro_rules! resources {
+    ($($path:path),* $(,)?) => {
+        [$($crate::ResourceRef::of::<$path>()),*]
+    };
+}
+
+/// Names prompts by path for [`Server::only_prompts`]: `prompts![review, support::triage]`.
+#[macro_export]
+macro_rules! prompts {
+    ($($path:path),* $(,)?) => {
+        [$($crate::PromptRef::of::<$path>()),*]
     };
 }
 
@@ -115,9 +144,21 @@ pub mod __private {
         tag_of, FailureDisplay, FailureExplicit, OutputExplicit, OutputStructured, OutputText,
         SplitPlain, SplitResult, Tag,
     };
-    pub use crate::core::{CallParts, RequestContext, ToolParam};
-    pub use crate::protocol::{CallToolResult, RpcError};
-    pub use crate::registry::{ParamSpec, ToolDef, ToolItem, ToolRegistration};
+    pub use crate::core::returns::{RpcFailureDisplay, RpcFailureExplicit};
+    pub use crate::core::{
+        CallParts, Complete, FromContext, FromUriParam, IntoCompletion, IntoContents,
+        IntoPromptResult, PromptParam, PromptParts, RequestContext, ToolParam,
+    };
+    pub use crate::policy::cache::CacheScope;
+    pub use crate::protocol::{
+        CallToolResult, Completion, GetPromptResult, ResourceContents, Role, RpcError,
+    };
+    pub use crate::registry::uri::Piece;
+    pub use crate::registry::{
+        CompleteFuture, Completer, ParamSpec, PromptDef, PromptFuture, PromptItem,
+        PromptRegistration, ReadFuture, ReadRequest, ResourceDef, ResourceItem,
+        ResourceRegistration, ToolDef, ToolItem, ToolRegistration,
+    };
     pub use futures_util::future::BoxFuture;
     pub use inventory;
     pub use schemars::{self, Schema, SchemaGenerator};
@@ -130,5 +171,37 @@ pub mod __private {
         F: std::future::Future<Output = Result<CallToolResult, RpcError>> + Send + 'static,
     {
         Box::pin(future)
+    }
+
+    /// Box a resource read's future.
+    pub fn boxed_read<F>(future: F) -> ReadFuture
+    where
+        F: std::future::Future<Output = Result<Vec<ResourceContents>, RpcError>> + Send + 'static,
+    {
+        Box::pin(future)
+    }
+
+    /// Box a prompt's future.
+    pub fn boxed_prompt<F>(future: F) -> PromptFuture
+    where
+        F: std::future::Future<Output = Result<GetPromptResult, RpcError>> + Send + 'static,
+    {
+        Box::pin(future)
+    }
+
+    /// Box a completer's future.
+    pub fn boxed_complete<F>(future: F) -> CompleteFuture
+    where
+        F: std::future::Future<Output = Result<Completion, RpcError>> + Send + 'static,
+    {
+        Box::pin(future)
+    }
+
+    /// -32602 for a URI variable that does not parse as the parameter's type.
+    pub fn bad_uri_param(uri: &str, name: &str, reason: String) -> RpcError {
+        RpcError::invalid_params(format!(
+            "Invalid URI {uri}: `{name}` could not be parsed: {reason}"
+        ))
+        .with_data(serde_json::json!({ "uri": uri, "parameter": name, "reason": reason }))
     }
 }

@@ -3,18 +3,22 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use crate::core::PagedList;
 use crate::core::{Core, StateMap};
 use crate::policy::auth::{AllowAll, Authorize, SharedAuthorize};
 use crate::policy::cache::CacheHints;
-use crate::policy::paging::Cursors;
 use crate::policy::seal::{SealKey, Sealer, SEAL_KEY_ENV};
 use crate::protocol::{version, Implementation};
-use crate::registry::{BuildError, Catalog, ToolDef, ToolRef, ToolRegistration};
+use crate::registry::{
+    BuildError, Catalog, Defs, PromptDef, PromptRef, PromptRegistration, ResourceDef, ResourceRef,
+    ResourceRegistration, ToolDef, ToolRef, ToolRegistration,
+};
 use crate::transport::http::HttpConfig;
 use crate::transport::stdio::StdioConfig;
 use crate::Error;
 
-/// Builds an MCP server from the `#[tool]` functions linked into the binary.
+/// Builds an MCP server from the `#[tool]`, `#[resource]` and `#[prompt]` functions linked
+/// into the binary.
 ///
 /// ```no_run
 /// use mcp_runtime::prelude::*;
@@ -35,10 +39,11 @@ pub struct Server {
     instructions: Option<String>,
     states: StateMap,
     authorize: SharedAuthorize,
-    only: Option<Vec<&'static ToolDef>>,
+    only: Option<Selection>,
     modules: Vec<String>,
     page_size: usize,
     list_cache: CacheHints,
+    read_cache: CacheHints,
     discover_cache: CacheHints,
     seal_key: Option<SealKey>,
     http: HttpConfig,
@@ -63,6 +68,7 @@ impl Server {
             modules: Vec::new(),
             page_size: 100,
             list_cache: CacheHints::default(),
+            read_cache: CacheHints::default(),
             discover_cache: CacheHints::default(),
             seal_key: None,
             http: HttpConfig::default(),
@@ -88,29 +94,51 @@ impl Server {
         self
     }
 
-    /// The hook that runs before every tool call. Default: allow everything.
+    /// The hook that runs before every tool call, resource read and prompt get.
+    /// Default: allow everything.
     pub fn authorize<A: Authorize>(mut self, hook: A) -> Self {
         self.authorize = Arc::new(hook);
         self
     }
 
     /// Serve only these tools (name them with `tools![a, module::b]`), instead of every
-    /// `#[tool]` in the binary. Combines with [`Server::only_module`].
+    /// `#[tool]`, `#[resource]` and `#[prompt]` in the binary. Combines with
+    /// [`Server::only_resources`], [`Server::only_prompts`] and [`Server::only_module`].
     pub fn only(mut self, tools: impl IntoIterator<Item = ToolRef>) -> Self {
         self.only
-            .get_or_insert_with(Vec::new)
+            .get_or_insert_with(Selection::default)
+            .tools
             .extend(tools.into_iter().map(|t| t.0));
         self
     }
 
-    /// Serve the tools defined in module `path` (as `module_path!()` names it, e.g.
-    /// `"my_crate::billing"`) and its submodules. Combines with [`Server::only`].
+    /// Serve only these resources (`resources![a, module::b]`); see [`Server::only`].
+    pub fn only_resources(mut self, resources: impl IntoIterator<Item = ResourceRef>) -> Self {
+        self.only
+            .get_or_insert_with(Selection::default)
+            .resources
+            .extend(resources.into_iter().map(|r| r.0));
+        self
+    }
+
+    /// Serve only these prompts (`prompts![a, module::b]`); see [`Server::only`].
+    pub fn only_prompts(mut self, prompts: impl IntoIterator<Item = PromptRef>) -> Self {
+        self.only
+            .get_or_insert_with(Selection::default)
+            .prompts
+            .extend(prompts.into_iter().map(|p| p.0));
+        self
+    }
+
+    /// Serve the tools, resources and prompts defined in module `path` (as `module_path!()`
+    /// names it, e.g. `"my_crate::billing"`) and its submodules. Combines with
+    /// [`Server::only`].
     pub fn only_module(mut self, path: impl Into<String>) -> Self {
         self.modules.push(path.into());
         self
     }
 
-    /// Entries per `tools/list` page (default 100).
+    /// Entries per page of every list method (default 100).
     pub fn page_size(mut self, size: usize) -> Self {
         self.page_size = size.max(1);
         self
@@ -119,6 +147,13 @@ impl Server {
     /// Cache hints on list results (default one minute, public).
     pub fn list_cache(mut self, hints: CacheHints) -> Self {
         self.list_cache = hints;
+        self
+    }
+
+    /// Cache hints on `resources/read` results (default one minute, public). A resource's
+    /// own `ttl` / `cache` options take precedence.
+    pub fn read_cache(mut self, hints: CacheHints) -> Self {
+        self.read_cache = hints;
         self
     }
 
@@ -172,21 +207,29 @@ impl Server {
         let states = Arc::new(self.states);
         let catalog = Catalog::build(defs, self.page_size, &|id| states.contains(id))
             .map_err(Error::Build)?;
-        let tool_cursors = Cursors::new(
-            &sealer,
-            "tools/list",
-            catalog.page_count(),
-            catalog.fingerprint(),
-        )
-        .map_err(|e| Error::Build(vec![BuildError::Config(e)]))?;
+        let paged = |method, field, listing| {
+            PagedList::new(&sealer, method, field, listing)
+                .map_err(|e| Error::Build(vec![BuildError::Config(e)]))
+        };
+        let lists = crate::core::Lists {
+            tools: paged("tools/list", "tools", catalog.tool_listing())?,
+            resources: paged("resources/list", "resources", catalog.resource_listing())?,
+            templates: paged(
+                "resources/templates/list",
+                "resourceTemplates",
+                catalog.template_listing(),
+            )?,
+            prompts: paged("prompts/list", "prompts", catalog.prompt_listing())?,
+        };
         let core = Core {
             catalog,
-            tool_cursors,
+            lists,
             authorize: self.authorize,
             states,
             info: self.info,
             instructions: self.instructions,
             list_cache: self.list_cache,
+            read_cache: self.read_cache,
             discover_cache: self.discover_cache,
             supported_versions: version::MODERN_VERSIONS.to_vec(),
         };
@@ -230,28 +273,73 @@ impl Server {
     }
 }
 
-fn select(only: Option<Vec<&'static ToolDef>>, modules: &[String]) -> Vec<&'static ToolDef> {
-    let all = inventory::iter::<ToolRegistration>.into_iter().map(|r| r.0);
-    if only.is_none() && modules.is_empty() {
+/// Items named explicitly with `Server::only*`.
+#[derive(Default)]
+struct Selection {
+    tools: Vec<&'static ToolDef>,
+    resources: Vec<&'static ResourceDef>,
+    prompts: Vec<&'static PromptDef>,
+}
+
+fn in_modules(modules: &[String], module_path: &str) -> bool {
+    modules.iter().any(|m| {
+        module_path == m
+            || module_path
+                .strip_prefix(m.as_str())
+                .is_some_and(|rest| rest.starts_with("::"))
+    })
+}
+
+/// Everything registered, or what `only*` and `only_module` pick (each item once).
+fn pick<T: 'static>(
+    all: impl Iterator<Item = &'static T>,
+    named: Option<&Vec<&'static T>>,
+    modules: &[String],
+    module_of: fn(&T) -> &'static str,
+    filtering: bool,
+) -> Vec<&'static T> {
+    if !filtering {
         return all.collect();
     }
-    let only = only.unwrap_or_default();
-    let in_modules = |def: &ToolDef| {
-        modules.iter().any(|m| {
-            def.module_path == m
-                || def
-                    .module_path
-                    .strip_prefix(m.as_str())
-                    .is_some_and(|rest| rest.starts_with("::"))
-        })
-    };
-    let mut picked: Vec<&'static ToolDef> = all.filter(|d| in_modules(d)).collect();
-    for def in only {
-        if !picked.iter().any(|p| std::ptr::eq(*p, def)) {
+    let mut picked: Vec<&'static T> = all.filter(|d| in_modules(modules, module_of(d))).collect();
+    for def in named.into_iter().flatten() {
+        if !picked.iter().any(|p| std::ptr::eq(*p, *def)) {
             picked.push(def);
         }
     }
     picked
+}
+
+fn select(only: Option<Selection>, modules: &[String]) -> Defs {
+    let filtering = only.is_some() || !modules.is_empty();
+    let only = only.unwrap_or_default();
+    Defs {
+        tools: pick(
+            inventory::iter::<ToolRegistration>.into_iter().map(|r| r.0),
+            Some(&only.tools),
+            modules,
+            |d| d.module_path,
+            filtering,
+        ),
+        resources: pick(
+            inventory::iter::<ResourceRegistration>
+                .into_iter()
+                .map(|r| r.0),
+            Some(&only.resources),
+            modules,
+            |d| d.module_path,
+            filtering,
+        ),
+        prompts: pick(
+            inventory::iter::<PromptRegistration>
+                .into_iter()
+                .map(|r| r.0),
+            Some(&only.prompts),
+            modules,
+            |d| d.module_path,
+            filtering,
+        ),
+    }
 }
 
 /// A built server, ready to serve on any transport. Cheap to clone.

@@ -5,59 +5,15 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{FnArg, ItemFn};
 
 use super::model::Model;
 use super::parse::Parsed;
-use crate::docs;
+use crate::options::{encode, opt_str};
+use crate::sig::{self, clean_fn};
 
-/// The function as written, minus parameter doc comments (rustc rejects those in output).
-fn clean_fn(func: &ItemFn) -> ItemFn {
-    let mut func = func.clone();
-    for input in func.sig.inputs.iter_mut() {
-        if let FnArg::Typed(pt) = input {
-            pt.attrs.retain(|a| !docs::is_doc(a));
-        }
-    }
-    func
-}
-
-/// What is emitted when the declaration has errors: the function and the name item, so the
-/// errors are the only messages.
+/// What is emitted when the declaration has errors.
 pub fn stub(parsed: &Parsed) -> TokenStream {
-    let func = clean_fn(&parsed.func);
-    // A method sits in an impl block, where the name item cannot go: emit the function only.
-    if matches!(func.sig.inputs.first(), Some(FnArg::Receiver(_))) {
-        return quote!(#func);
-    }
-    let ident = &func.sig.ident;
-    let vis = &func.vis;
-    quote! {
-        #func
-        #[allow(non_camel_case_types, dead_code)]
-        #[doc(hidden)]
-        #vis struct #ident {}
-    }
-}
-
-/// Encode a tool name into identifier characters, injectively.
-fn encode(name: &str) -> String {
-    let mut out = String::new();
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c);
-        } else {
-            out.push_str(&format!("_{:x}", c as u32));
-        }
-    }
-    out
-}
-
-fn opt_str(value: &Option<String>) -> TokenStream {
-    match value {
-        Some(s) => quote!(::core::option::Option::Some(#s)),
-        None => quote!(::core::option::Option::None),
-    }
+    sig::stub(&parsed.func)
 }
 
 fn opt_bool(value: Option<bool>) -> TokenStream {

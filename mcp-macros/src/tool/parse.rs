@@ -1,30 +1,11 @@
 //! Tokens to syntax: the attribute's options and the function item.
 
 use proc_macro2::TokenStream;
-use syn::parse::{Parse, ParseStream};
-use syn::punctuated::Punctuated;
-use syn::{Expr, Ident, ItemFn, Token};
+use syn::ItemFn;
 
 use crate::errors::Errors;
 
-/// One `key` or `key = value` inside `#[tool(...)]`.
-pub struct RawOption {
-    pub key: Ident,
-    pub value: Option<Expr>,
-}
-
-impl Parse for RawOption {
-    fn parse(input: ParseStream) -> syn::Result<Self> {
-        let key: Ident = input.call(syn::ext::IdentExt::parse_any)?;
-        let value = if input.peek(Token![=]) {
-            input.parse::<Token![=]>()?;
-            Some(input.parse()?)
-        } else {
-            None
-        };
-        Ok(RawOption { key, value })
-    }
-}
+pub use crate::options::RawOption;
 
 pub struct Parsed {
     pub options: Vec<RawOption>,
@@ -32,21 +13,9 @@ pub struct Parsed {
 }
 
 pub fn parse(attr: TokenStream, item: TokenStream, errors: &mut Errors) -> Option<Parsed> {
-    let func = match syn::parse2::<ItemFn>(item) {
-        Ok(f) => f,
-        Err(e) => {
-            errors.push(syn::Error::new(
-                e.span(),
-                "#[tool] goes on a function (`async fn name(..) -> T { .. }`)",
-            ));
-            return None;
-        }
-    };
-    let options = match syn::parse::Parser::parse2(
-        Punctuated::<RawOption, Token![,]>::parse_terminated,
-        attr,
-    ) {
-        Ok(list) => list.into_iter().collect(),
+    let func = crate::sig::parse_fn(item, "tool", errors)?;
+    let options = match syn::parse::Parser::parse2(crate::options::parse_list, attr) {
+        Ok(list) => list,
         Err(e) => {
             errors.push(syn::Error::new(
                 e.span(),

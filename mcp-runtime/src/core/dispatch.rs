@@ -9,9 +9,9 @@ use serde_json::{json, Map, Value};
 use crate::policy::auth::{Action, SharedAuthorize};
 use crate::policy::paging::Cursors;
 use crate::protocol::{codes, Implementation, RpcError};
-use crate::registry::Catalog;
+use crate::registry::{Catalog, Completer, Listing, ReadRequest};
 
-use super::{RequestContext, StateMap};
+use super::{Complete, RequestContext, StateMap};
 
 pub use crate::policy::cache::CacheHints;
 
@@ -40,12 +40,13 @@ pub enum Reply {
 /// The era-neutral server: catalog, policies and the method handlers.
 pub struct Core {
     pub(crate) catalog: Catalog,
-    pub(crate) tool_cursors: Cursors,
+    pub(crate) lists: Lists,
     pub(crate) authorize: SharedAuthorize,
     pub(crate) states: Arc<StateMap>,
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
     pub(crate) list_cache: CacheHints,
+    pub(crate) read_cache: CacheHints,
     pub(crate) discover_cache: CacheHints,
     pub(crate) supported_versions: Vec<&'static str>,
 }
@@ -55,9 +56,39 @@ impl Core {
     pub fn serves(&self, method: &str) -> bool {
         match method {
             "server/discover" => true,
-            "tools/list" | "tools/call" => !self.catalog.tools().is_empty(),
+            "tools/list" | "tools/call" => self.has_tools(),
+            "resources/list" | "resources/templates/list" | "resources/read" => {
+                self.has_resources()
+            }
+            "prompts/list" | "prompts/get" => self.has_prompts(),
+            "completion/complete" => self.has_completions(),
             _ => false,
         }
+    }
+
+    fn has_tools(&self) -> bool {
+        !self.catalog.tools().is_empty()
+    }
+
+    fn has_resources(&self) -> bool {
+        !self.catalog.resources().is_empty() || !self.catalog.templates().is_empty()
+    }
+
+    fn has_prompts(&self) -> bool {
+        !self.catalog.prompts().is_empty()
+    }
+
+    /// Completion is served when some prompt or resource template declares a completer.
+    fn has_completions(&self) -> bool {
+        self.catalog
+            .prompts()
+            .iter()
+            .any(|p| !p.def.completions.is_empty())
+            || self
+                .catalog
+                .templates()
+                .iter()
+                .any(|t| !t.def.completions.is_empty())
     }
 
     /// The server's name and version.
@@ -73,18 +104,37 @@ impl Core {
     /// Capabilities derived from what is registered.
     pub fn capabilities(&self) -> Value {
         let mut caps = Map::new();
-        if !self.catalog.tools().is_empty() {
+        if self.has_tools() {
             caps.insert("tools".into(), json!({}));
+        }
+        if self.has_resources() {
+            caps.insert("resources".into(), json!({}));
+        }
+        if self.has_prompts() {
+            caps.insert("prompts".into(), json!({}));
+        }
+        if self.has_completions() {
+            caps.insert("completions".into(), json!({}));
         }
         Value::Object(caps)
     }
 
     /// Handle one request.
     pub async fn handle(&self, call: Call) -> Reply {
-        match call.ctx.method() {
+        let method = call.ctx.method().to_owned();
+        if !self.serves(&method) {
+            return Reply::Error(RpcError::method_not_found(&method));
+        }
+        match method.as_str() {
             "server/discover" => self.discover(),
-            "tools/list" if self.serves("tools/list") => self.list_tools(&call.params),
-            "tools/call" if self.serves("tools/call") => self.call_tool(call).await,
+            "tools/list" => self.list(&self.lists.tools, &call.params),
+            "tools/call" => self.call_tool(call).await,
+            "resources/list" => self.list(&self.lists.resources, &call.params),
+            "resources/templates/list" => self.list(&self.lists.templates, &call.params),
+            "resources/read" => self.read_resource(call).await,
+            "prompts/list" => self.list(&self.lists.prompts, &call.params),
+            "prompts/get" => self.get_prompt(call).await,
+            "completion/complete" => self.complete(call).await,
             other => Reply::Error(RpcError::method_not_found(other)),
         }
     }
@@ -102,15 +152,18 @@ impl Core {
         }
     }
 
-    fn list_tools(&self, params: &Map<String, Value>) -> Reply {
+    fn list(&self, list: &PagedList, params: &Map<String, Value>) -> Reply {
         let page = match params.get("cursor") {
             None | Some(Value::Null) => 0,
-            Some(Value::String(cursor)) => match self.tool_cursors.page_of(cursor) {
+            Some(Value::String(cursor)) => match list.cursors.page_of(cursor) {
                 Some(page) => page,
                 None => {
                     return Reply::Error(
-                        RpcError::invalid_params("Invalid cursor: it was not issued by this server's tools/list; list again without a cursor")
-                            .with_data(json!({ "cursor": cursor })),
+                        RpcError::invalid_params(format!(
+                            "Invalid cursor: it was not issued by this server's {}; list again without a cursor",
+                            list.method
+                        ))
+                        .with_data(json!({ "cursor": cursor })),
                     )
                 }
             },
@@ -118,14 +171,11 @@ impl Core {
         };
         let mut body = Map::new();
         body.insert(
-            "tools".into(),
-            self.catalog
-                .page(page)
-                .cloned()
-                .unwrap_or_else(|| json!([])),
+            list.field.into(),
+            list.pages.get(page).cloned().unwrap_or_else(|| json!([])),
         );
-        if page + 1 < self.catalog.page_count() {
-            if let Some(next) = self.tool_cursors.cursor_for(page + 1) {
+        if page + 1 < list.pages.len() {
+            if let Some(next) = list.cursors.cursor_for(page + 1) {
                 body.insert("nextCursor".into(), Value::String(next.to_owned()));
             }
         }
@@ -160,25 +210,12 @@ impl Core {
                     .with_data(json!({ "name": name })),
             );
         };
-        if let Err(denied) = self
-            .authorize
-            .check(
-                &ctx,
-                &Action::CallTool {
-                    tool: tool.def,
-                    arguments: &arguments,
-                },
-            )
-            .await
-        {
-            tracing::info!(tool = %name, reason = %denied, "call refused by the Authorize hook");
-            return Reply::Error(
-                RpcError::new(
-                    codes::ACCESS_DENIED,
-                    format!("Access denied to tool {name}: {denied}"),
-                )
-                .with_data(json!({ "name": name, "reason": denied.reason() })),
-            );
+        let action = Action::CallTool {
+            tool: tool.def,
+            arguments: &arguments,
+        };
+        if let Err(reply) = self.check(&ctx, &action, ("tool", &name)).await {
+            return reply;
         }
         let args_value = Value::Object(arguments);
         if let Err(problems) = tool.validator.check(&args_value) {
@@ -193,21 +230,336 @@ impl Core {
             Value::Object(arguments) => arguments,
             _ => Map::new(),
         };
-        match AssertUnwindSafe((tool.def.call)(ctx, arguments))
-            .catch_unwind()
+        match guarded(&format!("tool {name}"), (tool.def.call)(ctx, arguments)).await {
+            Ok(result) => tool_result(result),
+            Err(error) => Reply::Error(error),
+        }
+    }
+}
+
+impl Core {
+    async fn read_resource(&self, call: Call) -> Reply {
+        let Call { ctx, params } = call;
+        let uri = match params.get("uri") {
+            Some(Value::String(uri)) => uri.clone(),
+            _ => {
+                return Reply::Error(RpcError::invalid_params(
+                    "resources/read needs params.uri, the resource's URI as a string",
+                ))
+            }
+        };
+        let Some((resource, uri_params)) = self.catalog.resolve(&uri) else {
+            return Reply::Error(RpcError::resource_not_found(&uri));
+        };
+        let def = resource.def;
+        if let Err(reply) = self
+            .check(
+                &ctx,
+                &Action::ReadResource {
+                    resource: def,
+                    uri: &uri,
+                },
+                ("resource", &uri),
+            )
             .await
         {
-            Ok(Ok(result)) => tool_result(result),
-            Ok(Err(error)) => Reply::Error(error),
-            Err(panic) => {
-                let message = panic_message(&panic);
-                tracing::error!(tool = %name, panic = %message, "tool handler panicked");
-                Reply::Error(RpcError::internal(format!(
-                    "Internal error: tool {name} failed unexpectedly"
-                )))
+            return reply;
+        }
+        let request = ReadRequest {
+            uri: uri.clone(),
+            params: uri_params,
+        };
+        let contents = match guarded(&uri, (def.read)(ctx, request)).await {
+            Ok(contents) => contents,
+            Err(error) => return Reply::Error(error),
+        };
+        let mut body = Map::new();
+        body.insert(
+            "contents".into(),
+            serde_json::to_value(contents).unwrap_or_else(|_| json!([])),
+        );
+        let hints = CacheHints {
+            ttl: def
+                .ttl_ms
+                .map(std::time::Duration::from_millis)
+                .unwrap_or(self.read_cache.ttl),
+            scope: def.cache_scope.unwrap_or(self.read_cache.scope),
+        };
+        Reply::Complete {
+            body,
+            cache: Some(hints),
+        }
+    }
+
+    async fn get_prompt(&self, call: Call) -> Reply {
+        let Call { ctx, mut params } = call;
+        let name = match params.get("name") {
+            Some(Value::String(name)) => name.clone(),
+            _ => {
+                return Reply::Error(RpcError::invalid_params(
+                    "prompts/get needs params.name, the prompt's name as a string",
+                ))
+            }
+        };
+        let Some(prompt) = self.catalog.prompt(&name) else {
+            return Reply::Error(
+                RpcError::invalid_params(format!("Unknown prompt: {name}"))
+                    .with_data(json!({ "name": name })),
+            );
+        };
+        let arguments = match params.remove("arguments") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(args)) => args,
+            Some(_) => {
+                return Reply::Error(RpcError::invalid_params(
+                    "params.arguments must be an object of strings",
+                ))
+            }
+        };
+        if let Err(reply) = self
+            .check(
+                &ctx,
+                &Action::GetPrompt {
+                    prompt: prompt.def,
+                    arguments: &arguments,
+                },
+                ("prompt", &name),
+            )
+            .await
+        {
+            return reply;
+        }
+        if let Err(error) = check_prompt_arguments(&prompt.prompt, &arguments) {
+            return Reply::Error(error);
+        }
+        match guarded(&name, (prompt.def.get)(ctx, arguments)).await {
+            Ok(result) => match serde_json::to_value(result) {
+                Ok(Value::Object(body)) => Reply::Complete { body, cache: None },
+                _ => Reply::Error(RpcError::internal(
+                    "Internal error: the prompt could not be serialized",
+                )),
+            },
+            Err(error) => Reply::Error(error),
+        }
+    }
+
+    async fn complete(&self, call: Call) -> Reply {
+        let Call { ctx, params } = call;
+        let reference = params.get("ref").and_then(Value::as_object);
+        let argument = params.get("argument").and_then(Value::as_object);
+        let (Some(reference), Some(argument)) = (reference, argument) else {
+            return Reply::Error(RpcError::invalid_params(
+                "completion/complete needs params.ref ({type, name|uri}) and params.argument ({name, value})",
+            ));
+        };
+        let (Some(arg_name), Some(value)) = (
+            argument.get("name").and_then(Value::as_str),
+            argument.get("value").and_then(Value::as_str),
+        ) else {
+            return Reply::Error(RpcError::invalid_params(
+                "params.argument needs string fields name and value",
+            ));
+        };
+        let (completers, known): (&[Completer], Vec<String>) =
+            match reference.get("type").and_then(Value::as_str) {
+                Some("ref/prompt") => {
+                    let name = reference.get("name").and_then(Value::as_str).unwrap_or("");
+                    let Some(prompt) = self.catalog.prompt(name) else {
+                        return Reply::Error(
+                            RpcError::invalid_params(format!("Unknown prompt: {name}"))
+                                .with_data(json!({ "name": name })),
+                        );
+                    };
+                    (
+                        prompt.def.completions,
+                        prompt
+                            .prompt
+                            .arguments
+                            .iter()
+                            .map(|a| a.name.clone())
+                            .collect(),
+                    )
+                }
+                Some("ref/resource") => {
+                    let uri = reference.get("uri").and_then(Value::as_str).unwrap_or("");
+                    let Some(template) = self.catalog.template(uri) else {
+                        return Reply::Error(
+                            RpcError::invalid_params(format!("Unknown resource template: {uri}"))
+                                .with_data(json!({ "uri": uri })),
+                        );
+                    };
+                    (
+                        template.def.completions,
+                        template
+                            .def
+                            .template
+                            .iter()
+                            .filter_map(|p| match p {
+                                crate::registry::uri::Piece::Segment(n)
+                                | crate::registry::uri::Piece::Rest(n) => Some((*n).to_owned()),
+                                crate::registry::uri::Piece::Literal(_) => None,
+                            })
+                            .collect(),
+                    )
+                }
+                _ => {
+                    return Reply::Error(RpcError::invalid_params(
+                        "params.ref.type must be \"ref/prompt\" or \"ref/resource\"",
+                    ))
+                }
+            };
+        if !known.iter().any(|k| k == arg_name) {
+            return Reply::Error(
+                RpcError::invalid_params(format!(
+                    "`{arg_name}` is not an argument here (arguments: {})",
+                    known.join(", ")
+                ))
+                .with_data(json!({ "argument": arg_name })),
+            );
+        }
+        let completion = match completers.iter().find(|c| c.argument == arg_name) {
+            None => crate::protocol::Completion::default(),
+            Some(completer) => {
+                let context = params
+                    .get("context")
+                    .and_then(|c| c.get("arguments"))
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default();
+                let request = Complete {
+                    ctx,
+                    argument: arg_name.to_owned(),
+                    value: value.to_owned(),
+                    context,
+                };
+                match guarded(arg_name, (completer.complete)(request)).await {
+                    Ok(completion) => completion.bounded(),
+                    Err(error) => return Reply::Error(error),
+                }
+            }
+        };
+        let mut body = Map::new();
+        body.insert(
+            "completion".into(),
+            serde_json::to_value(completion).unwrap_or_else(|_| json!({"values": []})),
+        );
+        Reply::Complete { body, cache: None }
+    }
+
+    /// Run the `Authorize` hook; a refusal becomes the reply.
+    async fn check(
+        &self,
+        ctx: &RequestContext,
+        action: &Action<'_>,
+        (kind, target): (&str, &str),
+    ) -> Result<(), Reply> {
+        match self.authorize.check(ctx, action).await {
+            Ok(()) => Ok(()),
+            Err(denied) => {
+                tracing::info!(kind, target = %target, reason = %denied, "request refused by the Authorize hook");
+                Err(Reply::Error(
+                    RpcError::new(
+                        codes::ACCESS_DENIED,
+                        format!("Access denied to {kind} {target}: {denied}"),
+                    )
+                    .with_data(json!({ "name": target, "reason": denied.reason() })),
+                ))
             }
         }
     }
+}
+
+/// Arguments of `prompts/get` must be strings, known, and cover the required ones.
+fn check_prompt_arguments(
+    prompt: &crate::protocol::Prompt,
+    arguments: &Map<String, Value>,
+) -> Result<(), RpcError> {
+    let name = &prompt.name;
+    if let Some((key, _)) = arguments.iter().find(|(_, v)| !v.is_string()) {
+        return Err(RpcError::invalid_params(format!(
+            "Argument `{key}` of prompt `{name}` must be a string"
+        ))
+        .with_data(json!({ "argument": key })));
+    }
+    if let Some(key) = arguments
+        .keys()
+        .find(|k| !prompt.arguments.iter().any(|a| &a.name == *k))
+    {
+        let known: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
+        return Err(RpcError::invalid_params(format!(
+            "Prompt `{name}` has no argument `{key}` (arguments: {})",
+            if known.is_empty() {
+                "none".to_owned()
+            } else {
+                known.join(", ")
+            }
+        ))
+        .with_data(json!({ "argument": key })));
+    }
+    let missing: Vec<&str> = prompt
+        .arguments
+        .iter()
+        .filter(|a| a.required && !arguments.contains_key(&a.name))
+        .map(|a| a.name.as_str())
+        .collect();
+    if !missing.is_empty() {
+        return Err(RpcError::invalid_params(format!(
+            "Prompt `{name}` is missing required argument(s): {}",
+            missing.join(", ")
+        ))
+        .with_data(json!({ "missing": missing })));
+    }
+    Ok(())
+}
+
+/// Await a handler's future; a panic becomes -32603 for this request only.
+async fn guarded<T>(
+    target: &str,
+    future: futures_util::future::BoxFuture<'static, Result<T, RpcError>>,
+) -> Result<T, RpcError> {
+    match AssertUnwindSafe(future).catch_unwind().await {
+        Ok(outcome) => outcome,
+        Err(panic) => {
+            let message = panic_message(&panic);
+            tracing::error!(target = %target, panic = %message, "handler panicked");
+            Err(RpcError::internal(format!(
+                "Internal error: {target} failed unexpectedly"
+            )))
+        }
+    }
+}
+
+/// One list method's pages and cursors.
+pub(crate) struct PagedList {
+    method: &'static str,
+    field: &'static str,
+    pages: Vec<Value>,
+    cursors: Cursors,
+}
+
+impl PagedList {
+    pub(crate) fn new(
+        sealer: &crate::policy::seal::Sealer,
+        method: &'static str,
+        field: &'static str,
+        listing: Listing,
+    ) -> Result<Self, String> {
+        let cursors = Cursors::new(sealer, method, listing.pages.len(), listing.fingerprint)?;
+        Ok(PagedList {
+            method,
+            field,
+            pages: listing.pages,
+            cursors,
+        })
+    }
+}
+
+/// The four list methods.
+pub(crate) struct Lists {
+    pub(crate) tools: PagedList,
+    pub(crate) resources: PagedList,
+    pub(crate) templates: PagedList,
+    pub(crate) prompts: PagedList,
 }
 
 fn tool_result(result: crate::protocol::CallToolResult) -> Reply {

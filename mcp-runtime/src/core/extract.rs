@@ -179,3 +179,195 @@ impl<T: DeserializeOwned + JsonSchema + Send> ToolParam for Args<T> {
             })
     }
 }
+
+// ---- resources and prompts ------------------------------------------------------------
+
+/// An extractor usable in `#[resource]` and `#[prompt]` functions: a value built from the
+/// request context alone (no arguments).
+///
+/// Implement it for your own extractors, for example a tenant read from
+/// [`RequestContext::meta`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is neither a URI template variable nor an extractor",
+    label = "this parameter matches no `<name>` in the URI template",
+    note = "a resource function takes its URI template's variables (by name) and extractors such as State<T> and RequestContext"
+)]
+pub trait FromContext: Sized + Send {
+    /// Record state needs. Runs once at start.
+    fn describe(_spec: &mut ParamSpec) {}
+
+    /// Produce the value for one request.
+    fn from_context(ctx: &RequestContext) -> Result<Self, RpcError>;
+}
+
+impl FromContext for RequestContext {
+    fn from_context(ctx: &RequestContext) -> Result<Self, RpcError> {
+        Ok(ctx.clone())
+    }
+}
+
+impl<T: Send + Sync + 'static> FromContext for State<T> {
+    fn describe(spec: &mut ParamSpec) {
+        spec.require_state::<T>();
+    }
+
+    fn from_context(ctx: &RequestContext) -> Result<Self, RpcError> {
+        ctx.state::<T>().map(State).ok_or_else(|| {
+            RpcError::internal(format!(
+                "state {} is not registered",
+                std::any::type_name::<T>()
+            ))
+        })
+    }
+}
+
+/// Parses one variable of a resource URI template (`<id>`, `<path..>`).
+///
+/// Every `FromStr` type with a `Display` error already implements it (integers, `String`,
+/// `PathBuf`, `uuid::Uuid`, your own `FromStr` types). Implement it directly for a type
+/// that is not `FromStr`. A value that does not parse makes the read fail with -32602 and
+/// the URI in `data`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be parsed from a URI template variable",
+    label = "needs `FromStr` (with a `Display` error) or `FromUriParam`",
+    note = "implement `std::str::FromStr` or `mcp_runtime::FromUriParam` for it"
+)]
+pub trait FromUriParam: Sized + Send {
+    /// Parse the percent-decoded value; the error says what is wrong with it.
+    fn from_uri_param(value: &str) -> Result<Self, String>;
+}
+
+impl<T> FromUriParam for T
+where
+    T: std::str::FromStr + Send,
+    T::Err: std::fmt::Display,
+{
+    fn from_uri_param(value: &str) -> Result<Self, String> {
+        value.parse::<T>().map_err(|e| e.to_string())
+    }
+}
+
+/// The arguments of one `prompts/get`, as seen while extracting a prompt's parameters.
+pub struct PromptParts<'a> {
+    ctx: &'a RequestContext,
+    args: Map<String, Value>,
+}
+
+impl<'a> PromptParts<'a> {
+    #[doc(hidden)]
+    pub fn new(ctx: &'a RequestContext, args: Map<String, Value>) -> Self {
+        PromptParts { ctx, args }
+    }
+
+    /// The request context.
+    pub fn context(&self) -> &RequestContext {
+        self.ctx
+    }
+
+    /// Take the argument `name` (a string on the wire).
+    pub fn take_argument(&mut self, name: &str) -> Option<Value> {
+        self.args.remove(name)
+    }
+}
+
+/// A parameter of a `#[prompt]` function: a prompt argument or an extractor.
+///
+/// Any `Deserialize` type is an argument. Prompt arguments are strings on the wire; the
+/// string is decoded as the type asks (`String`, a unit-variant enum by name), or as JSON
+/// for numbers and booleans (`"3"` for a `u32`). `Option<T>` arguments are optional.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a prompt parameter",
+    label = "not an argument or an extractor",
+    note = "arguments need `serde::Deserialize`; extractors are State<T> and RequestContext"
+)]
+pub trait PromptParam: Sized + Send {
+    /// Record what this parameter contributes. Runs once at start.
+    fn describe(spec: &mut ParamSpec, name: &'static str, description: Option<&'static str>);
+
+    /// Produce the value for one request.
+    fn extract(parts: &mut PromptParts<'_>, name: &'static str) -> Result<Self, RpcError>;
+}
+
+impl<T: DeserializeOwned + Send> PromptParam for T {
+    fn describe(spec: &mut ParamSpec, name: &'static str, description: Option<&'static str>) {
+        let required = serde_json::from_value::<T>(Value::Null).is_err();
+        spec.prompt_argument(name, description, required);
+    }
+
+    fn extract(parts: &mut PromptParts<'_>, name: &'static str) -> Result<Self, RpcError> {
+        let value = parts.take_argument(name).unwrap_or(Value::Null);
+        let first = match serde_json::from_value::<T>(value.clone()) {
+            Ok(v) => return Ok(v),
+            Err(e) => e,
+        };
+        // "3" for a number, "true" for a bool: the string holds JSON of another type.
+        if let Value::String(text) = &value {
+            if let Ok(inner) = serde_json::from_str::<Value>(text) {
+                if !inner.is_string() {
+                    if let Ok(v) = serde_json::from_value::<T>(inner) {
+                        return Ok(v);
+                    }
+                }
+            }
+        }
+        let prompt = parts.context().name().unwrap_or_default().to_owned();
+        Err(RpcError::invalid_params(format!(
+            "Invalid argument `{name}` for prompt `{prompt}`: {first}"
+        ))
+        .with_data(serde_json::json!({ "argument": name })))
+    }
+}
+
+impl PromptParam for RequestContext {
+    fn describe(_: &mut ParamSpec, _: &'static str, _: Option<&'static str>) {}
+
+    fn extract(parts: &mut PromptParts<'_>, _: &'static str) -> Result<Self, RpcError> {
+        Ok(parts.context().clone())
+    }
+}
+
+impl<T: Send + Sync + 'static> PromptParam for State<T> {
+    fn describe(spec: &mut ParamSpec, _: &'static str, _: Option<&'static str>) {
+        spec.require_state::<T>();
+    }
+
+    fn extract(parts: &mut PromptParts<'_>, _: &'static str) -> Result<Self, RpcError> {
+        <State<T> as FromContext>::from_context(parts.context())
+    }
+}
+
+/// A `completion/complete` request, as a completer function receives it.
+///
+/// ```ignore
+/// async fn cities(req: Complete) -> Vec<String> {
+///     req.matching(["Berlin", "Bern", "Bordeaux"])
+/// }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Complete {
+    /// The request context.
+    pub ctx: RequestContext,
+    /// The argument (or template variable) being completed.
+    pub argument: String,
+    /// What the user typed so far.
+    pub value: String,
+    /// Arguments the user already filled in (`context.arguments`).
+    pub context: Map<String, Value>,
+}
+
+impl Complete {
+    /// The candidates that start with the typed value (ignoring ASCII case), in order.
+    pub fn matching<S: AsRef<str>>(&self, candidates: impl IntoIterator<Item = S>) -> Vec<String> {
+        let typed = self.value.to_ascii_lowercase();
+        candidates
+            .into_iter()
+            .filter(|c| c.as_ref().to_ascii_lowercase().starts_with(&typed))
+            .map(|c| c.as_ref().to_owned())
+            .collect()
+    }
+
+    /// An argument filled in earlier, when the client sent it.
+    pub fn filled(&self, name: &str) -> Option<&str> {
+        self.context.get(name).and_then(Value::as_str)
+    }
+}

@@ -9,9 +9,15 @@ mod dispatch;
 mod error;
 mod extract;
 pub mod output;
+pub mod returns;
 
 pub use context::{ClientCapabilities, RequestContext, Transport};
 pub(crate) use context::{ContextParts, StateMap};
 pub use dispatch::{CacheHints, Call, Core, Reply};
+pub(crate) use dispatch::{Lists, PagedList};
 pub use error::ToolError;
-pub use extract::{Args, CallParts, Rejection, State, ToolParam};
+pub use extract::{
+    Args, CallParts, Complete, FromContext, FromUriParam, PromptParam, PromptParts, Rejection,
+    State, ToolParam,
+};
+pub use returns::{IntoCompletion, IntoContents, IntoPromptResult};

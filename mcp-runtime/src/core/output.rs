@@ -78,8 +78,8 @@ impl IntoToolResult for () {
 /// explicit and lets you set the text block yourself with [`Json::with_text`].
 #[derive(Debug, Clone)]
 pub struct Json<T> {
-    value: T,
-    text: Option<String>,
+    pub(crate) value: T,
+    pub(crate) text: Option<String>,
 }
 
 #[allow(non_snake_case)]

@@ -150,6 +150,7 @@ pub async fn handle_request(
     let mut params = params.unwrap_or_default();
     let name = params
         .get("name")
+        .or_else(|| params.get("uri"))
         .and_then(Value::as_str)
         .map(str::to_owned);
     let span = observe::request_span(transport, &method, name.as_deref(), &id);

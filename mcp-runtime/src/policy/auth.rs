@@ -1,7 +1,7 @@
 //! The per-call authorization hook.
 //!
-//! `Authorize::check` runs before every `tools/call`, after the tool is found and before
-//! its arguments are validated or its code runs. A model choosing a tool is never consent:
+//! `Authorize::check` runs before every `tools/call`, `resources/read` and `prompts/get`,
+//! after the target is found and before arguments are validated or any handler runs. A model choosing a tool is never consent:
 //! the hook decides from the request context and the tool's definition.
 
 use std::future::Future;
@@ -11,7 +11,7 @@ use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
 
 use crate::core::RequestContext;
-use crate::registry::ToolDef;
+use crate::registry::{PromptDef, ResourceDef, ToolDef};
 
 /// What a request wants to do.
 #[derive(Debug)]
@@ -24,13 +24,29 @@ pub enum Action<'a> {
         /// The arguments as sent (not yet validated).
         arguments: &'a Map<String, Value>,
     },
+    /// Read a resource.
+    ReadResource {
+        /// The resource's definition (its template, name, module).
+        resource: &'a ResourceDef,
+        /// The concrete URI requested.
+        uri: &'a str,
+    },
+    /// Get a prompt with these arguments.
+    GetPrompt {
+        /// The prompt's definition.
+        prompt: &'a PromptDef,
+        /// The arguments as sent (not yet checked).
+        arguments: &'a Map<String, Value>,
+    },
 }
 
 impl Action<'_> {
-    /// The name of the tool (or other primitive) the action targets.
+    /// The name of the tool or prompt, or the URI of the resource, the action targets.
     pub fn name(&self) -> &str {
         match self {
             Action::CallTool { tool, .. } => tool.name,
+            Action::ReadResource { uri, .. } => uri,
+            Action::GetPrompt { prompt, .. } => prompt.name,
         }
     }
 }

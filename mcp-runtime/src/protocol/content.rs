@@ -1,5 +1,5 @@
-//! Content blocks returned by tools (and later prompts): text, image, audio, resource links
-//! and embedded resources.
+//! Content blocks shared by tool results and prompt messages (text, image, audio, resource
+//! links, embedded resources) and the contents of a resource read.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -53,6 +53,50 @@ pub enum ResourceContents {
         /// Base64 of the bytes.
         blob: String,
     },
+}
+
+impl ResourceContents {
+    /// Text contents of `uri`.
+    pub fn text(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        ResourceContents::Text {
+            uri: uri.into(),
+            mime_type: Some(mime_type.into()),
+            text: text.into(),
+        }
+    }
+
+    /// Binary contents of `uri`, base64-encoded here.
+    pub fn blob(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        bytes: impl AsRef<[u8]>,
+    ) -> Self {
+        ResourceContents::Blob {
+            uri: uri.into(),
+            mime_type: Some(mime_type.into()),
+            blob: b64(bytes.as_ref()),
+        }
+    }
+
+    /// The URI these contents belong to.
+    pub fn uri(&self) -> &str {
+        match self {
+            ResourceContents::Text { uri, .. } | ResourceContents::Blob { uri, .. } => uri,
+        }
+    }
+
+    /// The MIME type, when set.
+    pub fn mime_type(&self) -> Option<&str> {
+        match self {
+            ResourceContents::Text { mime_type, .. } | ResourceContents::Blob { mime_type, .. } => {
+                mime_type.as_deref()
+            }
+        }
+    }
 }
 
 /// A `resource` content block: a resource's contents inline.
@@ -216,6 +260,33 @@ impl Content {
             Content::Resource(res) => res.annotations = Some(value),
         }
         self
+    }
+}
+
+impl From<String> for Content {
+    fn from(text: String) -> Self {
+        Content::text(text)
+    }
+}
+
+impl From<&str> for Content {
+    fn from(text: &str) -> Self {
+        Content::text(text)
+    }
+}
+
+impl From<ResourceContents> for Content {
+    fn from(resource: ResourceContents) -> Self {
+        Content::Resource(EmbeddedResource {
+            resource,
+            annotations: None,
+        })
+    }
+}
+
+impl From<ResourceLink> for Content {
+    fn from(link: ResourceLink) -> Self {
+        Content::ResourceLink(link)
     }
 }
 

@@ -78,6 +78,13 @@ impl RpcError {
         Self::new(codes::INVALID_PARAMS, message)
     }
 
+    /// -32602 "Resource not found" with the URI in `data` (2026-07-28; earlier revisions
+    /// used -32002).
+    pub fn resource_not_found(uri: &str) -> Self {
+        Self::new(codes::INVALID_PARAMS, "Resource not found")
+            .with_data(serde_json::json!({ "uri": uri }))
+    }
+
     /// -32603.
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(codes::INTERNAL_ERROR, message)

@@ -3,14 +3,20 @@
 //! Types here carry data only. Behaviour (admission, dispatch, rendering per era) lives in
 //! `core` and `era`, the way the `http` crate holds types and hyper holds behaviour.
 
+pub mod completion;
 pub mod content;
 pub mod error;
 pub mod jsonrpc;
 pub mod meta;
+pub mod prompts;
+pub mod resources;
 pub mod tools;
 pub mod version;
 
+pub use completion::Completion;
 pub use content::{Annotations, Content, EmbeddedResource, ResourceContents, ResourceLink, Role};
 pub use error::{codes, RpcError};
 pub use jsonrpc::{Message, RequestId};
+pub use prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
+pub use resources::{ReadResourceResult, Resource, ResourceTemplate};
 pub use tools::{CallToolResult, Implementation, Tool, ToolAnnotations};

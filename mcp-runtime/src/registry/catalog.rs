@@ -1,16 +1,20 @@
-//! The catalog: every served tool, checked, sorted and ready to list, built once at start.
+//! The catalog: every served tool, resource and prompt, checked, sorted and ready to list,
+//! built once at start.
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::protocol::{Tool, ToolAnnotations};
+use serde::Serialize;
+
+use crate::protocol::{Annotations, Prompt, Resource, ResourceTemplate, Tool, ToolAnnotations};
 use crate::validate::ArgValidator;
 
 use super::spec::{finish_output, generator};
-use super::{ParamSpec, ToolDef};
+use super::{uri, ParamSpec, PromptDef, ResourceDef, ToolDef};
 
-/// A problem with the set of tools or the server's configuration, found at start.
+/// A problem with the set of tools, resources and prompts or the server's configuration,
+/// found at start.
 #[derive(Debug, Clone, PartialEq)]
 pub enum BuildError {
     /// Two tools, possibly in different crates, share a wire name.
@@ -27,10 +31,38 @@ pub enum BuildError {
         /// What is wrong.
         problems: Vec<String>,
     },
-    /// A tool takes `State<T>` but no `T` was given to `Server::state`.
+    /// Two static resources share a URI.
+    DuplicateResource {
+        /// The shared URI.
+        uri: String,
+        /// `module (file:line)` of each definition.
+        places: Vec<String>,
+    },
+    /// Two resource templates (or a template and itself) can match the same URI.
+    OverlappingTemplates {
+        /// The two templates as written.
+        templates: [String; 2],
+        /// `module (file:line)` of each definition.
+        places: [String; 2],
+    },
+    /// Two prompts share a name.
+    DuplicatePrompt {
+        /// The shared name.
+        name: String,
+        /// `module (file:line)` of each definition.
+        places: Vec<String>,
+    },
+    /// A prompt's or resource's parameters are unusable.
+    InvalidItem {
+        /// `prompt `x`` or `resource `uri``.
+        item: String,
+        /// What is wrong.
+        problems: Vec<String>,
+    },
+    /// An item takes `State<T>` but no `T` was given to `Server::state`.
     MissingState {
-        /// The tool.
-        tool: String,
+        /// What needs it: ``tool `add` ``, ``prompt `review` ``, ``resource `db://<t>` ``.
+        item: String,
         /// The state type.
         type_name: String,
     },
@@ -49,9 +81,27 @@ impl std::fmt::Display for BuildError {
             BuildError::InvalidTool { name, problems } => {
                 write!(f, "tool `{name}` cannot be served: {}", problems.join("; "))
             }
-            BuildError::MissingState { tool, type_name } => write!(
+            BuildError::DuplicateResource { uri, places } => write!(
                 f,
-                "tool `{tool}` takes State<{type_name}>, but the server has no {type_name}: call Server::state(..) with one"
+                "resource URI `{uri}` is defined more than once: {}",
+                places.join(" and ")
+            ),
+            BuildError::OverlappingTemplates { templates, places } => write!(
+                f,
+                "resource templates `{}` ({}) and `{}` ({}) can match the same URI, so a read would be ambiguous; make one more specific",
+                templates[0], places[0], templates[1], places[1]
+            ),
+            BuildError::DuplicatePrompt { name, places } => write!(
+                f,
+                "prompt name `{name}` is defined more than once: {}; rename one with #[prompt(name = \"..\")]",
+                places.join(" and ")
+            ),
+            BuildError::InvalidItem { item, problems } => {
+                write!(f, "{item} cannot be served: {}", problems.join("; "))
+            }
+            BuildError::MissingState { item, type_name } => write!(
+                f,
+                "{item} takes State<{type_name}>, but the server has no {type_name}: call Server::state(..) with one"
             ),
             BuildError::Config(message) => f.write_str(message),
         }
@@ -70,79 +120,219 @@ pub struct CatalogTool {
     pub validator: ArgValidator,
 }
 
-/// The served tools, sorted by name, with `tools/list` pages serialized ahead of time.
+/// One resource (static or template) as served.
+pub struct CatalogResource {
+    /// What the macro emitted.
+    pub def: &'static ResourceDef,
+    /// The URI (static) or the RFC 6570 template, as published.
+    pub published: String,
+    /// The list entry (`Resource` or `ResourceTemplate`).
+    pub entry: Value,
+}
+
+/// One prompt as served.
+pub struct CatalogPrompt {
+    /// What the macro emitted.
+    pub def: &'static PromptDef,
+    /// The `prompts/list` entry.
+    pub prompt: Prompt,
+}
+
+/// The definitions a server was asked to serve.
+#[derive(Default)]
+pub struct Defs {
+    /// Tools.
+    pub tools: Vec<&'static ToolDef>,
+    /// Resources and resource templates.
+    pub resources: Vec<&'static ResourceDef>,
+    /// Prompts.
+    pub prompts: Vec<&'static PromptDef>,
+}
+
+/// One listable collection, paged and serialized ahead of time.
+pub struct Listing {
+    /// The serialized array of each page (at least one page, possibly empty).
+    pub pages: Vec<Value>,
+    /// A fingerprint of the listed keys, so a cursor from another set is refused.
+    pub fingerprint: u64,
+}
+
+impl Listing {
+    fn new<'a, T: Serialize + 'a>(
+        items: impl Iterator<Item = (&'a str, &'a T)> + Clone,
+        page_size: usize,
+    ) -> Listing {
+        // FNV-1a over the keys: stable across processes, unlike std's RandomState.
+        let mut hash: u64 = 0xcbf29ce484222325;
+        for (key, _) in items.clone() {
+            for byte in key.bytes().chain(std::iter::once(0)) {
+                hash ^= u64::from(byte);
+                hash = hash.wrapping_mul(0x100000001b3);
+            }
+        }
+        let values: Vec<Value> = items
+            .map(|(_, item)| serde_json::to_value(item).unwrap_or(Value::Null))
+            .collect();
+        let mut pages: Vec<Value> = values
+            .chunks(page_size.max(1))
+            .map(|chunk| Value::Array(chunk.to_vec()))
+            .collect();
+        if pages.is_empty() {
+            pages.push(Value::Array(Vec::new()));
+        }
+        Listing {
+            pages,
+            fingerprint: hash,
+        }
+    }
+}
+
+/// Everything served, checked and sorted, built once at start.
 pub struct Catalog {
     tools: Vec<CatalogTool>,
-    index: HashMap<&'static str, usize>,
-    pages: Vec<Value>,
+    tool_index: HashMap<&'static str, usize>,
+    resources: Vec<CatalogResource>,
+    resource_index: HashMap<String, usize>,
+    templates: Vec<CatalogResource>,
+    prompts: Vec<CatalogPrompt>,
+    prompt_index: HashMap<&'static str, usize>,
+    page_size: usize,
+}
+
+fn duplicates<T: Copy>(
+    defs: &[T],
+    key: impl Fn(T) -> String,
+    place: impl Fn(T) -> String,
+) -> (Vec<T>, Vec<(String, Vec<String>)>) {
+    let mut by_key: HashMap<String, Vec<T>> = HashMap::new();
+    for def in defs {
+        by_key.entry(key(*def)).or_default().push(*def);
+    }
+    let mut keys: Vec<String> = by_key.keys().cloned().collect();
+    keys.sort();
+    let mut unique = Vec::new();
+    let mut dups = Vec::new();
+    for k in keys {
+        let same = &by_key[&k];
+        if same.len() > 1 {
+            dups.push((k, same.iter().map(|d| place(*d)).collect()));
+        } else {
+            unique.push(same[0]);
+        }
+    }
+    (unique, dups)
 }
 
 impl Catalog {
     /// Check and prepare `defs`. `has_state` answers whether a state type was registered.
     pub fn build(
-        defs: Vec<&'static ToolDef>,
+        defs: Defs,
         page_size: usize,
         has_state: &dyn Fn(std::any::TypeId) -> bool,
     ) -> Result<Catalog, Vec<BuildError>> {
         let mut errors = Vec::new();
-        let mut by_name: HashMap<&'static str, Vec<&'static ToolDef>> = HashMap::new();
-        for def in &defs {
-            by_name.entry(def.name).or_default().push(def);
-        }
+
+        let (tool_defs, dups) = duplicates(
+            &defs.tools,
+            |d| d.name.to_owned(),
+            |d| format!("{} ({}:{})", d.module_path, d.file, d.line),
+        );
+        errors.extend(
+            dups.into_iter()
+                .map(|(name, places)| BuildError::DuplicateTool { name, places }),
+        );
         let mut tools = Vec::new();
-        let mut names: Vec<&&'static str> = by_name.keys().collect();
-        names.sort();
-        for name in names {
-            let same = &by_name[*name];
-            if same.len() > 1 {
-                errors.push(BuildError::DuplicateTool {
-                    name: name.to_string(),
-                    places: same
-                        .iter()
-                        .map(|d| format!("{} ({}:{})", d.module_path, d.file, d.line))
-                        .collect(),
-                });
-                continue;
-            }
-            match prepare(same[0], has_state) {
+        for def in tool_defs {
+            match prepare(def, has_state) {
                 Ok(tool) => tools.push(tool),
                 Err(e) => errors.extend(e),
             }
         }
+        tools.sort_by(|a, b| a.def.name.cmp(b.def.name));
+
+        let (static_defs, template_defs): (Vec<_>, Vec<_>) =
+            defs.resources.iter().copied().partition(|d| d.is_static());
+        let (static_defs, dups) = duplicates(&static_defs, |d| d.uri.to_owned(), |d| d.place());
+        errors.extend(
+            dups.into_iter()
+                .map(|(uri, places)| BuildError::DuplicateResource { uri, places }),
+        );
+        for (i, a) in template_defs.iter().enumerate() {
+            for b in &template_defs[i + 1..] {
+                if uri::overlaps(a.template, b.template) {
+                    errors.push(BuildError::OverlappingTemplates {
+                        templates: [a.uri.to_owned(), b.uri.to_owned()],
+                        places: [a.place(), b.place()],
+                    });
+                }
+            }
+        }
+        let mut resources = Vec::new();
+        let mut templates = Vec::new();
+        for def in static_defs.iter().chain(template_defs.iter()) {
+            let item = format!("resource `{}`", def.uri);
+            let mut spec = ParamSpec::default();
+            (def.params)(&mut spec);
+            if let Err(e) = check_states(&spec, &item, has_state) {
+                errors.extend(e);
+                continue;
+            }
+            if def.is_static() {
+                resources.push(static_entry(def));
+            } else {
+                templates.push(template_entry(def));
+            }
+        }
+        resources.sort_by(|a, b| a.published.cmp(&b.published));
+        templates.sort_by(|a, b| a.published.cmp(&b.published));
+
+        let (prompt_defs, dups) = duplicates(&defs.prompts, |d| d.name.to_owned(), |d| d.place());
+        errors.extend(
+            dups.into_iter()
+                .map(|(name, places)| BuildError::DuplicatePrompt { name, places }),
+        );
+        let mut prompts = Vec::new();
+        for def in prompt_defs {
+            match prepare_prompt(def, has_state) {
+                Ok(prompt) => prompts.push(prompt),
+                Err(e) => errors.extend(e),
+            }
+        }
+        prompts.sort_by(|a, b| a.def.name.cmp(b.def.name));
+
         if !errors.is_empty() {
             return Err(errors);
         }
-        tools.sort_by(|a, b| a.def.name.cmp(b.def.name));
-        let index = tools
+        let tool_index = tools
             .iter()
             .enumerate()
             .map(|(i, t)| (t.def.name, i))
             .collect();
-        let page_size = page_size.max(1);
-        let mut pages: Vec<Value> = tools
-            .chunks(page_size)
-            .map(|chunk| {
-                Value::Array(
-                    chunk
-                        .iter()
-                        .map(|t| serde_json::to_value(&t.tool).unwrap_or(Value::Null))
-                        .collect(),
-                )
-            })
+        let resource_index = resources
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.published.clone(), i))
             .collect();
-        if pages.is_empty() {
-            pages.push(Value::Array(Vec::new()));
-        }
+        let prompt_index = prompts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.def.name, i))
+            .collect();
         Ok(Catalog {
             tools,
-            index,
-            pages,
+            tool_index,
+            resources,
+            resource_index,
+            templates,
+            prompts,
+            prompt_index,
+            page_size: page_size.max(1),
         })
     }
 
     /// Look a tool up by wire name.
     pub fn get(&self, name: &str) -> Option<&CatalogTool> {
-        self.index.get(name).map(|&i| &self.tools[i])
+        self.tool_index.get(name).map(|&i| &self.tools[i])
     }
 
     /// All tools, sorted by name.
@@ -150,28 +340,171 @@ impl Catalog {
         &self.tools
     }
 
-    /// Number of `tools/list` pages (at least one, possibly empty).
-    pub fn page_count(&self) -> usize {
-        self.pages.len()
+    /// Static resources, sorted by URI.
+    pub fn resources(&self) -> &[CatalogResource] {
+        &self.resources
     }
 
-    /// The serialized `tools` array of page `index`.
-    pub fn page(&self, index: usize) -> Option<&Value> {
-        self.pages.get(index)
+    /// Resource templates, sorted by template.
+    pub fn templates(&self) -> &[CatalogResource] {
+        &self.templates
     }
 
-    /// A fingerprint of the listed tools, so a cursor from another tool set is refused.
-    pub fn fingerprint(&self) -> u64 {
-        // FNV-1a over the names: stable across processes, unlike std's RandomState.
-        let mut hash: u64 = 0xcbf29ce484222325;
-        for tool in &self.tools {
-            for byte in tool.def.name.bytes().chain(std::iter::once(0)) {
-                hash ^= u64::from(byte);
-                hash = hash.wrapping_mul(0x100000001b3);
-            }
+    /// Prompts, sorted by name.
+    pub fn prompts(&self) -> &[CatalogPrompt] {
+        &self.prompts
+    }
+
+    /// Look a prompt up by name.
+    pub fn prompt(&self, name: &str) -> Option<&CatalogPrompt> {
+        self.prompt_index.get(name).map(|&i| &self.prompts[i])
+    }
+
+    /// The resource serving `uri`, with its variables: a static resource with exactly this
+    /// URI first, else the one template that matches.
+    pub fn resolve(&self, uri: &str) -> Option<(&CatalogResource, uri::UriParams)> {
+        if let Some(&i) = self.resource_index.get(uri) {
+            return Some((&self.resources[i], uri::UriParams::default()));
         }
-        hash
+        self.templates
+            .iter()
+            .find_map(|t| uri::match_uri(t.def.template, uri).map(|params| (t, params)))
     }
+
+    /// The template published as `template` (RFC 6570 form) or written as `template`
+    /// (`<name>` form), for `completion/complete`.
+    pub fn template(&self, template: &str) -> Option<&CatalogResource> {
+        self.templates
+            .iter()
+            .find(|t| t.published == template || t.def.uri == template)
+    }
+
+    /// `tools/list` pages.
+    pub fn tool_listing(&self) -> Listing {
+        Listing::new(
+            self.tools.iter().map(|t| (t.def.name, &t.tool)),
+            self.page_size,
+        )
+    }
+
+    /// `resources/list` pages.
+    pub fn resource_listing(&self) -> Listing {
+        Listing::new(
+            self.resources
+                .iter()
+                .map(|r| (r.published.as_str(), &r.entry)),
+            self.page_size,
+        )
+    }
+
+    /// `resources/templates/list` pages.
+    pub fn template_listing(&self) -> Listing {
+        Listing::new(
+            self.templates
+                .iter()
+                .map(|r| (r.published.as_str(), &r.entry)),
+            self.page_size,
+        )
+    }
+
+    /// `prompts/list` pages.
+    pub fn prompt_listing(&self) -> Listing {
+        Listing::new(
+            self.prompts.iter().map(|p| (p.def.name, &p.prompt)),
+            self.page_size,
+        )
+    }
+}
+
+fn check_states(
+    spec: &ParamSpec,
+    item: &str,
+    has_state: &dyn Fn(std::any::TypeId) -> bool,
+) -> Result<(), Vec<BuildError>> {
+    let missing: Vec<BuildError> = spec
+        .states()
+        .iter()
+        .filter(|(type_id, _)| !has_state(*type_id))
+        .map(|(_, type_name)| BuildError::MissingState {
+            item: item.to_owned(),
+            type_name: (*type_name).to_owned(),
+        })
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing)
+    }
+}
+
+fn annotations(def: &ResourceDef) -> Option<Annotations> {
+    if def.audience.is_none() && def.priority.is_none() {
+        return None;
+    }
+    Some(Annotations {
+        audience: def.audience.map(<[_]>::to_vec),
+        priority: def.priority,
+        last_modified: None,
+    })
+}
+
+fn static_entry(def: &'static ResourceDef) -> CatalogResource {
+    let resource = Resource {
+        uri: def.uri.to_owned(),
+        name: def.name.to_owned(),
+        title: def.title.map(str::to_owned),
+        description: def.description.map(str::to_owned),
+        mime_type: def.mime.map(str::to_owned),
+        size: def.size,
+        annotations: annotations(def),
+    };
+    CatalogResource {
+        def,
+        published: def.uri.to_owned(),
+        entry: serde_json::to_value(resource).unwrap_or(Value::Null),
+    }
+}
+
+fn template_entry(def: &'static ResourceDef) -> CatalogResource {
+    let published = uri::rfc6570(def.template);
+    let template = ResourceTemplate {
+        uri_template: published.clone(),
+        name: def.name.to_owned(),
+        title: def.title.map(str::to_owned),
+        description: def.description.map(str::to_owned),
+        mime_type: def.mime.map(str::to_owned),
+        annotations: annotations(def),
+    };
+    CatalogResource {
+        def,
+        published,
+        entry: serde_json::to_value(template).unwrap_or(Value::Null),
+    }
+}
+
+fn prepare_prompt(
+    def: &'static PromptDef,
+    has_state: &dyn Fn(std::any::TypeId) -> bool,
+) -> Result<CatalogPrompt, Vec<BuildError>> {
+    let item = format!("prompt `{}`", def.name);
+    let mut spec = ParamSpec::default();
+    (def.params)(&mut spec);
+    check_states(&spec, &item, has_state)?;
+    let arguments = spec.finish_prompt().map_err(|problems| {
+        vec![BuildError::InvalidItem {
+            item: item.clone(),
+            problems,
+        }]
+    })?;
+    Ok(CatalogPrompt {
+        def,
+        prompt: Prompt {
+            name: def.name.to_owned(),
+            title: def.title.map(str::to_owned),
+            description: def.description.map(str::to_owned),
+            arguments,
+        },
+    })
 }
 
 fn prepare(
@@ -186,19 +519,9 @@ fn prepare(
     };
     let mut spec = ParamSpec::default();
     (def.params)(&mut spec);
-    let mut errors = Vec::new();
-    for (type_id, type_name) in spec.states() {
-        if !has_state(*type_id) {
-            errors.push(BuildError::MissingState {
-                tool: def.name.to_owned(),
-                type_name: (*type_name).to_owned(),
-            });
-        }
-    }
+    let states = check_states(&spec, &format!("tool `{}`", def.name), has_state);
     let input_schema = spec.finish().map_err(invalid)?;
-    if !errors.is_empty() {
-        return Err(errors);
-    }
+    states?;
     let validator = ArgValidator::compile(&input_schema)
         .map_err(|e| invalid(vec![format!("its input schema does not compile: {e}")]))?;
     let mut gen = generator();

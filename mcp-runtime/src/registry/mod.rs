@@ -1,13 +1,25 @@
 //! What the macros emit, and the catalog built from it once at start.
 //!
-//! `#[tool]` expands to a `static ToolDef` plus an `inventory` submission. At `Server`
-//! build time the definitions are filtered, checked for duplicates, turned into schemas and
-//! compiled validators, sorted by name, and their list pages serialized ahead of time.
+//! `#[tool]`, `#[resource]` and `#[prompt]` expand to a `static` definition plus an
+//! `inventory` submission. At `Server` build time the definitions are filtered, checked for
+//! duplicates (and overlapping URI templates), turned into schemas and compiled validators,
+//! sorted, and their list pages serialized ahead of time.
 
 mod catalog;
+mod prompt;
+mod resource;
 mod spec;
 mod tool;
+pub mod uri;
 
-pub use catalog::{BuildError, Catalog, CatalogTool};
+pub use catalog::{
+    BuildError, Catalog, CatalogPrompt, CatalogResource, CatalogTool, Defs, Listing,
+};
+pub use prompt::{
+    CompleteFuture, Completer, PromptDef, PromptFuture, PromptItem, PromptRef, PromptRegistration,
+};
+pub use resource::{
+    ReadFuture, ReadRequest, ResourceDef, ResourceItem, ResourceRef, ResourceRegistration,
+};
 pub use spec::ParamSpec;
 pub use tool::{ToolDef, ToolItem, ToolRef, ToolRegistration};

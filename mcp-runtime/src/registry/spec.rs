@@ -1,4 +1,5 @@
-//! Collects what a tool's parameters contribute: argument schemas, required names, state needs.
+//! Collects what a function's parameters contribute: argument schemas (tools), prompt
+//! arguments (prompts), required names and state needs.
 
 use std::any::TypeId;
 
@@ -7,13 +8,17 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-/// Filled by `ToolParam::describe` for each parameter of a tool, once at server start.
+use crate::protocol::PromptArgument;
+
+/// Filled by the parameter traits' `describe` for each parameter of a tool, prompt or
+/// resource, once at server start.
 pub struct ParamSpec {
     generator: SchemaGenerator,
     properties: Map<String, Value>,
     required: Vec<String>,
     root: Option<(Value, &'static str)>,
     states: Vec<(TypeId, &'static str)>,
+    prompt_arguments: Vec<PromptArgument>,
     errors: Vec<String>,
 }
 
@@ -25,6 +30,7 @@ impl Default for ParamSpec {
             required: Vec::new(),
             root: None,
             states: Vec::new(),
+            prompt_arguments: Vec::new(),
             errors: Vec::new(),
         }
     }
@@ -49,6 +55,25 @@ impl ParamSpec {
         if serde_json::from_value::<T>(Value::Null).is_err() {
             self.required.push(name.to_owned());
         }
+    }
+
+    /// A prompt argument (prompt arguments are strings on the wire).
+    pub fn prompt_argument(
+        &mut self,
+        name: &'static str,
+        description: Option<&'static str>,
+        required: bool,
+    ) {
+        if self.prompt_arguments.iter().any(|a| a.name == name) {
+            self.errors
+                .push(format!("argument `{name}` is declared twice"));
+        }
+        self.prompt_arguments.push(PromptArgument {
+            name: name.to_owned(),
+            title: None,
+            description: description.map(str::to_owned),
+            required,
+        });
     }
 
     /// The whole arguments object is one `T` (the `Args<T>` extractor).
@@ -78,6 +103,15 @@ impl ParamSpec {
     /// State types this tool needs.
     pub(crate) fn states(&self) -> &[(TypeId, &'static str)] {
         &self.states
+    }
+
+    /// The prompt's arguments in declaration order, or what is wrong with them.
+    pub(crate) fn finish_prompt(self) -> Result<Vec<PromptArgument>, Vec<String>> {
+        if self.errors.is_empty() {
+            Ok(self.prompt_arguments)
+        } else {
+            Err(self.errors)
+        }
     }
 
     /// The object-rooted input schema, or what is wrong with the declaration.

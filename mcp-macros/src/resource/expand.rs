@@ -1,0 +1,194 @@
+//! Code generation for `#[resource]`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::ItemFn;
+
+use super::model::{Model, Source};
+use super::template::{self, Piece};
+use crate::options::{encode, opt_str};
+use crate::sig::clean_fn;
+
+pub fn resource(func: &ItemFn, model: &Model) -> TokenStream {
+    let func_clean = clean_fn(func);
+    let ident = &func.sig.ident;
+    let vis = &func.vis;
+    let name = &model.name;
+    let uri = &model.uri;
+    let title = opt_str(&model.title);
+    let description = opt_str(&model.description);
+    let mime = opt_str(&model.mime);
+    let size = match model.size {
+        Some(n) => quote!(::core::option::Option::Some(#n)),
+        None => quote!(::core::option::Option::None),
+    };
+    let priority = match model.priority {
+        Some(p) => quote!(::core::option::Option::Some(#p)),
+        None => quote!(::core::option::Option::None),
+    };
+    let audience = match &model.audience {
+        Some(roles) => {
+            let roles = roles.iter().map(|r| {
+                if r == "user" {
+                    quote!(__mcp::Role::User)
+                } else {
+                    quote!(__mcp::Role::Assistant)
+                }
+            });
+            quote!(::core::option::Option::Some(&[#(#roles),*]))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let ttl = match model.ttl_ms {
+        Some(ms) => quote!(::core::option::Option::Some(#ms)),
+        None => quote!(::core::option::Option::None),
+    };
+    let cache = match model.cache_private {
+        Some(true) => quote!(::core::option::Option::Some(__mcp::CacheScope::Private)),
+        Some(false) => quote!(::core::option::Option::Some(__mcp::CacheScope::Public)),
+        None => quote!(::core::option::Option::None),
+    };
+    let pieces = model.pieces.iter().map(|p| match p {
+        Piece::Literal(text) => quote!(__mcp::Piece::Literal(#text)),
+        Piece::Segment(name, _) => quote!(__mcp::Piece::Segment(#name)),
+        Piece::Rest(name, _) => quote!(__mcp::Piece::Rest(#name)),
+    });
+
+    let describe = model.params.iter().filter_map(|(p, source)| match source {
+        Source::Uri => None,
+        Source::Context => {
+            let ty = &p.ty;
+            Some(quote_spanned! {ty.span()=> <#ty as __mcp::FromContext>::describe(spec); })
+        }
+    });
+    let vars: Vec<_> = (0..model.params.len())
+        .map(|i| format_ident!("__mcp_p{}", i))
+        .collect();
+    let extracts = model.params.iter().zip(&vars).map(|((p, source), var)| {
+        let ty = &p.ty;
+        let param_name = &p.name;
+        match source {
+            Source::Uri => quote_spanned! {ty.span()=>
+                let #var = match <#ty as __mcp::FromUriParam>::from_uri_param(
+                    request.params.get(#param_name).unwrap_or_default(),
+                ) {
+                    ::core::result::Result::Ok(value) => value,
+                    ::core::result::Result::Err(reason) => {
+                        return ::core::result::Result::Err(__mcp::bad_uri_param(&request.uri, #param_name, reason))
+                    }
+                };
+            },
+            Source::Context => quote_spanned! {ty.span()=>
+                let #var = <#ty as __mcp::FromContext>::from_context(&ctx)?;
+            },
+        }
+    });
+    let await_ = if model.is_async {
+        quote!(.await)
+    } else {
+        quote!()
+    };
+    let output = &model.output;
+    let render = quote_spanned! {output.span()=>
+        let split = (&&__mcp::tag_of(&out)).__mcp_split();
+        match (split.split)(out) {
+            ::core::result::Result::Ok(value) => __mcp::IntoContents::into_contents(value, &request.uri, #mime),
+            ::core::result::Result::Err(error) => ::core::result::Result::Err(((&&__mcp::tag_of(&error)).__mcp_rpc_failure().render)(error)),
+        }
+    };
+    let (completer_fns, completer_entries) = completers(&model.completers);
+    let boxed = quote_spanned! {ident.span()=> __mcp::boxed_read };
+    let dup = format_ident!(
+        "duplicate_resource_uri_{}",
+        encode(&template::shape(&model.pieces)),
+        span = model.dup_span
+    );
+
+    quote! {
+        #func_clean
+
+        #[allow(non_camel_case_types, dead_code)]
+        #[doc(hidden)]
+        #vis struct #ident {}
+
+        #[allow(non_upper_case_globals, clippy::needless_borrow, clippy::let_unit_value, clippy::unit_arg, clippy::question_mark)]
+        const _: () = {
+            use ::mcp_runtime::__private as __mcp;
+            #[allow(unused_imports)]
+            use __mcp::{RpcFailureDisplay as _, RpcFailureExplicit as _, SplitPlain as _, SplitResult as _};
+
+            fn __mcp_params(spec: &mut __mcp::ParamSpec) {
+                let _ = &spec;
+                #(#describe)*
+            }
+
+            fn __mcp_read(ctx: __mcp::RequestContext, request: __mcp::ReadRequest) -> __mcp::ReadFuture {
+                #boxed(async move {
+                    let _ = &ctx;
+                    #(#extracts)*
+                    let out = #ident(#(#vars),*) #await_;
+                    #render
+                })
+            }
+
+            #(#completer_fns)*
+
+            static __MCP_DEF: __mcp::ResourceDef = __mcp::ResourceDef {
+                name: #name,
+                title: #title,
+                description: #description,
+                uri: #uri,
+                template: &[#(#pieces),*],
+                mime: #mime,
+                size: #size,
+                audience: #audience,
+                priority: #priority,
+                ttl_ms: #ttl,
+                cache_scope: #cache,
+                module_path: ::core::module_path!(),
+                file: ::core::file!(),
+                line: ::core::line!(),
+                params: __mcp_params,
+                read: __mcp_read,
+                completions: &[#(#completer_entries),*],
+            };
+
+            impl __mcp::ResourceItem for #ident {
+                fn def() -> &'static __mcp::ResourceDef {
+                    &__MCP_DEF
+                }
+            }
+
+            __mcp::inventory::submit! { __mcp::ResourceRegistration(&__MCP_DEF) }
+        };
+
+        // Two resources serving the same URIs in one crate define this macro twice, which
+        // rustc reports at the template.
+        #[doc(hidden)]
+        #[allow(non_local_definitions)]
+        #[macro_export]
+        macro_rules! #dup { () => {}; }
+    }
+}
+
+/// Glue functions and `Completer` entries for `complete(arg = function)`.
+pub fn completers(list: &[(String, syn::Path)]) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let mut fns = Vec::new();
+    let mut entries = Vec::new();
+    for (index, (argument, path)) in list.iter().enumerate() {
+        let glue = format_ident!("__mcp_complete_{}", index);
+        let call = quote_spanned! {path.span()=> #path(request).await };
+        fns.push(quote! {
+            fn #glue(request: __mcp::Complete) -> __mcp::CompleteFuture {
+                __mcp::boxed_complete(async move {
+                    __mcp::IntoCompletion::into_completion(#call)
+                })
+            }
+        });
+        entries.push(quote! {
+            __mcp::Completer { argument: #argument, complete: #glue }
+        });
+    }
+    (fns, entries)
+}

@@ -1,0 +1,184 @@
+//! Function signature checks and parameter collection shared by the attribute macros.
+
+use syn::spanned::Spanned;
+use syn::{FnArg, ItemFn, Pat, ReturnType, Signature, Type};
+
+use crate::docs;
+use crate::errors::Errors;
+
+/// One named parameter.
+pub struct Param {
+    pub name: String,
+    pub ident_span: proc_macro2::Span,
+    pub ty: Type,
+    pub doc: Option<String>,
+}
+
+/// Reject `const`, `unsafe`, ABIs, generics and variadics, in the words of `kind`.
+pub fn check_signature(sig: &Signature, kind: &str, errors: &mut Errors) {
+    if let Some(c) = &sig.constness {
+        errors.at(c, format!("a {kind} cannot be a `const fn`"));
+    }
+    if let Some(u) = &sig.unsafety {
+        errors.at(u, format!("a {kind} cannot be an `unsafe fn`"));
+    }
+    if let Some(abi) = &sig.abi {
+        errors.at(abi, format!("a {kind} cannot have an explicit ABI"));
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        errors.at(
+            &sig.generics,
+            format!("a {kind} cannot be generic: its schema is fixed at compile time; use concrete types"),
+        );
+    }
+    if let Some(v) = &sig.variadic {
+        errors.at(v, format!("a {kind} cannot be variadic"));
+    }
+}
+
+/// The named parameters, with errors for receivers, patterns and unusable types.
+pub fn params(sig: &Signature, kind: &str, errors: &mut Errors) -> Vec<Param> {
+    let mut params = Vec::new();
+    for (index, input) in sig.inputs.iter().enumerate() {
+        match input {
+            FnArg::Receiver(r) => errors.at(
+                r,
+                format!("a {kind} is a free function; `self` is not supported (share data with `State<T>`)"),
+            ),
+            FnArg::Typed(pt) => {
+                let found = match &*pt.pat {
+                    Pat::Ident(p) => {
+                        if let Some((_, sub)) = &p.subpat {
+                            errors.at(sub, "use a plain parameter name");
+                        }
+                        Some((
+                            p.ident.to_string().trim_start_matches("r#").to_owned(),
+                            p.ident.span(),
+                        ))
+                    }
+                    Pat::TupleStruct(ts) => Some(match ts.elems.iter().next() {
+                        Some(Pat::Ident(inner)) if ts.elems.len() == 1 => {
+                            (inner.ident.to_string(), inner.ident.span())
+                        }
+                        _ => (format!("arg{index}"), ts.span()),
+                    }),
+                    Pat::Wild(w) => {
+                        errors.at(w, "give the parameter a name: it becomes the argument's name in the input schema");
+                        None
+                    }
+                    other => {
+                        errors.at(other, "use a plain parameter name (or `Args(value)` / `State(value)` for extractors)");
+                        None
+                    }
+                };
+                check_type(&pt.ty, kind, errors);
+                if let Some((name, ident_span)) = found {
+                    params.push(Param {
+                        name,
+                        ident_span,
+                        ty: (*pt.ty).clone(),
+                        doc: docs::text(&pt.attrs),
+                    });
+                }
+            }
+        }
+    }
+    params
+}
+
+/// The return type (`()` when omitted), rejecting `impl Trait`.
+pub fn output(sig: &Signature, errors: &mut Errors) -> Type {
+    match &sig.output {
+        ReturnType::Default => syn::parse_quote!(()),
+        ReturnType::Type(_, ty) => {
+            if let Type::ImplTrait(t) = &**ty {
+                errors.at(
+                    t,
+                    "name the return type: `impl Trait` cannot be turned into an output schema",
+                );
+            }
+            (**ty).clone()
+        }
+    }
+}
+
+fn check_type(ty: &Type, kind: &str, errors: &mut Errors) {
+    match ty {
+        Type::Reference(r) => {
+            let suggestion = match &*r.elem {
+                Type::Path(p) if p.path.is_ident("str") => "`String` instead of `&str`".to_owned(),
+                Type::Slice(s) => format!(
+                    "`Vec<{}>` instead of a slice",
+                    quote::quote!(#s).to_string().trim_matches(['[', ']', ' '])
+                ),
+                other => format!("`{}` instead of a reference", quote::quote!(#other)),
+            };
+            let what = if kind == "tool" {
+                "decoded from JSON"
+            } else {
+                "parsed from the request"
+            };
+            errors.span(
+                r.span(),
+                format!("{kind} parameters are owned values {what}; take {suggestion}"),
+            );
+        }
+        Type::ImplTrait(t) => errors.at(
+            t,
+            "`impl Trait` parameters are not supported: name a concrete type",
+        ),
+        Type::BareFn(f) => errors.at(
+            f,
+            format!("a function pointer cannot be a {kind} parameter"),
+        ),
+        Type::TraitObject(t) => {
+            errors.at(t, format!("a trait object cannot be a {kind} parameter"))
+        }
+        Type::Infer(t) => errors.at(t, "write the parameter's type"),
+        Type::Never(t) => errors.at(t, format!("`!` cannot be a {kind} parameter")),
+        _ => {}
+    }
+}
+
+/// The function as written, minus parameter doc comments (rustc rejects those in output).
+pub fn clean_fn(func: &ItemFn) -> ItemFn {
+    let mut func = func.clone();
+    for input in func.sig.inputs.iter_mut() {
+        if let FnArg::Typed(pt) = input {
+            pt.attrs.retain(|a| !docs::is_doc(a));
+        }
+    }
+    func
+}
+
+/// What is emitted when a declaration has errors: the function and its name item, so the
+/// errors are the only messages.
+pub fn stub(func: &ItemFn) -> proc_macro2::TokenStream {
+    let func = clean_fn(func);
+    // A method sits in an impl block, where the name item cannot go: emit the function only.
+    if matches!(func.sig.inputs.first(), Some(FnArg::Receiver(_))) {
+        return quote::quote!(#func);
+    }
+    let ident = &func.sig.ident;
+    let vis = &func.vis;
+    quote::quote! {
+        #func
+        #[allow(non_camel_case_types, dead_code)]
+        #[doc(hidden)]
+        #vis struct #ident {}
+    }
+}
+
+/// Parse the annotated item as a function, or explain what the attribute goes on.
+pub fn parse_fn(item: proc_macro2::TokenStream, attr: &str, errors: &mut Errors) -> Option<ItemFn> {
+    match syn::parse2::<ItemFn>(item) {
+        Ok(f) => Some(f),
+        Err(e) => {
+            errors.push(syn::Error::new(
+                e.span(),
+                format!("#[{attr}] goes on a function (`async fn name(..) -> T {{ .. }}`)"),
+            ));
+            None
+        }
+    }
+}

@@ -1,0 +1,350 @@
+//! What resource, prompt and completer functions may return.
+//!
+//! - A resource returns text (`String`, `&'static str`), bytes (`Vec<u8>`,
+//!   `&'static [u8]`, `bytes::Bytes`; base64 `blob` on the wire), [`Json<T>`], one or more
+//!   [`ResourceContents`], or `Option<T>` of those (`None` is "Resource not found").
+//! - A prompt returns text (one user message), a [`Content`] block, a [`PromptMessage`],
+//!   several of them, or a [`GetPromptResult`].
+//! - A completer returns a list of strings or a [`Completion`].
+//!
+//! Each may be wrapped in `Result<T, E>`: an [`RpcError`] is sent as is, a
+//! [`ToolError`](super::ToolError) as its protocol error (or -32603 with its message), and
+//! any other `E: Display` as -32603 with its message.
+
+use std::fmt::Display;
+
+use serde::Serialize;
+
+use crate::protocol::{
+    Completion, Content, GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents,
+    RpcError,
+};
+
+use super::output::{Json, Tag};
+use super::ToolError;
+
+/// Values a resource function can return.
+pub trait IntoContents {
+    /// The contents of `uri`; `mime` is the resource's declared MIME type.
+    fn into_contents(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<Vec<ResourceContents>, RpcError>;
+}
+
+impl IntoContents for String {
+    fn into_contents(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<Vec<ResourceContents>, RpcError> {
+        Ok(vec![ResourceContents::text(
+            uri,
+            mime.unwrap_or("text/plain"),
+            self,
+        )])
+    }
+}
+
+impl IntoContents for &'static str {
+    fn into_contents(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<Vec<ResourceContents>, RpcError> {
+        self.to_owned().into_contents(uri, mime)
+    }
+}
+
+impl IntoContents for Vec<u8> {
+    fn into_contents(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<Vec<ResourceContents>, RpcError> {
+        Ok(vec![ResourceContents::blob(
+            uri,
+            mime.unwrap_or("application/octet-stream"),
+            self,
+        )])
+    }
+}
+
+impl IntoContents for &'static [u8] {
+    fn into_contents(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<Vec<ResourceContents>, RpcError> {
+        Ok(vec![ResourceContents::blob(
+            uri,
+            mime.unwrap_or("application/octet-stream"),
+            self,
+        )])
+    }
+}
+
+impl IntoContents for bytes::Bytes {
+    fn into_contents(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<Vec<ResourceContents>, RpcError> {
+        Ok(vec![ResourceContents::blob(
+            uri,
+            mime.unwrap_or("application/octet-stream"),
+            self,
+        )])
+    }
+}
+
+impl<T: Serialize> IntoContents for Json<T> {
+    fn into_contents(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<Vec<ResourceContents>, RpcError> {
+        let text = match self.text {
+            Some(text) => text,
+            None => serde_json::to_string(&self.value).map_err(|e| {
+                RpcError::internal(format!("the resource could not be serialized: {e}"))
+            })?,
+        };
+        Ok(vec![ResourceContents::text(
+            uri,
+            mime.unwrap_or("application/json"),
+            text,
+        )])
+    }
+}
+
+impl IntoContents for ResourceContents {
+    fn into_contents(self, _: &str, _: Option<&str>) -> Result<Vec<ResourceContents>, RpcError> {
+        Ok(vec![self])
+    }
+}
+
+impl IntoContents for Vec<ResourceContents> {
+    fn into_contents(self, _: &str, _: Option<&str>) -> Result<Vec<ResourceContents>, RpcError> {
+        Ok(self)
+    }
+}
+
+impl IntoContents for ReadResourceResult {
+    fn into_contents(self, _: &str, _: Option<&str>) -> Result<Vec<ResourceContents>, RpcError> {
+        Ok(self.contents)
+    }
+}
+
+impl<T: IntoContents> IntoContents for Option<T> {
+    fn into_contents(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<Vec<ResourceContents>, RpcError> {
+        match self {
+            Some(value) => value.into_contents(uri, mime),
+            None => Err(RpcError::resource_not_found(uri)),
+        }
+    }
+}
+
+/// Values a prompt function can return.
+pub trait IntoPromptResult {
+    /// The `prompts/get` result.
+    fn into_prompt_result(self) -> GetPromptResult;
+}
+
+impl IntoPromptResult for GetPromptResult {
+    fn into_prompt_result(self) -> GetPromptResult {
+        self
+    }
+}
+
+impl IntoPromptResult for PromptMessage {
+    fn into_prompt_result(self) -> GetPromptResult {
+        GetPromptResult::new([self])
+    }
+}
+
+impl IntoPromptResult for Vec<PromptMessage> {
+    fn into_prompt_result(self) -> GetPromptResult {
+        GetPromptResult::new(self)
+    }
+}
+
+impl IntoPromptResult for Content {
+    fn into_prompt_result(self) -> GetPromptResult {
+        GetPromptResult::new([PromptMessage::user(self)])
+    }
+}
+
+impl IntoPromptResult for Vec<Content> {
+    fn into_prompt_result(self) -> GetPromptResult {
+        GetPromptResult::new(self.into_iter().map(PromptMessage::user))
+    }
+}
+
+impl IntoPromptResult for String {
+    fn into_prompt_result(self) -> GetPromptResult {
+        GetPromptResult::new([PromptMessage::user(self)])
+    }
+}
+
+impl IntoPromptResult for &'static str {
+    fn into_prompt_result(self) -> GetPromptResult {
+        GetPromptResult::new([PromptMessage::user(self)])
+    }
+}
+
+/// Values a completer function can return.
+pub trait IntoCompletion {
+    /// The completion, at most 100 values (longer lists are cut, with `total`/`hasMore`).
+    fn into_completion(self) -> Result<Completion, RpcError>;
+}
+
+impl IntoCompletion for Completion {
+    fn into_completion(self) -> Result<Completion, RpcError> {
+        Ok(self.bounded())
+    }
+}
+
+impl IntoCompletion for Vec<String> {
+    fn into_completion(self) -> Result<Completion, RpcError> {
+        Ok(Completion::new(self))
+    }
+}
+
+impl IntoCompletion for Vec<&'static str> {
+    fn into_completion(self) -> Result<Completion, RpcError> {
+        Ok(Completion::new(self))
+    }
+}
+
+impl<T: IntoCompletion, E: Display> IntoCompletion for Result<T, E> {
+    fn into_completion(self) -> Result<Completion, RpcError> {
+        match self {
+            Ok(value) => value.into_completion(),
+            Err(e) => Err(RpcError::internal(format!("{e:#}"))),
+        }
+    }
+}
+
+// ---- error resolution used by generated code -------------------------------------------
+
+/// How an error value of a resource or prompt function becomes a JSON-RPC error.
+#[doc(hidden)]
+pub struct RpcFailure<E> {
+    pub render: fn(E) -> RpcError,
+}
+
+#[doc(hidden)]
+pub trait RpcFailureExplicit {
+    type E;
+    fn __mcp_rpc_failure(&self) -> RpcFailure<Self::E>;
+}
+
+impl RpcFailureExplicit for &Tag<RpcError> {
+    type E = RpcError;
+    fn __mcp_rpc_failure(&self) -> RpcFailure<RpcError> {
+        RpcFailure { render: |e| e }
+    }
+}
+
+impl RpcFailureExplicit for &Tag<ToolError> {
+    type E = ToolError;
+    fn __mcp_rpc_failure(&self) -> RpcFailure<ToolError> {
+        RpcFailure {
+            render: |e| match e.into_outcome() {
+                Err(rpc) => rpc,
+                Ok(result) => RpcError::internal(
+                    result
+                        .content
+                        .iter()
+                        .find_map(|c| match c {
+                            Content::Text { text, .. } => Some(text.clone()),
+                            _ => None,
+                        })
+                        .unwrap_or_else(|| "Internal error".to_owned()),
+                ),
+            },
+        }
+    }
+}
+
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "the error type `{E}` must implement `Display`",
+    note = "its message becomes the -32603 error the client receives"
+)]
+pub trait RpcFailureDisplay<E> {
+    fn __mcp_rpc_failure(&self) -> RpcFailure<E>;
+}
+
+impl<E: Display> RpcFailureDisplay<E> for Tag<E> {
+    fn __mcp_rpc_failure(&self) -> RpcFailure<E> {
+        RpcFailure {
+            render: |e| RpcError::internal(format!("{e:#}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::output::{tag_of, SplitPlain as _, SplitResult as _};
+    use super::*;
+    use serde_json::json;
+
+    macro_rules! read {
+        ($e:expr) => {{
+            let out = $e;
+            let split = (&&tag_of(&out)).__mcp_split();
+            match (split.split)(out) {
+                Ok(v) => IntoContents::into_contents(v, "x://1", None),
+                Err(e) => Err(((&&tag_of(&e)).__mcp_rpc_failure().render)(e)),
+            }
+        }};
+    }
+
+    #[test]
+    fn resource_returns_pick_their_contents() {
+        let text = read!(String::from("hi")).unwrap();
+        assert_eq!(
+            text,
+            vec![ResourceContents::text("x://1", "text/plain", "hi")]
+        );
+        let bytes = read!(vec![1u8, 2, 3]).unwrap();
+        assert_eq!(
+            serde_json::to_value(&bytes).unwrap(),
+            json!([{"uri":"x://1","mimeType":"application/octet-stream","blob":"AQID"}])
+        );
+        let json = read!(Json(json!({"a": 1}))).unwrap();
+        assert_eq!(json[0].mime_type(), Some("application/json"));
+        let missing = read!(None::<String>).unwrap_err();
+        assert_eq!(
+            (missing.code, missing.data),
+            (-32602, Some(json!({"uri": "x://1"})))
+        );
+        let failed = read!(Err::<String, _>("disk on fire")).unwrap_err();
+        assert_eq!(
+            (failed.code, failed.message.as_str()),
+            (-32603, "disk on fire")
+        );
+        let explicit = read!(Err::<String, _>(RpcError::invalid_params("bad"))).unwrap_err();
+        assert_eq!(explicit.code, -32602);
+    }
+
+    #[test]
+    fn prompt_and_completion_returns() {
+        let r = "hello".into_prompt_result();
+        assert_eq!(
+            serde_json::to_value(&r).unwrap(),
+            json!({"messages":[{"role":"user","content":{"type":"text","text":"hello"}}]})
+        );
+        let c = vec!["a", "b"].into_completion().unwrap();
+        assert_eq!(c.values, vec!["a", "b"]);
+        let e = Err::<Vec<String>, _>("down").into_completion().unwrap_err();
+        assert_eq!(e.code, -32603);
+    }
+}

@@ -20,7 +20,10 @@ if [ "$status" -ne 0 ]; then
 fi
 # server-stateless is checked check by check through the baseline; these must pass whole.
 must_pass="tools-list tools-call-simple-text tools-call-image tools-call-audio tools-call-embedded-resource
-tools-call-mixed-content tools-call-error dns-rebinding-protection http-header-validation"
+tools-call-mixed-content tools-call-error dns-rebinding-protection http-header-validation
+resources-list resources-read-text resources-read-binary resources-templates-read sep-2164-resource-not-found
+prompts-list prompts-get-simple prompts-get-with-args prompts-get-embedded-resource prompts-get-with-image
+completion-complete caching"
 for scenario in $must_pass; do
   if ! grep -qE "^✓ $scenario: [0-9]+ passed, 0 failed" "$log"; then
     echo "conformance: scenario $scenario did not pass"

@@ -101,7 +101,11 @@ struct TemplateData {
 }
 
 /// A resource clients may watch for updates.
-#[resource("test://watched-resource", name = "watched-resource", mime = "text/plain")]
+#[resource(
+    "test://watched-resource",
+    name = "watched-resource",
+    mime = "text/plain"
+)]
 async fn watched_resource() -> &'static str {
     "Watched resource content."
 }

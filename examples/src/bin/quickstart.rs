@@ -1,4 +1,5 @@
-//! A first MCP server: a few tools a newcomer can read in a minute.
+//! A first MCP server: a few tools, a resource template and a prompt a newcomer can read
+//! in a minute.
 //!
 //! Run it with `cargo run -p mcp-examples --bin quickstart` (stdio) or add
 //! `-- --http 127.0.0.1:8080` to serve Streamable HTTP at `http://127.0.0.1:8080/mcp`.
@@ -108,11 +109,63 @@ async fn list_notes(notes: State<Notes>) -> Vec<String> {
 }
 // ANCHOR_END: notes
 
+// ANCHOR: resource
+/// One saved note, by its number (1 is the oldest).
+#[resource(
+    "notes://<number>",
+    name = "note",
+    mime = "text/plain",
+    ttl = "0s",
+    complete(number = note_numbers)
+)]
+async fn note(number: usize, notes: State<Notes>) -> Option<String> {
+    let list = notes.items.lock().unwrap_or_else(|e| e.into_inner());
+    list.get(number.checked_sub(1)?).cloned()
+}
+
+/// Suggests the numbers of saved notes that start with what was typed.
+async fn note_numbers(request: Complete) -> Vec<String> {
+    let count = request.ctx.state::<Notes>().map_or(0, |notes| {
+        notes.items.lock().unwrap_or_else(|e| e.into_inner()).len()
+    });
+    request.matching((1..=count).map(|n| n.to_string()))
+}
+// ANCHOR_END: resource
+
+// ANCHOR: prompt
+/// Asks the model to convert a temperature with the tool and explain the formula.
+#[prompt(title = "Explain a conversion", complete(to = scale_names))]
+async fn explain_conversion(
+    /// The temperature to convert, e.g. 21.5.
+    value: f64,
+    /// The scale to convert to: celsius or fahrenheit.
+    to: Scale,
+) -> Vec<PromptMessage> {
+    let to = match to {
+        Scale::Celsius => "Celsius",
+        Scale::Fahrenheit => "Fahrenheit",
+    };
+    vec![
+        PromptMessage::user(format!(
+            "Convert {value} degrees to {to} with the convert_temperature tool."
+        )),
+        PromptMessage::user("Then explain the formula you used in one sentence."),
+    ]
+}
+
+/// Completes scale names.
+async fn scale_names(request: Complete) -> Vec<String> {
+    request.matching(["celsius", "fahrenheit"])
+}
+// ANCHOR_END: prompt
+
 // ANCHOR: main
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
     Server::new("quickstart", env!("CARGO_PKG_VERSION"))
-        .instructions("Arithmetic, temperature conversion and a scratch pad of notes.")
+        .instructions(
+            "Arithmetic, temperature conversion and a scratch pad of notes (readable as notes://{number}).",
+        )
         .state(Notes::default())
         .serve_from_args()
         .await

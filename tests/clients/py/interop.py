@@ -5,10 +5,13 @@ version ("2026-07-28") or "auto" (probe with server/discover first).
 """
 
 import asyncio
+import re
 import sys
+import time
 
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp_types import PromptReference
 
 failures = 0
 
@@ -34,8 +37,48 @@ async def main():
         check("a tool error is an isError result", zero.is_error and "divide by zero" in zero.content[0].text, zero)
         bad = await client.call_tool("add", {"a": "two"})
         check("invalid arguments are an isError result", bad.is_error and "argument /a" in bad.content[0].text, bad)
-        note = await client.call_tool("add_note", {"note": "interop"})
+        text = f"interop py {MODE} {KIND} {time.time()}"
+        note = await client.call_tool("add_note", {"note": text})
         check("state is shared with handlers", "Saved" in note.content[0].text, note)
+        templates = (await client.list_resource_templates()).resource_templates
+        check(
+            "resources/templates/list publishes notes://{number}",
+            [(t.uri_template, t.name, t.mime_type) for t in templates] == [("notes://{number}", "note", "text/plain")],
+            templates,
+        )
+        number = re.search(r"You have (\d+) note", note.content[0].text).group(1)
+        read = await client.read_resource(f"notes://{number}")
+        check(
+            "resources/read of a templated URI returns the note",
+            len(read.contents) == 1 and read.contents[0].text == text and str(read.contents[0].uri) == f"notes://{number}",
+            read,
+        )
+        try:
+            await client.read_resource("notes://999999")
+            check("an unknown resource is an error", False, "no error raised")
+        except Exception as e:
+            error = getattr(e, "error", None)
+            check(
+                "an unknown resource is -32602 with the URI in data",
+                getattr(error, "code", None) == -32602 and (getattr(error, "data", None) or {}).get("uri") == "notes://999999",
+                repr(e),
+            )
+        prompts = (await client.list_prompts()).prompts
+        check(
+            "prompts/list describes explain_conversion",
+            [(p.name, [(a.name, a.required) for a in p.arguments or []]) for p in prompts]
+            == [("explain_conversion", [("value", True), ("to", True)])],
+            prompts,
+        )
+        prompt = await client.get_prompt("explain_conversion", {"value": "21.5", "to": "fahrenheit"})
+        check(
+            "prompts/get fills the arguments into the messages",
+            prompt.messages[0].role == "user"
+            and prompt.messages[0].content.text == "Convert 21.5 degrees to Fahrenheit with the convert_temperature tool.",
+            prompt,
+        )
+        done = await client.complete(PromptReference(name="explain_conversion"), {"name": "to", "value": "c"})
+        check("completion/complete suggests matching values", done.completion.values == ["celsius"], done)
         try:
             await client.call_tool("no_such_tool", {})
             check("an unknown tool is a protocol error", False, "no error raised")

@@ -47,6 +47,41 @@ try {
   check('invalid arguments come back as an isError result', bad.isError === true &&
     /argument \/a/.test(bad.content?.[0]?.text ?? ''), bad);
 
+  const { resourceTemplates } = await client.listResourceTemplates();
+  check('resources/templates/list publishes notes://{number}',
+    resourceTemplates?.length === 1 && resourceTemplates[0].uriTemplate === 'notes://{number}' &&
+    resourceTemplates[0].name === 'note' && resourceTemplates[0].mimeType === 'text/plain', resourceTemplates);
+
+  const text = `interop ts ${kind} ${Date.now()}`;
+  const saved = await client.callTool({ name: 'add_note', arguments: { note: text } });
+  const number = /You have (\d+) note/.exec(saved.content?.[0]?.text ?? '')?.[1];
+  const read = await client.readResource({ uri: `notes://${number}` });
+  check('resources/read of a templated URI returns the note', read.contents?.length === 1 &&
+    read.contents[0].text === text && read.contents[0].uri === `notes://${number}` &&
+    read.contents[0].mimeType === 'text/plain', read);
+
+  let missing;
+  try {
+    await client.readResource({ uri: 'notes://999999' });
+  } catch (e) {
+    missing = e;
+  }
+  check('an unknown resource is -32602 with the URI in data', missing?.code === -32602 &&
+    missing?.data?.uri === 'notes://999999', String(missing));
+
+  const { prompts } = await client.listPrompts();
+  check('prompts/list describes explain_conversion with required arguments',
+    prompts?.[0]?.name === 'explain_conversion' &&
+    JSON.stringify(prompts[0].arguments?.map((a) => [a.name, a.required])) === '[["value",true],["to",true]]', prompts);
+
+  const prompt = await client.getPrompt({ name: 'explain_conversion', arguments: { value: '21.5', to: 'fahrenheit' } });
+  check('prompts/get fills the arguments into the messages',
+    prompt.messages?.[0]?.role === 'user' &&
+    prompt.messages[0].content?.text === 'Convert 21.5 degrees to Fahrenheit with the convert_temperature tool.', prompt);
+
+  const done = await client.complete({ ref: { type: 'ref/prompt', name: 'explain_conversion' }, argument: { name: 'to', value: 'c' } });
+  check('completion/complete suggests matching values', JSON.stringify(done.completion?.values) === '["celsius"]', done);
+
   let unknown;
   try {
     await client.callTool({ name: 'no_such_tool', arguments: {} });

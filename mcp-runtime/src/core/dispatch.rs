@@ -410,10 +410,14 @@ impl Core {
             };
         if !known.iter().any(|k| k == arg_name) {
             return Reply::Error(
-                RpcError::invalid_params(format!(
-                    "`{arg_name}` is not an argument here (arguments: {})",
-                    known.join(", ")
-                ))
+                RpcError::invalid_params(if known.is_empty() {
+                    format!("`{arg_name}` is not an argument here: there are none to complete")
+                } else {
+                    format!(
+                        "`{arg_name}` is not an argument here (arguments: {})",
+                        known.join(", ")
+                    )
+                })
                 .with_data(json!({ "argument": arg_name })),
             );
         }

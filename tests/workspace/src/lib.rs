@@ -1,4 +1,5 @@
-//! Fixture tools for the workspace tests, and the server that serves them.
+//! Fixture tools, resources and prompts for the workspace tests, and the server that
+//! serves them.
 
 use mcp_runtime::prelude::*;
 use schemars::JsonSchema;
@@ -91,7 +92,216 @@ pub mod fixtures {
     }
 }
 
-/// A server with exactly the fixture tools.
+/// Resources and prompts used by the transcripts and behaviour tests: a small library.
+pub mod library {
+    use super::*;
+    use mcp_runtime::{Annotations, Complete, ResourceContents};
+
+    /// How to read the library.
+    #[resource(
+        "library://readme",
+        title = "Read me",
+        mime = "text/markdown",
+        size = 26,
+        audience = [user, assistant],
+        priority = 0.9,
+        ttl = "5m"
+    )]
+    pub async fn readme() -> &'static str {
+        "# Library\nBooks by number."
+    }
+
+    /// A book in the library.
+    #[derive(Debug, Serialize, JsonSchema)]
+    pub struct Book {
+        /// Its number.
+        pub id: u32,
+        /// Its title.
+        pub title: &'static str,
+    }
+
+    const BOOKS: &[(u32, &str)] = &[(1, "Dune"), (2, "Emma"), (12, "Ulysses")];
+
+    /// One book by its number.
+    #[resource(
+        "library://books/<id>",
+        name = "book",
+        mime = "application/json",
+        cache = private,
+        complete(id = book_ids)
+    )]
+    pub async fn book(id: u32) -> Option<Json<Book>> {
+        BOOKS
+            .iter()
+            .find(|(n, _)| *n == id)
+            .map(|(id, title)| Json(Book { id: *id, title }))
+    }
+
+    /// Book numbers starting with what was typed.
+    pub async fn book_ids(request: Complete) -> Vec<String> {
+        request.matching(BOOKS.iter().map(|(id, _)| id.to_string()))
+    }
+
+    /// A book's cover image (a few bytes standing in for a PNG).
+    #[resource("library://covers/<id>.png", mime = "image/png")]
+    pub fn cover(id: u32) -> Vec<u8> {
+        vec![0x89, b'P', b'N', b'G', id as u8]
+    }
+
+    /// A file of the shelf archive; the path may have several segments.
+    #[resource("archive:///<path..>", mime = "text/plain")]
+    pub async fn archive(path: String) -> Result<String, RpcError> {
+        match path.as_str() {
+            "notes/2024/jan.txt" => Ok("January notes".to_owned()),
+            "a b.txt" => Ok("spaces decoded".to_owned()),
+            _ => Err(RpcError::resource_not_found(&format!("archive:///{path}"))),
+        }
+    }
+
+    /// Every book on one shelf, one entry per book.
+    #[resource("library://shelves/<name>")]
+    pub async fn shelf(name: String) -> Vec<ResourceContents> {
+        BOOKS
+            .iter()
+            .map(|(id, title)| {
+                ResourceContents::text(
+                    format!("library://books/{id}"),
+                    "text/plain",
+                    format!("{title} (shelf {name})"),
+                )
+            })
+            .collect()
+    }
+
+    /// Always fails with an internal error.
+    #[resource("library://flaky")]
+    pub async fn flaky() -> Result<String, std::io::Error> {
+        Err(std::io::Error::other("the disk is on fire"))
+    }
+
+    /// Always panics, to show a panic fails only its own read.
+    #[resource("library://broken")]
+    pub async fn broken() -> String {
+        panic!("shelf collapsed")
+    }
+
+    /// Readers' notes kept by the server.
+    pub struct Notes {
+        /// The notes, oldest first.
+        pub items: Vec<&'static str>,
+    }
+
+    /// The readers' notes (needs `State<Notes>`).
+    #[resource("library://notes", cache = private, ttl = "0s")]
+    pub async fn notes(notes: State<Notes>, ctx: RequestContext) -> String {
+        format!(
+            "{} ({} notes, read over {})",
+            notes.items.join("; "),
+            notes.items.len(),
+            ctx.protocol_version()
+        )
+    }
+
+    /// Summary styles.
+    #[derive(Debug, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Style {
+        /// One line.
+        Short,
+        /// A paragraph.
+        Long,
+    }
+
+    /// Asks for a summary of a book, with the book embedded.
+    #[prompt(title = "Summarize a book", complete(id = book_ids, style = styles))]
+    pub async fn summarize_book(
+        /// The book's number.
+        id: u32,
+        /// `short` or `long`; short by default.
+        style: Option<Style>,
+    ) -> Result<Vec<PromptMessage>, RpcError> {
+        let Some((_, title)) = BOOKS.iter().find(|(n, _)| *n == id) else {
+            return Err(RpcError::invalid_params(format!("There is no book {id}")));
+        };
+        let length = match style.unwrap_or(Style::Short) {
+            Style::Short => "in one line",
+            Style::Long => "in one paragraph",
+        };
+        Ok(vec![
+            PromptMessage::user(Content::embedded_text(
+                format!("library://books/{id}"),
+                "text/plain",
+                *title,
+            )),
+            PromptMessage::user(format!("Summarize {title} {length}.")),
+        ])
+    }
+
+    /// Styles starting with what was typed; Ulysses (book 12) is only summarized at length.
+    pub async fn styles(request: Complete) -> Completion {
+        let styles: &[&str] = if request.filled("id") == Some("12") {
+            &["long"]
+        } else {
+            &["short", "long"]
+        };
+        Completion::new(request.matching(styles))
+    }
+
+    /// Shows a cover, says it aloud, and links the book.
+    #[prompt(name = "cover_story")]
+    pub fn media() -> GetPromptResult {
+        GetPromptResult::new([
+            PromptMessage::user(Content::image([1u8, 2, 3], "image/png")),
+            PromptMessage::user(Content::audio([4u8, 5], "audio/wav")),
+            PromptMessage::assistant(Content::link("library://books/1", "Dune").with_annotations(
+                Annotations {
+                    audience: Some(vec![mcp_runtime::Role::User]),
+                    priority: None,
+                    last_modified: None,
+                },
+            )),
+        ])
+        .with_description("A cover, read aloud")
+    }
+
+    /// Has a thousand completions for `word`, to show the 100-value bound.
+    #[prompt(complete(word = many_words))]
+    pub async fn spell(
+        /// Any word.
+        word: String,
+    ) -> String {
+        format!("Spell {word}.")
+    }
+
+    /// A thousand words.
+    pub async fn many_words(_request: Complete) -> Vec<String> {
+        (0..1000).map(|i| format!("word{i}")).collect()
+    }
+}
+
+/// Two templates that can match the same URI (`shop://items/new`): refused at start.
+pub mod overlapping {
+    use super::*;
+
+    /// An item by id.
+    #[resource("shop://items/<id>")]
+    pub async fn item(id: String) -> String {
+        id
+    }
+
+    /// Anything under shop://.
+    #[resource("shop://<section>/new")]
+    pub async fn newest(section: String) -> String {
+        section
+    }
+}
+
+/// A server with exactly the fixture tools, resources and prompts.
 pub fn server() -> Server {
-    Server::new("fixtures", "1.0.0").only_module(module_path!().to_owned() + "::fixtures")
+    Server::new("fixtures", "1.0.0")
+        .only_module(module_path!().to_owned() + "::fixtures")
+        .only_module(module_path!().to_owned() + "::library")
+        .state(library::Notes {
+            items: vec!["loved it", "too long"],
+        })
 }

@@ -102,11 +102,18 @@ pub fn parse(text: &str) -> Result<Vec<Piece>, Vec<Problem>> {
             }
             '>' => problems.push(problem(i..i + 1, "`>` without a matching `<`")),
             '{' | '}' => {
-                let end = text[i..].find('}').map(|o| i + o + 1).unwrap_or(i + 1);
+                let end = if c == '{' {
+                    text[i..].find('}').map(|o| i + o + 1).unwrap_or(i + 1)
+                } else {
+                    i + 1
+                };
                 problems.push(problem(
                     i..end,
                     "write variables as `<name>` (one segment) or `<name..>` (the rest); the `{name}` form is what clients see",
                 ));
+                while chars.peek().is_some_and(|(j, _)| *j < end) {
+                    chars.next();
+                }
             }
             c if c.is_whitespace() || c.is_control() => problems.push(problem(
                 i..i + c.len_utf8(),

@@ -24,6 +24,11 @@ use super::output::{Json, Tag};
 use super::ToolError;
 
 /// Values a resource function can return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a resource",
+    label = "not resource contents",
+    note = "return text (String, &'static str), bytes (Vec<u8>, &'static [u8], Bytes), Json<T>, ResourceContents, Vec<ResourceContents>, Option<T> of those, or Result<T, E> of those"
+)]
 pub trait IntoContents {
     /// The contents of `uri`; `mime` is the resource's declared MIME type.
     fn into_contents(
@@ -151,6 +156,11 @@ impl<T: IntoContents> IntoContents for Option<T> {
 }
 
 /// Values a prompt function can return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a prompt",
+    label = "not prompt messages",
+    note = "return text, a Content block, a PromptMessage, Vec<PromptMessage>, Vec<Content>, GetPromptResult, or Result<T, E> of those"
+)]
 pub trait IntoPromptResult {
     /// The `prompts/get` result.
     fn into_prompt_result(self) -> GetPromptResult;
@@ -199,6 +209,11 @@ impl IntoPromptResult for &'static str {
 }
 
 /// Values a completer function can return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a completer",
+    label = "not a completion",
+    note = "return Vec<String>, Vec<&'static str>, Completion, or Result<T, E> of those"
+)]
 pub trait IntoCompletion {
     /// The completion, at most 100 values (longer lists are cut, with `total`/`hasMore`).
     fn into_completion(self) -> Result<Completion, RpcError>;

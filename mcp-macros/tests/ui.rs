@@ -1,4 +1,4 @@
-//! Every diagnostic of `#[tool]`, pinned as `.stderr` beside its case (rustc 1.95).
+//! Every diagnostic of `#[tool]`, `#[resource]` and `#[prompt]`, pinned as `.stderr` beside its case (rustc 1.95).
 //! Regenerate after a deliberate change with `TRYBUILD=overwrite cargo test -p mcp-macros --test ui`.
 
 #[test]

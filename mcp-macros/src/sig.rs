@@ -26,9 +26,14 @@ pub fn check_signature(sig: &Signature, kind: &str, errors: &mut Errors) {
         errors.at(abi, format!("a {kind} cannot have an explicit ABI"));
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        let why = if kind == "tool" {
+            "its schema is fixed at compile time"
+        } else {
+            "it is registered once, with concrete types"
+        };
         errors.at(
             &sig.generics,
-            format!("a {kind} cannot be generic: its schema is fixed at compile time; use concrete types"),
+            format!("a {kind} cannot be generic: {why}; use concrete types"),
         );
     }
     if let Some(v) = &sig.variadic {
@@ -63,7 +68,12 @@ pub fn params(sig: &Signature, kind: &str, errors: &mut Errors) -> Vec<Param> {
                         _ => (format!("arg{index}"), ts.span()),
                     }),
                     Pat::Wild(w) => {
-                        errors.at(w, "give the parameter a name: it becomes the argument's name in the input schema");
+                        let role = match kind {
+                            "tool" => "the argument's name in the input schema",
+                            "prompt" => "the prompt argument's name",
+                            _ => "the URI variable it binds to",
+                        };
+                        errors.at(w, format!("give the parameter a name: it becomes {role}"));
                         None
                     }
                     other => {

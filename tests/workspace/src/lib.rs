@@ -158,6 +158,29 @@ pub mod library {
         }
     }
 
+    /// An ISBN-13: parsed by a direct `FromUriParam` impl, since it has no `FromStr`.
+    #[derive(Debug)]
+    pub struct Isbn(pub String);
+
+    impl mcp_runtime::FromUriParam for Isbn {
+        fn from_uri_param(value: &str) -> Result<Self, String> {
+            let digits: String = value.chars().filter(|c| *c != '-').collect();
+            if digits.len() == 13 && digits.chars().all(|c| c.is_ascii_digit()) {
+                Ok(Isbn(digits))
+            } else {
+                Err(format!(
+                    "`{value}` is not an ISBN-13 (13 digits, dashes allowed)"
+                ))
+            }
+        }
+    }
+
+    /// A book by its ISBN.
+    #[resource("library://isbn/<isbn>", mime = "text/plain")]
+    pub async fn by_isbn(isbn: Isbn) -> String {
+        format!("ISBN {}", isbn.0)
+    }
+
     /// Every book on one shelf, one entry per book.
     #[resource("library://shelves/<name>")]
     pub async fn shelf(name: String) -> Vec<ResourceContents> {

@@ -146,6 +146,27 @@ async fn traversal_attempts_are_rejected_before_any_handler() {
 }
 
 #[tokio::test]
+async fn types_without_from_str_parse_through_their_own_impl() {
+    let client = TestClient::new(mcp_workspace_tests::server().build().unwrap());
+    let ok = client
+        .request(
+            "resources/read",
+            json!({"uri": "library://isbn/978-0-441-17271-9"}),
+        )
+        .await;
+    assert_eq!(ok["result"]["contents"][0]["text"], "ISBN 9780441172719");
+    let bad = client
+        .request("resources/read", json!({"uri": "library://isbn/12345"}))
+        .await;
+    assert_eq!(bad["error"]["code"], -32602);
+    assert_eq!(bad["error"]["data"]["parameter"], "isbn");
+    assert_eq!(
+        bad["error"]["data"]["reason"],
+        "`12345` is not an ISBN-13 (13 digits, dashes allowed)"
+    );
+}
+
+#[tokio::test]
 async fn malformed_reads_and_gets_are_invalid_params() {
     let client = TestClient::new(mcp_workspace_tests::server().build().unwrap());
     for (method, params) in [
@@ -224,7 +245,7 @@ async fn lists_page_with_their_own_cursors() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["cover", "shelf"]);
+    assert_eq!(names, ["cover", "by_isbn"]);
 }
 
 #[tokio::test]

@@ -170,7 +170,7 @@ impl Server {
         self
     }
 
-    /// Hosts accepted in `Host` and `Origin` on HTTP (default: localhost, 127.0.0.1, [::1]).
+    /// Hosts accepted in `Host` and `Origin` on HTTP (default: localhost, 127.0.0.1, `[::1]`).
     /// Requests naming any other host get 403, which defeats DNS rebinding.
     pub fn allowed_hosts<S: Into<String>>(mut self, hosts: impl IntoIterator<Item = S>) -> Self {
         self.http.allowed_hosts = hosts.into_iter().map(Into::into).collect();

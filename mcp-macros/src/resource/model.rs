@@ -153,6 +153,10 @@ pub fn build(attr: proc_macro2::TokenStream, func: &ItemFn, errors: &mut Errors)
             }
             "size" => match &option.value {
                 Some(Expr::Lit(ExprLit { lit: Lit::Int(i), .. })) => match i.base10_parse::<u64>() {
+                    Ok(_) if pieces.iter().any(|p| p.var().is_some()) => reader.errors.at(
+                        &option.key,
+                        "`size` describes one resource; the resources a template matches differ in size, so leave it out",
+                    ),
                     Ok(n) => model.size = Some(n),
                     Err(e) => reader.errors.at(i, e),
                 },

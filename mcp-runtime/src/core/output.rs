@@ -4,7 +4,7 @@
 //!
 //! 1. `Result<T, E>`: `Ok` goes on to step 2; `Err` becomes an `isError: true` result with
 //!    the error's message (`E: Display`), or a JSON-RPC error for [`ToolError::protocol`].
-//! 2. A type implementing [`IntoToolResult`] (text, content blocks, [`Json`],
+//! 2. A type implementing [`IntoToolResult`] (text, content blocks, [`Json`](struct@Json),
 //!    [`CallToolResult`], `()`) converts itself.
 //! 3. Otherwise a `Serialize + JsonSchema` value becomes `structuredContent` (with its JSON as
 //!    a text block) and its schema the tool's `outputSchema`.

@@ -1,14 +1,14 @@
 //! What resource, prompt and completer functions may return.
 //!
 //! - A resource returns text (`String`, `&'static str`), bytes (`Vec<u8>`,
-//!   `&'static [u8]`, `bytes::Bytes`; base64 `blob` on the wire), [`Json<T>`], one or more
+//!   `&'static [u8]`, `bytes::Bytes`; base64 `blob` on the wire), [`Json<T>`](struct@Json), one or more
 //!   [`ResourceContents`], or `Option<T>` of those (`None` is "Resource not found").
 //! - A prompt returns text (one user message), a [`Content`] block, a [`PromptMessage`],
 //!   several of them, or a [`GetPromptResult`].
 //! - A completer returns a list of strings or a [`Completion`].
 //!
 //! Each may be wrapped in `Result<T, E>`: an [`RpcError`] is sent as is, a
-//! [`ToolError`](super::ToolError) as its protocol error (or -32603 with its message), and
+//! [`ToolError`] as its protocol error (or -32603 with its message), and
 //! any other `E: Display` as -32603 with its message.
 
 use std::fmt::Display;

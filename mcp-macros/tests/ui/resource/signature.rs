@@ -29,3 +29,9 @@ async fn colour(name: String) -> String {
 struct NotAFunction;
 
 fn main() {}
+
+/// A size on a template.
+#[resource("logs://<day>", size = 4096)]
+async fn log(day: String) -> String {
+    day
+}

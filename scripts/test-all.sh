@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test of the workspace: lints, unit and integration tests (macro diagnostics,
-# transcripts over both transports), the book, the official conformance suite, and real
+# transcripts over both transports), the API docs, the book, the official conformance suite, and real
 # third-party clients. Installs what it needs into the repository (target/tools, node_modules
 # folders with lock files, a Python venv); needs Rust, Node 20 and Python 3.11.
 set -euo pipefail
@@ -18,6 +18,9 @@ cargo clippy --workspace --all-targets -- -D warnings
 
 step "cargo test"
 cargo test --workspace 2>&1 | tee target/cargo-test.log
+
+step "cargo doc (broken or ambiguous doc links are errors)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
 step "examples (release build for the interop tests)"
 cargo build --release -p mcp-examples

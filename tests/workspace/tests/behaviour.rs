@@ -21,7 +21,7 @@ fn tool_names(list: &Value) -> Vec<&str> {
 }
 
 #[tokio::test]
-async fn tools_from_a_linked_crate_register_themselves() {
+async fn items_from_a_linked_crate_register_themselves() {
     let app = Server::new("t", "1")
         .only_module("extra_tools")
         .build()
@@ -34,6 +34,23 @@ async fn tools_from_a_linked_crate_register_themselves() {
         .call_tool("text.reverse", json!({"text": "abc"}))
         .await;
     assert_eq!(reversed["content"][0]["text"], "cba");
+    let motd = client
+        .request("resources/read", json!({"uri": "extra://motd"}))
+        .await;
+    assert_eq!(
+        motd["result"]["contents"][0]["text"],
+        "Resources register across crates too."
+    );
+    let haiku = client
+        .request(
+            "prompts/get",
+            json!({"name": "haiku", "arguments": {"topic": "rust"}}),
+        )
+        .await;
+    assert_eq!(
+        haiku["result"]["messages"][0]["content"]["text"],
+        "Write a haiku about rust."
+    );
 }
 
 #[tokio::test]

@@ -1,4 +1,5 @@
-//! Two crates defining the same tool name is a clear error at server start.
+//! Two crates defining the same tool name, resource URI or prompt name is a clear error at
+//! server start.
 
 use mcp_runtime::prelude::*;
 
@@ -8,6 +9,18 @@ use extra_tools as _;
 #[tool(name = "echo")]
 async fn my_echo(text: String) -> String {
     text
+}
+
+/// The message of the day, again: same URI as the resource in `extra_tools`.
+#[resource("extra://motd")]
+async fn my_motd() -> &'static str {
+    "mine"
+}
+
+/// Same name as the prompt in `extra_tools`.
+#[prompt(name = "haiku")]
+async fn my_haiku() -> &'static str {
+    "Write a haiku."
 }
 
 #[test]
@@ -28,5 +41,13 @@ fn the_same_name_in_two_crates_is_refused_at_start() {
     assert!(
         error.contains("duplicate_across_crates"),
         "names the second place: {error}"
+    );
+    assert!(
+        error.contains("resource URI `extra://motd` is defined more than once: extra_tools ("),
+        "{error}"
+    );
+    assert!(
+        error.contains("prompt name `haiku` is defined more than once: "),
+        "{error}"
     );
 }

@@ -2,7 +2,9 @@
 //! generated code names `::mcp_runtime::__private` only.
 //!
 //! Each macro is a pipeline in its own folder: `parse` (tokens to syntax), `model` (what the
-//! user declared), `validate` (wire rules checked at compile time) and `expand` (code).
+//! user declared, with the wire rules checked at compile time; `#[tool]` keeps those in
+//! `validate`) and `expand` (code). Shared pieces: `options` (attribute options and
+//! hints), `sig` (signatures and parameters), `uri` (resource URI templates), `docs`.
 //! Errors are collected, point at the offending token, and a stub is still emitted so one
 //! mistake gives one message.
 //!
@@ -15,6 +17,7 @@ mod prompt;
 mod resource;
 mod sig;
 mod tool;
+mod uri;
 
 use proc_macro::TokenStream;
 

@@ -6,9 +6,9 @@ use syn::spanned::Spanned;
 use syn::ItemFn;
 
 use super::model::{Model, Source};
-use super::template::{self, Piece};
 use crate::options::{encode, opt_str};
 use crate::sig::clean_fn;
+use crate::uri::{self as template, Piece};
 
 pub fn resource(func: &ItemFn, model: &Model) -> TokenStream {
     let func_clean = clean_fn(func);

@@ -3,7 +3,6 @@
 
 mod expand;
 mod model;
-mod template;
 
 use proc_macro2::TokenStream;
 

@@ -3,11 +3,11 @@
 use syn::parse::{Parse, ParseStream};
 use syn::{Expr, ExprLit, ItemFn, Lit, LitStr, Token, Type};
 
-use super::template::{self, Piece};
 use crate::docs;
 use crate::errors::Errors;
 use crate::options::{self, inner_span, RawOption, Reader};
 use crate::sig::{self, Param};
+use crate::uri::{self as template, Piece};
 
 const OPTIONS: &[&str] = &[
     "name",

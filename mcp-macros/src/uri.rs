@@ -1,4 +1,5 @@
-//! The URI template syntax of `#[resource("...")]`, checked at compile time.
+//! The URI template syntax of `#[resource("...")]`, checked at compile time: `<id>` /
+//! `<path..>` to pieces, with the byte range of every problem for pointing inside the literal.
 //!
 //! `<name>` is one path segment, `<name..>` the rest of the URI; everything else is
 //! literal. The template must start with a scheme (`orders://`, `file:///`).

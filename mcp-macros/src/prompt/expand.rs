@@ -1,0 +1,118 @@
+//! Code generation for `#[prompt]`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::ItemFn;
+
+use super::model::Model;
+use crate::options::{encode, opt_str};
+use crate::sig::clean_fn;
+
+pub fn prompt(func: &ItemFn, model: &Model) -> TokenStream {
+    let func_clean = clean_fn(func);
+    let ident = &func.sig.ident;
+    let vis = &func.vis;
+    let name = &model.name;
+    let title = opt_str(&model.title);
+    let description = opt_str(&model.description);
+    let describe = model.params.iter().map(|p| {
+        let ty = &p.ty;
+        let param_name = &p.name;
+        let doc = opt_str(&p.doc);
+        quote_spanned! {ty.span()=> <#ty as __mcp::PromptParam>::describe(spec, #param_name, #doc); }
+    });
+    let vars: Vec<_> = (0..model.params.len())
+        .map(|i| format_ident!("__mcp_p{}", i))
+        .collect();
+    let extracts = model.params.iter().zip(&vars).map(|(p, var)| {
+        let ty = &p.ty;
+        let param_name = &p.name;
+        quote_spanned! {ty.span()=>
+            let #var = <#ty as __mcp::PromptParam>::extract(&mut parts, #param_name)?;
+        }
+    });
+    let await_ = if model.is_async {
+        quote!(.await)
+    } else {
+        quote!()
+    };
+    let output = &model.output;
+    let render = quote_spanned! {output.span()=>
+        let split = (&&__mcp::tag_of(&out)).__mcp_split();
+        match (split.split)(out) {
+            ::core::result::Result::Ok(value) => ::core::result::Result::Ok(__mcp::IntoPromptResult::into_prompt_result(value)),
+            ::core::result::Result::Err(error) => ::core::result::Result::Err(((&&__mcp::tag_of(&error)).__mcp_rpc_failure().render)(error)),
+        }
+    };
+    let (completer_fns, completer_entries) = crate::resource::completers(&model.completers);
+    let boxed = quote_spanned! {ident.span()=> __mcp::boxed_prompt };
+    let dup = format_ident!(
+        "duplicate_prompt_name_{}",
+        encode(name),
+        span = model.name_span
+    );
+
+    quote! {
+        #func_clean
+
+        #[allow(non_camel_case_types, dead_code)]
+        #[doc(hidden)]
+        #vis struct #ident {}
+
+        #[allow(non_upper_case_globals, clippy::needless_borrow, clippy::let_unit_value, clippy::unit_arg, clippy::question_mark)]
+        const _: () = {
+            use ::mcp_runtime::__private as __mcp;
+            #[allow(unused_imports)]
+            use __mcp::{RpcFailureDisplay as _, RpcFailureExplicit as _, SplitPlain as _, SplitResult as _};
+
+            fn __mcp_params(spec: &mut __mcp::ParamSpec) {
+                let _ = &spec;
+                #(#describe)*
+            }
+
+            fn __mcp_get(
+                ctx: __mcp::RequestContext,
+                args: __mcp::Map<::std::string::String, __mcp::Value>,
+            ) -> __mcp::PromptFuture {
+                #boxed(async move {
+                    #[allow(unused_mut)]
+                    let mut parts = __mcp::PromptParts::new(&ctx, args);
+                    #(#extracts)*
+                    let _ = parts;
+                    let out = #ident(#(#vars),*) #await_;
+                    #render
+                })
+            }
+
+            #(#completer_fns)*
+
+            static __MCP_DEF: __mcp::PromptDef = __mcp::PromptDef {
+                name: #name,
+                title: #title,
+                description: #description,
+                module_path: ::core::module_path!(),
+                file: ::core::file!(),
+                line: ::core::line!(),
+                params: __mcp_params,
+                get: __mcp_get,
+                completions: &[#(#completer_entries),*],
+            };
+
+            impl __mcp::PromptItem for #ident {
+                fn def() -> &'static __mcp::PromptDef {
+                    &__MCP_DEF
+                }
+            }
+
+            __mcp::inventory::submit! { __mcp::PromptRegistration(&__MCP_DEF) }
+        };
+
+        // Two prompts with one name in one crate define this macro twice, which rustc
+        // reports at the name.
+        #[doc(hidden)]
+        #[allow(non_local_definitions)]
+        #[macro_export]
+        macro_rules! #dup { () => {}; }
+    }
+}

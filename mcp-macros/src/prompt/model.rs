@@ -1,0 +1,111 @@
+//! What `#[prompt]` declares: options, parameters, completers.
+
+use proc_macro2::TokenStream;
+use syn::{ItemFn, Type};
+
+use crate::docs;
+use crate::errors::Errors;
+use crate::options::{self, Reader};
+use crate::sig::{self, Param};
+
+const OPTIONS: &[&str] = &["name", "title", "description", "complete"];
+
+pub struct Model {
+    pub name: String,
+    pub name_span: proc_macro2::Span,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub completers: Vec<(String, syn::Path)>,
+    pub params: Vec<Param>,
+    pub is_async: bool,
+    pub output: Type,
+}
+
+pub fn build(attr: TokenStream, func: &ItemFn, errors: &mut Errors) -> Option<Model> {
+    let list = match syn::parse::Parser::parse2(options::parse_list, attr) {
+        Ok(list) => list,
+        Err(e) => {
+            errors.push(syn::Error::new(
+                e.span(),
+                "expected options such as `name = \"..\"`, `title = \"..\"`, `complete(argument = completer_fn)`",
+            ));
+            Vec::new()
+        }
+    };
+    let sig = &func.sig;
+    let mut model = Model {
+        name: sig.ident.to_string().trim_start_matches("r#").to_owned(),
+        name_span: sig.ident.span(),
+        title: None,
+        description: None,
+        completers: Vec::new(),
+        params: Vec::new(),
+        is_async: sig.asyncness.is_some(),
+        output: syn::parse_quote!(()),
+    };
+    let mut completers = Vec::new();
+    let mut reader = Reader::new("prompt", OPTIONS, errors);
+    for option in &list {
+        let Some(key) = reader.key(option) else {
+            continue;
+        };
+        if key == "complete" {
+            completers = options::completers(option, reader.errors);
+            continue;
+        }
+        let Some(s) = reader.string(option) else {
+            continue;
+        };
+        match key.as_str() {
+            "name" => {
+                model.name = s.value();
+                model.name_span = s.span();
+            }
+            "title" => model.title = Some(s.value()),
+            _ => model.description = Some(s.value()),
+        }
+    }
+    let name = &model.name;
+    if name.is_empty()
+        || name.len() > 128
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    {
+        errors.span(
+            model.name_span,
+            format!("prompt name `{name}` must be 1 to 128 characters of A-Z a-z 0-9 _ - ."),
+        );
+    }
+    sig::check_signature(sig, "prompt", errors);
+    model.params = sig::params(sig, "prompt", errors);
+    model.output = sig::output(sig, errors);
+    if model.description.is_none() {
+        model.description = docs::text(&func.attrs);
+    }
+    for (key, _) in &completers {
+        if !model.params.iter().any(|p| *key == p.name) {
+            let names: Vec<String> = model
+                .params
+                .iter()
+                .map(|p| format!("`{}`", p.name))
+                .collect();
+            errors.at(
+                key,
+                format!(
+                    "`{key}` is not a parameter of this prompt{}",
+                    if names.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (parameters: {})", names.join(", "))
+                    }
+                ),
+            );
+        }
+    }
+    model.completers = completers
+        .into_iter()
+        .map(|(k, p)| (k.to_string(), p))
+        .collect();
+    Some(model)
+}

@@ -1,5 +1,6 @@
-//! Attribute macros for `mcp-runtime`: `#[tool]`, `#[resource]` and `#[prompt]`. Depend on `mcp-runtime`, which re-exports them; the
-//! generated code names `::mcp_runtime::__private` only.
+//! Attribute macros for `mcp-runtime`: `#[tool]`, `#[resource]` and `#[prompt]`. Depend on
+//! `mcp-runtime`, which re-exports them; the generated code names
+//! `::mcp_runtime::__private` only.
 //!
 //! Each macro is a pipeline in its own folder: `parse` (tokens to syntax), `model` (what the
 //! user declared, with the wire rules checked at compile time; `#[tool]` keeps those in

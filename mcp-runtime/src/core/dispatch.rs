@@ -248,6 +248,16 @@ impl Core {
                 ))
             }
         };
+        if uri.len() > crate::registry::uri::MAX_URI_BYTES {
+            return Reply::Error(
+                RpcError::invalid_params(format!(
+                    "The URI is {} bytes long; at most {} are accepted",
+                    uri.len(),
+                    crate::registry::uri::MAX_URI_BYTES
+                ))
+                .with_data(json!({ "maxBytes": crate::registry::uri::MAX_URI_BYTES })),
+            );
+        }
         let Some((resource, uri_params)) = self.catalog.resolve(&uri) else {
             return Reply::Error(RpcError::resource_not_found(&uri));
         };

@@ -68,57 +68,98 @@ pub fn rfc6570(pieces: &[Piece]) -> String {
     out
 }
 
+/// Longest URI a read or completion may name. Real URIs are far shorter; the bound keeps
+/// matching cheap whatever a client sends.
+pub const MAX_URI_BYTES: usize = 16 * 1024;
+
 /// Match `uri` against `pieces`, returning the decoded variables.
 pub fn match_uri(pieces: &[Piece], uri: &str) -> Option<UriParams> {
-    let mut params = Vec::new();
-    if match_from(pieces, uri, &mut params) {
-        Some(UriParams(params))
+    if uri.len() > MAX_URI_BYTES {
+        return None;
+    }
+    let mut matcher = Matcher {
+        params: Vec::new(),
+        budget: MATCH_BUDGET,
+    };
+    if matcher.match_from(pieces, uri) {
+        // Values were pushed innermost first.
+        matcher.params.reverse();
+        Some(UriParams(matcher.params))
     } else {
         None
     }
 }
 
-fn match_from(pieces: &[Piece], rest: &str, params: &mut Vec<(&'static str, String)>) -> bool {
-    let Some((first, others)) = pieces.split_first() else {
-        return rest.is_empty();
-    };
-    match first {
-        Piece::Literal(text) => match rest.strip_prefix(text) {
-            Some(after) => match_from(others, after, params),
-            None => false,
-        },
-        Piece::Segment(name) => {
-            let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-            // Shortest first: with a literal such as `.json` after the variable, the value
-            // ends where that literal can start.
-            for cut in 1..=end {
-                if !rest.is_char_boundary(cut) {
-                    continue;
-                }
-                let before = params.len();
-                if let Some(value) = decode_segment(&rest[..cut]) {
-                    params.push((name, value));
-                    if match_from(others, &rest[cut..], params) {
-                        return true;
+/// Steps one match may take. Templates have a handful of pieces, so real URIs need a few
+/// dozen; a URI built to make the backtracking explode is simply not matched.
+const MATCH_BUDGET: usize = 1024;
+
+struct Matcher {
+    params: Vec<(&'static str, String)>,
+    budget: usize,
+}
+
+impl Matcher {
+    fn match_from(&mut self, pieces: &[Piece], rest: &str) -> bool {
+        if self.budget == 0 {
+            return false;
+        }
+        self.budget -= 1;
+        let Some((first, others)) = pieces.split_first() else {
+            return rest.is_empty();
+        };
+        match first {
+            Piece::Literal(text) => match rest.strip_prefix(text) {
+                Some(after) => self.match_from(others, after),
+                None => false,
+            },
+            Piece::Segment(name) => {
+                let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+                // Where the value may end: at the segment's end when nothing follows, else
+                // where the next literal occurs (shortest first, so with `.json` after the
+                // variable the value ends where that literal can start).
+                let cuts: Box<dyn Iterator<Item = usize> + '_> = match others.first() {
+                    Some(Piece::Literal(next)) => Box::new(
+                        rest.match_indices(next)
+                            .map(|(at, _)| at)
+                            .take_while(move |at| *at <= end),
+                    ),
+                    _ => Box::new(std::iter::once(end)),
+                };
+                for cut in cuts {
+                    if cut == 0 || !rest.is_char_boundary(cut) {
+                        continue;
+                    }
+                    let before = self.params.len();
+                    // The rest is matched first, so each candidate value is decoded only
+                    // when everything after it fits.
+                    if self.match_from(others, &rest[cut..]) {
+                        if let Some(value) = decode_segment(&rest[..cut]) {
+                            self.params.push((name, value));
+                            return true;
+                        }
+                    }
+                    self.params.truncate(before);
+                    if self.budget == 0 {
+                        return false;
                     }
                 }
-                params.truncate(before);
+                false
             }
-            false
-        }
-        Piece::Rest(name) => {
-            if !others.is_empty() || rest.is_empty() || rest.contains(['?', '#']) {
-                return false;
-            }
-            let mut decoded = Vec::new();
-            for segment in rest.split('/') {
-                match decode_segment(segment) {
-                    Some(value) => decoded.push(value),
-                    None => return false,
+            Piece::Rest(name) => {
+                if !others.is_empty() || rest.is_empty() || rest.contains(['?', '#']) {
+                    return false;
                 }
+                let mut decoded = Vec::new();
+                for segment in rest.split('/') {
+                    match decode_segment(segment) {
+                        Some(value) => decoded.push(value),
+                        None => return false,
+                    }
+                }
+                self.params.push((name, decoded.join("/")));
+                true
             }
-            params.push((name, decoded.join("/")));
-            true
         }
     }
 }
@@ -301,6 +342,30 @@ mod tests {
             get(FILES, "file:///srv/a/b%20c.txt", "path").as_deref(),
             Some("a/b c.txt")
         );
+    }
+
+    #[test]
+    fn hostile_uris_cost_a_bounded_number_of_steps() {
+        // Many candidate ends for `<name>` before `.json`: only the last fits, and values
+        // are decoded only once the rest matched.
+        let uri = format!("reports://{}", "a.json".repeat(500));
+        let matched = get(REPORT, &uri, "name");
+        assert!(matched.is_some_and(|name| name.len() == uri.len() - "reports://".len() - 5));
+        // Nested choices: more candidates than the step budget allows are not matched.
+        let nested: &[Piece] = &[
+            Literal("x://"),
+            Segment("a"),
+            Literal("."),
+            Segment("b"),
+            Literal("."),
+            Segment("c"),
+            Literal(".json"),
+        ];
+        let hostile = format!("x://{}", ".a".repeat(3_000));
+        assert_eq!(match_uri(nested, &hostile), None);
+        assert_eq!(get(nested, "x://1.2.3.json", "c").as_deref(), Some("3"));
+        let long = format!("reports://{}", "a".repeat(MAX_URI_BYTES));
+        assert_eq!(match_uri(REPORT, &long), None);
     }
 
     #[test]

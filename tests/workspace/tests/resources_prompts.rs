@@ -192,6 +192,10 @@ async fn malformed_reads_and_gets_are_invalid_params() {
             "{method} {params}: {answer}"
         );
     }
+    let long = format!("archive:///{}", "a/".repeat(10_000));
+    let answer = client.request("resources/read", json!({"uri": long})).await;
+    assert_eq!(answer["error"]["code"], -32602);
+    assert_eq!(answer["error"]["data"]["maxBytes"], 16384);
 }
 
 #[tokio::test]

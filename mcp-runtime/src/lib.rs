@@ -49,7 +49,7 @@ pub use crate::core::{
     Args, ClientCapabilities, Complete, FromContext, FromUriParam, IntoCompletion, IntoContents,
     IntoPromptResult, PromptParam, RequestContext, State, ToolError, ToolParam, Transport,
 };
-pub use crate::policy::auth::{Action, AllowAll, Authorize, Denied};
+pub use crate::policy::auth::{Action, AllowAll, Authorize, CompleteTarget, Denied};
 pub use crate::policy::cache::{CacheHints, CacheScope};
 pub use crate::policy::seal::SealKey;
 pub use crate::protocol::{

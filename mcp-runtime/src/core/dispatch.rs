@@ -6,7 +6,7 @@ use std::sync::Arc;
 use futures_util::FutureExt as _;
 use serde_json::{json, Map, Value};
 
-use crate::policy::auth::{Action, SharedAuthorize};
+use crate::policy::auth::{Action, CompleteTarget, SharedAuthorize};
 use crate::policy::paging::Cursors;
 use crate::protocol::{codes, Implementation, RpcError};
 use crate::registry::{Catalog, Completer, Listing, ReadRequest};
@@ -370,7 +370,7 @@ impl Core {
                 "params.argument needs string fields name and value",
             ));
         };
-        let (completers, known): (&[Completer], Vec<String>) =
+        let (completers, known, target): (&[Completer], Vec<String>, CompleteTarget<'_>) =
             match reference.get("type").and_then(Value::as_str) {
                 Some("ref/prompt") => {
                     let name = reference.get("name").and_then(Value::as_str).unwrap_or("");
@@ -388,6 +388,7 @@ impl Core {
                             .iter()
                             .map(|a| a.name.clone())
                             .collect(),
+                        CompleteTarget::Prompt(prompt.def),
                     )
                 }
                 Some("ref/resource") => {
@@ -410,6 +411,7 @@ impl Core {
                                 crate::registry::uri::Piece::Literal(_) => None,
                             })
                             .collect(),
+                        CompleteTarget::Resource(template.def),
                     )
                 }
                 _ => {
@@ -430,6 +432,16 @@ impl Core {
                 })
                 .with_data(json!({ "argument": arg_name })),
             );
+        }
+        let action = Action::Complete {
+            target,
+            argument: arg_name,
+        };
+        if let Err(reply) = self
+            .check(&ctx, &action, ("completion of", action.name()))
+            .await
+        {
+            return reply;
         }
         let completion = match completers.iter().find(|c| c.argument == arg_name) {
             None => crate::protocol::Completion::default(),

@@ -1,7 +1,8 @@
 //! The per-call authorization hook.
 //!
-//! `Authorize::check` runs before every `tools/call`, `resources/read` and `prompts/get`,
-//! after the target is found and before arguments are validated or any handler runs. A model choosing a tool is never consent:
+//! `Authorize::check` runs before every `tools/call`, `resources/read`, `prompts/get` and
+//! `completion/complete`, after the target is found and before arguments are validated or
+//! any handler runs. A model choosing a tool is never consent:
 //! the hook decides from the request context and the tool's definition.
 
 use std::future::Future;
@@ -38,6 +39,22 @@ pub enum Action<'a> {
         /// The arguments as sent (not yet checked).
         arguments: &'a Map<String, Value>,
     },
+    /// Ask for completions of an argument, which may reveal data (ids, names).
+    Complete {
+        /// The prompt or resource template whose argument is completed.
+        target: CompleteTarget<'a>,
+        /// The argument (or template variable) being completed.
+        argument: &'a str,
+    },
+}
+
+/// What a `completion/complete` request refers to.
+#[derive(Debug, Clone, Copy)]
+pub enum CompleteTarget<'a> {
+    /// A prompt's argument.
+    Prompt(&'a PromptDef),
+    /// A resource template's variable.
+    Resource(&'a ResourceDef),
 }
 
 impl Action<'_> {
@@ -47,6 +64,14 @@ impl Action<'_> {
             Action::CallTool { tool, .. } => tool.name,
             Action::ReadResource { uri, .. } => uri,
             Action::GetPrompt { prompt, .. } => prompt.name,
+            Action::Complete {
+                target: CompleteTarget::Prompt(prompt),
+                ..
+            } => prompt.name,
+            Action::Complete {
+                target: CompleteTarget::Resource(resource),
+                ..
+            } => resource.uri,
         }
     }
 }

@@ -6,12 +6,13 @@ use axum::body::Body;
 use axum::http::Request;
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::{http_request, TestClient};
-use mcp_runtime::BuildError;
+use mcp_runtime::{BuildError, CompleteTarget};
 use mcp_workspace_tests::library;
 use serde_json::{json, Value};
 use tower::ServiceExt as _;
 
-/// Records what the hook saw, and refuses book 12 and long summaries.
+/// Records what the hook saw, and refuses book 12, long summaries and suggesting book
+/// numbers.
 #[derive(Clone, Default)]
 struct Librarian {
     seen: Arc<Mutex<Vec<String>>>,
@@ -31,6 +32,14 @@ impl Authorize for Librarian {
                     Value::Object((*arguments).clone())
                 )
             }
+            Action::Complete { argument, .. } => {
+                format!(
+                    "{} complete {} of {}",
+                    ctx.method(),
+                    argument,
+                    action.name()
+                )
+            }
             other => format!("{} {}", ctx.method(), other.name()),
         };
         self.seen.lock().unwrap().push(entry);
@@ -43,13 +52,19 @@ impl Authorize for Librarian {
             {
                 Err(Denied::new("long summaries are for members"))
             }
+            Action::Complete {
+                target: CompleteTarget::Resource(resource),
+                argument,
+            } if resource.name == "book" && *argument == "id" => {
+                Err(Denied::new("book numbers are not suggested"))
+            }
             _ => Ok(()),
         }
     }
 }
 
 #[tokio::test]
-async fn the_authorize_hook_sees_the_definition_and_the_concrete_uri() {
+async fn the_authorize_hook_runs_before_reads_gets_and_completions() {
     let hook = Librarian::default();
     let client = TestClient::new(
         mcp_workspace_tests::server()
@@ -84,6 +99,23 @@ async fn the_authorize_hook_sees_the_definition_and_the_concrete_uri() {
         fine["result"]["messages"][1]["content"]["text"],
         "Summarize Dune in one line."
     );
+    let refused = client
+        .request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": "library://books/{id}"}, "argument": {"name": "id", "value": ""}}),
+        )
+        .await;
+    assert_eq!(refused["error"]["code"], -31403, "S-262: {refused}");
+    let suggested = client
+        .request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "summarize_book"}, "argument": {"name": "style", "value": ""}}),
+        )
+        .await;
+    assert_eq!(
+        suggested["result"]["completion"]["values"],
+        json!(["short", "long"])
+    );
     let seen = hook.seen.lock().unwrap().clone();
     assert_eq!(
         seen,
@@ -92,6 +124,8 @@ async fn the_authorize_hook_sees_the_definition_and_the_concrete_uri() {
             "resources/read read library://books/1 via library://books/<id>",
             r#"prompts/get get summarize_book {"id":"1","style":"long"}"#,
             r#"prompts/get get summarize_book {"id":"1"}"#,
+            "completion/complete complete id of library://books/<id>",
+            "completion/complete complete style of summarize_book",
         ]
     );
 }

@@ -175,8 +175,12 @@ pub mod library {
         }
     }
 
-    /// A book by its ISBN.
-    #[resource("library://isbn/<isbn>", mime = "text/plain")]
+    /// A book by its ISBN (this doc comment is replaced by the `description` option).
+    #[resource(
+        "library://isbn/<isbn>",
+        mime = "text/plain",
+        description = "A book by its ISBN-13; dashes are allowed."
+    )]
     pub async fn by_isbn(isbn: Isbn) -> String {
         format!("ISBN {}", isbn.0)
     }
@@ -287,8 +291,11 @@ pub mod library {
         .with_description("A cover, read aloud")
     }
 
-    /// Has a thousand completions for `word`, to show the 100-value bound.
-    #[prompt(complete(word = many_words))]
+    /// Has a thousand completions for `word` (replaced by the `description` option).
+    #[prompt(
+        complete(word = many_words),
+        description = "Spells a word; `word` has a thousand completions, to show the 100-value bound."
+    )]
     pub async fn spell(
         /// Any word.
         word: String,

@@ -8,6 +8,7 @@ mod context;
 mod dispatch;
 mod error;
 mod extract;
+mod methods;
 pub mod output;
 pub mod returns;
 

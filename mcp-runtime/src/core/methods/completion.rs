@@ -1,0 +1,133 @@
+//! `completion/complete`: resolve the reference, authorize, run the completer, bound it.
+
+use serde_json::{json, Map, Value};
+
+use crate::policy::auth::Action;
+use crate::protocol::RpcError;
+
+use crate::policy::auth::CompleteTarget;
+use crate::registry::Completer;
+
+use super::super::dispatch::{guarded, Call, Core, Reply};
+use super::super::Complete;
+
+impl Core {
+    pub(crate) async fn complete(&self, call: Call) -> Reply {
+        let Call { ctx, params } = call;
+        let reference = params.get("ref").and_then(Value::as_object);
+        let argument = params.get("argument").and_then(Value::as_object);
+        let (Some(reference), Some(argument)) = (reference, argument) else {
+            return Reply::Error(RpcError::invalid_params(
+                "completion/complete needs params.ref ({type, name|uri}) and params.argument ({name, value})",
+            ));
+        };
+        let (Some(arg_name), Some(value)) = (
+            argument.get("name").and_then(Value::as_str),
+            argument.get("value").and_then(Value::as_str),
+        ) else {
+            return Reply::Error(RpcError::invalid_params(
+                "params.argument needs string fields name and value",
+            ));
+        };
+        let (completers, known, target): (&[Completer], Vec<String>, CompleteTarget<'_>) =
+            match reference.get("type").and_then(Value::as_str) {
+                Some("ref/prompt") => {
+                    let name = reference.get("name").and_then(Value::as_str).unwrap_or("");
+                    let Some(prompt) = self.catalog.prompt(name) else {
+                        return Reply::Error(
+                            RpcError::invalid_params(format!("Unknown prompt: {name}"))
+                                .with_data(json!({ "name": name })),
+                        );
+                    };
+                    (
+                        prompt.def.completions,
+                        prompt
+                            .prompt
+                            .arguments
+                            .iter()
+                            .map(|a| a.name.clone())
+                            .collect(),
+                        CompleteTarget::Prompt(prompt.def),
+                    )
+                }
+                Some("ref/resource") => {
+                    let uri = reference.get("uri").and_then(Value::as_str).unwrap_or("");
+                    let Some(template) = self.catalog.template(uri) else {
+                        return Reply::Error(
+                            RpcError::invalid_params(format!("Unknown resource template: {uri}"))
+                                .with_data(json!({ "uri": uri })),
+                        );
+                    };
+                    (
+                        template.def.completions,
+                        template
+                            .def
+                            .template
+                            .iter()
+                            .filter_map(|p| match p {
+                                crate::registry::uri::Piece::Segment(n)
+                                | crate::registry::uri::Piece::Rest(n) => Some((*n).to_owned()),
+                                crate::registry::uri::Piece::Literal(_) => None,
+                            })
+                            .collect(),
+                        CompleteTarget::Resource(template.def),
+                    )
+                }
+                _ => {
+                    return Reply::Error(RpcError::invalid_params(
+                        "params.ref.type must be \"ref/prompt\" or \"ref/resource\"",
+                    ))
+                }
+            };
+        if !known.iter().any(|k| k == arg_name) {
+            return Reply::Error(
+                RpcError::invalid_params(if known.is_empty() {
+                    format!("`{arg_name}` is not an argument here: there are none to complete")
+                } else {
+                    format!(
+                        "`{arg_name}` is not an argument here (arguments: {})",
+                        known.join(", ")
+                    )
+                })
+                .with_data(json!({ "argument": arg_name })),
+            );
+        }
+        let action = Action::Complete {
+            target,
+            argument: arg_name,
+        };
+        if let Err(reply) = self
+            .check(&ctx, &action, ("completion of", action.name()))
+            .await
+        {
+            return reply;
+        }
+        let completion = match completers.iter().find(|c| c.argument == arg_name) {
+            None => crate::protocol::Completion::default(),
+            Some(completer) => {
+                let context = params
+                    .get("context")
+                    .and_then(|c| c.get("arguments"))
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default();
+                let request = Complete {
+                    ctx,
+                    argument: arg_name.to_owned(),
+                    value: value.to_owned(),
+                    context,
+                };
+                match guarded(arg_name, (completer.complete)(request)).await {
+                    Ok(completion) => completion.bounded(),
+                    Err(error) => return Reply::Error(error),
+                }
+            }
+        };
+        let mut body = Map::new();
+        body.insert(
+            "completion".into(),
+            serde_json::to_value(completion).unwrap_or_else(|_| json!({"values": []})),
+        );
+        Reply::Complete { body, cache: None }
+    }
+}

@@ -1,0 +1,6 @@
+//! One module per method family; each adds its handler to [`Core`](super::Core).
+
+mod completion;
+mod prompts;
+mod resources;
+mod tools;

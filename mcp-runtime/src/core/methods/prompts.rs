@@ -1,0 +1,105 @@
+//! `prompts/get`: find, authorize, check the arguments, run.
+
+use serde_json::{json, Map, Value};
+
+use crate::policy::auth::Action;
+use crate::protocol::RpcError;
+
+use super::super::dispatch::{guarded, Call, Core, Reply};
+
+impl Core {
+    pub(crate) async fn get_prompt(&self, call: Call) -> Reply {
+        let Call { ctx, mut params } = call;
+        let name = match params.get("name") {
+            Some(Value::String(name)) => name.clone(),
+            _ => {
+                return Reply::Error(RpcError::invalid_params(
+                    "prompts/get needs params.name, the prompt's name as a string",
+                ))
+            }
+        };
+        let Some(prompt) = self.catalog.prompt(&name) else {
+            return Reply::Error(
+                RpcError::invalid_params(format!("Unknown prompt: {name}"))
+                    .with_data(json!({ "name": name })),
+            );
+        };
+        let arguments = match params.remove("arguments") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(args)) => args,
+            Some(_) => {
+                return Reply::Error(RpcError::invalid_params(
+                    "params.arguments must be an object of strings",
+                ))
+            }
+        };
+        if let Err(reply) = self
+            .check(
+                &ctx,
+                &Action::GetPrompt {
+                    prompt: prompt.def,
+                    arguments: &arguments,
+                },
+                ("prompt", &name),
+            )
+            .await
+        {
+            return reply;
+        }
+        if let Err(error) = check_prompt_arguments(&prompt.prompt, &arguments) {
+            return Reply::Error(error);
+        }
+        match guarded(&name, (prompt.def.get)(ctx, arguments)).await {
+            Ok(result) => match serde_json::to_value(result) {
+                Ok(Value::Object(body)) => Reply::Complete { body, cache: None },
+                _ => Reply::Error(RpcError::internal(
+                    "Internal error: the prompt could not be serialized",
+                )),
+            },
+            Err(error) => Reply::Error(error),
+        }
+    }
+}
+
+/// Arguments of `prompts/get` must be strings, known, and cover the required ones.
+fn check_prompt_arguments(
+    prompt: &crate::protocol::Prompt,
+    arguments: &Map<String, Value>,
+) -> Result<(), RpcError> {
+    let name = &prompt.name;
+    if let Some((key, _)) = arguments.iter().find(|(_, v)| !v.is_string()) {
+        return Err(RpcError::invalid_params(format!(
+            "Argument `{key}` of prompt `{name}` must be a string"
+        ))
+        .with_data(json!({ "argument": key })));
+    }
+    if let Some(key) = arguments
+        .keys()
+        .find(|k| !prompt.arguments.iter().any(|a| &a.name == *k))
+    {
+        let known: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
+        return Err(RpcError::invalid_params(format!(
+            "Prompt `{name}` has no argument `{key}` (arguments: {})",
+            if known.is_empty() {
+                "none".to_owned()
+            } else {
+                known.join(", ")
+            }
+        ))
+        .with_data(json!({ "argument": key })));
+    }
+    let missing: Vec<&str> = prompt
+        .arguments
+        .iter()
+        .filter(|a| a.required && !arguments.contains_key(&a.name))
+        .map(|a| a.name.as_str())
+        .collect();
+    if !missing.is_empty() {
+        return Err(RpcError::invalid_params(format!(
+            "Prompt `{name}` is missing required argument(s): {}",
+            missing.join(", ")
+        ))
+        .with_data(json!({ "missing": missing })));
+    }
+    Ok(())
+}

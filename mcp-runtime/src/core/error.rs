@@ -49,6 +49,15 @@ impl ToolError {
         }
     }
 
+    /// As the error of a request that has no tool result to carry it (a resource read, a
+    /// prompt get): a protocol error as is, a business failure as -32603 with its message.
+    pub(crate) fn into_rpc_error(self) -> RpcError {
+        match self.kind {
+            Kind::Business { message, .. } => RpcError::internal(message),
+            Kind::Protocol(error) => error,
+        }
+    }
+
     pub(crate) fn into_outcome(self) -> Result<CallToolResult, RpcError> {
         match self.kind {
             Kind::Business { message, detail } => Ok(CallToolResult {

@@ -38,71 +38,42 @@ pub trait IntoContents {
     ) -> Result<Vec<ResourceContents>, RpcError>;
 }
 
-impl IntoContents for String {
-    fn into_contents(
-        self,
-        uri: &str,
-        mime: Option<&str>,
-    ) -> Result<Vec<ResourceContents>, RpcError> {
-        Ok(vec![ResourceContents::text(
-            uri,
-            mime.unwrap_or("text/plain"),
-            self,
-        )])
-    }
+/// Text types: `text` contents, `text/plain` unless the resource declares a MIME type.
+macro_rules! text_contents {
+    ($($ty:ty),*) => {$(
+        impl IntoContents for $ty {
+            fn into_contents(
+                self,
+                uri: &str,
+                mime: Option<&str>,
+            ) -> Result<Vec<ResourceContents>, RpcError> {
+                Ok(vec![ResourceContents::text(uri, mime.unwrap_or("text/plain"), self)])
+            }
+        }
+    )*};
 }
 
-impl IntoContents for &'static str {
-    fn into_contents(
-        self,
-        uri: &str,
-        mime: Option<&str>,
-    ) -> Result<Vec<ResourceContents>, RpcError> {
-        self.to_owned().into_contents(uri, mime)
-    }
+/// Byte types: a base64 `blob`, `application/octet-stream` unless declared otherwise.
+macro_rules! blob_contents {
+    ($($ty:ty),*) => {$(
+        impl IntoContents for $ty {
+            fn into_contents(
+                self,
+                uri: &str,
+                mime: Option<&str>,
+            ) -> Result<Vec<ResourceContents>, RpcError> {
+                Ok(vec![ResourceContents::blob(
+                    uri,
+                    mime.unwrap_or("application/octet-stream"),
+                    self,
+                )])
+            }
+        }
+    )*};
 }
 
-impl IntoContents for Vec<u8> {
-    fn into_contents(
-        self,
-        uri: &str,
-        mime: Option<&str>,
-    ) -> Result<Vec<ResourceContents>, RpcError> {
-        Ok(vec![ResourceContents::blob(
-            uri,
-            mime.unwrap_or("application/octet-stream"),
-            self,
-        )])
-    }
-}
-
-impl IntoContents for &'static [u8] {
-    fn into_contents(
-        self,
-        uri: &str,
-        mime: Option<&str>,
-    ) -> Result<Vec<ResourceContents>, RpcError> {
-        Ok(vec![ResourceContents::blob(
-            uri,
-            mime.unwrap_or("application/octet-stream"),
-            self,
-        )])
-    }
-}
-
-impl IntoContents for bytes::Bytes {
-    fn into_contents(
-        self,
-        uri: &str,
-        mime: Option<&str>,
-    ) -> Result<Vec<ResourceContents>, RpcError> {
-        Ok(vec![ResourceContents::blob(
-            uri,
-            mime.unwrap_or("application/octet-stream"),
-            self,
-        )])
-    }
-}
+text_contents!(String, &'static str);
+blob_contents!(Vec<u8>, &'static [u8], bytes::Bytes);
 
 impl<T: Serialize> IntoContents for Json<T> {
     fn into_contents(
@@ -184,29 +155,24 @@ impl IntoPromptResult for Vec<PromptMessage> {
     }
 }
 
-impl IntoPromptResult for Content {
-    fn into_prompt_result(self) -> GetPromptResult {
-        GetPromptResult::new([PromptMessage::user(self)])
-    }
-}
-
 impl IntoPromptResult for Vec<Content> {
     fn into_prompt_result(self) -> GetPromptResult {
         GetPromptResult::new(self.into_iter().map(PromptMessage::user))
     }
 }
 
-impl IntoPromptResult for String {
-    fn into_prompt_result(self) -> GetPromptResult {
-        GetPromptResult::new([PromptMessage::user(self)])
-    }
+/// One block or text: a single user message.
+macro_rules! user_message {
+    ($($ty:ty),*) => {$(
+        impl IntoPromptResult for $ty {
+            fn into_prompt_result(self) -> GetPromptResult {
+                GetPromptResult::new([PromptMessage::user(self)])
+            }
+        }
+    )*};
 }
 
-impl IntoPromptResult for &'static str {
-    fn into_prompt_result(self) -> GetPromptResult {
-        GetPromptResult::new([PromptMessage::user(self)])
-    }
-}
+user_message!(Content, String, &'static str);
 
 /// Values a completer function can return.
 #[diagnostic::on_unimplemented(
@@ -225,13 +191,7 @@ impl IntoCompletion for Completion {
     }
 }
 
-impl IntoCompletion for Vec<String> {
-    fn into_completion(self) -> Result<Completion, RpcError> {
-        Ok(Completion::new(self))
-    }
-}
-
-impl IntoCompletion for Vec<&'static str> {
+impl<S: Into<String>> IntoCompletion for Vec<S> {
     fn into_completion(self) -> Result<Completion, RpcError> {
         Ok(Completion::new(self))
     }
@@ -271,19 +231,7 @@ impl RpcFailureExplicit for &Tag<ToolError> {
     type E = ToolError;
     fn __mcp_rpc_failure(&self) -> RpcFailure<ToolError> {
         RpcFailure {
-            render: |e| match e.into_outcome() {
-                Err(rpc) => rpc,
-                Ok(result) => RpcError::internal(
-                    result
-                        .content
-                        .iter()
-                        .find_map(|c| match c {
-                            Content::Text { text, .. } => Some(text.clone()),
-                            _ => None,
-                        })
-                        .unwrap_or_else(|| "Internal error".to_owned()),
-                ),
-            },
+            render: ToolError::into_rpc_error,
         }
     }
 }
@@ -348,6 +296,16 @@ mod tests {
         );
         let explicit = read!(Err::<String, _>(RpcError::invalid_params("bad"))).unwrap_err();
         assert_eq!(explicit.code, -32602);
+        let business = read!(Err::<String, _>(ToolError::new("no such shelf"))).unwrap_err();
+        assert_eq!(
+            (business.code, business.message.as_str()),
+            (-32603, "no such shelf")
+        );
+        let protocol = read!(Err::<String, _>(ToolError::protocol(
+            RpcError::invalid_params("x")
+        )))
+        .unwrap_err();
+        assert_eq!(protocol.code, -32602);
     }
 
     #[test]

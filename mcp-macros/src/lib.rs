@@ -15,6 +15,7 @@ mod docs;
 mod errors;
 mod options;
 mod prompt;
+mod register;
 mod resource;
 mod sig;
 mod tool;

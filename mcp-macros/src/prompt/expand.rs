@@ -7,12 +7,12 @@ use syn::ItemFn;
 
 use super::model::Model;
 use crate::options::{encode, opt_str};
+use crate::register::{self, Registration};
 use crate::sig::clean_fn;
 
 pub fn prompt(func: &ItemFn, model: &Model) -> TokenStream {
     let func_clean = clean_fn(func);
     let ident = &func.sig.ident;
-    let vis = &func.vis;
     let name = &model.name;
     let title = opt_str(&model.title);
     let description = opt_str(&model.description);
@@ -45,7 +45,7 @@ pub fn prompt(func: &ItemFn, model: &Model) -> TokenStream {
             ::core::result::Result::Err(error) => ::core::result::Result::Err(((&&__mcp::tag_of(&error)).__mcp_rpc_failure().render)(error)),
         }
     };
-    let (completer_fns, completer_entries) = crate::resource::completers(&model.completers);
+    let (completer_fns, completer_entries) = register::completers(&model.completers);
     let boxed = quote_spanned! {ident.span()=> __mcp::boxed_prompt };
     let dup = format_ident!(
         "duplicate_prompt_name_{}",
@@ -53,19 +53,15 @@ pub fn prompt(func: &ItemFn, model: &Model) -> TokenStream {
         span = model.name_span
     );
 
-    quote! {
-        #func_clean
-
-        #[allow(non_camel_case_types, dead_code)]
-        #[doc(hidden)]
-        #vis struct #ident {}
-
-        #[allow(non_upper_case_globals, clippy::needless_borrow, clippy::let_unit_value, clippy::unit_arg, clippy::question_mark)]
-        const _: () = {
-            use ::mcp_runtime::__private as __mcp;
-            #[allow(unused_imports)]
-            use __mcp::{RpcFailureDisplay as _, RpcFailureExplicit as _, SplitPlain as _, SplitResult as _};
-
+    register::emit(Registration {
+        func: &func_clean,
+        uses: quote!(
+            RpcFailureDisplay as _,
+            RpcFailureExplicit as _,
+            SplitPlain as _,
+            SplitResult as _
+        ),
+        body: quote! {
             fn __mcp_params(spec: &mut __mcp::ParamSpec) {
                 let _ = &spec;
                 #(#describe)*
@@ -98,21 +94,10 @@ pub fn prompt(func: &ItemFn, model: &Model) -> TokenStream {
                 get: __mcp_get,
                 completions: &[#(#completer_entries),*],
             };
-
-            impl __mcp::PromptItem for #ident {
-                fn def() -> &'static __mcp::PromptDef {
-                    &__MCP_DEF
-                }
-            }
-
-            __mcp::inventory::submit! { __mcp::PromptRegistration(&__MCP_DEF) }
-        };
-
-        // Two prompts with one name in one crate define this macro twice, which rustc
-        // reports at the name.
-        #[doc(hidden)]
-        #[allow(non_local_definitions)]
-        #[macro_export]
-        macro_rules! #dup { () => {}; }
-    }
+        },
+        def: format_ident!("PromptDef"),
+        item: format_ident!("PromptItem"),
+        registration: format_ident!("PromptRegistration"),
+        duplicate: dup,
+    })
 }

@@ -7,13 +7,13 @@ use syn::ItemFn;
 
 use super::model::{Model, Source};
 use crate::options::{encode, opt_str};
+use crate::register::{self, Registration};
 use crate::sig::clean_fn;
 use crate::uri::{self as template, Piece};
 
 pub fn resource(func: &ItemFn, model: &Model) -> TokenStream {
     let func_clean = clean_fn(func);
     let ident = &func.sig.ident;
-    let vis = &func.vis;
     let name = &model.name;
     let uri = &model.uri;
     let title = opt_str(&model.title);
@@ -97,7 +97,7 @@ pub fn resource(func: &ItemFn, model: &Model) -> TokenStream {
             ::core::result::Result::Err(error) => ::core::result::Result::Err(((&&__mcp::tag_of(&error)).__mcp_rpc_failure().render)(error)),
         }
     };
-    let (completer_fns, completer_entries) = completers(&model.completers);
+    let (completer_fns, completer_entries) = register::completers(&model.completers);
     let boxed = quote_spanned! {ident.span()=> __mcp::boxed_read };
     let dup = format_ident!(
         "duplicate_resource_uri_{}",
@@ -105,19 +105,15 @@ pub fn resource(func: &ItemFn, model: &Model) -> TokenStream {
         span = model.dup_span
     );
 
-    quote! {
-        #func_clean
-
-        #[allow(non_camel_case_types, dead_code)]
-        #[doc(hidden)]
-        #vis struct #ident {}
-
-        #[allow(non_upper_case_globals, clippy::needless_borrow, clippy::let_unit_value, clippy::unit_arg, clippy::question_mark)]
-        const _: () = {
-            use ::mcp_runtime::__private as __mcp;
-            #[allow(unused_imports)]
-            use __mcp::{RpcFailureDisplay as _, RpcFailureExplicit as _, SplitPlain as _, SplitResult as _};
-
+    register::emit(Registration {
+        func: &func_clean,
+        uses: quote!(
+            RpcFailureDisplay as _,
+            RpcFailureExplicit as _,
+            SplitPlain as _,
+            SplitResult as _
+        ),
+        body: quote! {
             fn __mcp_params(spec: &mut __mcp::ParamSpec) {
                 let _ = &spec;
                 #(#describe)*
@@ -153,42 +149,10 @@ pub fn resource(func: &ItemFn, model: &Model) -> TokenStream {
                 read: __mcp_read,
                 completions: &[#(#completer_entries),*],
             };
-
-            impl __mcp::ResourceItem for #ident {
-                fn def() -> &'static __mcp::ResourceDef {
-                    &__MCP_DEF
-                }
-            }
-
-            __mcp::inventory::submit! { __mcp::ResourceRegistration(&__MCP_DEF) }
-        };
-
-        // Two resources serving the same URIs in one crate define this macro twice, which
-        // rustc reports at the template.
-        #[doc(hidden)]
-        #[allow(non_local_definitions)]
-        #[macro_export]
-        macro_rules! #dup { () => {}; }
-    }
-}
-
-/// Glue functions and `Completer` entries for `complete(arg = function)`.
-pub fn completers(list: &[(String, syn::Path)]) -> (Vec<TokenStream>, Vec<TokenStream>) {
-    let mut fns = Vec::new();
-    let mut entries = Vec::new();
-    for (index, (argument, path)) in list.iter().enumerate() {
-        let glue = format_ident!("__mcp_complete_{}", index);
-        let call = quote_spanned! {path.span()=> #path(request).await };
-        fns.push(quote! {
-            fn #glue(request: __mcp::Complete) -> __mcp::CompleteFuture {
-                __mcp::boxed_complete(async move {
-                    __mcp::IntoCompletion::into_completion(#call)
-                })
-            }
-        });
-        entries.push(quote! {
-            __mcp::Completer { argument: #argument, complete: #glue }
-        });
-    }
-    (fns, entries)
+        },
+        def: format_ident!("ResourceDef"),
+        item: format_ident!("ResourceItem"),
+        registration: format_ident!("ResourceRegistration"),
+        duplicate: dup,
+    })
 }

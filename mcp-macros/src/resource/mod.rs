@@ -8,8 +8,6 @@ use proc_macro2::TokenStream;
 
 use crate::errors::Errors;
 
-pub use expand::completers;
-
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let Some(func) = crate::sig::parse_fn(item, "resource", &mut errors) else {

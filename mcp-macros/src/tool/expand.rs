@@ -9,6 +9,7 @@ use syn::spanned::Spanned;
 use super::model::Model;
 use super::parse::Parsed;
 use crate::options::{encode, opt_str};
+use crate::register::{self, Registration};
 use crate::sig::{self, clean_fn};
 
 /// What is emitted when the declaration has errors.
@@ -26,7 +27,6 @@ fn opt_bool(value: Option<bool>) -> TokenStream {
 pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
     let func = clean_fn(&parsed.func);
     let ident = &func.sig.ident;
-    let vis = &func.vis;
     let name = &model.name;
     let title = opt_str(&model.title);
     let description = &model.description;
@@ -86,22 +86,18 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
         span = model.name_span
     );
 
-    quote! {
-        #func
-
-        #[allow(non_camel_case_types, dead_code)]
-        #[doc(hidden)]
-        #vis struct #ident {}
-
-        #[allow(non_upper_case_globals, clippy::needless_borrow, clippy::let_unit_value, clippy::unit_arg)]
-        const _: () = {
-            use ::mcp_runtime::__private as __mcp;
-            #[allow(unused_imports)]
-            use __mcp::{
-                FailureDisplay as _, FailureExplicit as _, OutputExplicit as _, OutputStructured as _,
-                OutputText as _, SplitPlain as _, SplitResult as _,
-            };
-
+    register::emit(Registration {
+        func: &func,
+        uses: quote!(
+            FailureDisplay as _,
+            FailureExplicit as _,
+            OutputExplicit as _,
+            OutputStructured as _,
+            OutputText as _,
+            SplitPlain as _,
+            SplitResult as _,
+        ),
+        body: quote! {
             fn __mcp_params(spec: &mut __mcp::ParamSpec) {
                 let _ = &spec;
                 #(#describe)*
@@ -140,21 +136,10 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
                 output_schema: __mcp_output,
                 call: __mcp_call,
             };
-
-            impl __mcp::ToolItem for #ident {
-                fn def() -> &'static __mcp::ToolDef {
-                    &__MCP_DEF
-                }
-            }
-
-            __mcp::inventory::submit! { __mcp::ToolRegistration(&__MCP_DEF) }
-        };
-
-        // Two tools with one name in one crate define this macro twice, which rustc reports
-        // at the name: "the name `duplicate_tool_name_..` is defined multiple times".
-        #[doc(hidden)]
-        #[allow(non_local_definitions)]
-        #[macro_export]
-        macro_rules! #dup { () => {}; }
-    }
+        },
+        def: format_ident!("ToolDef"),
+        item: format_ident!("ToolItem"),
+        registration: format_ident!("ToolRegistration"),
+        duplicate: dup,
+    })
 }

@@ -1,0 +1,92 @@
+//! The code every attribute macro emits around its own glue: the function, the name item
+//! in the type namespace, the `static` definition registered with `inventory`, and the
+//! macro whose second definition makes rustc report a duplicate in one crate.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::ItemFn;
+
+/// What differs between `#[tool]`, `#[resource]` and `#[prompt]`.
+pub struct Registration<'a> {
+    /// The function as emitted (parameter docs stripped).
+    pub func: &'a ItemFn,
+    /// Resolution traits the glue calls methods of.
+    pub uses: TokenStream,
+    /// Glue functions plus `static __MCP_DEF: __mcp::<def> = ..;`.
+    pub body: TokenStream,
+    /// `ToolDef`, `ResourceDef` or `PromptDef`.
+    pub def: Ident,
+    /// `ToolItem`, `ResourceItem` or `PromptItem`.
+    pub item: Ident,
+    /// `ToolRegistration`, `ResourceRegistration` or `PromptRegistration`.
+    pub registration: Ident,
+    /// The duplicate detector, spanned where rustc should report a second definition.
+    pub duplicate: Ident,
+}
+
+pub fn emit(r: Registration<'_>) -> TokenStream {
+    let Registration {
+        func,
+        uses,
+        body,
+        def,
+        item,
+        registration,
+        duplicate,
+    } = r;
+    let ident = &func.sig.ident;
+    let vis = &func.vis;
+    quote! {
+        #func
+
+        #[allow(non_camel_case_types, dead_code)]
+        #[doc(hidden)]
+        #vis struct #ident {}
+
+        #[allow(non_upper_case_globals, clippy::needless_borrow, clippy::let_unit_value, clippy::unit_arg, clippy::question_mark)]
+        const _: () = {
+            use ::mcp_runtime::__private as __mcp;
+            #[allow(unused_imports)]
+            use __mcp::{#uses};
+
+            #body
+
+            impl __mcp::#item for #ident {
+                fn def() -> &'static __mcp::#def {
+                    &__MCP_DEF
+                }
+            }
+
+            __mcp::inventory::submit! { __mcp::#registration(&__MCP_DEF) }
+        };
+
+        // A second item with this name (or URI) in the crate defines this macro again,
+        // which rustc reports at the name: "the name `duplicate_..` is defined multiple times".
+        #[doc(hidden)]
+        #[allow(non_local_definitions)]
+        #[macro_export]
+        macro_rules! #duplicate { () => {}; }
+    }
+}
+
+/// Glue functions and `Completer` entries for `complete(arg = function)`.
+pub fn completers(list: &[(String, syn::Path)]) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let mut fns = Vec::new();
+    let mut entries = Vec::new();
+    for (index, (argument, path)) in list.iter().enumerate() {
+        let glue = format_ident!("__mcp_complete_{}", index);
+        let call = quote_spanned! {path.span()=> #path(request).await };
+        fns.push(quote! {
+            fn #glue(request: __mcp::Complete) -> __mcp::CompleteFuture {
+                __mcp::boxed_complete(async move {
+                    __mcp::IntoCompletion::into_completion(#call)
+                })
+            }
+        });
+        entries.push(quote! {
+            __mcp::Completer { argument: #argument, complete: #glue }
+        });
+    }
+    (fns, entries)
+}

@@ -109,30 +109,9 @@ pub struct EmbeddedResource {
     pub annotations: Option<Annotations>,
 }
 
-/// A `resource_link` content block: a pointer the client may read later.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceLink {
-    /// The resource URI.
-    pub uri: String,
-    /// Programmatic name.
-    pub name: String,
-    /// Display title.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What it is.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// MIME type.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Size in bytes, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
-    /// Hints.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-}
+/// A `resource_link` content block: a pointer the client may read later. It carries the
+/// same fields as a `resources/list` entry.
+pub type ResourceLink = super::Resource;
 
 /// One content block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

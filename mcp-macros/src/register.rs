@@ -70,6 +70,47 @@ pub fn emit(r: Registration<'_>) -> TokenStream {
     }
 }
 
+/// `.await` after the call of an async function, nothing after a sync one.
+pub fn awaiting(is_async: bool) -> TokenStream {
+    if is_async {
+        quote!(.await)
+    } else {
+        quote!()
+    }
+}
+
+/// `fn __mcp_params`, which runs each parameter's `describe` once at server start.
+pub fn params_fn(describe: impl Iterator<Item = TokenStream>) -> TokenStream {
+    quote! {
+        fn __mcp_params(spec: &mut __mcp::ParamSpec) {
+            let _ = &spec;
+            #(#describe)*
+        }
+    }
+}
+
+/// The resolution traits of resources and prompts, whose failures are JSON-RPC errors.
+pub fn rpc_uses() -> TokenStream {
+    quote!(
+        RpcFailureDisplay as _,
+        RpcFailureExplicit as _,
+        SplitPlain as _,
+        SplitResult as _
+    )
+}
+
+/// Split the return value `out` into success (turned into the result by `ok`, which sees
+/// `value`) and failure (a JSON-RPC error), resolved on the return type's span.
+pub fn rpc_render(output: &syn::Type, ok: TokenStream) -> TokenStream {
+    quote_spanned! {output.span()=>
+        let split = (&&__mcp::tag_of(&out)).__mcp_split();
+        match (split.split)(out) {
+            ::core::result::Result::Ok(value) => #ok,
+            ::core::result::Result::Err(error) => ::core::result::Result::Err(((&&__mcp::tag_of(&error)).__mcp_rpc_failure().render)(error)),
+        }
+    }
+}
+
 /// Glue functions and `Completer` entries for `complete(arg = function)`.
 pub fn completers(list: &[(String, syn::Path)]) -> (Vec<TokenStream>, Vec<TokenStream>) {
     let mut fns = Vec::new();

@@ -32,19 +32,15 @@ pub fn prompt(func: &ItemFn, model: &Model) -> TokenStream {
             let #var = <#ty as __mcp::PromptParam>::extract(&mut parts, #param_name)?;
         }
     });
-    let await_ = if model.is_async {
-        quote!(.await)
-    } else {
-        quote!()
-    };
+    let await_ = register::awaiting(model.is_async);
     let output = &model.output;
-    let render = quote_spanned! {output.span()=>
-        let split = (&&__mcp::tag_of(&out)).__mcp_split();
-        match (split.split)(out) {
-            ::core::result::Result::Ok(value) => ::core::result::Result::Ok(__mcp::IntoPromptResult::into_prompt_result(value)),
-            ::core::result::Result::Err(error) => ::core::result::Result::Err(((&&__mcp::tag_of(&error)).__mcp_rpc_failure().render)(error)),
-        }
-    };
+    let render = register::rpc_render(
+        output,
+        quote_spanned!(output.span()=> ::core::result::Result::Ok(
+            __mcp::IntoPromptResult::into_prompt_result(value)
+        )),
+    );
+    let params = register::params_fn(describe);
     let (completer_fns, completer_entries) = register::completers(&model.completers);
     let boxed = quote_spanned! {ident.span()=> __mcp::boxed_prompt };
     let dup = format_ident!(
@@ -55,17 +51,9 @@ pub fn prompt(func: &ItemFn, model: &Model) -> TokenStream {
 
     register::emit(Registration {
         func: &func_clean,
-        uses: quote!(
-            RpcFailureDisplay as _,
-            RpcFailureExplicit as _,
-            SplitPlain as _,
-            SplitResult as _
-        ),
+        uses: register::rpc_uses(),
         body: quote! {
-            fn __mcp_params(spec: &mut __mcp::ParamSpec) {
-                let _ = &spec;
-                #(#describe)*
-            }
+            #params
 
             fn __mcp_get(
                 ctx: __mcp::RequestContext,

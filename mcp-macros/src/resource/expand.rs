@@ -84,19 +84,13 @@ pub fn resource(func: &ItemFn, model: &Model) -> TokenStream {
             },
         }
     });
-    let await_ = if model.is_async {
-        quote!(.await)
-    } else {
-        quote!()
-    };
+    let await_ = register::awaiting(model.is_async);
     let output = &model.output;
-    let render = quote_spanned! {output.span()=>
-        let split = (&&__mcp::tag_of(&out)).__mcp_split();
-        match (split.split)(out) {
-            ::core::result::Result::Ok(value) => __mcp::IntoContents::into_contents(value, &request.uri, #mime),
-            ::core::result::Result::Err(error) => ::core::result::Result::Err(((&&__mcp::tag_of(&error)).__mcp_rpc_failure().render)(error)),
-        }
-    };
+    let render = register::rpc_render(
+        output,
+        quote_spanned!(output.span()=> __mcp::IntoContents::into_contents(value, &request.uri, #mime)),
+    );
+    let params = register::params_fn(describe);
     let (completer_fns, completer_entries) = register::completers(&model.completers);
     let boxed = quote_spanned! {ident.span()=> __mcp::boxed_read };
     let dup = format_ident!(
@@ -107,17 +101,9 @@ pub fn resource(func: &ItemFn, model: &Model) -> TokenStream {
 
     register::emit(Registration {
         func: &func_clean,
-        uses: quote!(
-            RpcFailureDisplay as _,
-            RpcFailureExplicit as _,
-            SplitPlain as _,
-            SplitResult as _
-        ),
+        uses: register::rpc_uses(),
         body: quote! {
-            fn __mcp_params(spec: &mut __mcp::ParamSpec) {
-                let _ = &spec;
-                #(#describe)*
-            }
+            #params
 
             fn __mcp_read(ctx: __mcp::RequestContext, request: __mcp::ReadRequest) -> __mcp::ReadFuture {
                 #boxed(async move {

@@ -58,11 +58,8 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
             };
         }
     });
-    let await_ = if model.is_async {
-        quote!(.await)
-    } else {
-        quote!()
-    };
+    let await_ = register::awaiting(model.is_async);
+    let params = register::params_fn(describe);
     let output = &model.output;
     let out_span = output.span();
     let render = quote_spanned! {out_span=>
@@ -98,10 +95,7 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
             SplitResult as _,
         ),
         body: quote! {
-            fn __mcp_params(spec: &mut __mcp::ParamSpec) {
-                let _ = &spec;
-                #(#describe)*
-            }
+            #params
 
             fn __mcp_output(generator: &mut __mcp::SchemaGenerator) -> ::core::option::Option<__mcp::Schema> {
                 #output_schema

@@ -181,13 +181,14 @@ user_message!(Content, String, &'static str);
     note = "return Vec<String>, Vec<&'static str>, Completion, or Result<T, E> of those"
 )]
 pub trait IntoCompletion {
-    /// The completion, at most 100 values (longer lists are cut, with `total`/`hasMore`).
+    /// The completion (the core cuts it to 100 values, setting `total`/`hasMore`).
     fn into_completion(self) -> Result<Completion, RpcError>;
 }
 
+// The 100-value bound is enforced once, by the core, whatever the completer returns.
 impl IntoCompletion for Completion {
     fn into_completion(self) -> Result<Completion, RpcError> {
-        Ok(self.bounded())
+        Ok(self)
     }
 }
 

@@ -2,13 +2,12 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::policy::auth::Action;
+use crate::policy::auth::{Action, CompleteTarget};
 use crate::protocol::RpcError;
-
-use crate::policy::auth::CompleteTarget;
+use crate::registry::uri::Piece;
 use crate::registry::Completer;
 
-use super::super::dispatch::{guarded, Call, Core, Reply};
+use super::super::dispatch::{guarded, unknown_name, Call, Core, Reply};
 use super::super::Complete;
 
 impl Core {
@@ -29,15 +28,12 @@ impl Core {
                 "params.argument needs string fields name and value",
             ));
         };
-        let (completers, known, target): (&[Completer], Vec<String>, CompleteTarget<'_>) =
+        let (completers, known, target): (&[Completer], Vec<&str>, CompleteTarget<'_>) =
             match reference.get("type").and_then(Value::as_str) {
                 Some("ref/prompt") => {
                     let name = reference.get("name").and_then(Value::as_str).unwrap_or("");
                     let Some(prompt) = self.catalog.prompt(name) else {
-                        return Reply::Error(
-                            RpcError::invalid_params(format!("Unknown prompt: {name}"))
-                                .with_data(json!({ "name": name })),
-                        );
+                        return unknown_name("prompt", name);
                     };
                     (
                         prompt.def.completions,
@@ -45,7 +41,7 @@ impl Core {
                             .prompt
                             .arguments
                             .iter()
-                            .map(|a| a.name.clone())
+                            .map(|a| a.name.as_str())
                             .collect(),
                         CompleteTarget::Prompt(prompt.def),
                     )
@@ -65,9 +61,8 @@ impl Core {
                             .template
                             .iter()
                             .filter_map(|p| match p {
-                                crate::registry::uri::Piece::Segment(n)
-                                | crate::registry::uri::Piece::Rest(n) => Some((*n).to_owned()),
-                                crate::registry::uri::Piece::Literal(_) => None,
+                                Piece::Segment(n) | Piece::Rest(n) => Some(*n),
+                                Piece::Literal(_) => None,
                             })
                             .collect(),
                         CompleteTarget::Resource(template.def),
@@ -79,7 +74,7 @@ impl Core {
                     ))
                 }
             };
-        if !known.iter().any(|k| k == arg_name) {
+        if !known.contains(&arg_name) {
             return Reply::Error(
                 RpcError::invalid_params(if known.is_empty() {
                     format!("`{arg_name}` is not an argument here: there are none to complete")

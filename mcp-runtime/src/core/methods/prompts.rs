@@ -5,34 +5,29 @@ use serde_json::{json, Map, Value};
 use crate::policy::auth::Action;
 use crate::protocol::RpcError;
 
-use super::super::dispatch::{guarded, Call, Core, Reply};
+use super::super::dispatch::{
+    arguments_param, complete_reply, guarded, string_param, unknown_name, Call, Core, Reply,
+};
 
 impl Core {
     pub(crate) async fn get_prompt(&self, call: Call) -> Reply {
         let Call { ctx, mut params } = call;
-        let name = match params.get("name") {
-            Some(Value::String(name)) => name.clone(),
-            _ => {
-                return Reply::Error(RpcError::invalid_params(
-                    "prompts/get needs params.name, the prompt's name as a string",
-                ))
-            }
+        let name = match string_param(
+            &params,
+            "name",
+            "prompts/get needs params.name, the prompt's name as a string",
+        ) {
+            Ok(name) => name,
+            Err(reply) => return reply,
         };
         let Some(prompt) = self.catalog.prompt(&name) else {
-            return Reply::Error(
-                RpcError::invalid_params(format!("Unknown prompt: {name}"))
-                    .with_data(json!({ "name": name })),
-            );
+            return unknown_name("prompt", &name);
         };
-        let arguments = match params.remove("arguments") {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(args)) => args,
-            Some(_) => {
-                return Reply::Error(RpcError::invalid_params(
-                    "params.arguments must be an object of strings",
-                ))
-            }
-        };
+        let arguments =
+            match arguments_param(&mut params, "params.arguments must be an object of strings") {
+                Ok(arguments) => arguments,
+                Err(reply) => return reply,
+            };
         if let Err(reply) = self
             .check(
                 &ctx,
@@ -49,13 +44,8 @@ impl Core {
         if let Err(error) = check_prompt_arguments(&prompt.prompt, &arguments) {
             return Reply::Error(error);
         }
-        match guarded(&name, (prompt.def.get)(ctx, arguments)).await {
-            Ok(result) => match serde_json::to_value(result) {
-                Ok(Value::Object(body)) => Reply::Complete { body, cache: None },
-                _ => Reply::Error(RpcError::internal(
-                    "Internal error: the prompt could not be serialized",
-                )),
-            },
+        match guarded(&format!("prompt {name}"), (prompt.def.get)(ctx, arguments)).await {
+            Ok(result) => complete_reply(result, "prompt", None),
             Err(error) => Reply::Error(error),
         }
     }

@@ -1,34 +1,33 @@
 //! `resources/read`: resolve the URI, authorize, run the reader, attach cache hints.
 
-use serde_json::{json, Map, Value};
+use serde_json::json;
 
 use crate::policy::auth::Action;
-use crate::protocol::RpcError;
-
 use crate::policy::cache::CacheHints;
+use crate::protocol::{ReadResourceResult, RpcError};
+use crate::registry::uri::MAX_URI_BYTES;
 use crate::registry::ReadRequest;
 
-use super::super::dispatch::{guarded, Call, Core, Reply};
+use super::super::dispatch::{complete_reply, guarded, string_param, Call, Core, Reply};
 
 impl Core {
     pub(crate) async fn read_resource(&self, call: Call) -> Reply {
         let Call { ctx, params } = call;
-        let uri = match params.get("uri") {
-            Some(Value::String(uri)) => uri.clone(),
-            _ => {
-                return Reply::Error(RpcError::invalid_params(
-                    "resources/read needs params.uri, the resource's URI as a string",
-                ))
-            }
+        let uri = match string_param(
+            &params,
+            "uri",
+            "resources/read needs params.uri, the resource's URI as a string",
+        ) {
+            Ok(uri) => uri,
+            Err(reply) => return reply,
         };
-        if uri.len() > crate::registry::uri::MAX_URI_BYTES {
+        if uri.len() > MAX_URI_BYTES {
             return Reply::Error(
                 RpcError::invalid_params(format!(
-                    "The URI is {} bytes long; at most {} are accepted",
-                    uri.len(),
-                    crate::registry::uri::MAX_URI_BYTES
+                    "The URI is {} bytes long; at most {MAX_URI_BYTES} are accepted",
+                    uri.len()
                 ))
-                .with_data(json!({ "maxBytes": crate::registry::uri::MAX_URI_BYTES })),
+                .with_data(json!({ "maxBytes": MAX_URI_BYTES })),
             );
         }
         let Some((resource, uri_params)) = self.catalog.resolve(&uri) else {
@@ -52,15 +51,10 @@ impl Core {
             uri: uri.clone(),
             params: uri_params,
         };
-        let contents = match guarded(&uri, (def.read)(ctx, request)).await {
+        let contents = match guarded(&format!("resource {uri}"), (def.read)(ctx, request)).await {
             Ok(contents) => contents,
             Err(error) => return Reply::Error(error),
         };
-        let mut body = Map::new();
-        body.insert(
-            "contents".into(),
-            serde_json::to_value(contents).unwrap_or_else(|_| json!([])),
-        );
         let hints = CacheHints {
             ttl: def
                 .ttl_ms
@@ -68,9 +62,6 @@ impl Core {
                 .unwrap_or(self.read_cache.ttl),
             scope: def.cache_scope.unwrap_or(self.read_cache.scope),
         };
-        Reply::Complete {
-            body,
-            cache: Some(hints),
-        }
+        complete_reply(ReadResourceResult { contents }, "resource", Some(hints))
     }
 }

@@ -1,37 +1,31 @@
 //! `tools/call`: find, authorize, validate, run, map the outcome.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::policy::auth::Action;
-use crate::protocol::RpcError;
 
-use super::super::dispatch::{guarded, Call, Core, Reply};
+use super::super::dispatch::{
+    arguments_param, complete_reply, guarded, string_param, unknown_name, Call, Core, Reply,
+};
 
 impl Core {
     pub(crate) async fn call_tool(&self, call: Call) -> Reply {
         let Call { ctx, mut params } = call;
-        let name = match params.get("name") {
-            Some(Value::String(name)) => name.clone(),
-            _ => {
-                return Reply::Error(RpcError::invalid_params(
-                    "tools/call needs params.name, the tool's name as a string",
-                ))
-            }
+        let name = match string_param(
+            &params,
+            "name",
+            "tools/call needs params.name, the tool's name as a string",
+        ) {
+            Ok(name) => name,
+            Err(reply) => return reply,
         };
-        let arguments = match params.remove("arguments") {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(args)) => args,
-            Some(_) => {
-                return Reply::Error(RpcError::invalid_params(
-                    "params.arguments must be a JSON object",
-                ))
-            }
+        let arguments = match arguments_param(&mut params, "params.arguments must be a JSON object")
+        {
+            Ok(arguments) => arguments,
+            Err(reply) => return reply,
         };
         let Some(tool) = self.catalog.get(&name) else {
-            return Reply::Error(
-                RpcError::invalid_params(format!("Unknown tool: {name}"))
-                    .with_data(json!({ "name": name })),
-            );
+            return unknown_name("tool", &name);
         };
         let action = Action::CallTool {
             tool: tool.def,
@@ -47,24 +41,15 @@ impl Core {
                 problems.join("\n- ")
             );
             let result = crate::protocol::CallToolResult::error(text);
-            return tool_result(result);
+            return complete_reply(result, "tool result", None);
         }
         let arguments = match args_value {
             Value::Object(arguments) => arguments,
             _ => Map::new(),
         };
         match guarded(&format!("tool {name}"), (tool.def.call)(ctx, arguments)).await {
-            Ok(result) => tool_result(result),
+            Ok(result) => complete_reply(result, "tool result", None),
             Err(error) => Reply::Error(error),
         }
-    }
-}
-
-fn tool_result(result: crate::protocol::CallToolResult) -> Reply {
-    match serde_json::to_value(result) {
-        Ok(Value::Object(body)) => Reply::Complete { body, cache: None },
-        _ => Reply::Error(RpcError::internal(
-            "Internal error: the tool result could not be serialized",
-        )),
     }
 }

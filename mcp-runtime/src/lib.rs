@@ -102,6 +102,11 @@ macro_rules! prompts {
     };
 }
 
+// The README's example is compiled with the doc tests, so it cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeExample;
+
 /// Why a server could not start or stopped with an error.
 pub enum Error {
     /// The tools or configuration are inconsistent (found at start).

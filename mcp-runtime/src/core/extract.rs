@@ -338,7 +338,15 @@ impl<T: Send + Sync + 'static> PromptParam for State<T> {
 
 /// A `completion/complete` request, as a completer function receives it.
 ///
-/// ```ignore
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// /// The weather in a city.
+/// #[prompt(complete(city = cities))]
+/// async fn weather(city: String) -> String {
+///     format!("What is the weather in {city}?")
+/// }
+///
 /// async fn cities(req: Complete) -> Vec<String> {
 ///     req.matching(["Berlin", "Bern", "Bordeaux"])
 /// }

@@ -97,6 +97,7 @@ pub mod library {
     use super::*;
     use mcp_runtime::{Annotations, Complete, ResourceContents};
 
+    // ANCHOR: readme
     /// How to read the library.
     #[resource(
         "library://readme",
@@ -110,6 +111,7 @@ pub mod library {
     pub async fn readme() -> &'static str {
         "# Library\nBooks by number."
     }
+    // ANCHOR_END: readme
 
     /// A book in the library.
     #[derive(Debug, Serialize, JsonSchema)]
@@ -122,6 +124,7 @@ pub mod library {
 
     const BOOKS: &[(u32, &str)] = &[(1, "Dune"), (2, "Emma"), (12, "Ulysses")];
 
+    // ANCHOR: book
     /// One book by its number.
     #[resource(
         "library://books/<id>",
@@ -136,11 +139,14 @@ pub mod library {
             .find(|(n, _)| *n == id)
             .map(|(id, title)| Json(Book { id: *id, title }))
     }
+    // ANCHOR_END: book
 
+    // ANCHOR: book_ids
     /// Book numbers starting with what was typed.
     pub async fn book_ids(request: Complete) -> Vec<String> {
         request.matching(BOOKS.iter().map(|(id, _)| id.to_string()))
     }
+    // ANCHOR_END: book_ids
 
     /// A book's cover image (a few bytes standing in for a PNG).
     #[resource("library://covers/<id>.png", mime = "image/png")]
@@ -274,6 +280,7 @@ pub mod library {
         Completion::new(request.matching(styles))
     }
 
+    // ANCHOR: media
     /// Shows a cover, says it aloud, and links the book.
     #[prompt(name = "cover_story")]
     pub fn media() -> GetPromptResult {
@@ -290,6 +297,7 @@ pub mod library {
         ])
         .with_description("A cover, read aloud")
     }
+    // ANCHOR_END: media
 
     /// Has a thousand completions for `word` (replaced by the `description` option).
     #[prompt(

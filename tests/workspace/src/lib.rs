@@ -35,6 +35,7 @@ pub mod fixtures {
         }
     }
 
+    // ANCHOR: place_order
     /// A new order.
     #[derive(Debug, Deserialize, Serialize, JsonSchema)]
     pub struct NewOrder {
@@ -68,6 +69,7 @@ pub mod fixtures {
             sku: order.sku,
         })
     }
+    // ANCHOR_END: place_order
 
     /// Always panics, to show a panic fails only its own call.
     #[tool]

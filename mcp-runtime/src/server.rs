@@ -293,7 +293,7 @@ fn in_modules(modules: &[String], module_path: &str) -> bool {
 /// Everything registered, or what `only*` and `only_module` pick (each item once).
 fn pick<T: 'static>(
     all: impl Iterator<Item = &'static T>,
-    named: Option<&Vec<&'static T>>,
+    named: &[&'static T],
     modules: &[String],
     module_of: fn(&T) -> &'static str,
     filtering: bool,
@@ -302,7 +302,7 @@ fn pick<T: 'static>(
         return all.collect();
     }
     let mut picked: Vec<&'static T> = all.filter(|d| in_modules(modules, module_of(d))).collect();
-    for def in named.into_iter().flatten() {
+    for def in named {
         if !picked.iter().any(|p| std::ptr::eq(*p, *def)) {
             picked.push(def);
         }
@@ -316,7 +316,7 @@ fn select(only: Option<Selection>, modules: &[String]) -> Defs {
     Defs {
         tools: pick(
             inventory::iter::<ToolRegistration>.into_iter().map(|r| r.0),
-            Some(&only.tools),
+            &only.tools,
             modules,
             |d| d.module_path,
             filtering,
@@ -325,7 +325,7 @@ fn select(only: Option<Selection>, modules: &[String]) -> Defs {
             inventory::iter::<ResourceRegistration>
                 .into_iter()
                 .map(|r| r.0),
-            Some(&only.resources),
+            &only.resources,
             modules,
             |d| d.module_path,
             filtering,
@@ -334,7 +334,7 @@ fn select(only: Option<Selection>, modules: &[String]) -> Defs {
             inventory::iter::<PromptRegistration>
                 .into_iter()
                 .map(|r| r.0),
-            Some(&only.prompts),
+            &only.prompts,
             modules,
             |d| d.module_path,
             filtering,

@@ -141,16 +141,11 @@ impl<T> Deref for State<T> {
 
 impl<T: Send + Sync + 'static> ToolParam for State<T> {
     fn describe(spec: &mut ParamSpec, _: &'static str, _: Option<&'static str>) {
-        spec.require_state::<T>();
+        <Self as FromContext>::describe(spec);
     }
 
     fn extract(parts: &mut CallParts<'_>, _: &'static str) -> Result<Self, Rejection> {
-        parts.context().state::<T>().map(State).ok_or_else(|| {
-            Rejection::Rpc(RpcError::internal(format!(
-                "state {} is not registered",
-                std::any::type_name::<T>()
-            )))
-        })
+        <Self as FromContext>::from_context(parts.context()).map_err(Rejection::Rpc)
     }
 }
 
@@ -328,7 +323,7 @@ impl PromptParam for RequestContext {
 
 impl<T: Send + Sync + 'static> PromptParam for State<T> {
     fn describe(spec: &mut ParamSpec, _: &'static str, _: Option<&'static str>) {
-        spec.require_state::<T>();
+        <Self as FromContext>::describe(spec);
     }
 
     fn extract(parts: &mut PromptParts<'_>, _: &'static str) -> Result<Self, RpcError> {

@@ -221,9 +221,11 @@ impl Server {
             )?,
             prompts: paged("prompts/list", "prompts", catalog.prompt_listing())?,
         };
+        let served = crate::core::Served::of(&catalog);
         let core = Core {
             catalog,
             lists,
+            served,
             authorize: self.authorize,
             states,
             info: self.info,

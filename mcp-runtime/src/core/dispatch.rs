@@ -42,6 +42,7 @@ pub enum Reply {
 pub struct Core {
     pub(crate) catalog: Catalog,
     pub(crate) lists: Lists,
+    pub(crate) served: Served,
     pub(crate) authorize: SharedAuthorize,
     pub(crate) states: Arc<StateMap>,
     pub(crate) info: Implementation,
@@ -52,44 +53,79 @@ pub struct Core {
     pub(crate) supported_versions: Vec<&'static str>,
 }
 
-impl Core {
-    /// Whether `method` is served (known and its capability advertised).
-    pub fn serves(&self, method: &str) -> bool {
-        match method {
-            "server/discover" => true,
-            "tools/list" | "tools/call" => self.has_tools(),
-            "resources/list" | "resources/templates/list" | "resources/read" => {
-                self.has_resources()
-            }
-            "prompts/list" | "prompts/get" => self.has_prompts(),
-            "completion/complete" => self.has_completions(),
-            _ => false,
+/// The methods the core knows, told apart once per request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Method {
+    Discover,
+    ToolsList,
+    ToolsCall,
+    ResourcesList,
+    TemplatesList,
+    ResourcesRead,
+    PromptsList,
+    PromptsGet,
+    Complete,
+}
+
+impl Method {
+    fn parse(method: &str) -> Option<Method> {
+        Some(match method {
+            "server/discover" => Method::Discover,
+            "tools/list" => Method::ToolsList,
+            "tools/call" => Method::ToolsCall,
+            "resources/list" => Method::ResourcesList,
+            "resources/templates/list" => Method::TemplatesList,
+            "resources/read" => Method::ResourcesRead,
+            "prompts/list" => Method::PromptsList,
+            "prompts/get" => Method::PromptsGet,
+            "completion/complete" => Method::Complete,
+            _ => return None,
+        })
+    }
+}
+
+/// Which primitives are served, decided once at start from the catalog.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Served {
+    tools: bool,
+    resources: bool,
+    prompts: bool,
+    /// Some prompt or resource template declares a completer.
+    completions: bool,
+}
+
+impl Served {
+    pub(crate) fn of(catalog: &Catalog) -> Served {
+        Served {
+            tools: !catalog.tools().is_empty(),
+            resources: !catalog.resources().is_empty() || !catalog.templates().is_empty(),
+            prompts: !catalog.prompts().is_empty(),
+            completions: catalog
+                .prompts()
+                .iter()
+                .any(|p| !p.def.completions.is_empty())
+                || catalog
+                    .templates()
+                    .iter()
+                    .any(|t| !t.def.completions.is_empty()),
         }
     }
 
-    fn has_tools(&self) -> bool {
-        !self.catalog.tools().is_empty()
+    fn method(&self, method: Method) -> bool {
+        match method {
+            Method::Discover => true,
+            Method::ToolsList | Method::ToolsCall => self.tools,
+            Method::ResourcesList | Method::TemplatesList | Method::ResourcesRead => self.resources,
+            Method::PromptsList | Method::PromptsGet => self.prompts,
+            Method::Complete => self.completions,
+        }
     }
+}
 
-    fn has_resources(&self) -> bool {
-        !self.catalog.resources().is_empty() || !self.catalog.templates().is_empty()
-    }
-
-    fn has_prompts(&self) -> bool {
-        !self.catalog.prompts().is_empty()
-    }
-
-    /// Completion is served when some prompt or resource template declares a completer.
-    fn has_completions(&self) -> bool {
-        self.catalog
-            .prompts()
-            .iter()
-            .any(|p| !p.def.completions.is_empty())
-            || self
-                .catalog
-                .templates()
-                .iter()
-                .any(|t| !t.def.completions.is_empty())
+impl Core {
+    /// Whether `method` is served (known and its capability advertised).
+    pub fn serves(&self, method: &str) -> bool {
+        Method::parse(method).is_some_and(|m| self.served.method(m))
     }
 
     /// The server's name and version.
@@ -105,38 +141,35 @@ impl Core {
     /// Capabilities derived from what is registered.
     pub fn capabilities(&self) -> Value {
         let mut caps = Map::new();
-        if self.has_tools() {
-            caps.insert("tools".into(), json!({}));
-        }
-        if self.has_resources() {
-            caps.insert("resources".into(), json!({}));
-        }
-        if self.has_prompts() {
-            caps.insert("prompts".into(), json!({}));
-        }
-        if self.has_completions() {
-            caps.insert("completions".into(), json!({}));
+        for (served, name) in [
+            (self.served.tools, "tools"),
+            (self.served.resources, "resources"),
+            (self.served.prompts, "prompts"),
+            (self.served.completions, "completions"),
+        ] {
+            if served {
+                caps.insert(name.into(), json!({}));
+            }
         }
         Value::Object(caps)
     }
 
     /// Handle one request.
     pub async fn handle(&self, call: Call) -> Reply {
-        let method = call.ctx.method().to_owned();
-        if !self.serves(&method) {
-            return Reply::Error(RpcError::method_not_found(&method));
-        }
-        match method.as_str() {
-            "server/discover" => self.discover(),
-            "tools/list" => self.list(&self.lists.tools, &call.params),
-            "tools/call" => self.call_tool(call).await,
-            "resources/list" => self.list(&self.lists.resources, &call.params),
-            "resources/templates/list" => self.list(&self.lists.templates, &call.params),
-            "resources/read" => self.read_resource(call).await,
-            "prompts/list" => self.list(&self.lists.prompts, &call.params),
-            "prompts/get" => self.get_prompt(call).await,
-            "completion/complete" => self.complete(call).await,
-            other => Reply::Error(RpcError::method_not_found(other)),
+        let method = match Method::parse(call.ctx.method()) {
+            Some(method) if self.served.method(method) => method,
+            _ => return Reply::Error(RpcError::method_not_found(call.ctx.method())),
+        };
+        match method {
+            Method::Discover => self.discover(),
+            Method::ToolsList => self.list(&self.lists.tools, &call.params),
+            Method::ToolsCall => self.call_tool(call).await,
+            Method::ResourcesList => self.list(&self.lists.resources, &call.params),
+            Method::TemplatesList => self.list(&self.lists.templates, &call.params),
+            Method::ResourcesRead => self.read_resource(call).await,
+            Method::PromptsList => self.list(&self.lists.prompts, &call.params),
+            Method::PromptsGet => self.get_prompt(call).await,
+            Method::Complete => self.complete(call).await,
         }
     }
 

@@ -15,7 +15,7 @@ pub mod returns;
 pub use context::{ClientCapabilities, RequestContext, Transport};
 pub(crate) use context::{ContextParts, StateMap};
 pub use dispatch::{CacheHints, Call, Core, Reply};
-pub(crate) use dispatch::{Lists, PagedList};
+pub(crate) use dispatch::{Lists, PagedList, Served};
 pub use error::ToolError;
 pub use extract::{
     Args, CallParts, Complete, FromContext, FromUriParam, PromptParam, PromptParts, Rejection,

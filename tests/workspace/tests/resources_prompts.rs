@@ -63,8 +63,8 @@ impl Authorize for Librarian {
     }
 }
 
-#[tokio::test]
-async fn the_authorize_hook_runs_before_reads_gets_and_completions() {
+/// The fixture server behind a `Librarian`, and the hook to inspect afterwards.
+fn guarded_library() -> (Librarian, TestClient) {
     let hook = Librarian::default();
     let client = TestClient::new(
         mcp_workspace_tests::server()
@@ -72,6 +72,12 @@ async fn the_authorize_hook_runs_before_reads_gets_and_completions() {
             .build()
             .unwrap(),
     );
+    (hook, client)
+}
+
+#[tokio::test]
+async fn the_authorize_hook_runs_before_reads_gets_and_completions() {
+    let (hook, client) = guarded_library();
     let denied = client
         .request("resources/read", json!({"uri": "library://books/12"}))
         .await;
@@ -132,13 +138,7 @@ async fn the_authorize_hook_runs_before_reads_gets_and_completions() {
 
 #[tokio::test]
 async fn an_unknown_uri_never_reaches_the_hook() {
-    let hook = Librarian::default();
-    let client = TestClient::new(
-        mcp_workspace_tests::server()
-            .authorize(hook.clone())
-            .build()
-            .unwrap(),
-    );
+    let (hook, client) = guarded_library();
     let missing = client
         .request("resources/read", json!({"uri": "library://nothing/here"}))
         .await;

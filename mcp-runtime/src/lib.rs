@@ -46,15 +46,16 @@ pub mod validate;
 
 pub use crate::core::output::{IntoToolResult, Json};
 pub use crate::core::{
-    Args, ClientCapabilities, Complete, FromContext, FromUriParam, IntoCompletion, IntoContents,
-    IntoPromptResult, PromptParam, RequestContext, State, ToolError, ToolParam, Transport,
+    Args, Cancellation, ClientCapabilities, Complete, Elicitation, FromContext, FromUriParam,
+    InputRequired, IntoCompletion, IntoContents, IntoPromptResult, Log, Progress, PromptParam,
+    RequestContext, ServerHandle, State, ToolError, ToolParam, Transport,
 };
-pub use crate::policy::auth::{Action, AllowAll, Authorize, CompleteTarget, Denied};
+pub use crate::policy::auth::{Action, AllowAll, Authorize, CompleteTarget, Denied, Principal};
 pub use crate::policy::cache::{CacheHints, CacheScope};
 pub use crate::policy::seal::SealKey;
 pub use crate::protocol::{
-    Annotations, CallToolResult, Completion, Content, GetPromptResult, PromptMessage,
-    ResourceContents, Role, RpcError,
+    Annotations, CallToolResult, Completion, Content, GetPromptResult, LogLevel, PromptMessage,
+    ResourceContents, Role, Root, RpcError, SamplingRequest, SamplingResult,
 };
 pub use crate::registry::{BuildError, PromptRef, ResourceRef, ToolRef};
 pub use crate::server::{App, Server};
@@ -73,8 +74,9 @@ pub use mcp_macros::prompt;
 pub mod prelude {
     pub use crate::{
         prompt, prompts, resource, resources, tool, tools, Action, Args, Authorize, CacheHints,
-        CacheScope, CallToolResult, Complete, Completion, Content, Denied, GetPromptResult, Json,
-        PromptMessage, RequestContext, ResourceContents, RpcError, Server, State, ToolError,
+        CacheScope, CallToolResult, Cancellation, Complete, Completion, Content, Denied,
+        Elicitation, GetPromptResult, InputRequired, Json, Log, Progress, PromptMessage,
+        RequestContext, ResourceContents, RpcError, SamplingRequest, Server, State, ToolError,
     };
 }
 

@@ -1,7 +1,7 @@
 //! Trace events: one `tracing` span per request.
 //!
 //! Fields: `protocol_version`, `transport`, `method`, `name`, `request_id`, `phase`
-//! (completed, failed) and `error_layer` (jsonrpc, mcp, business), so a protocol error and a
+//! (input_required, completed, failed) and `error_layer` (jsonrpc, mcp, business), so a protocol error and a
 //! tool's business failure are told apart in logs.
 
 use tracing::field::Empty;
@@ -40,4 +40,10 @@ pub(crate) fn finish(error_layer: &str, error: Option<&RpcError>) {
         Some(e) => tracing::debug!(code = e.code, message = %e.message, "request failed"),
         None => tracing::debug!("request completed"),
     }
+}
+
+/// Record that the current request ended waiting for client input.
+pub(crate) fn input_required(keys: usize) {
+    tracing::Span::current().record("phase", "input_required");
+    tracing::debug!(requests = keys, "request needs client input");
 }

@@ -3,14 +3,15 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use crate::core::PagedList;
-use crate::core::{Core, StateMap};
+use crate::core::input::Rounds;
+use crate::core::live::Live;
+use crate::core::{Core, ServerHandle, StateMap};
 use crate::policy::auth::{AllowAll, Authorize, SharedAuthorize};
 use crate::policy::cache::CacheHints;
 use crate::policy::seal::{SealKey, Sealer, SEAL_KEY_ENV};
 use crate::protocol::{version, Implementation};
 use crate::registry::{
-    BuildError, Catalog, Defs, PromptDef, PromptRef, PromptRegistration, ResourceDef, ResourceRef,
+    BuildError, Defs, PromptDef, PromptRef, PromptRegistration, ResourceDef, ResourceRef,
     ResourceRegistration, ToolDef, ToolRef, ToolRegistration,
 };
 use crate::transport::http::HttpConfig;
@@ -46,6 +47,7 @@ pub struct Server {
     read_cache: CacheHints,
     discover_cache: CacheHints,
     seal_key: Option<SealKey>,
+    request_state_ttl: std::time::Duration,
     http: HttpConfig,
     stdio: StdioConfig,
 }
@@ -71,6 +73,7 @@ impl Server {
             read_cache: CacheHints::default(),
             discover_cache: CacheHints::default(),
             seal_key: None,
+            request_state_ttl: std::time::Duration::from_secs(600),
             http: HttpConfig::default(),
             stdio: StdioConfig::default(),
         }
@@ -170,6 +173,14 @@ impl Server {
         self
     }
 
+    /// How long a client has to answer an `input_required` result (default 10 minutes).
+    /// The retry must arrive within this time, or the `requestState` is refused as
+    /// expired and the call starts over.
+    pub fn request_state_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.request_state_ttl = ttl;
+        self
+    }
+
     /// Hosts accepted in `Host` and `Origin` on HTTP (default: localhost, 127.0.0.1, `[::1]`).
     /// Requests naming any other host get 403, which defeats DNS rebinding.
     pub fn allowed_hosts<S: Into<String>>(mut self, hosts: impl IntoIterator<Item = S>) -> Self {
@@ -205,27 +216,11 @@ impl Server {
         let sealer = Sealer::new(&seal_key);
         let defs = select(self.only, &self.modules);
         let states = Arc::new(self.states);
-        let catalog = Catalog::build(defs, self.page_size, &|id| states.contains(id))
+        let live = Live::new(defs, self.page_size, sealer.clone(), states.clone())
             .map_err(Error::Build)?;
-        let paged = |method, field, listing| {
-            PagedList::new(&sealer, method, field, listing)
-                .map_err(|e| Error::Build(vec![BuildError::Config(e)]))
-        };
-        let lists = crate::core::Lists {
-            tools: paged("tools/list", "tools", catalog.tool_listing())?,
-            resources: paged("resources/list", "resources", catalog.resource_listing())?,
-            templates: paged(
-                "resources/templates/list",
-                "resourceTemplates",
-                catalog.template_listing(),
-            )?,
-            prompts: paged("prompts/list", "prompts", catalog.prompt_listing())?,
-        };
-        let served = crate::core::Served::of(&catalog);
         let core = Core {
-            catalog,
-            lists,
-            served,
+            live: Arc::new(live),
+            rounds: Rounds::new(sealer, self.request_state_ttl),
             authorize: self.authorize,
             states,
             info: self.info,
@@ -236,6 +231,7 @@ impl Server {
             supported_versions: version::MODERN_VERSIONS.to_vec(),
         };
         Ok(App {
+            closing: tokio_util::sync::CancellationToken::new(),
             core: Arc::new(core),
             http: Arc::new(self.http),
             stdio: self.stdio,
@@ -347,6 +343,7 @@ fn select(only: Option<Selection>, modules: &[String]) -> Defs {
 /// A built server, ready to serve on any transport. Cheap to clone.
 #[derive(Clone)]
 pub struct App {
+    pub(crate) closing: tokio_util::sync::CancellationToken,
     pub(crate) core: Arc<Core>,
     pub(crate) http: Arc<HttpConfig>,
     pub(crate) stdio: StdioConfig,
@@ -358,9 +355,14 @@ impl App {
         &self.core
     }
 
+    /// A handle to change what this server serves while it runs (see [`ServerHandle`]).
+    pub fn handle(&self) -> ServerHandle {
+        self.core.handle_to_server()
+    }
+
     /// The HTTP endpoint as an `axum::Router` serving `/mcp`.
     pub fn router(&self) -> axum::Router {
-        crate::transport::http::router(self.core.clone(), self.http.clone())
+        crate::transport::http::router(self.core.clone(), self.http.clone(), self.closing.clone())
     }
 
     /// Serve over this process's stdin and stdout until EOF.
@@ -386,9 +388,21 @@ impl App {
             .map_err(Error::Io)?;
         let local = listener.local_addr().map_err(Error::Io)?;
         tracing::info!("serving MCP over Streamable HTTP at http://{local}/mcp");
+        let closing = self.closing.clone();
         axum::serve(listener, self.router())
-            .with_graceful_shutdown(crate::transport::args::shutdown_signal())
+            .with_graceful_shutdown(async move {
+                crate::transport::args::shutdown_signal().await;
+                // Long-lived subscription streams would hold the shutdown open: end them.
+                closing.cancel();
+            })
             .await
             .map_err(Error::Io)
+    }
+
+    /// End every open `subscriptions/listen` stream on HTTP with its closing result (for
+    /// a graceful shutdown of a router nested in your own server; `serve_http` does it on
+    /// Ctrl-C and SIGTERM).
+    pub fn close_subscriptions(&self) {
+        self.closing.cancel();
     }
 }

@@ -13,8 +13,9 @@
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-use crate::core::Transport;
-use crate::era::modern;
+use crate::core::{Notifier, Subscription, Transport};
+use crate::era::modern::{self, Inbound};
+use crate::policy::auth::Principal;
 use crate::protocol::jsonrpc::Message;
 use crate::protocol::{meta, version};
 use crate::App;
@@ -32,6 +33,7 @@ pub fn default_meta() -> Value {
 pub struct TestClient {
     app: App,
     next_id: std::sync::atomic::AtomicU64,
+    principal: Option<Principal>,
 }
 
 impl TestClient {
@@ -40,12 +42,23 @@ impl TestClient {
         TestClient {
             app,
             next_id: std::sync::atomic::AtomicU64::new(1),
+            principal: None,
         }
     }
 
-    /// Send `method` with `params` (an object; `_meta` is added when absent) and return the
-    /// whole JSON-RPC response.
-    pub async fn request(&self, method: &str, params: Value) -> Value {
+    /// The same server, called as `principal` (as an authentication layer would set it).
+    pub fn as_principal(mut self, principal: Principal) -> Self {
+        self.principal = Some(principal);
+        self
+    }
+
+    fn inbound(&self) -> Inbound {
+        let mut inbound = Inbound::new(Transport::InProcess);
+        inbound.principal = self.principal.clone();
+        inbound
+    }
+
+    fn envelope(&self, method: &str, params: Value) -> Value {
         let mut params = match params {
             Value::Object(map) => map,
             _ => Map::new(),
@@ -54,7 +67,41 @@ impl TestClient {
         let id = self
             .next_id
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.message(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+    }
+
+    /// Send a request and collect the notifications it produced before its response:
+    /// `(notifications, response)`.
+    pub async fn request_with_notifications(&self, method: &str, params: Value) -> (Vec<Value>, Value) {
+        let Ok(Message::Request { id, method, params }) = Message::from_value(self.envelope(method, params)) else {
+            return (Vec::new(), Value::Null);
+        };
+        let (tx, mut rx) = tokio::sync::mpsc::channel(1024);
+        let mut inbound = self.inbound();
+        inbound.notifier = Some(Notifier::new(tx));
+        let answer = modern::handle_request(self.app.core(), id, method, params, inbound).await;
+        let mut notifications = Vec::new();
+        while let Ok(frame) = rx.try_recv() {
+            notifications.push(serde_json::from_slice(&frame).unwrap_or(Value::Null));
+        }
+        (notifications, answer.message)
+    }
+
+    /// Open a `subscriptions/listen` subscription with these params (`_meta` is added), or
+    /// get the error response.
+    pub fn listen(&self, params: Value) -> Result<Subscription, Value> {
+        match Message::from_value(self.envelope("subscriptions/listen", params)) {
+            Ok(Message::Request { id, params, .. }) => {
+                modern::listen(self.app.core(), &id, params).map_err(|answer| answer.message)
+            }
+            _ => Err(Value::Null),
+        }
+    }
+
+    /// Send `method` with `params` (an object; `_meta` is added when absent) and return the
+    /// whole JSON-RPC response.
+    pub async fn request(&self, method: &str, params: Value) -> Value {
+        self.message(self.envelope(method, params))
             .await
             .unwrap_or(Value::Null)
     }
@@ -63,7 +110,7 @@ impl TestClient {
     pub async fn message(&self, message: Value) -> Option<Value> {
         match Message::from_value(message) {
             Ok(Message::Request { id, method, params }) => Some(
-                modern::handle_request(self.app.core(), id, method, params, Transport::InProcess)
+                modern::handle_request(self.app.core(), id, method, params, self.inbound())
                     .await
                     .message,
             ),

@@ -2,11 +2,16 @@
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
 
-use crate::protocol::{Implementation, RequestId, RpcError};
+use crate::policy::auth::Principal;
+use crate::protocol::{Implementation, LogLevel, RequestId, RpcError};
+
+use super::input::Exchange;
+use super::notify::{Cancellation, Notifier};
 
 /// Which transport a request arrived on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,11 +106,19 @@ pub(crate) struct ContextParts {
     pub(crate) client_info: Option<Implementation>,
     pub(crate) meta: Map<String, Value>,
     pub(crate) transport: Transport,
+    pub(crate) log_level: Option<LogLevel>,
+    pub(crate) progress_token: Option<Value>,
+    pub(crate) notifier: Option<Notifier>,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) principal: Option<Principal>,
+    pub(crate) server: Option<super::live::ServerHandle>,
 }
 
 struct Inner {
     parts: ContextParts,
     states: Arc<StateMap>,
+    exchange: Mutex<Exchange>,
+    last_progress: Mutex<Option<f64>>,
 }
 
 /// What a handler may know about the request it serves. Cheap to clone.
@@ -129,7 +142,65 @@ impl std::fmt::Debug for RequestContext {
 
 impl RequestContext {
     pub(crate) fn new(parts: ContextParts, states: Arc<StateMap>) -> Self {
-        RequestContext(Arc::new(Inner { parts, states }))
+        RequestContext(Arc::new(Inner {
+            parts,
+            states,
+            exchange: Mutex::default(),
+            last_progress: Mutex::default(),
+        }))
+    }
+
+    pub(crate) fn exchange(&self) -> MutexGuard<'_, Exchange> {
+        // A poisoned lock only means a handler panicked mid-update; the data stays usable.
+        self.0.exchange.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn last_progress(&self) -> MutexGuard<'_, Option<f64>> {
+        self.0.last_progress.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn notifier(&self) -> Option<&Notifier> {
+        self.0.parts.notifier.as_ref()
+    }
+
+    /// The client's `progressToken`, when it asked for progress notifications.
+    pub fn progress_token(&self) -> Option<&Value> {
+        self.0.parts.progress_token.as_ref()
+    }
+
+    /// The log level the client asked for on this request (`None`: send no log messages).
+    pub fn log_level(&self) -> Option<LogLevel> {
+        self.0.parts.log_level
+    }
+
+    /// This request's cancellation signal.
+    pub fn cancellation(&self) -> Cancellation {
+        Cancellation(self.0.parts.cancel.clone())
+    }
+
+    /// Completes when the client cancels this request.
+    pub async fn cancelled(&self) {
+        self.0.parts.cancel.cancelled().await;
+    }
+
+    /// Whether the client has cancelled this request.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.parts.cancel.is_cancelled()
+    }
+
+    /// Who is calling, when the transport authenticated the caller (see [`Principal`]).
+    pub fn principal(&self) -> Option<&Principal> {
+        self.0.parts.principal.as_ref()
+    }
+
+    pub(crate) fn principal_subject(&self) -> Option<&str> {
+        self.0.parts.principal.as_ref().map(|p| p.subject.as_str())
+    }
+
+    /// A handle on the running server, to change what it serves or announce updated
+    /// resources (see [`ServerHandle`](crate::ServerHandle)).
+    pub fn server(&self) -> Option<&super::live::ServerHandle> {
+        self.0.parts.server.as_ref()
     }
 
     /// The JSON-RPC id of this request.

@@ -12,6 +12,8 @@ use crate::policy::paging::Cursors;
 use crate::protocol::{codes, Implementation, RpcError};
 use crate::registry::{Catalog, Listing};
 
+use super::input::Rounds;
+use super::live::Live;
 use super::{RequestContext, StateMap};
 
 pub use crate::policy::cache::CacheHints;
@@ -34,15 +36,21 @@ pub enum Reply {
         /// Freshness hints for cacheable results.
         cache: Option<CacheHints>,
     },
+    /// The request needs input from the client first (`resultType: "input_required"`).
+    InputRequired {
+        /// The input requests, by key (`{method, params}` each).
+        requests: Map<String, Value>,
+        /// Sealed state to echo on the retry.
+        state: String,
+    },
     /// A JSON-RPC error.
     Error(RpcError),
 }
 
 /// The era-neutral server: catalog, policies and the method handlers.
 pub struct Core {
-    pub(crate) catalog: Catalog,
-    pub(crate) lists: Lists,
-    pub(crate) served: Served,
+    pub(crate) live: Arc<Live>,
+    pub(crate) rounds: Rounds,
     pub(crate) authorize: SharedAuthorize,
     pub(crate) states: Arc<StateMap>,
     pub(crate) info: Implementation,
@@ -87,11 +95,11 @@ impl Method {
 /// Which primitives are served, decided once at start from the catalog.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Served {
-    tools: bool,
-    resources: bool,
-    prompts: bool,
+    pub(crate) tools: bool,
+    pub(crate) resources: bool,
+    pub(crate) prompts: bool,
     /// Some prompt or resource template declares a completer.
-    completions: bool,
+    pub(crate) completions: bool,
 }
 
 impl Served {
@@ -125,7 +133,13 @@ impl Served {
 impl Core {
     /// Whether `method` is served (known and its capability advertised).
     pub fn serves(&self, method: &str) -> bool {
-        Method::parse(method).is_some_and(|m| self.served.method(m))
+        method == "subscriptions/listen"
+            || Method::parse(method).is_some_and(|m| self.live.load().served.method(m))
+    }
+
+    /// A handle to change what this server serves while it runs.
+    pub fn handle_to_server(&self) -> crate::ServerHandle {
+        crate::ServerHandle(self.live.clone())
     }
 
     /// The server's name and version.
@@ -138,38 +152,52 @@ impl Core {
         &self.supported_versions
     }
 
-    /// Capabilities derived from what is registered.
+    /// Capabilities derived from what is served now. Lists can change at run time (through
+    /// [`ServerHandle`](crate::ServerHandle)), so every list announces `listChanged`, and
+    /// resources can be subscribed to.
     pub fn capabilities(&self) -> Value {
+        let snapshot = self.live.load();
+        let served = snapshot.served;
         let mut caps = Map::new();
-        for (served, name) in [
-            (self.served.tools, "tools"),
-            (self.served.resources, "resources"),
-            (self.served.prompts, "prompts"),
-            (self.served.completions, "completions"),
-        ] {
-            if served {
-                caps.insert(name.into(), json!({}));
-            }
+        if served.tools {
+            caps.insert("tools".into(), json!({"listChanged": true}));
+        }
+        if served.resources {
+            caps.insert(
+                "resources".into(),
+                json!({"listChanged": true, "subscribe": true}),
+            );
+        }
+        if served.prompts {
+            caps.insert("prompts".into(), json!({"listChanged": true}));
+        }
+        if served.completions {
+            caps.insert("completions".into(), json!({}));
+        }
+        if snapshot.catalog.logging() {
+            caps.insert("logging".into(), json!({}));
         }
         Value::Object(caps)
     }
 
     /// Handle one request.
     pub async fn handle(&self, call: Call) -> Reply {
+        let snapshot = self.live.load();
         let method = match Method::parse(call.ctx.method()) {
-            Some(method) if self.served.method(method) => method,
+            Some(method) if snapshot.served.method(method) => method,
             _ => return Reply::Error(RpcError::method_not_found(call.ctx.method())),
         };
+        let lists = &snapshot.lists;
         match method {
             Method::Discover => self.discover(),
-            Method::ToolsList => self.list(&self.lists.tools, &call.params),
-            Method::ToolsCall => self.call_tool(call).await,
-            Method::ResourcesList => self.list(&self.lists.resources, &call.params),
-            Method::TemplatesList => self.list(&self.lists.templates, &call.params),
-            Method::ResourcesRead => self.read_resource(call).await,
-            Method::PromptsList => self.list(&self.lists.prompts, &call.params),
-            Method::PromptsGet => self.get_prompt(call).await,
-            Method::Complete => self.complete(call).await,
+            Method::ToolsList => self.list(&lists.tools, &call.params),
+            Method::ToolsCall => self.call_tool(&snapshot, call).await,
+            Method::ResourcesList => self.list(&lists.resources, &call.params),
+            Method::TemplatesList => self.list(&lists.templates, &call.params),
+            Method::ResourcesRead => self.read_resource(&snapshot, call).await,
+            Method::PromptsList => self.list(&lists.prompts, &call.params),
+            Method::PromptsGet => self.get_prompt(&snapshot, call).await,
+            Method::Complete => self.complete(&snapshot, call).await,
         }
     }
 
@@ -221,6 +249,24 @@ impl Core {
 }
 
 impl Core {
+    /// End an MRTR-capable request: `input_required` (or the error an answer caused) when
+    /// the handler failed for want of input, else the handler's own reply.
+    pub(crate) fn finish_round(
+        &self,
+        ctx: &RequestContext,
+        binding: &super::input::Binding,
+        failed: bool,
+        reply: impl FnOnce() -> Reply,
+    ) -> Reply {
+        match self.rounds.close(ctx, binding, failed) {
+            super::input::RoundEnd::Finished => reply(),
+            super::input::RoundEnd::InputRequired { requests, state } => {
+                Reply::InputRequired { requests, state }
+            }
+            super::input::RoundEnd::Error(error) => Reply::Error(error),
+        }
+    }
+
     /// Run the `Authorize` hook; a refusal becomes the reply.
     pub(crate) async fn check(
         &self,

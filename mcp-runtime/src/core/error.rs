@@ -87,3 +87,9 @@ impl From<RpcError> for ToolError {
         ToolError::protocol(error)
     }
 }
+
+impl From<super::input::InputRequired> for ToolError {
+    fn from(input: super::input::InputRequired) -> Self {
+        ToolError::protocol(input.to_rpc_error())
+    }
+}

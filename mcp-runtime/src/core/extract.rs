@@ -374,3 +374,55 @@ impl Complete {
         self.context.get(name).and_then(Value::as_str)
     }
 }
+
+// ---- request-scoped extractors ----------------------------------------------------------
+
+impl FromContext for super::Progress {
+    fn from_context(ctx: &RequestContext) -> Result<Self, RpcError> {
+        Ok(super::Progress::new(ctx.clone()))
+    }
+}
+
+impl FromContext for super::Log {
+    fn describe(spec: &mut ParamSpec) {
+        spec.emits_logs();
+    }
+
+    fn from_context(ctx: &RequestContext) -> Result<Self, RpcError> {
+        Ok(super::Log::new(ctx.clone()))
+    }
+}
+
+impl FromContext for super::Cancellation {
+    fn from_context(ctx: &RequestContext) -> Result<Self, RpcError> {
+        Ok(ctx.cancellation())
+    }
+}
+
+/// Tool and prompt parameter impls for extractors that only need the context (the
+/// argument blanket impls rule out a blanket over `FromContext`).
+macro_rules! context_params {
+    ($($ty:ty),*) => {$(
+        impl ToolParam for $ty {
+            fn describe(spec: &mut ParamSpec, _: &'static str, _: Option<&'static str>) {
+                <Self as FromContext>::describe(spec);
+            }
+
+            fn extract(parts: &mut CallParts<'_>, _: &'static str) -> Result<Self, Rejection> {
+                <Self as FromContext>::from_context(parts.context()).map_err(Rejection::Rpc)
+            }
+        }
+
+        impl PromptParam for $ty {
+            fn describe(spec: &mut ParamSpec, _: &'static str, _: Option<&'static str>) {
+                <Self as FromContext>::describe(spec);
+            }
+
+            fn extract(parts: &mut PromptParts<'_>, _: &'static str) -> Result<Self, RpcError> {
+                <Self as FromContext>::from_context(parts.context())
+            }
+        }
+    )*};
+}
+
+context_params!(super::Progress, super::Log, super::Cancellation);

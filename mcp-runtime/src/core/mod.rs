@@ -8,15 +8,21 @@ mod context;
 mod dispatch;
 mod error;
 mod extract;
-mod methods;
+pub(crate) mod input;
+pub(crate) mod live;
+pub(crate) mod methods;
+mod notify;
 pub mod output;
 pub mod returns;
 
 pub use context::{ClientCapabilities, RequestContext, Transport};
 pub(crate) use context::{ContextParts, StateMap};
 pub use dispatch::{CacheHints, Call, Core, Reply};
-pub(crate) use dispatch::{Lists, PagedList, Served};
 pub use error::ToolError;
+pub use input::{Elicitation, InputRequired};
+pub use live::ServerHandle;
+pub use methods::subscriptions::Subscription;
+pub use notify::{Cancellation, Log, Notifier, Progress};
 pub use extract::{
     Args, CallParts, Complete, FromContext, FromUriParam, PromptParam, PromptParts, Rejection,
     State, ToolParam,

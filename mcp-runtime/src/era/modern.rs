@@ -1,12 +1,41 @@
 //! The 2026-07-28 adapter: per-request `_meta` admission and result rendering.
 
 use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
-use crate::core::{Call, ClientCapabilities, ContextParts, Core, Reply, RequestContext, Transport};
+use crate::core::{
+    Call, ClientCapabilities, ContextParts, Core, Notifier, Reply, RequestContext, Transport,
+};
 use crate::observe;
+use crate::policy::auth::Principal;
 use crate::protocol::jsonrpc::{error_response, result_response};
-use crate::protocol::{codes, meta, Implementation, RequestId, RpcError};
+use crate::protocol::{codes, meta, Implementation, LogLevel, RequestId, RpcError};
+
+/// What a transport knows about one request besides the message itself.
+#[derive(Clone)]
+pub struct Inbound {
+    /// The transport it arrived on.
+    pub transport: Transport,
+    /// Where its progress and log notifications go (`None`: nowhere, they are dropped).
+    pub notifier: Option<Notifier>,
+    /// Cancelled when the client cancels the request.
+    pub cancel: CancellationToken,
+    /// The caller, when the transport authenticated one.
+    pub principal: Option<Principal>,
+}
+
+impl Inbound {
+    /// A request with no notification channel, no principal and a fresh cancellation token.
+    pub fn new(transport: Transport) -> Self {
+        Inbound {
+            transport,
+            notifier: None,
+            cancel: CancellationToken::new(),
+            principal: None,
+        }
+    }
+}
 
 /// A response ready for a transport, with the HTTP status the specification asks for.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +61,8 @@ pub(crate) struct Admission {
     pub(crate) protocol_version: String,
     pub(crate) capabilities: ClientCapabilities,
     pub(crate) client_info: Option<Implementation>,
+    pub(crate) log_level: Option<LogLevel>,
+    pub(crate) progress_token: Option<Value>,
     pub(crate) meta: Map<String, Value>,
 }
 
@@ -118,10 +149,37 @@ pub(crate) fn admit(
             }
         },
     };
+    let log_level = match meta.get(meta::LOG_LEVEL) {
+        None => None,
+        Some(value) => match value.as_str().and_then(LogLevel::parse) {
+            Some(level) => Some(level),
+            None => {
+                return Err((
+                    RpcError::invalid_params(format!(
+                        "_meta[\"{}\"] must be one of debug, info, notice, warning, error, critical, alert, emergency",
+                        meta::LOG_LEVEL
+                    )),
+                    200,
+                ))
+            }
+        },
+    };
+    let progress_token = match meta.get(meta::PROGRESS_TOKEN) {
+        None => None,
+        Some(token @ (Value::String(_) | Value::Number(_))) => Some(token.clone()),
+        Some(_) => {
+            return Err((
+                RpcError::invalid_params("_meta.progressToken must be a string or an integer"),
+                200,
+            ))
+        }
+    };
     Ok(Admission {
         protocol_version: version,
         capabilities,
         client_info,
+        log_level,
+        progress_token,
         meta,
     })
 }
@@ -145,7 +203,7 @@ pub async fn handle_request(
     id: RequestId,
     method: String,
     params: Option<Map<String, Value>>,
-    transport: Transport,
+    inbound: Inbound,
 ) -> Answer {
     let mut params = params.unwrap_or_default();
     let name = params
@@ -153,7 +211,7 @@ pub async fn handle_request(
         .or_else(|| params.get("uri"))
         .and_then(Value::as_str)
         .map(str::to_owned);
-    let span = observe::request_span(transport, &method, name.as_deref(), &id);
+    let span = observe::request_span(inbound.transport, &method, name.as_deref(), &id);
     async move {
         let admission = match admit(core, &method, &mut params) {
             Ok(a) => a,
@@ -163,24 +221,67 @@ pub async fn handle_request(
             }
         };
         tracing::Span::current().record("protocol_version", admission.protocol_version.as_str());
-        let ctx = RequestContext::new(
-            ContextParts {
-                request_id: id.clone(),
-                method,
-                name,
-                protocol_version: admission.protocol_version,
-                client_capabilities: admission.capabilities,
-                client_info: admission.client_info,
-                meta: admission.meta,
-                transport,
-            },
-            core.states.clone(),
-        );
-        let reply = core.handle(Call { ctx, params }).await;
+        let ctx = context(core, &id, method, name, admission, inbound);
+        let reply = core.handle(Call { ctx: ctx.clone(), params }).await;
+        // Nothing may follow the response for this request.
+        if let Some(notifier) = ctx.notifier() {
+            notifier.close();
+        }
         render(core, &id, reply)
     }
     .instrument(span)
     .await
+}
+
+fn context(
+    core: &Core,
+    id: &RequestId,
+    method: String,
+    name: Option<String>,
+    admission: Admission,
+    inbound: Inbound,
+) -> RequestContext {
+    RequestContext::new(
+        ContextParts {
+            request_id: id.clone(),
+            method,
+            name,
+            protocol_version: admission.protocol_version,
+            client_capabilities: admission.capabilities,
+            client_info: admission.client_info,
+            meta: admission.meta,
+            transport: inbound.transport,
+            log_level: admission.log_level,
+            progress_token: admission.progress_token,
+            notifier: inbound.notifier,
+            cancel: inbound.cancel,
+            principal: inbound.principal,
+            server: Some(core.handle_to_server()),
+        },
+        core.states.clone(),
+    )
+}
+
+/// Admit a `subscriptions/listen` request and open its subscription, or the error answer.
+pub fn listen(
+    core: &Core,
+    id: &RequestId,
+    params: Option<Map<String, Value>>,
+) -> Result<crate::core::Subscription, Answer> {
+    let mut params = params.unwrap_or_default();
+    admit(core, "subscriptions/listen", &mut params)
+        .map_err(|(error, status)| Answer::error(Some(id), &error, status))?;
+    core.listen(id, &params)
+        .map_err(|error| Answer::error(Some(id), &error, status_of(&error)))
+}
+
+/// Whether a request may produce notifications worth a streamed (SSE) response: the
+/// client asked for progress or log messages.
+pub fn wants_stream(params: Option<&Map<String, Value>>) -> bool {
+    params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .is_some_and(|m| m.contains_key(meta::PROGRESS_TOKEN) || m.contains_key(meta::LOG_LEVEL))
 }
 
 /// Give a core reply the 2026-07-28 wire shape.
@@ -211,12 +312,35 @@ pub(crate) fn render(core: &Core, id: &RequestId, reply: Reply) -> Answer {
                 status: 200,
             }
         }
+        Reply::InputRequired { requests, state } => {
+            observe::input_required(requests.len());
+            let mut body = Map::new();
+            body.insert("resultType".into(), Value::String("input_required".into()));
+            if !requests.is_empty() {
+                body.insert("inputRequests".into(), Value::Object(requests));
+            }
+            body.insert("requestState".into(), Value::String(state));
+            body.insert("_meta".into(), server_meta(core));
+            Answer {
+                message: result_response(id, Value::Object(body)),
+                status: 200,
+            }
+        }
         Reply::Error(error) => {
             let status = status_of(&error);
             observe::finish(&error_layer_of(&error), Some(&error));
             Answer::error(Some(id), &error, status)
         }
     }
+}
+
+fn server_meta(core: &Core) -> Value {
+    let mut meta = Map::new();
+    meta.insert(
+        crate::protocol::meta::SERVER_INFO.into(),
+        serde_json::to_value(core.info()).unwrap_or(Value::Null),
+    );
+    Value::Object(meta)
 }
 
 /// HTTP status for a JSON-RPC error from the core.

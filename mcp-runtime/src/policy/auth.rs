@@ -161,3 +161,26 @@ impl<A: Authorize> DynAuthorize for A {
 }
 
 pub(crate) type SharedAuthorize = Arc<dyn DynAuthorize>;
+
+/// Who is calling, as established by the transport.
+///
+/// On HTTP, an authentication layer in front of the MCP router (your own axum middleware,
+/// or a token verifier) inserts a `Principal` into the request's extensions; handlers and
+/// the [`Authorize`] hook read it with [`RequestContext::principal`]. Sealed state handed
+/// to a client (`requestState`) is bound to the principal's subject, so another caller
+/// cannot continue someone else's call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Principal {
+    /// Stable identifier of the caller (a token's `sub`).
+    pub subject: String,
+}
+
+impl Principal {
+    /// A caller identified by `subject`.
+    pub fn new(subject: impl Into<String>) -> Self {
+        Principal {
+            subject: subject.into(),
+        }
+    }
+}

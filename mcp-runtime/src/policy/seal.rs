@@ -78,6 +78,16 @@ impl Sealer {
 
     /// Seal `plaintext` for `purpose`.
     pub fn seal(&self, purpose: &str, plaintext: &[u8]) -> Result<String, String> {
+        self.seal_with(purpose.as_bytes(), plaintext)
+    }
+
+    /// Open a token sealed for `purpose`.
+    pub fn open(&self, purpose: &str, token: &str) -> Result<Vec<u8>, Unsealed> {
+        self.open_with(purpose.as_bytes(), token, 8192)
+    }
+
+    /// Seal `plaintext`, binding it to `bound` (authenticated, not stored in the token).
+    pub fn seal_with(&self, bound: &[u8], plaintext: &[u8]) -> Result<String, String> {
         let mut nonce = [0u8; 24];
         getrandom::fill(&mut nonce).map_err(|e| format!("no randomness for a nonce: {e}"))?;
         let nonce = XNonce::from(nonce);
@@ -87,7 +97,7 @@ impl Sealer {
                 &nonce,
                 Payload {
                     msg: plaintext,
-                    aad: purpose.as_bytes(),
+                    aad: bound,
                 },
             )
             .map_err(|_| "sealing failed".to_owned())?;
@@ -97,11 +107,11 @@ impl Sealer {
         Ok(format!("{VERSION}{}", URL_SAFE_NO_PAD.encode(out)))
     }
 
-    /// Open a token sealed for `purpose`.
-    pub fn open(&self, purpose: &str, token: &str) -> Result<Vec<u8>, Unsealed> {
+    /// Open a token sealed with the same `bound` bytes; tokens longer than `max_len`
+    /// characters are refused before any decoding.
+    pub fn open_with(&self, bound: &[u8], token: &str, max_len: usize) -> Result<Vec<u8>, Unsealed> {
         let body = token.strip_prefix(VERSION).ok_or(Unsealed)?;
-        // Tokens are small; refuse anything that is not, before decoding it.
-        if body.len() > 8192 {
+        if body.len() > max_len {
             return Err(Unsealed);
         }
         let raw = URL_SAFE_NO_PAD.decode(body).map_err(|_| Unsealed)?;
@@ -115,7 +125,7 @@ impl Sealer {
                 &nonce,
                 Payload {
                     msg: sealed,
-                    aad: purpose.as_bytes(),
+                    aad: bound,
                 },
             )
             .map_err(|_| Unsealed)

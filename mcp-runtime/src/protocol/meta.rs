@@ -12,3 +12,5 @@ pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 /// Request `_meta`: opt-in token for progress notifications.
 pub const PROGRESS_TOKEN: &str = "progressToken";
+/// Notification `_meta` (and the listen result `_meta`): the `subscriptions/listen` request id.
+pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";

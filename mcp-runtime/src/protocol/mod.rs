@@ -8,6 +8,7 @@ pub mod content;
 pub mod error;
 pub mod jsonrpc;
 pub mod meta;
+pub mod mrtr;
 pub mod prompts;
 pub mod resources;
 pub mod tools;
@@ -17,6 +18,10 @@ pub use completion::Completion;
 pub use content::{Annotations, Content, EmbeddedResource, ResourceContents, ResourceLink, Role};
 pub use error::{codes, RpcError};
 pub use jsonrpc::{Message, RequestId};
+pub use mrtr::{
+    ElicitAction, ElicitResult, ListRootsResult, LogLevel, Root, SamplingMessage, SamplingRequest,
+    SamplingResult,
+};
 pub use prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
 pub use resources::{ReadResourceResult, Resource, ResourceTemplate};
 pub use tools::{CallToolResult, Implementation, Tool, ToolAnnotations};

@@ -197,6 +197,7 @@ pub struct Catalog {
     prompts: Vec<CatalogPrompt>,
     prompt_index: HashMap<&'static str, usize>,
     page_size: usize,
+    logging: bool,
 }
 
 fn duplicates<T: Copy>(
@@ -318,6 +319,14 @@ impl Catalog {
             .enumerate()
             .map(|(i, p)| (p.def.name, i))
             .collect();
+        let logs = |params: fn(&mut ParamSpec)| {
+            let mut spec = ParamSpec::default();
+            params(&mut spec);
+            spec.logs()
+        };
+        let logging = tools.iter().any(|t| logs(t.def.params))
+            || resources.iter().chain(&templates).any(|r| logs(r.def.params))
+            || prompts.iter().any(|p| logs(p.def.params));
         Ok(Catalog {
             tools,
             tool_index,
@@ -327,7 +336,13 @@ impl Catalog {
             prompts,
             prompt_index,
             page_size: page_size.max(1),
+            logging,
         })
+    }
+
+    /// Whether some served function sends log messages (the `logging` capability).
+    pub fn logging(&self) -> bool {
+        self.logging
     }
 
     /// Look a tool up by wire name.

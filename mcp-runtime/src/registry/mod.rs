@@ -8,7 +8,7 @@
 mod catalog;
 mod prompt;
 mod resource;
-mod spec;
+pub(crate) mod spec;
 mod tool;
 pub mod uri;
 

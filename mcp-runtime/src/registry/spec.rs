@@ -20,6 +20,7 @@ pub struct ParamSpec {
     states: Vec<(TypeId, &'static str)>,
     prompt_arguments: Vec<PromptArgument>,
     errors: Vec<String>,
+    logs: bool,
 }
 
 impl Default for ParamSpec {
@@ -32,6 +33,7 @@ impl Default for ParamSpec {
             states: Vec::new(),
             prompt_arguments: Vec::new(),
             errors: Vec::new(),
+            logs: false,
         }
     }
 }
@@ -93,6 +95,16 @@ impl ParamSpec {
     pub fn require_state<T: 'static>(&mut self) {
         self.states
             .push((TypeId::of::<T>(), std::any::type_name::<T>()));
+    }
+
+    /// The function sends log messages (`Log`): the server declares `logging`.
+    pub fn emits_logs(&mut self) {
+        self.logs = true;
+    }
+
+    /// Whether some parameter sends log messages.
+    pub(crate) fn logs(&self) -> bool {
+        self.logs
     }
 
     /// Record a problem found while describing (reported at server start).

@@ -3,21 +3,34 @@
 //! Checks, in order: Host/Origin allowlist (403), method (405), body size (413), JSON
 //! (-32700), envelope (-32600), the `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name`
 //! headers against the body (-32020), then the era adapter (version -32022, method -32601
-//! with 404, `_meta` -32602 with 400). Responses are JSON.
+//! with 404, `_meta` -32602 with 400).
+//!
+//! Responses are JSON, except in two cases that stream Server-Sent Events: a request whose
+//! client asked for progress or log messages (and accepts `text/event-stream`) switches to
+//! SSE when its first notification is ready (a request that finishes first is answered
+//! with plain JSON and its proper status), and `subscriptions/listen` is always a stream.
+//! Closing a response stream, or the connection, cancels the request.
 
+use std::convert::Infallible;
 use std::sync::Arc;
+use std::time::Duration;
 
-use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::body::Bytes;
+use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use axum::Router;
 use base64::Engine as _;
+use futures_util::Stream;
 use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::core::{Core, Transport};
-use crate::era::modern::{self, Answer};
+use crate::core::{Core, Notifier, Subscription, Transport};
+use crate::era::modern::{self, Answer, Inbound};
+use crate::policy::auth::Principal;
 use crate::protocol::jsonrpc::{error_response, Message};
 use crate::protocol::{meta, RpcError};
 
@@ -43,21 +56,27 @@ impl Default for HttpConfig {
 struct Shared {
     core: Arc<Core>,
     config: Arc<HttpConfig>,
+    closing: CancellationToken,
 }
 
-/// The `/mcp` endpoint.
-pub(crate) fn router(core: Arc<Core>, config: Arc<HttpConfig>) -> Router {
+/// The `/mcp` endpoint. Open subscription streams end (with their closing result) when
+/// `closing` is cancelled.
+pub(crate) fn router(core: Arc<Core>, config: Arc<HttpConfig>, closing: CancellationToken) -> Router {
     Router::new()
         .route("/mcp", any(endpoint))
-        .with_state(Shared { core, config })
+        .with_state(Shared {
+            core,
+            config,
+            closing,
+        })
 }
 
-async fn endpoint(
-    State(shared): State<Shared>,
-    method: Method,
-    headers: HeaderMap,
-    body: Body,
-) -> Response {
+async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let method = parts.method;
+    let headers = parts.headers;
+    // An authentication layer in front of this router identifies the caller this way.
+    let principal = parts.extensions.get::<Principal>().cloned();
     if let Err(reason) = check_host_and_origin(&headers, &shared.config.allowed_hosts) {
         tracing::warn!(%reason, "refused a request from a foreign host or origin");
         return json(
@@ -121,9 +140,213 @@ async fn endpoint(
             if let Err(error) = check_headers(&headers, &method, params.as_ref(), &shared.core) {
                 return answer(Answer::error(Some(&id), &error, 400));
             }
-            answer(modern::handle_request(&shared.core, id, method, params, Transport::Http).await)
+            if method == "subscriptions/listen" {
+                return match modern::listen(&shared.core, &id, params) {
+                    Ok(subscription) => listen_stream(subscription, shared.closing.clone()),
+                    Err(error) => answer(error),
+                };
+            }
+            let cancel = CancellationToken::new();
+            let inbound = Inbound {
+                transport: Transport::Http,
+                notifier: None,
+                cancel: cancel.clone(),
+                principal,
+            };
+            if modern::wants_stream(params.as_ref()) && accepts_event_stream(&headers) {
+                return streamed(shared.core.clone(), id, method, params, inbound).await;
+            }
+            // If the client goes away, hyper drops this future; the guard then cancels the
+            // request's token so work the handler spawned stops too.
+            let guard = cancel.drop_guard();
+            let reply = modern::handle_request(&shared.core, id, method, params, inbound).await;
+            guard.disarm();
+            answer(reply)
         }
     }
+}
+
+fn accepts_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.to_ascii_lowercase().contains("text/event-stream"))
+}
+
+/// Cancels the request and stops its task when the response (or stream) is dropped
+/// before the request finished.
+struct Abandon {
+    cancel: Option<DropGuard>,
+    task: tokio::task::AbortHandle,
+}
+
+impl Abandon {
+    /// The request finished: dropping now must not cancel anything.
+    fn disarm(mut self) {
+        if let Some(guard) = self.cancel.take() {
+            guard.disarm();
+        }
+    }
+}
+
+impl Drop for Abandon {
+    fn drop(&mut self) {
+        if self.cancel.is_some() {
+            self.task.abort();
+        }
+    }
+}
+
+/// Where a streamed response is.
+enum Phase {
+    /// The request runs; its notifications arrive on `rx`.
+    Running {
+        rx: mpsc::Receiver<Vec<u8>>,
+        task: tokio::task::JoinHandle<Answer>,
+        abandon: Abandon,
+    },
+    /// The request finished: the queue holds the rest, ending with the response.
+    Draining,
+}
+
+/// Run a request whose client wants notifications: JSON if it finishes before sending any,
+/// else an SSE stream of its notifications followed by its response.
+async fn streamed(
+    core: Arc<Core>,
+    id: crate::protocol::RequestId,
+    method: String,
+    params: Option<Map<String, Value>>,
+    mut inbound: Inbound,
+) -> Response {
+    let (tx, mut rx) = mpsc::channel::<Vec<u8>>(256);
+    inbound.notifier = Some(Notifier::new(tx));
+    let cancel = inbound.cancel.clone();
+    let mut task = tokio::spawn(async move {
+        modern::handle_request(&core, id, method, params, inbound).await
+    });
+    let abandon = Abandon {
+        cancel: Some(cancel.drop_guard()),
+        task: task.abort_handle(),
+    };
+    let first = tokio::select! {
+        biased;
+        frame = rx.recv() => frame,
+        done = &mut task => {
+            abandon.disarm();
+            return match done {
+                Ok(reply) => answer(reply),
+                Err(e) => internal_failure(e),
+            };
+        }
+    };
+    let mut queue = std::collections::VecDeque::new();
+    queue.extend(first);
+    let start = (queue, Some(Phase::Running { rx, task, abandon }));
+    let events = futures_util::stream::unfold(start, |(mut queue, phase)| async move {
+        loop {
+            if let Some(frame) = queue.pop_front() {
+                return Some((event(frame), (queue, phase)));
+            }
+            match phase? {
+                Phase::Draining => return None,
+                Phase::Running {
+                    mut rx,
+                    mut task,
+                    abandon,
+                } => {
+                    tokio::select! {
+                        biased;
+                        Some(frame) = rx.recv() => {
+                            let phase = Phase::Running { rx, task, abandon };
+                            return Some((event(frame), (queue, Some(phase))));
+                        }
+                        done = &mut task => {
+                            abandon.disarm();
+                            // The notifier closed before the response was made: what is
+                            // still queued precedes the response.
+                            while let Ok(frame) = rx.try_recv() {
+                                queue.push_back(frame);
+                            }
+                            let last = match done {
+                                Ok(reply) => reply.message,
+                                Err(e) => {
+                                    tracing::error!("a request task failed: {e}");
+                                    error_response(None, &RpcError::internal("Internal error: the request failed unexpectedly"))
+                                }
+                            };
+                            queue.push_back(serde_json::to_vec(&last).unwrap_or_default());
+                            let frame = queue.pop_front().unwrap_or_default();
+                            return Some((event(frame), (queue, Some(Phase::Draining))));
+                        }
+                    }
+                }
+            }
+        }
+    });
+    sse_response(events, None)
+}
+
+fn event(frame: Vec<u8>) -> Result<Event, Infallible> {
+    Ok(Event::default().data(String::from_utf8_lossy(&frame)))
+}
+
+fn internal_failure(error: tokio::task::JoinError) -> Response {
+    tracing::error!("a request task failed: {error}");
+    json(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        &error_response(None, &RpcError::internal("Internal error: the request failed unexpectedly")),
+    )
+}
+
+fn sse_response<S>(events: S, keep_alive: Option<Duration>) -> Response
+where
+    S: Stream<Item = Result<Event, Infallible>> + Send + 'static,
+{
+    let sse = Sse::new(events);
+    let mut response = match keep_alive {
+        Some(every) => sse
+            .keep_alive(KeepAlive::new().interval(every).text(""))
+            .into_response(),
+        None => sse.into_response(),
+    };
+    // Proxies such as nginx must not buffer the stream.
+    response.headers_mut().insert(
+        "x-accel-buffering",
+        header::HeaderValue::from_static("no"),
+    );
+    response
+}
+
+/// The `subscriptions/listen` stream: acknowledgement, then notifications, until the
+/// client leaves or the server closes (then the closing result ends it).
+fn listen_stream(subscription: Subscription, closing: CancellationToken) -> Response {
+    let ack = subscription.acknowledgement();
+    let state = (Some(ack), Some(subscription), closing);
+    let events = futures_util::stream::unfold(state, |(first, subscription, closing)| async move {
+        if let Some(ack) = first {
+            return Some((json_event(&ack), (None, subscription, closing)));
+        }
+        let mut subscription = subscription?;
+        tokio::select! {
+            _ = closing.cancelled() => {
+                let last = subscription.closing_result();
+                Some((json_event(&last), (None, None, closing)))
+            }
+            next = subscription.next() => match next {
+                Some(message) => Some((json_event(&message), (None, Some(subscription), closing))),
+                None => {
+                    let last = subscription.closing_result();
+                    Some((json_event(&last), (None, None, closing)))
+                }
+            },
+        }
+    });
+    sse_response(events, Some(Duration::from_secs(15)))
+}
+
+fn json_event(message: &Value) -> Result<Event, Infallible> {
+    Ok(Event::default().data(serde_json::to_string(message).unwrap_or_default()))
 }
 
 fn too_large(limit: usize) -> Response {

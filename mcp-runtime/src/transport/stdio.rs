@@ -1,6 +1,9 @@
 //! stdio: newline-delimited JSON-RPC. One reader, one writer that owns the output (nothing
-//! else writes there), handlers run concurrently. EOF lets in-flight calls finish, then the
-//! writer flushes and the server returns.
+//! else writes there), handlers run concurrently. Progress and log notifications of a
+//! request are interleaved on the output before its response; `notifications/cancelled`
+//! stops a request (or a subscription) and nothing more is sent for it. EOF ends open
+//! subscriptions with their closing result, lets in-flight calls finish, then the writer
+//! flushes and the server returns.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -9,9 +12,10 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinSet};
+use tokio_util::sync::CancellationToken;
 
-use crate::core::{Core, Transport};
-use crate::era::modern;
+use crate::core::{Core, Notifier, Transport};
+use crate::era::modern::{self, Inbound};
 use crate::protocol::jsonrpc::{error_response, Message};
 use crate::protocol::{RequestId, RpcError};
 
@@ -30,7 +34,8 @@ impl Default for StdioConfig {
     }
 }
 
-type InFlight = Arc<Mutex<HashMap<RequestId, AbortHandle>>>;
+/// Requests and subscriptions in progress: how to stop each.
+type InFlight = Arc<Mutex<HashMap<RequestId, (AbortHandle, CancellationToken)>>>;
 
 /// Serve until `reader` reaches EOF and every in-flight call has answered.
 pub(crate) async fn serve<R, W>(
@@ -48,6 +53,8 @@ where
     let mut reader = BufReader::new(reader);
     let mut tasks = JoinSet::new();
     let in_flight: InFlight = Arc::default();
+    // Cancelled at EOF: open subscriptions end gracefully.
+    let closing = CancellationToken::new();
     let mut line = Vec::new();
     loop {
         match read_line(&mut reader, &mut line, config.max_line_bytes).await? {
@@ -63,12 +70,13 @@ where
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
-                handle_line(&core, &line, &tx, &mut tasks, &in_flight).await;
+                handle_line(&core, &line, &tx, &mut tasks, &in_flight, &closing).await;
             }
         }
         // Reap finished tasks so the set does not grow with the connection's lifetime.
         while tasks.try_join_next().is_some() {}
     }
+    closing.cancel();
     while tasks.join_next().await.is_some() {}
     drop(tx);
     match writer_task.await {
@@ -83,6 +91,7 @@ async fn handle_line(
     tx: &mpsc::Sender<Vec<u8>>,
     tasks: &mut JoinSet<()>,
     in_flight: &InFlight,
+    closing: &CancellationToken,
 ) {
     let value: Value = match serde_json::from_slice(line) {
         Ok(v) => v,
@@ -93,25 +102,65 @@ async fn handle_line(
     };
     match Message::from_value(value) {
         Err(malformed) => send(tx, &error_response(malformed.id.as_ref(), &malformed.error)).await,
+        Ok(Message::Request { id, method, params }) if method == "subscriptions/listen" => {
+            let mut subscription = match modern::listen(core, &id, params) {
+                Ok(subscription) => subscription,
+                Err(answer) => {
+                    send(tx, &answer.message).await;
+                    return;
+                }
+            };
+            let tx = tx.clone();
+            let closing = closing.clone();
+            let cancel = CancellationToken::new();
+            let mut registered = lock(in_flight);
+            let handle = tasks.spawn(async move {
+                send(&tx, &subscription.acknowledgement()).await;
+                loop {
+                    tokio::select! {
+                        _ = closing.cancelled() => break,
+                        next = subscription.next() => match next {
+                            Some(message) => send(&tx, &message).await,
+                            None => break,
+                        },
+                    }
+                }
+                // The server ends the subscription: its result, then (stdio only) the
+                // cancellation naming it, as the specification asks of a teardown.
+                send(&tx, &subscription.closing_result()).await;
+                let cancelled = serde_json::json!({
+                    "jsonrpc": "2.0",
+                    "method": "notifications/cancelled",
+                    "params": {"requestId": subscription.id(), "reason": "server shutting down"},
+                });
+                send(&tx, &cancelled).await;
+            });
+            registered.insert(id, (handle, cancel));
+        }
         Ok(Message::Request { id, method, params }) => {
             let core = core.clone();
             let tx = tx.clone();
             let registry = in_flight.clone();
             let key = id.clone();
+            let cancel = CancellationToken::new();
+            let inbound = Inbound {
+                transport: Transport::Stdio,
+                notifier: Some(Notifier::new(tx.clone())),
+                cancel: cancel.clone(),
+                principal: None,
+            };
             // Hold the registry while spawning, so the task cannot finish (and look itself up)
             // before it is registered.
             let mut registered = lock(in_flight);
             let handle = tasks.spawn(async move {
-                let answer =
-                    modern::handle_request(&core, id.clone(), method, params, Transport::Stdio)
-                        .await;
+                let answer = modern::handle_request(&core, id.clone(), method, params, inbound).await;
                 // Remove before sending: a cancellation arriving now finds nothing to abort.
                 let still_wanted = lock(&registry).remove(&id).is_some();
                 if still_wanted {
                     send(&tx, &answer.message).await;
                 }
             });
-            registered.insert(key, handle);
+            registered.insert(key, (handle, cancel));
         }
         Ok(Message::Notification { method, params }) => {
             if method == "notifications/cancelled" {
@@ -119,10 +168,17 @@ async fn handle_line(
                     .as_ref()
                     .and_then(|p| p.get("requestId"))
                     .and_then(|v| serde_json::from_value::<RequestId>(v.clone()).ok());
+                let reason = params
+                    .as_ref()
+                    .and_then(|p| p.get("reason"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("none given");
+                // Unknown or finished requests are ignored, as the specification allows.
                 if let Some(id) = id {
-                    if let Some(handle) = lock(in_flight).remove(&id) {
+                    if let Some((handle, cancel)) = lock(in_flight).remove(&id) {
+                        cancel.cancel();
                         handle.abort();
-                        tracing::debug!(request_id = %id, "request cancelled by the client");
+                        tracing::debug!(request_id = %id, reason, "request cancelled by the client");
                     }
                 }
             }

@@ -297,7 +297,11 @@ async fn explicit_lists_pick_resources_and_prompts() {
     let discover = client.request("server/discover", json!({})).await;
     assert_eq!(
         discover["result"]["capabilities"],
-        json!({"resources": {}, "prompts": {}, "completions": {}}),
+        json!({
+            "resources": {"listChanged": true, "subscribe": true},
+            "prompts": {"listChanged": true},
+            "completions": {}
+        }),
         "no tools were picked, so none are declared"
     );
     let list = client.request("resources/list", json!({})).await;

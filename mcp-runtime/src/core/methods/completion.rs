@@ -7,11 +7,12 @@ use crate::protocol::RpcError;
 use crate::registry::uri::Piece;
 use crate::registry::Completer;
 
+use super::super::live::Snapshot;
 use super::super::dispatch::{guarded, unknown_name, Call, Core, Reply};
 use super::super::Complete;
 
 impl Core {
-    pub(crate) async fn complete(&self, call: Call) -> Reply {
+    pub(crate) async fn complete(&self, snapshot: &Snapshot, call: Call) -> Reply {
         let Call { ctx, params } = call;
         let reference = params.get("ref").and_then(Value::as_object);
         let argument = params.get("argument").and_then(Value::as_object);
@@ -32,7 +33,7 @@ impl Core {
             match reference.get("type").and_then(Value::as_str) {
                 Some("ref/prompt") => {
                     let name = reference.get("name").and_then(Value::as_str).unwrap_or("");
-                    let Some(prompt) = self.catalog.prompt(name) else {
+                    let Some(prompt) = snapshot.catalog.prompt(name) else {
                         return unknown_name("prompt", name);
                     };
                     (
@@ -48,7 +49,7 @@ impl Core {
                 }
                 Some("ref/resource") => {
                     let uri = reference.get("uri").and_then(Value::as_str).unwrap_or("");
-                    let Some(template) = self.catalog.template(uri) else {
+                    let Some(template) = snapshot.catalog.template(uri) else {
                         return Reply::Error(
                             RpcError::invalid_params(format!("Unknown resource template: {uri}"))
                                 .with_data(json!({ "uri": uri })),

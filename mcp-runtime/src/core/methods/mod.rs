@@ -3,4 +3,5 @@
 mod completion;
 mod prompts;
 mod resources;
+pub(crate) mod subscriptions;
 mod tools;

@@ -8,9 +8,11 @@ use crate::protocol::RpcError;
 use super::super::dispatch::{
     arguments_param, complete_reply, guarded, string_param, unknown_name, Call, Core, Reply,
 };
+use super::super::input::Binding;
+use super::super::live::Snapshot;
 
 impl Core {
-    pub(crate) async fn get_prompt(&self, call: Call) -> Reply {
+    pub(crate) async fn get_prompt(&self, snapshot: &Snapshot, call: Call) -> Reply {
         let Call { ctx, mut params } = call;
         let name = match string_param(
             &params,
@@ -20,7 +22,7 @@ impl Core {
             Ok(name) => name,
             Err(reply) => return reply,
         };
-        let Some(prompt) = self.catalog.prompt(&name) else {
+        let Some(prompt) = snapshot.catalog.prompt(&name) else {
             return unknown_name("prompt", &name);
         };
         let arguments =
@@ -44,10 +46,16 @@ impl Core {
         if let Err(error) = check_prompt_arguments(&prompt.prompt, &arguments) {
             return Reply::Error(error);
         }
-        match guarded(&format!("prompt {name}"), (prompt.def.get)(ctx, arguments)).await {
+        let binding = Binding::new("prompts/get", &name, &arguments, ctx.principal_subject());
+        if let Err(error) = self.rounds.open(&ctx, &mut params, &binding) {
+            return Reply::Error(error);
+        }
+        let outcome = guarded(&format!("prompt {name}"), (prompt.def.get)(ctx.clone(), arguments)).await;
+        let failed = outcome.is_err();
+        self.finish_round(&ctx, &binding, failed, || match outcome {
             Ok(result) => complete_reply(result, "prompt", None),
             Err(error) => Reply::Error(error),
-        }
+        })
     }
 }
 

@@ -3,16 +3,18 @@
 use serde_json::json;
 
 use crate::policy::auth::Action;
-use crate::policy::cache::CacheHints;
+use crate::policy::cache::{CacheHints, CacheScope};
 use crate::protocol::{ReadResourceResult, RpcError};
 use crate::registry::uri::MAX_URI_BYTES;
 use crate::registry::ReadRequest;
 
 use super::super::dispatch::{complete_reply, guarded, string_param, Call, Core, Reply};
+use super::super::input::Binding;
+use super::super::live::Snapshot;
 
 impl Core {
-    pub(crate) async fn read_resource(&self, call: Call) -> Reply {
-        let Call { ctx, params } = call;
+    pub(crate) async fn read_resource(&self, snapshot: &Snapshot, call: Call) -> Reply {
+        let Call { ctx, mut params } = call;
         let uri = match string_param(
             &params,
             "uri",
@@ -30,7 +32,7 @@ impl Core {
                 .with_data(json!({ "maxBytes": MAX_URI_BYTES })),
             );
         }
-        let Some((resource, uri_params)) = self.catalog.resolve(&uri) else {
+        let Some((resource, uri_params)) = snapshot.catalog.resolve(&uri) else {
             return Reply::Error(RpcError::resource_not_found(&uri));
         };
         let def = resource.def;
@@ -51,17 +53,38 @@ impl Core {
             uri: uri.clone(),
             params: uri_params,
         };
-        let contents = match guarded(&format!("resource {uri}"), (def.read)(ctx, request)).await {
-            Ok(contents) => contents,
-            Err(error) => return Reply::Error(error),
+        let binding = Binding::new(
+            "resources/read",
+            &uri,
+            &serde_json::Map::new(),
+            ctx.principal_subject(),
+        );
+        if let Err(error) = self.rounds.open(&ctx, &mut params, &binding) {
+            return Reply::Error(error);
+        }
+        let outcome = guarded(&format!("resource {uri}"), (def.read)(ctx.clone(), request)).await;
+        let failed = outcome.is_err();
+        // A read that took answers from the user is not a plain read of the URI: its
+        // result is private to this caller and not to be reused.
+        let hints = if ctx.round() > 0 {
+            CacheHints {
+                ttl: std::time::Duration::ZERO,
+                scope: CacheScope::Private,
+            }
+        } else {
+            CacheHints {
+                ttl: def
+                    .ttl_ms
+                    .map(std::time::Duration::from_millis)
+                    .unwrap_or(self.read_cache.ttl),
+                scope: def.cache_scope.unwrap_or(self.read_cache.scope),
+            }
         };
-        let hints = CacheHints {
-            ttl: def
-                .ttl_ms
-                .map(std::time::Duration::from_millis)
-                .unwrap_or(self.read_cache.ttl),
-            scope: def.cache_scope.unwrap_or(self.read_cache.scope),
-        };
-        complete_reply(ReadResourceResult { contents }, "resource", Some(hints))
+        self.finish_round(&ctx, &binding, failed, || match outcome {
+            Ok(contents) => {
+                complete_reply(ReadResourceResult { contents }, "resource", Some(hints))
+            }
+            Err(error) => Reply::Error(error),
+        })
     }
 }

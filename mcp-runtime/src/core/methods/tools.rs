@@ -7,9 +7,11 @@ use crate::policy::auth::Action;
 use super::super::dispatch::{
     arguments_param, complete_reply, guarded, string_param, unknown_name, Call, Core, Reply,
 };
+use super::super::input::Binding;
+use super::super::live::Snapshot;
 
 impl Core {
-    pub(crate) async fn call_tool(&self, call: Call) -> Reply {
+    pub(crate) async fn call_tool(&self, snapshot: &Snapshot, call: Call) -> Reply {
         let Call { ctx, mut params } = call;
         let name = match string_param(
             &params,
@@ -24,7 +26,7 @@ impl Core {
             Ok(arguments) => arguments,
             Err(reply) => return reply,
         };
-        let Some(tool) = self.catalog.get(&name) else {
+        let Some(tool) = snapshot.catalog.get(&name) else {
             return unknown_name("tool", &name);
         };
         let action = Action::CallTool {
@@ -47,9 +49,15 @@ impl Core {
             Value::Object(arguments) => arguments,
             _ => Map::new(),
         };
-        match guarded(&format!("tool {name}"), (tool.def.call)(ctx, arguments)).await {
+        let binding = Binding::new("tools/call", &name, &arguments, ctx.principal_subject());
+        if let Err(error) = self.rounds.open(&ctx, &mut params, &binding) {
+            return Reply::Error(error);
+        }
+        let outcome = guarded(&format!("tool {name}"), (tool.def.call)(ctx.clone(), arguments)).await;
+        let failed = !matches!(&outcome, Ok(result) if !result.is_error);
+        self.finish_round(&ctx, &binding, failed, || match outcome {
             Ok(result) => complete_reply(result, "tool result", None),
             Err(error) => Reply::Error(error),
-        }
+        })
     }
 }

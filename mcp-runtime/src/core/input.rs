@@ -1,0 +1,769 @@
+//! Asking the client for input mid-call (multi round-trip requests).
+//!
+//! A handler calls `ctx.elicit(..)`, `ctx.sample(..)` or `ctx.roots(..)`. When the answer is
+//! in the request (in `inputResponses`, or carried over from an earlier round inside the
+//! sealed `requestState`), the call returns it. Otherwise the request is recorded as
+//! pending and the call returns [`InputRequired`]; the handler ends with `?`, and the core
+//! answers `resultType: "input_required"` with every pending request and a sealed
+//! `requestState`. The client asks its user or model, then sends the same request again
+//! with the answers, and the handler runs again from the top, this time getting them.
+//!
+//! Nothing is stored on the server between rounds: the answers of earlier rounds and the
+//! values a handler keeps (`ctx.keep`) travel in `requestState`, sealed with the server's
+//! key and bound to the method, target, arguments, principal and an expiry. Any instance
+//! holding the same key can continue the call.
+
+use std::any::TypeId;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use crate::policy::seal::Sealer;
+use crate::protocol::{
+    ElicitAction, ElicitResult, ListRootsResult, Root, RpcError, SamplingRequest, SamplingResult,
+};
+
+use super::RequestContext;
+
+/// Largest sealed `requestState` accepted or produced, in bytes.
+pub const MAX_REQUEST_STATE_BYTES: usize = 64 * 1024;
+
+/// The input side of one request: answers available, requests made, values kept.
+#[derive(Debug, Default)]
+pub(crate) struct Exchange {
+    /// This request may answer `input_required` (set by the core for the three methods).
+    pub(crate) open: bool,
+    /// Answers by key: earlier rounds' (from the sealed state) overlaid with this request's.
+    answers: Map<String, Value>,
+    /// Keys whose answers the handler used this round (carried into the next state).
+    used: BTreeSet<String>,
+    /// Values the handler keeps across rounds.
+    kept: Map<String, Value>,
+    /// Requests to send back, by key.
+    pending: Map<String, Value>,
+    /// Capabilities the handler needed and the client did not declare.
+    missing: Map<String, Value>,
+    /// An answer that does not parse: the request fails with this.
+    invalid: Option<RpcError>,
+    /// Rounds completed before this request.
+    round: u32,
+}
+
+/// Why a handler cannot finish yet (or cannot ask at all). End the handler with `?`.
+///
+/// It converts into [`ToolError`](crate::ToolError), [`RpcError`] and any error type with a
+/// `From<std::error::Error>` impl (`anyhow::Error`, `Box<dyn Error>`), so `?` works in
+/// most handlers. Whatever the handler's error type, the server answers from what was
+/// asked: `input_required` with the pending requests, -32021 when the client lacks a
+/// needed capability, -32602 when an answer does not parse.
+#[derive(Debug, Clone)]
+pub struct InputRequired {
+    kind: Kind,
+}
+
+#[derive(Debug, Clone)]
+enum Kind {
+    Pending(String),
+    Missing(Value),
+    Invalid(RpcError),
+    NotHere(String),
+}
+
+impl InputRequired {
+    /// The JSON-RPC error this stands for when it cannot become an `input_required` result.
+    pub fn to_rpc_error(&self) -> RpcError {
+        match &self.kind {
+            Kind::Pending(key) => RpcError::internal(format!(
+                "Input `{key}` is required; the server answers input_required"
+            )),
+            Kind::Missing(required) => RpcError::missing_capability(required.clone()),
+            Kind::Invalid(error) => error.clone(),
+            Kind::NotHere(method) => RpcError::internal(format!(
+                "Internal error: a {method} handler asked the client for input, which only tools/call, resources/read and prompts/get may do"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for InputRequired {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.kind {
+            Kind::Pending(key) => write!(f, "waiting for the client's answer to `{key}`"),
+            Kind::Missing(required) => {
+                write!(f, "the client did not declare the capability {required}")
+            }
+            Kind::Invalid(error) => f.write_str(&error.message),
+            Kind::NotHere(method) => write!(
+                f,
+                "{method} cannot ask the client for input (only tools/call, resources/read and prompts/get can)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for InputRequired {}
+
+impl From<InputRequired> for RpcError {
+    fn from(input: InputRequired) -> Self {
+        input.to_rpc_error()
+    }
+}
+
+/// The user's answer to a form (or URL) elicitation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Elicitation<T> {
+    /// The user submitted the form; for URL mode, agreed to open the page.
+    Accepted(T),
+    /// The user said no.
+    Declined,
+    /// The user dismissed the request.
+    Cancelled,
+}
+
+impl<T> Elicitation<T> {
+    /// The submitted value, if the user accepted.
+    pub fn accepted(self) -> Option<T> {
+        match self {
+            Elicitation::Accepted(value) => Some(value),
+            _ => None,
+        }
+    }
+
+    /// Whether the user accepted.
+    pub fn is_accepted(&self) -> bool {
+        matches!(self, Elicitation::Accepted(_))
+    }
+}
+
+impl RequestContext {
+    /// Ask the user to fill in a form shaped like `T` (a struct of strings, numbers,
+    /// booleans and unit-variant enums), or return their answer when it is in the request.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Confirm {
+    ///     /// Delete the order?
+    ///     confirm: bool,
+    /// }
+    ///
+    /// /// Deletes an order after the user confirms.
+    /// #[tool(destructive)]
+    /// async fn delete_order(id: u64, ctx: RequestContext) -> Result<String, ToolError> {
+    ///     let answer = ctx.elicit::<Confirm>("confirm", &format!("Delete order {id}?"))?;
+    ///     match answer {
+    ///         Elicitation::Accepted(Confirm { confirm: true }) => Ok(format!("Order {id} deleted.")),
+    ///         _ => Ok(format!("Order {id} kept.")),
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// `key` names the question; it must be the same on every round. Needs the client's
+    /// `elicitation` capability (form mode): without it the call fails with -32021. Never
+    /// ask for passwords, keys or payment data this way; use [`RequestContext::elicit_url`].
+    pub fn elicit<T: DeserializeOwned + JsonSchema + 'static>(
+        &self,
+        key: &str,
+        message: &str,
+    ) -> Result<Elicitation<T>, InputRequired> {
+        let caps = self.client_capabilities();
+        let form = caps.as_map().get("elicitation").and_then(Value::as_object);
+        let declared = form.is_some_and(|e| e.is_empty() || e.get("form").is_some_and(Value::is_object));
+        let ask = || {
+            let schema = form_schema::<T>().map_err(|problem| {
+                InputRequired {
+                    kind: Kind::Invalid(RpcError::internal(format!(
+                        "Internal error: the form for `{key}` cannot be sent: {problem}"
+                    ))),
+                }
+            })?;
+            Ok(json!({
+                "method": "elicitation/create",
+                "params": {"mode": "form", "message": message, "requestedSchema": schema},
+            }))
+        };
+        let answer = self.answer(key, declared, json!({"elicitation": {"form": {}}}), ask)?;
+        let result: ElicitResult = self.parse_answer(key, answer, "an ElicitResult ({action, content?})")?;
+        match result.action {
+            ElicitAction::Accept => {
+                let content = Value::Object(result.content.unwrap_or_default());
+                serde_json::from_value::<T>(content)
+                    .map(Elicitation::Accepted)
+                    .map_err(|e| {
+                        self.invalid(RpcError::invalid_params(format!(
+                            "inputResponses.{key}: the submitted form does not match the requested schema: {e}"
+                        ))
+                        .with_data(json!({ "key": key })))
+                    })
+            }
+            ElicitAction::Decline => Ok(Elicitation::Declined),
+            ElicitAction::Cancel => Ok(Elicitation::Cancelled),
+        }
+    }
+
+    /// Ask the user to open `url` (for sign-ins, payments, anything sensitive), or return
+    /// their answer when it is in the request. `Accepted` only means the user agreed to
+    /// open the page: check on your side whether the out-of-band step finished. Needs the
+    /// client's `elicitation.url` capability.
+    pub fn elicit_url(
+        &self,
+        key: &str,
+        message: &str,
+        url: &str,
+    ) -> Result<Elicitation<()>, InputRequired> {
+        let declared = self
+            .client_capabilities()
+            .as_map()
+            .get("elicitation")
+            .and_then(|e| e.get("url"))
+            .is_some_and(Value::is_object);
+        let ask = || {
+            Ok(json!({
+                "method": "elicitation/create",
+                "params": {"mode": "url", "message": message, "url": url},
+            }))
+        };
+        let answer = self.answer(key, declared, json!({"elicitation": {"url": {}}}), ask)?;
+        let result: ElicitResult = self.parse_answer(key, answer, "an ElicitResult ({action})")?;
+        Ok(match result.action {
+            ElicitAction::Accept => Elicitation::Accepted(()),
+            ElicitAction::Decline => Elicitation::Declined,
+            ElicitAction::Cancel => Elicitation::Cancelled,
+        })
+    }
+
+    /// Ask the client's model for a completion, or return its answer when it is in the
+    /// request. Needs the client's `sampling` capability (and `sampling.tools` when the
+    /// request offers tools).
+    pub fn sample(&self, key: &str, request: SamplingRequest) -> Result<SamplingResult, InputRequired> {
+        let caps = self.client_capabilities().as_map();
+        let sampling = caps.get("sampling").and_then(Value::as_object);
+        let with_tools = request.tools.is_some() || request.tool_choice.is_some();
+        let (declared, required) = if with_tools {
+            (
+                sampling.is_some_and(|s| s.get("tools").is_some_and(Value::is_object)),
+                json!({"sampling": {"tools": {}}}),
+            )
+        } else {
+            (sampling.is_some(), json!({"sampling": {}}))
+        };
+        let ask = || {
+            Ok(json!({
+                "method": "sampling/createMessage",
+                "params": serde_json::to_value(&request).unwrap_or(Value::Null),
+            }))
+        };
+        let answer = self.answer(key, declared, required, ask)?;
+        self.parse_answer(key, answer, "a CreateMessageResult ({role, content, model})")
+    }
+
+    /// Ask the client for its roots (`roots/list`), or return them when they are in the
+    /// request. Needs the client's `roots` capability.
+    pub fn roots(&self, key: &str) -> Result<Vec<Root>, InputRequired> {
+        let declared = self.client_capabilities().has("roots");
+        let ask = || Ok(json!({"method": "roots/list", "params": {}}));
+        let answer = self.answer(key, declared, json!({"roots": {}}), ask)?;
+        let result: ListRootsResult = self.parse_answer(key, answer, "a ListRootsResult ({roots})")?;
+        Ok(result.roots)
+    }
+
+    /// Keep `value` under `key` for the next rounds of this call: it travels, sealed, in
+    /// `requestState` and comes back through [`RequestContext::kept`].
+    pub fn keep<T: Serialize>(&self, key: &str, value: &T) {
+        if let Ok(value) = serde_json::to_value(value) {
+            self.exchange().kept.insert(key.to_owned(), value);
+        }
+    }
+
+    /// A value kept in an earlier round of this call (`None` on the first round, or when
+    /// it does not deserialize as `T`).
+    pub fn kept<T: DeserializeOwned>(&self, key: &str) -> Option<T> {
+        let value = self.exchange().kept.get(key).cloned()?;
+        serde_json::from_value(value).ok()
+    }
+
+    /// How many rounds of this call came before this one (0 on the first request).
+    pub fn round(&self) -> u32 {
+        self.exchange().round
+    }
+
+    /// The raw answer for `key`, or record what is needed and stop.
+    fn answer(
+        &self,
+        key: &str,
+        declared: bool,
+        required: Value,
+        ask: impl FnOnce() -> Result<Value, InputRequired>,
+    ) -> Result<Value, InputRequired> {
+        let mut exchange = self.exchange();
+        if !exchange.open {
+            return Err(InputRequired {
+                kind: Kind::NotHere(self.method().to_owned()),
+            });
+        }
+        if let Some(answer) = exchange.answers.get(key).cloned() {
+            exchange.used.insert(key.to_owned());
+            return Ok(answer);
+        }
+        if !declared {
+            merge(&mut exchange.missing, &required);
+            return Err(InputRequired {
+                kind: Kind::Missing(required),
+            });
+        }
+        drop(exchange);
+        let request = ask()?;
+        self.exchange().pending.insert(key.to_owned(), request);
+        Err(InputRequired {
+            kind: Kind::Pending(key.to_owned()),
+        })
+    }
+
+    fn parse_answer<T: DeserializeOwned>(
+        &self,
+        key: &str,
+        answer: Value,
+        expected: &str,
+    ) -> Result<T, InputRequired> {
+        serde_json::from_value(answer).map_err(|e| {
+            self.invalid(
+                RpcError::invalid_params(format!(
+                    "inputResponses.{key} must be {expected}: {e}"
+                ))
+                .with_data(json!({ "key": key })),
+            )
+        })
+    }
+
+    fn invalid(&self, error: RpcError) -> InputRequired {
+        self.exchange().invalid.get_or_insert_with(|| error.clone());
+        InputRequired {
+            kind: Kind::Invalid(error),
+        }
+    }
+}
+
+/// Merge capability objects (`{"elicitation": {"form": {}}}` into what is already missing).
+fn merge(into: &mut Map<String, Value>, add: &Value) {
+    if let Value::Object(add) = add {
+        for (name, value) in add {
+            match (into.get_mut(name), value) {
+                (Some(Value::Object(existing)), Value::Object(_)) => merge(existing, value),
+                _ => {
+                    into.insert(name.clone(), value.clone());
+                }
+            }
+        }
+    }
+}
+
+// ---- requestState --------------------------------------------------------------------
+
+/// What `requestState` carries between rounds (sealed, never seen by the client).
+#[derive(Debug, Serialize, Deserialize)]
+struct Sealed {
+    /// Expiry, milliseconds since the Unix epoch.
+    exp: u64,
+    /// Rounds completed.
+    round: u32,
+    /// Answers used so far, by key.
+    answers: Map<String, Value>,
+    /// Values kept by the handler.
+    kept: Map<String, Value>,
+}
+
+/// What a `requestState` is bound to: the sealed bytes open only for the same binding.
+pub(crate) struct Binding(Vec<u8>);
+
+impl Binding {
+    /// Bind to `method`, its `target` (tool or prompt name, resource URI), the arguments
+    /// and the principal. Arguments are serialized canonically (keys sorted), so a client
+    /// re-sending them in another order still matches.
+    pub(crate) fn new(
+        method: &str,
+        target: &str,
+        arguments: &Map<String, Value>,
+        principal: Option<&str>,
+    ) -> Binding {
+        let mut bytes = Vec::with_capacity(64);
+        bytes.extend_from_slice(b"mrtr\0");
+        for part in [method, target, principal.unwrap_or("")] {
+            bytes.extend_from_slice(part.as_bytes());
+            bytes.push(0);
+        }
+        canonical(&Value::Object(arguments.clone()), &mut bytes);
+        Binding(bytes)
+    }
+}
+
+/// Sorted-key JSON, so equal values always give equal bytes.
+fn canonical(value: &Value, out: &mut Vec<u8>) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push(b'{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                canonical(&Value::String(key.clone()), out);
+                out.push(b':');
+                canonical(&map[key.as_str()], out);
+            }
+            out.push(b'}');
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                canonical(item, out);
+            }
+            out.push(b']');
+        }
+        other => out.extend_from_slice(other.to_string().as_bytes()),
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// Seals and opens request state; one per server.
+#[derive(Clone)]
+pub(crate) struct Rounds {
+    sealer: Sealer,
+    ttl: Duration,
+}
+
+/// How one round ended, as the core reports it.
+pub(crate) enum RoundEnd {
+    /// The handler finished (or failed for its own reasons): use its outcome.
+    Finished,
+    /// Answer `input_required` with these requests and this state.
+    InputRequired {
+        requests: Map<String, Value>,
+        state: String,
+    },
+    /// Fail with this error (a bad answer, a missing capability, an oversized state).
+    Error(RpcError),
+}
+
+impl Rounds {
+    pub(crate) fn new(sealer: Sealer, ttl: Duration) -> Self {
+        Rounds { sealer, ttl }
+    }
+
+    /// Read `inputResponses` and `requestState` out of `params` into `ctx`. Errors are
+    /// -32602 with a message saying what to fix.
+    pub(crate) fn open(
+        &self,
+        ctx: &RequestContext,
+        params: &mut Map<String, Value>,
+        binding: &Binding,
+    ) -> Result<(), RpcError> {
+        let responses = match params.remove("inputResponses") {
+            None => Map::new(),
+            Some(Value::Object(map)) => map,
+            Some(_) => {
+                return Err(RpcError::invalid_params(
+                    "inputResponses must be an object mapping each input request key to the client's answer",
+                ))
+            }
+        };
+        if let Some((key, _)) = responses.iter().find(|(_, v)| !v.is_object()) {
+            return Err(RpcError::invalid_params(format!(
+                "inputResponses.{key} must be an object (an ElicitResult, CreateMessageResult or ListRootsResult)"
+            ))
+            .with_data(json!({ "key": key })));
+        }
+        let mut sealed = Sealed {
+            exp: 0,
+            round: 0,
+            answers: Map::new(),
+            kept: Map::new(),
+        };
+        match params.remove("requestState") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(token)) => sealed = self.unseal(&token, binding)?,
+            Some(_) => return Err(RpcError::invalid_params("requestState must be a string")),
+        }
+        let mut answers = sealed.answers;
+        // This request's answers win over carried ones: a client may answer again after
+        // being asked again.
+        answers.extend(responses);
+        let mut exchange = ctx.exchange();
+        exchange.open = true;
+        exchange.answers = answers;
+        exchange.kept = sealed.kept;
+        exchange.round = sealed.round;
+        Ok(())
+    }
+
+    fn unseal(&self, token: &str, binding: &Binding) -> Result<Sealed, RpcError> {
+        let refused = |reason: &str| {
+            RpcError::invalid_params(format!(
+                "Invalid requestState: {reason}. Send the request again without requestState and inputResponses to start over."
+            ))
+            .with_data(json!({ "reason": reason }))
+        };
+        if token.len() > MAX_REQUEST_STATE_BYTES {
+            return Err(refused("it is larger than this server ever issues"));
+        }
+        let plain = self
+            .sealer
+            .open_with(&binding.0, token, MAX_REQUEST_STATE_BYTES)
+            .map_err(|_| {
+                refused("it was altered, was issued by another server, or belongs to a different request or user")
+            })?;
+        let sealed: Sealed = serde_json::from_slice(&plain)
+            .map_err(|_| refused("it was altered or was issued by another server"))?;
+        if now_ms() >= sealed.exp {
+            return Err(refused("it has expired"));
+        }
+        Ok(sealed)
+    }
+
+    /// After the handler: decide the outcome. `failed` says whether the handler ended in
+    /// failure (an error, or an `isError` tool result); input requests only count then, so
+    /// a handler that recovers from a missing answer finishes normally.
+    pub(crate) fn close(&self, ctx: &RequestContext, binding: &Binding, failed: bool) -> RoundEnd {
+        let mut exchange = ctx.exchange();
+        if !failed {
+            return RoundEnd::Finished;
+        }
+        if let Some(error) = exchange.invalid.take() {
+            return RoundEnd::Error(error);
+        }
+        if !exchange.missing.is_empty() {
+            return RoundEnd::Error(RpcError::missing_capability(Value::Object(
+                std::mem::take(&mut exchange.missing),
+            )));
+        }
+        if exchange.pending.is_empty() {
+            return RoundEnd::Finished;
+        }
+        let answers: Map<String, Value> = exchange
+            .answers
+            .iter()
+            .filter(|(k, _)| exchange.used.contains(*k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let sealed = Sealed {
+            exp: now_ms().saturating_add(self.ttl.as_millis() as u64),
+            round: exchange.round.saturating_add(1),
+            answers,
+            kept: exchange.kept.clone(),
+        };
+        let state = serde_json::to_vec(&sealed)
+            .map_err(|e| e.to_string())
+            .and_then(|plain| self.sealer.seal_with(&binding.0, &plain));
+        match state {
+            Ok(state) if state.len() <= MAX_REQUEST_STATE_BYTES => RoundEnd::InputRequired {
+                requests: std::mem::take(&mut exchange.pending),
+                state,
+            },
+            Ok(_) => RoundEnd::Error(RpcError::internal(format!(
+                "Internal error: the answers and kept values of this call exceed the {} KiB request state limit",
+                MAX_REQUEST_STATE_BYTES / 1024
+            ))),
+            Err(e) => RoundEnd::Error(RpcError::internal(format!(
+                "Internal error: the request state could not be sealed: {e}"
+            ))),
+        }
+    }
+}
+
+// ---- form schemas ----------------------------------------------------------------------
+
+/// The elicitation schema of `T`, derived once per type: a flat object whose properties
+/// are strings, numbers, integers, booleans, enums or arrays of enums.
+pub(crate) fn form_schema<T: JsonSchema + 'static>() -> Result<Value, String> {
+    static CACHE: OnceLock<Mutex<HashMap<TypeId, Result<Value, String>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+    cache
+        .entry(TypeId::of::<T>())
+        .or_insert_with(|| {
+            let schema = crate::registry::spec::generator()
+                .into_root_schema_for::<T>()
+                .to_value();
+            flatten_form(&schema, std::any::type_name::<T>())
+        })
+        .clone()
+}
+
+fn flatten_form(schema: &Value, type_name: &str) -> Result<Value, String> {
+    let defs = schema.get("$defs").cloned().unwrap_or(Value::Null);
+    let properties = match (schema.get("type"), schema.get("properties")) {
+        (Some(t), Some(Value::Object(props))) if t == "object" => props,
+        (Some(t), None) if t == "object" => &Map::new(),
+        _ => {
+            return Err(format!(
+                "`{type_name}` is not a struct with named fields; an elicitation form is a flat object"
+            ))
+        }
+    };
+    let mut out = Map::new();
+    for (name, property) in properties {
+        let property = primitive(property, &defs).ok_or_else(|| {
+            format!(
+                "field `{name}` of `{type_name}` is not a string, number, integer, boolean or enum; elicitation forms cannot nest"
+            )
+        })?;
+        out.insert(name.clone(), property);
+    }
+    let mut form = Map::new();
+    form.insert("type".into(), "object".into());
+    form.insert("properties".into(), Value::Object(out));
+    if let Some(required) = schema.get("required") {
+        form.insert("required".into(), required.clone());
+    }
+    Ok(Value::Object(form))
+}
+
+/// One property as an elicitation primitive, resolving `$ref`s and `T | null`.
+fn primitive(property: &Value, defs: &Value) -> Option<Value> {
+    let mut property = property.as_object()?.clone();
+    if let Some(Value::String(reference)) = property.remove("$ref") {
+        let name = reference.strip_prefix("#/$defs/")?;
+        let target = defs.get(name)?.as_object()?;
+        for (k, v) in target {
+            property.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+    // Option<T>: `"type": ["string", "null"]`, or `anyOf: [T, {"type": "null"}]`.
+    if let Some(Value::Array(types)) = property.get("type") {
+        let kept: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
+        if kept.len() != 1 {
+            return None;
+        }
+        let only = kept[0].clone();
+        property.insert("type".into(), only);
+    }
+    if let Some(Value::Array(options)) = property.remove("anyOf") {
+        let kept: Vec<&Value> = options.iter().filter(|o| o.get("type") != Some(&json!("null"))).collect();
+        if kept.len() != 1 {
+            return None;
+        }
+        let inner = primitive(kept[0], defs)?;
+        for (k, v) in inner.as_object()? {
+            property.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+    if let Some(Value::Array(options)) = property.get("oneOf").cloned() {
+        // A documented unit enum: `oneOf: [{const, description}, ..]` becomes titled options.
+        let titled: Option<Vec<Value>> = options
+            .iter()
+            .map(|o| {
+                let value = o.get("const").or_else(|| o.get("enum").and_then(|e| e.get(0)))?;
+                let title = o
+                    .get("description")
+                    .or_else(|| o.get("title"))
+                    .cloned()
+                    .unwrap_or_else(|| value.clone());
+                Some(json!({"const": value, "title": title}))
+            })
+            .collect();
+        property.insert("oneOf".into(), Value::Array(titled?));
+        property.insert("type".into(), "string".into());
+    }
+    // Elicitation strings allow four formats; others (schemars' "uint32", ..) are dropped.
+    if property
+        .get("format")
+        .is_some_and(|f| !matches!(f.as_str(), Some("date" | "date-time" | "email" | "uri")))
+    {
+        property.remove("format");
+    }
+    let ok = match property.get("type").and_then(Value::as_str) {
+        Some("string" | "number" | "integer" | "boolean") => true,
+        Some("array") => property
+            .get("items")
+            .is_some_and(|items| items.get("enum").is_some() || items.get("anyOf").is_some()),
+        _ => false,
+    };
+    ok.then_some(Value::Object(property))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[allow(dead_code)]
+    #[derive(Deserialize, JsonSchema)]
+    struct Form {
+        /// Your name.
+        name: String,
+        age: Option<u32>,
+        subscribe: bool,
+        color: Color,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(rename_all = "lowercase")]
+    enum Color {
+        Red,
+        Green,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize, JsonSchema)]
+    struct Nested {
+        inner: Form,
+    }
+
+    #[test]
+    fn forms_flatten_to_elicitation_primitives() {
+        let schema = form_schema::<Form>().unwrap();
+        assert_eq!(schema["type"], "object");
+        assert_eq!(schema["properties"]["name"]["type"], "string");
+        assert_eq!(schema["properties"]["name"]["description"], "Your name.");
+        assert_eq!(schema["properties"]["age"]["type"], "integer");
+        assert_eq!(schema["properties"]["subscribe"]["type"], "boolean");
+        assert_eq!(schema["properties"]["color"]["enum"], json!(["red", "green"]));
+        assert_eq!(schema["required"], json!(["name", "subscribe", "color"]));
+        assert!(schema.get("$defs").is_none() && schema.get("title").is_none());
+    }
+
+    #[test]
+    fn nested_forms_are_refused_with_the_field_named() {
+        let problem = form_schema::<Nested>().unwrap_err();
+        assert!(problem.contains("field `inner`"), "{problem}");
+        let problem = form_schema::<u32>().unwrap_err();
+        assert!(problem.contains("not a struct"), "{problem}");
+    }
+
+    #[test]
+    fn canonical_json_sorts_keys_at_every_level() {
+        let mut a = Vec::new();
+        canonical(&json!({"b": 1, "a": {"y": [1, {"d": 2, "c": 3}], "x": "s"}}), &mut a);
+        assert_eq!(
+            String::from_utf8(a).unwrap(),
+            r#"{"a":{"x":"s","y":[1,{"c":3,"d":2}]},"b":1}"#
+        );
+    }
+
+    #[test]
+    fn capability_objects_merge() {
+        let mut missing = Map::new();
+        merge(&mut missing, &json!({"elicitation": {"form": {}}}));
+        merge(&mut missing, &json!({"elicitation": {"url": {}}}));
+        merge(&mut missing, &json!({"sampling": {}}));
+        assert_eq!(
+            Value::Object(missing),
+            json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}})
+        );
+    }
+}

@@ -1,0 +1,274 @@
+//! The served catalog as it is now, and the handle that changes it while the server runs.
+//!
+//! Requests read an immutable [`Snapshot`] (catalog, pre-serialized list pages, which
+//! methods are served). A change through [`ServerHandle`] builds and checks a whole new
+//! snapshot, swaps it in, and tells `subscriptions/listen` streams what changed. A change
+//! that would make the catalog invalid (a duplicate name, overlapping templates) is
+//! refused and the running catalog stays as it was.
+
+use std::sync::{Arc, Mutex, RwLock};
+
+use tokio::sync::broadcast;
+
+use crate::policy::seal::Sealer;
+use crate::registry::{
+    BuildError, Catalog, Defs, PromptRef, ResourceRef, ToolRef,
+};
+
+use super::dispatch::{Lists, PagedList, Served};
+use super::StateMap;
+
+/// One consistent view of what is served.
+pub(crate) struct Snapshot {
+    pub(crate) catalog: Catalog,
+    pub(crate) lists: Lists,
+    pub(crate) served: Served,
+}
+
+/// What changed, as told to listeners.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Change {
+    Tools,
+    Prompts,
+    Resources,
+    ResourceUpdated(String),
+}
+
+pub(crate) struct Live {
+    current: RwLock<Arc<Snapshot>>,
+    defs: Mutex<Defs>,
+    page_size: usize,
+    sealer: Sealer,
+    states: Arc<StateMap>,
+    changes: broadcast::Sender<Change>,
+}
+
+impl Live {
+    pub(crate) fn new(
+        defs: Defs,
+        page_size: usize,
+        sealer: Sealer,
+        states: Arc<StateMap>,
+    ) -> Result<Live, Vec<BuildError>> {
+        let snapshot = build(&defs, page_size, &sealer, &states)?;
+        let (changes, _) = broadcast::channel(256);
+        Ok(Live {
+            current: RwLock::new(Arc::new(snapshot)),
+            defs: Mutex::new(defs),
+            page_size,
+            sealer,
+            states,
+            changes,
+        })
+    }
+
+    /// The current snapshot.
+    pub(crate) fn load(&self) -> Arc<Snapshot> {
+        self.current
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Change> {
+        self.changes.subscribe()
+    }
+
+    /// Apply `edit` to the served definitions; rebuild, check, swap, announce.
+    fn change(&self, kind: Change, edit: impl FnOnce(&mut Defs) -> bool) -> Result<bool, Vec<BuildError>> {
+        let mut defs = self.defs.lock().unwrap_or_else(|p| p.into_inner());
+        let mut next = Defs {
+            tools: defs.tools.clone(),
+            resources: defs.resources.clone(),
+            prompts: defs.prompts.clone(),
+        };
+        if !edit(&mut next) {
+            return Ok(false);
+        }
+        let snapshot = build(&next, self.page_size, &self.sealer, &self.states)?;
+        *defs = next;
+        *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(snapshot);
+        // No listener is not an error.
+        let _ = self.changes.send(kind);
+        Ok(true)
+    }
+}
+
+fn build(
+    defs: &Defs,
+    page_size: usize,
+    sealer: &Sealer,
+    states: &StateMap,
+) -> Result<Snapshot, Vec<BuildError>> {
+    let defs = Defs {
+        tools: defs.tools.clone(),
+        resources: defs.resources.clone(),
+        prompts: defs.prompts.clone(),
+    };
+    let catalog = Catalog::build(defs, page_size, &|id| states.contains(id))?;
+    let paged = |method, field, listing| {
+        PagedList::new(sealer, method, field, listing).map_err(|e| vec![BuildError::Config(e)])
+    };
+    let lists = Lists {
+        tools: paged("tools/list", "tools", catalog.tool_listing())?,
+        resources: paged("resources/list", "resources", catalog.resource_listing())?,
+        templates: paged(
+            "resources/templates/list",
+            "resourceTemplates",
+            catalog.template_listing(),
+        )?,
+        prompts: paged("prompts/list", "prompts", catalog.prompt_listing())?,
+    };
+    let served = Served::of(&catalog);
+    Ok(Snapshot {
+        catalog,
+        lists,
+        served,
+    })
+}
+
+/// A handle on a running server: change what it serves, announce updated resources.
+///
+/// Get it from [`App::handle`](crate::App::handle), or inside a handler from
+/// [`RequestContext::server`](crate::RequestContext::server). Every change is checked
+/// like the catalog at start (names, templates, state) and, when it applies, clients
+/// listening with `subscriptions/listen` are told that the list changed. Cheap to clone.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// /// Shown only while a maintenance window is open.
+/// #[tool]
+/// async fn drain_queue() -> &'static str {
+///     "drained"
+/// }
+///
+/// # fn demo(app: mcp_runtime::App) -> Result<(), mcp_runtime::Error> {
+/// let server = app.handle();
+/// server.remove_tool("drain_queue");
+/// // .. later ..
+/// server.add_tools(tools![drain_queue])?;
+/// server.resource_updated("orders://42");
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct ServerHandle(pub(crate) Arc<Live>);
+
+impl std::fmt::Debug for ServerHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ServerHandle(..)")
+    }
+}
+
+fn to_error(errors: Vec<BuildError>) -> crate::Error {
+    crate::Error::Build(errors)
+}
+
+impl ServerHandle {
+    /// Serve these tools too (those already served are left as they are).
+    pub fn add_tools(&self, tools: impl IntoIterator<Item = ToolRef>) -> Result<(), crate::Error> {
+        let tools: Vec<_> = tools.into_iter().map(|t| t.0).collect();
+        self.0
+            .change(Change::Tools, |defs| {
+                let before = defs.tools.len();
+                for tool in tools {
+                    if !defs.tools.iter().any(|d| std::ptr::eq(*d, tool)) {
+                        defs.tools.push(tool);
+                    }
+                }
+                defs.tools.len() != before
+            })
+            .map(|_| ())
+            .map_err(to_error)
+    }
+
+    /// Stop serving the tool named `name`; `false` when no such tool was served.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        self.0
+            .change(Change::Tools, |defs| {
+                let before = defs.tools.len();
+                defs.tools.retain(|d| d.name != name);
+                defs.tools.len() != before
+            })
+            .unwrap_or(false)
+    }
+
+    /// Whether a tool named `name` is served now.
+    pub fn serves_tool(&self, name: &str) -> bool {
+        self.0.load().catalog.get(name).is_some()
+    }
+
+    /// Serve these prompts too.
+    pub fn add_prompts(
+        &self,
+        prompts: impl IntoIterator<Item = PromptRef>,
+    ) -> Result<(), crate::Error> {
+        let prompts: Vec<_> = prompts.into_iter().map(|p| p.0).collect();
+        self.0
+            .change(Change::Prompts, |defs| {
+                let before = defs.prompts.len();
+                for prompt in prompts {
+                    if !defs.prompts.iter().any(|d| std::ptr::eq(*d, prompt)) {
+                        defs.prompts.push(prompt);
+                    }
+                }
+                defs.prompts.len() != before
+            })
+            .map(|_| ())
+            .map_err(to_error)
+    }
+
+    /// Stop serving the prompt named `name`; `false` when no such prompt was served.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        self.0
+            .change(Change::Prompts, |defs| {
+                let before = defs.prompts.len();
+                defs.prompts.retain(|d| d.name != name);
+                defs.prompts.len() != before
+            })
+            .unwrap_or(false)
+    }
+
+    /// Whether a prompt named `name` is served now.
+    pub fn serves_prompt(&self, name: &str) -> bool {
+        self.0.load().catalog.prompt(name).is_some()
+    }
+
+    /// Serve these resources or resource templates too.
+    pub fn add_resources(
+        &self,
+        resources: impl IntoIterator<Item = ResourceRef>,
+    ) -> Result<(), crate::Error> {
+        let resources: Vec<_> = resources.into_iter().map(|r| r.0).collect();
+        self.0
+            .change(Change::Resources, |defs| {
+                let before = defs.resources.len();
+                for resource in resources {
+                    if !defs.resources.iter().any(|d| std::ptr::eq(*d, resource)) {
+                        defs.resources.push(resource);
+                    }
+                }
+                defs.resources.len() != before
+            })
+            .map(|_| ())
+            .map_err(to_error)
+    }
+
+    /// Stop serving the resource whose URI (or template, as written in the attribute or
+    /// as published) is `uri`; `false` when none matched.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        let published = |d: &crate::registry::ResourceDef| crate::registry::uri::rfc6570(d.template);
+        self.0
+            .change(Change::Resources, |defs| {
+                let before = defs.resources.len();
+                defs.resources.retain(|d| d.uri != uri && published(d) != uri);
+                defs.resources.len() != before
+            })
+            .unwrap_or(false)
+    }
+
+    /// Tell listeners subscribed to `uri` (`resourceSubscriptions`) that it changed.
+    pub fn resource_updated(&self, uri: &str) {
+        let _ = self.0.changes.send(Change::ResourceUpdated(uri.to_owned()));
+    }
+}

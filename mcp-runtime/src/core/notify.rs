@@ -1,0 +1,263 @@
+//! Request-scoped notifications: progress and log messages a handler sends while its
+//! request is in flight, and the cancellation signal it can wait on.
+//!
+//! They travel on the request's own response channel (interleaved frames on stdio, the
+//! request's SSE stream on HTTP), always before the final response. Once the response is
+//! on its way the channel is closed, so a late report from a spawned task is dropped
+//! rather than sent after the result.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::LogLevel;
+
+use super::RequestContext;
+
+/// Where one request's notifications go. Cheap to clone.
+#[derive(Clone)]
+pub struct Notifier {
+    inner: Arc<NotifierInner>,
+}
+
+struct NotifierInner {
+    tx: mpsc::Sender<Vec<u8>>,
+    /// `false` once the response is sent; checked and used under the lock, so closing
+    /// waits for a send in progress and nothing follows the response.
+    open: Mutex<bool>,
+}
+
+impl Notifier {
+    /// Notifications go into `tx` as serialized JSON-RPC messages.
+    pub fn new(tx: mpsc::Sender<Vec<u8>>) -> Self {
+        Notifier {
+            inner: Arc::new(NotifierInner {
+                tx,
+                open: Mutex::new(true),
+            }),
+        }
+    }
+
+    /// Send a notification unless the request has finished. Never blocks: when the
+    /// transport is this far behind, the notification is dropped (they are advisory).
+    pub(crate) fn send(&self, method: &str, params: Value) {
+        let open = self.inner.open.lock().unwrap_or_else(|p| p.into_inner());
+        if !*open {
+            return;
+        }
+        let message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        match serde_json::to_vec(&message) {
+            Ok(bytes) => {
+                if self.inner.tx.try_send(bytes).is_err() {
+                    tracing::debug!(method, "dropped a notification: the transport is behind or gone");
+                }
+            }
+            Err(e) => tracing::error!("could not serialize a notification: {e}"),
+        }
+    }
+
+    /// Stop sending: the request's response is about to go out.
+    pub fn close(&self) {
+        *self.inner.open.lock().unwrap_or_else(|p| p.into_inner()) = false;
+    }
+}
+
+/// Reports progress of the current request to the client (`notifications/progress`).
+///
+/// Take it as a parameter. Reports are sent only when the client asked for progress (a
+/// `progressToken` in the request's `_meta`); otherwise they cost nothing. Each report
+/// must advance: a value not above the previous one is skipped, as the protocol requires.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// /// Imports the rows of a file.
+/// #[tool]
+/// async fn import(rows: u32, progress: Progress) -> String {
+///     for row in 1..=rows {
+///         // .. import one row ..
+///         progress.report(row as f64, Some(rows as f64));
+///     }
+///     format!("{rows} rows imported")
+/// }
+/// ```
+#[derive(Clone)]
+pub struct Progress {
+    ctx: RequestContext,
+}
+
+impl Progress {
+    pub(crate) fn new(ctx: RequestContext) -> Self {
+        Progress { ctx }
+    }
+
+    /// Whether the client asked for progress on this request.
+    pub fn is_requested(&self) -> bool {
+        self.ctx.progress_token().is_some() && self.ctx.notifier().is_some()
+    }
+
+    /// Report `progress` (of `total`, when known).
+    pub fn report(&self, progress: f64, total: Option<f64>) {
+        self.send(progress, total, None);
+    }
+
+    /// Report progress with a human-readable message.
+    pub fn report_with(&self, progress: f64, total: Option<f64>, message: &str) {
+        self.send(progress, total, Some(message));
+    }
+
+    fn send(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let (Some(token), Some(notifier)) = (self.ctx.progress_token(), self.ctx.notifier()) else {
+            return;
+        };
+        if !progress.is_finite() {
+            return;
+        }
+        {
+            let mut last = self.ctx.last_progress();
+            if last.is_some_and(|last| progress <= last) {
+                tracing::debug!(progress, "skipped a progress report that does not advance");
+                return;
+            }
+            *last = Some(progress);
+        }
+        let mut params = json!({"progressToken": token, "progress": progress});
+        if let Some(total) = total.filter(|t| t.is_finite()) {
+            params["total"] = json!(total);
+        }
+        if let Some(message) = message {
+            params["message"] = json!(message);
+        }
+        notifier.send("notifications/progress", params);
+    }
+}
+
+/// Sends log messages for the current request to the client (`notifications/message`).
+///
+/// The client opts in per request with `_meta["io.modelcontextprotocol/logLevel"]`; only
+/// messages at or above that level are sent, and nothing at all without it. A server
+/// with a handler taking `Log` declares the `logging` capability. This is the protocol's
+/// deprecated logging feature, kept for clients that show server logs; for operations
+/// use `tracing` (stderr, OpenTelemetry). Never log secrets or personal data.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// /// Re-indexes the catalog.
+/// #[tool]
+/// async fn reindex(log: Log) -> &'static str {
+///     log.info("re-indexing started");
+///     log.logger("indexer").debug(serde_json::json!({"shards": 4}));
+///     "done"
+/// }
+/// ```
+#[derive(Clone)]
+pub struct Log {
+    ctx: RequestContext,
+    logger: Option<String>,
+}
+
+impl Log {
+    pub(crate) fn new(ctx: RequestContext) -> Self {
+        Log { ctx, logger: None }
+    }
+
+    /// The same sink, naming `logger` on every message.
+    pub fn logger(&self, logger: impl Into<String>) -> Log {
+        Log {
+            ctx: self.ctx.clone(),
+            logger: Some(logger.into()),
+        }
+    }
+
+    /// Whether a message at `level` would be sent.
+    pub fn enabled(&self, level: LogLevel) -> bool {
+        self.ctx.log_level().is_some_and(|min| level >= min) && self.ctx.notifier().is_some()
+    }
+
+    /// Send `data` (a string or any JSON) at `level`.
+    pub fn log(&self, level: LogLevel, data: impl Into<Value>) {
+        if !self.enabled(level) {
+            return;
+        }
+        let Some(notifier) = self.ctx.notifier() else {
+            return;
+        };
+        let mut params = json!({"level": level.as_str(), "data": data.into()});
+        if let Some(logger) = &self.logger {
+            params["logger"] = json!(logger);
+        }
+        notifier.send("notifications/message", params);
+    }
+
+    /// Log at `debug`.
+    pub fn debug(&self, data: impl Into<Value>) {
+        self.log(LogLevel::Debug, data);
+    }
+
+    /// Log at `info`.
+    pub fn info(&self, data: impl Into<Value>) {
+        self.log(LogLevel::Info, data);
+    }
+
+    /// Log at `notice`.
+    pub fn notice(&self, data: impl Into<Value>) {
+        self.log(LogLevel::Notice, data);
+    }
+
+    /// Log at `warning`.
+    pub fn warning(&self, data: impl Into<Value>) {
+        self.log(LogLevel::Warning, data);
+    }
+
+    /// Log at `error`.
+    pub fn error(&self, data: impl Into<Value>) {
+        self.log(LogLevel::Error, data);
+    }
+}
+
+/// The cancellation signal of the current request.
+///
+/// A request is cancelled when the client sends `notifications/cancelled` (stdio) or closes
+/// the response stream (HTTP). The handler's future is then dropped at its next `.await`,
+/// and no result is sent; work it spawned should watch this token and stop too.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// /// Builds a report in the background.
+/// #[tool]
+/// async fn report(cancel: Cancellation) -> String {
+///     let worker = tokio::spawn({
+///         let cancel = cancel.clone();
+///         async move {
+///             tokio::select! {
+///                 _ = cancel.cancelled() => None,
+///                 _ = tokio::time::sleep(std::time::Duration::from_millis(10)) => Some("report"),
+///             }
+///         }
+///     });
+///     worker.await.ok().flatten().unwrap_or("cancelled").to_owned()
+/// }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Cancellation(pub(crate) CancellationToken);
+
+impl Cancellation {
+    /// Completes when the request is cancelled.
+    pub async fn cancelled(&self) {
+        self.0.cancelled().await;
+    }
+
+    /// Whether the request has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.is_cancelled()
+    }
+
+    /// The underlying token, to hand to code that takes a `tokio_util` token.
+    pub fn token(&self) -> CancellationToken {
+        self.0.clone()
+    }
+}

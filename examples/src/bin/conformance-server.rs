@@ -163,6 +163,221 @@ async fn test_prompt_with_image() -> Vec<PromptMessage> {
     ]
 }
 
+// ---- interactivity: progress, logging ---------------------------------------------------
+
+/// Reports progress 0, 50 and 100 of 100, about 50 ms apart.
+#[tool]
+async fn test_tool_with_progress(progress: Progress) -> &'static str {
+    for step in [0.0, 50.0, 100.0] {
+        progress.report(step, Some(100.0));
+        if step < 100.0 {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+    "Progress reporting completed."
+}
+
+/// Logs three info messages when the client asked for log messages on this request.
+#[tool]
+async fn test_logging_tool(log: Log) -> &'static str {
+    log.info("Tool execution started");
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    log.info("Tool processing data");
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    log.info("Tool execution completed");
+    "Logging completed."
+}
+
+// ---- interactivity: multi round-trip requests -------------------------------------------
+
+/// The name form.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct UserName {
+    name: String,
+}
+
+/// The confirmation form.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Confirmation {
+    ok: bool,
+}
+
+/// The colour form.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct FavoriteColor {
+    color: String,
+}
+
+/// The prompt-context form.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct PromptContext {
+    context: String,
+}
+
+fn greeting(answer: Elicitation<UserName>) -> String {
+    match answer {
+        Elicitation::Accepted(UserName { name }) => format!("Hello, {name}!"),
+        Elicitation::Declined => "The user declined to give a name.".to_owned(),
+        Elicitation::Cancelled => "The user cancelled.".to_owned(),
+    }
+}
+
+/// Asks the user's name, then greets them.
+#[tool]
+async fn test_input_required_result_elicitation(ctx: RequestContext) -> Result<String, ToolError> {
+    Ok(greeting(ctx.elicit("user_name", "What is your name?")?))
+}
+
+/// Asks the client's model a question and returns its answer.
+#[tool]
+async fn test_input_required_result_sampling(ctx: RequestContext) -> Result<String, ToolError> {
+    let question = SamplingRequest::new(100).user("What is the capital of France?");
+    let answer = ctx.sample("capital_question", question)?;
+    Ok(format!("The model ({}) answered: {}", answer.model, answer.text()))
+}
+
+/// Lists the client's roots.
+#[tool]
+async fn test_input_required_result_list_roots(ctx: RequestContext) -> Result<String, ToolError> {
+    let roots = ctx.roots("client_roots")?;
+    let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+    Ok(format!("The client has {} root(s): {}", roots.len(), uris.join(", ")))
+}
+
+/// Keeps a marker in the request state on the first round and checks it on the retry.
+#[tool]
+async fn test_input_required_result_request_state(ctx: RequestContext) -> Result<String, ToolError> {
+    const MARKER: &str = "issued-on-round-0";
+    let carried = ctx.kept::<String>("marker");
+    if carried.is_none() {
+        ctx.keep("marker", &MARKER);
+    }
+    let answer = ctx.elicit::<Confirmation>("confirm", "Please confirm")?;
+    match carried.as_deref() {
+        Some(MARKER) => Ok(format!(
+            "state-ok: the request state came back intact; confirmed: {}",
+            answer.accepted().is_some_and(|c| c.ok)
+        )),
+        _ => Err(ToolError::new("the request state did not carry the marker")),
+    }
+}
+
+/// Asks for a name, a model-written greeting and the roots at once.
+#[tool]
+async fn test_input_required_result_multiple_inputs(ctx: RequestContext) -> Result<String, ToolError> {
+    // Ask all three before stopping, so they go out in one round.
+    let name = ctx.elicit::<UserName>("user_name", "What is your name?");
+    let greeting_text = ctx.sample("greeting", SamplingRequest::new(50).user("Generate a greeting"));
+    let roots = ctx.roots("client_roots");
+    let (name, greeting_text, roots) = (name?, greeting_text?, roots?);
+    Ok(format!(
+        "{} The model says: {}. Roots: {}.",
+        greeting(name),
+        greeting_text.text(),
+        roots.len()
+    ))
+}
+
+/// Asks for a name, then (in a second round) a favourite colour.
+#[tool]
+async fn test_input_required_result_multi_round(ctx: RequestContext) -> Result<String, ToolError> {
+    let name = ctx.elicit::<UserName>("step1", "Step 1: What is your name?")?;
+    let color = ctx.elicit::<FavoriteColor>("step2", "Step 2: What is your favorite color?")?;
+    let name = name.accepted().map_or("stranger".to_owned(), |n| n.name);
+    let color = color.accepted().map_or("unknown".to_owned(), |c| c.color);
+    Ok(format!("Hello, {name}! Your favorite color is {color}."))
+}
+
+/// Asks for a confirmation; a tampered request state on the retry is refused.
+#[tool]
+async fn test_input_required_result_tampered_state(ctx: RequestContext) -> Result<String, ToolError> {
+    let answer = ctx.elicit::<Confirmation>("confirm", "Please confirm")?;
+    Ok(format!("Confirmed: {}", answer.accepted().is_some_and(|c| c.ok)))
+}
+
+/// Asks only for what the client declared it can answer.
+#[tool]
+async fn test_input_required_result_capabilities(ctx: RequestContext) -> Result<String, ToolError> {
+    let caps = ctx.client_capabilities();
+    let mut answers = Vec::new();
+    let name = caps.has("elicitation").then(|| ctx.elicit::<UserName>("user_name", "What is your name?"));
+    let sample = caps
+        .has("sampling")
+        .then(|| ctx.sample("capital_question", SamplingRequest::new(100).user("What is the capital of France?")));
+    let roots = caps.has("roots").then(|| ctx.roots("client_roots"));
+    if let Some(name) = name {
+        answers.push(greeting(name?));
+    }
+    if let Some(sample) = sample {
+        answers.push(format!("The model answered: {}", sample?.text()));
+    }
+    if let Some(roots) = roots {
+        answers.push(format!("{} root(s)", roots?.len()));
+    }
+    if answers.is_empty() {
+        return Ok("The client declared no capability to answer with.".to_owned());
+    }
+    Ok(answers.join(" "))
+}
+
+/// Asks for a name through an elicitation; never sends a request on the response stream.
+#[tool]
+async fn test_streaming_elicitation(ctx: RequestContext) -> Result<String, ToolError> {
+    Ok(greeting(ctx.elicit("user_name", "What is your name?")?))
+}
+
+/// A prompt that asks the user for its context first.
+#[prompt]
+async fn test_input_required_result_prompt(ctx: RequestContext) -> Result<Vec<PromptMessage>, RpcError> {
+    let context = ctx.elicit::<PromptContext>("user_context", "What context should the prompt use?")?;
+    let context = context.accepted().map_or("none given".to_owned(), |c| c.context);
+    Ok(vec![PromptMessage::user(format!(
+        "Answer with this context in mind: {context}"
+    ))])
+}
+
+// ---- interactivity: list changes ---------------------------------------------------------
+
+/// Comes and goes with `test_trigger_tool_change`.
+#[tool]
+async fn test_dynamic_tool() -> &'static str {
+    "The dynamic tool is here."
+}
+
+/// Comes and goes with `test_trigger_prompt_change`.
+#[prompt]
+async fn test_dynamic_prompt() -> &'static str {
+    "The dynamic prompt is here."
+}
+
+/// Adds `test_dynamic_tool` when absent and removes it when present, which notifies
+/// listeners that the tool list changed.
+#[tool]
+async fn test_trigger_tool_change(ctx: RequestContext) -> Result<String, ToolError> {
+    let server = ctx.server().ok_or_else(|| ToolError::new("no server handle"))?;
+    if server.remove_tool("test_dynamic_tool") {
+        return Ok("test_dynamic_tool removed".to_owned());
+    }
+    server
+        .add_tools(tools![test_dynamic_tool])
+        .map_err(|e| ToolError::new(e.to_string()))?;
+    Ok("test_dynamic_tool added".to_owned())
+}
+
+/// Adds `test_dynamic_prompt` when absent and removes it when present, which notifies
+/// listeners that the prompt list changed.
+#[tool]
+async fn test_trigger_prompt_change(ctx: RequestContext) -> Result<String, ToolError> {
+    let server = ctx.server().ok_or_else(|| ToolError::new("no server handle"))?;
+    if server.remove_prompt("test_dynamic_prompt") {
+        return Ok("test_dynamic_prompt removed".to_owned());
+    }
+    server
+        .add_prompts(prompts![test_dynamic_prompt])
+        .map_err(|e| ToolError::new(e.to_string()))?;
+    Ok("test_dynamic_prompt added".to_owned())
+}
+
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
     Server::new("mcp-conformance-server", env!("CARGO_PKG_VERSION"))

@@ -54,12 +54,16 @@ step "official conformance suite (2026-07-28 requirements, over HTTP)"
 pids+=("$(start_http conformance-server target/conformance.url)")
 bash tests/conformance/run.sh "$(cat target/conformance.url)"
 
-step "real clients: TypeScript SDK v2 (pinned 2026-07-28), stdio and HTTP"
+step "real clients: TypeScript SDK v2 (pinned 2026-07-28), stdio and HTTP, with an elicitation round trip"
 (cd tests/clients/ts && npm ci --no-audit --no-fund --loglevel=error)
 pids+=("$(start_http quickstart target/quickstart.url)")
 quickstart_url=$(cat target/quickstart.url)
 node tests/clients/ts/interop.mjs stdio "$root/target/release/quickstart"
 node tests/clients/ts/interop.mjs http "$quickstart_url"
+# A confirmation round trip (input_required, the client's elicitation handler, the retry).
+pids+=("$(start_http orders target/orders.url)")
+node tests/clients/ts/confirm.mjs http "$(cat target/orders.url)"
+node tests/clients/ts/confirm.mjs stdio "$root/target/release/orders"
 
 step "real clients: Python SDK mcp 2.3.0 (pinned and auto), stdio and HTTP"
 venv=tests/clients/py/.venv

@@ -72,8 +72,14 @@ impl TestClient {
 
     /// Send a request and collect the notifications it produced before its response:
     /// `(notifications, response)`.
-    pub async fn request_with_notifications(&self, method: &str, params: Value) -> (Vec<Value>, Value) {
-        let Ok(Message::Request { id, method, params }) = Message::from_value(self.envelope(method, params)) else {
+    pub async fn request_with_notifications(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> (Vec<Value>, Value) {
+        let Ok(Message::Request { id, method, params }) =
+            Message::from_value(self.envelope(method, params))
+        else {
             return (Vec::new(), Value::Null);
         };
         let (tx, mut rx) = tokio::sync::mpsc::channel(1024);

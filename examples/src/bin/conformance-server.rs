@@ -233,7 +233,11 @@ async fn test_input_required_result_elicitation(ctx: RequestContext) -> Result<S
 async fn test_input_required_result_sampling(ctx: RequestContext) -> Result<String, ToolError> {
     let question = SamplingRequest::new(100).user("What is the capital of France?");
     let answer = ctx.sample("capital_question", question)?;
-    Ok(format!("The model ({}) answered: {}", answer.model, answer.text()))
+    Ok(format!(
+        "The model ({}) answered: {}",
+        answer.model,
+        answer.text()
+    ))
 }
 
 /// Lists the client's roots.
@@ -241,12 +245,18 @@ async fn test_input_required_result_sampling(ctx: RequestContext) -> Result<Stri
 async fn test_input_required_result_list_roots(ctx: RequestContext) -> Result<String, ToolError> {
     let roots = ctx.roots("client_roots")?;
     let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
-    Ok(format!("The client has {} root(s): {}", roots.len(), uris.join(", ")))
+    Ok(format!(
+        "The client has {} root(s): {}",
+        roots.len(),
+        uris.join(", ")
+    ))
 }
 
 /// Keeps a marker in the request state on the first round and checks it on the retry.
 #[tool]
-async fn test_input_required_result_request_state(ctx: RequestContext) -> Result<String, ToolError> {
+async fn test_input_required_result_request_state(
+    ctx: RequestContext,
+) -> Result<String, ToolError> {
     const MARKER: &str = "issued-on-round-0";
     let carried = ctx.kept::<String>("marker");
     if carried.is_none() {
@@ -264,10 +274,15 @@ async fn test_input_required_result_request_state(ctx: RequestContext) -> Result
 
 /// Asks for a name, a model-written greeting and the roots at once.
 #[tool]
-async fn test_input_required_result_multiple_inputs(ctx: RequestContext) -> Result<String, ToolError> {
+async fn test_input_required_result_multiple_inputs(
+    ctx: RequestContext,
+) -> Result<String, ToolError> {
     // Ask all three before stopping, so they go out in one round.
     let name = ctx.elicit::<UserName>("user_name", "What is your name?");
-    let greeting_text = ctx.sample("greeting", SamplingRequest::new(50).user("Generate a greeting"));
+    let greeting_text = ctx.sample(
+        "greeting",
+        SamplingRequest::new(50).user("Generate a greeting"),
+    );
     let roots = ctx.roots("client_roots");
     let (name, greeting_text, roots) = (name?, greeting_text?, roots?);
     Ok(format!(
@@ -290,9 +305,14 @@ async fn test_input_required_result_multi_round(ctx: RequestContext) -> Result<S
 
 /// Asks for a confirmation; a tampered request state on the retry is refused.
 #[tool]
-async fn test_input_required_result_tampered_state(ctx: RequestContext) -> Result<String, ToolError> {
+async fn test_input_required_result_tampered_state(
+    ctx: RequestContext,
+) -> Result<String, ToolError> {
     let answer = ctx.elicit::<Confirmation>("confirm", "Please confirm")?;
-    Ok(format!("Confirmed: {}", answer.accepted().is_some_and(|c| c.ok)))
+    Ok(format!(
+        "Confirmed: {}",
+        answer.accepted().is_some_and(|c| c.ok)
+    ))
 }
 
 /// Asks only for what the client declared it can answer.
@@ -300,10 +320,15 @@ async fn test_input_required_result_tampered_state(ctx: RequestContext) -> Resul
 async fn test_input_required_result_capabilities(ctx: RequestContext) -> Result<String, ToolError> {
     let caps = ctx.client_capabilities();
     let mut answers = Vec::new();
-    let name = caps.has("elicitation").then(|| ctx.elicit::<UserName>("user_name", "What is your name?"));
-    let sample = caps
-        .has("sampling")
-        .then(|| ctx.sample("capital_question", SamplingRequest::new(100).user("What is the capital of France?")));
+    let name = caps
+        .has("elicitation")
+        .then(|| ctx.elicit::<UserName>("user_name", "What is your name?"));
+    let sample = caps.has("sampling").then(|| {
+        ctx.sample(
+            "capital_question",
+            SamplingRequest::new(100).user("What is the capital of France?"),
+        )
+    });
     let roots = caps.has("roots").then(|| ctx.roots("client_roots"));
     if let Some(name) = name {
         answers.push(greeting(name?));
@@ -328,9 +353,14 @@ async fn test_streaming_elicitation(ctx: RequestContext) -> Result<String, ToolE
 
 /// A prompt that asks the user for its context first.
 #[prompt]
-async fn test_input_required_result_prompt(ctx: RequestContext) -> Result<Vec<PromptMessage>, RpcError> {
-    let context = ctx.elicit::<PromptContext>("user_context", "What context should the prompt use?")?;
-    let context = context.accepted().map_or("none given".to_owned(), |c| c.context);
+async fn test_input_required_result_prompt(
+    ctx: RequestContext,
+) -> Result<Vec<PromptMessage>, RpcError> {
+    let context =
+        ctx.elicit::<PromptContext>("user_context", "What context should the prompt use?")?;
+    let context = context
+        .accepted()
+        .map_or("none given".to_owned(), |c| c.context);
     Ok(vec![PromptMessage::user(format!(
         "Answer with this context in mind: {context}"
     ))])
@@ -354,7 +384,9 @@ async fn test_dynamic_prompt() -> &'static str {
 /// listeners that the tool list changed.
 #[tool]
 async fn test_trigger_tool_change(ctx: RequestContext) -> Result<String, ToolError> {
-    let server = ctx.server().ok_or_else(|| ToolError::new("no server handle"))?;
+    let server = ctx
+        .server()
+        .ok_or_else(|| ToolError::new("no server handle"))?;
     if server.remove_tool("test_dynamic_tool") {
         return Ok("test_dynamic_tool removed".to_owned());
     }
@@ -368,7 +400,9 @@ async fn test_trigger_tool_change(ctx: RequestContext) -> Result<String, ToolErr
 /// listeners that the prompt list changed.
 #[tool]
 async fn test_trigger_prompt_change(ctx: RequestContext) -> Result<String, ToolError> {
-    let server = ctx.server().ok_or_else(|| ToolError::new("no server handle"))?;
+    let server = ctx
+        .server()
+        .ok_or_else(|| ToolError::new("no server handle"))?;
     if server.remove_prompt("test_dynamic_prompt") {
         return Ok("test_dynamic_prompt removed".to_owned());
     }

@@ -156,7 +156,10 @@ impl RequestContext {
     }
 
     pub(crate) fn last_progress(&self) -> MutexGuard<'_, Option<f64>> {
-        self.0.last_progress.lock().unwrap_or_else(|p| p.into_inner())
+        self.0
+            .last_progress
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
     }
 
     pub(crate) fn notifier(&self) -> Option<&Notifier> {

@@ -174,14 +174,13 @@ impl RequestContext {
     ) -> Result<Elicitation<T>, InputRequired> {
         let caps = self.client_capabilities();
         let form = caps.as_map().get("elicitation").and_then(Value::as_object);
-        let declared = form.is_some_and(|e| e.is_empty() || e.get("form").is_some_and(Value::is_object));
+        let declared =
+            form.is_some_and(|e| e.is_empty() || e.get("form").is_some_and(Value::is_object));
         let ask = || {
-            let schema = form_schema::<T>().map_err(|problem| {
-                InputRequired {
-                    kind: Kind::Invalid(RpcError::internal(format!(
-                        "Internal error: the form for `{key}` cannot be sent: {problem}"
-                    ))),
-                }
+            let schema = form_schema::<T>().map_err(|problem| InputRequired {
+                kind: Kind::Invalid(RpcError::internal(format!(
+                    "Internal error: the form for `{key}` cannot be sent: {problem}"
+                ))),
             })?;
             Ok(json!({
                 "method": "elicitation/create",
@@ -189,7 +188,8 @@ impl RequestContext {
             }))
         };
         let answer = self.answer(key, declared, json!({"elicitation": {"form": {}}}), ask)?;
-        let result: ElicitResult = self.parse_answer(key, answer, "an ElicitResult ({action, content?})")?;
+        let result: ElicitResult =
+            self.parse_answer(key, answer, "an ElicitResult ({action, content?})")?;
         match result.action {
             ElicitAction::Accept => {
                 let content = Value::Object(result.content.unwrap_or_default());
@@ -241,7 +241,11 @@ impl RequestContext {
     /// Ask the client's model for a completion, or return its answer when it is in the
     /// request. Needs the client's `sampling` capability (and `sampling.tools` when the
     /// request offers tools).
-    pub fn sample(&self, key: &str, request: SamplingRequest) -> Result<SamplingResult, InputRequired> {
+    pub fn sample(
+        &self,
+        key: &str,
+        request: SamplingRequest,
+    ) -> Result<SamplingResult, InputRequired> {
         let caps = self.client_capabilities().as_map();
         let sampling = caps.get("sampling").and_then(Value::as_object);
         let with_tools = request.tools.is_some() || request.tool_choice.is_some();
@@ -260,7 +264,11 @@ impl RequestContext {
             }))
         };
         let answer = self.answer(key, declared, required, ask)?;
-        self.parse_answer(key, answer, "a CreateMessageResult ({role, content, model})")
+        self.parse_answer(
+            key,
+            answer,
+            "a CreateMessageResult ({role, content, model})",
+        )
     }
 
     /// Ask the client for its roots (`roots/list`), or return them when they are in the
@@ -269,7 +277,8 @@ impl RequestContext {
         let declared = self.client_capabilities().has("roots");
         let ask = || Ok(json!({"method": "roots/list", "params": {}}));
         let answer = self.answer(key, declared, json!({"roots": {}}), ask)?;
-        let result: ListRootsResult = self.parse_answer(key, answer, "a ListRootsResult ({roots})")?;
+        let result: ListRootsResult =
+            self.parse_answer(key, answer, "a ListRootsResult ({roots})")?;
         Ok(result.roots)
     }
 
@@ -333,10 +342,8 @@ impl RequestContext {
     ) -> Result<T, InputRequired> {
         serde_json::from_value(answer).map_err(|e| {
             self.invalid(
-                RpcError::invalid_params(format!(
-                    "inputResponses.{key} must be {expected}: {e}"
-                ))
-                .with_data(json!({ "key": key })),
+                RpcError::invalid_params(format!("inputResponses.{key} must be {expected}: {e}"))
+                    .with_data(json!({ "key": key })),
             )
         })
     }
@@ -547,9 +554,9 @@ impl Rounds {
             return RoundEnd::Error(error);
         }
         if !exchange.missing.is_empty() {
-            return RoundEnd::Error(RpcError::missing_capability(Value::Object(
-                std::mem::take(&mut exchange.missing),
-            )));
+            return RoundEnd::Error(RpcError::missing_capability(Value::Object(std::mem::take(
+                &mut exchange.missing,
+            ))));
         }
         if exchange.pending.is_empty() {
             return RoundEnd::Finished;
@@ -611,8 +618,8 @@ fn flatten_form(schema: &Value, type_name: &str) -> Result<Value, String> {
         (Some(t), None) if t == "object" => &Map::new(),
         _ => {
             return Err(format!(
-                "`{type_name}` is not a struct with named fields; an elicitation form is a flat object"
-            ))
+            "`{type_name}` is not a struct with named fields; an elicitation form is a flat object"
+        ))
         }
     };
     let mut out = Map::new();
@@ -653,7 +660,10 @@ fn primitive(property: &Value, defs: &Value) -> Option<Value> {
         property.insert("type".into(), only);
     }
     if let Some(Value::Array(options)) = property.remove("anyOf") {
-        let kept: Vec<&Value> = options.iter().filter(|o| o.get("type") != Some(&json!("null"))).collect();
+        let kept: Vec<&Value> = options
+            .iter()
+            .filter(|o| o.get("type") != Some(&json!("null")))
+            .collect();
         if kept.len() != 1 {
             return None;
         }
@@ -667,7 +677,9 @@ fn primitive(property: &Value, defs: &Value) -> Option<Value> {
         let titled: Option<Vec<Value>> = options
             .iter()
             .map(|o| {
-                let value = o.get("const").or_else(|| o.get("enum").and_then(|e| e.get(0)))?;
+                let value = o
+                    .get("const")
+                    .or_else(|| o.get("enum").and_then(|e| e.get(0)))?;
                 let title = o
                     .get("description")
                     .or_else(|| o.get("title"))
@@ -732,7 +744,10 @@ mod tests {
         assert_eq!(schema["properties"]["name"]["description"], "Your name.");
         assert_eq!(schema["properties"]["age"]["type"], "integer");
         assert_eq!(schema["properties"]["subscribe"]["type"], "boolean");
-        assert_eq!(schema["properties"]["color"]["enum"], json!(["red", "green"]));
+        assert_eq!(
+            schema["properties"]["color"]["enum"],
+            json!(["red", "green"])
+        );
         assert_eq!(schema["required"], json!(["name", "subscribe", "color"]));
         assert!(schema.get("$defs").is_none() && schema.get("title").is_none());
     }
@@ -748,7 +763,10 @@ mod tests {
     #[test]
     fn canonical_json_sorts_keys_at_every_level() {
         let mut a = Vec::new();
-        canonical(&json!({"b": 1, "a": {"y": [1, {"d": 2, "c": 3}], "x": "s"}}), &mut a);
+        canonical(
+            &json!({"b": 1, "a": {"y": [1, {"d": 2, "c": 3}], "x": "s"}}),
+            &mut a,
+        );
         assert_eq!(
             String::from_utf8(a).unwrap(),
             r#"{"a":{"x":"s","y":[1,{"c":3,"d":2}]},"b":1}"#

@@ -11,9 +11,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::broadcast;
 
 use crate::policy::seal::Sealer;
-use crate::registry::{
-    BuildError, Catalog, Defs, PromptRef, ResourceRef, ToolRef,
-};
+use crate::registry::{BuildError, Catalog, Defs, PromptRef, ResourceRef, ToolRef};
 
 use super::dispatch::{Lists, PagedList, Served};
 use super::StateMap;
@@ -75,7 +73,11 @@ impl Live {
     }
 
     /// Apply `edit` to the served definitions; rebuild, check, swap, announce.
-    fn change(&self, kind: Change, edit: impl FnOnce(&mut Defs) -> bool) -> Result<bool, Vec<BuildError>> {
+    fn change(
+        &self,
+        kind: Change,
+        edit: impl FnOnce(&mut Defs) -> bool,
+    ) -> Result<bool, Vec<BuildError>> {
         let mut defs = self.defs.lock().unwrap_or_else(|p| p.into_inner());
         let mut next = Defs {
             tools: defs.tools.clone(),
@@ -257,11 +259,13 @@ impl ServerHandle {
     /// Stop serving the resource whose URI (or template, as written in the attribute or
     /// as published) is `uri`; `false` when none matched.
     pub fn remove_resource(&self, uri: &str) -> bool {
-        let published = |d: &crate::registry::ResourceDef| crate::registry::uri::rfc6570(d.template);
+        let published =
+            |d: &crate::registry::ResourceDef| crate::registry::uri::rfc6570(d.template);
         self.0
             .change(Change::Resources, |defs| {
                 let before = defs.resources.len();
-                defs.resources.retain(|d| d.uri != uri && published(d) != uri);
+                defs.resources
+                    .retain(|d| d.uri != uri && published(d) != uri);
                 defs.resources.len() != before
             })
             .unwrap_or(false)

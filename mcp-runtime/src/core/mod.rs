@@ -19,12 +19,12 @@ pub use context::{ClientCapabilities, RequestContext, Transport};
 pub(crate) use context::{ContextParts, StateMap};
 pub use dispatch::{CacheHints, Call, Core, Reply};
 pub use error::ToolError;
-pub use input::{Elicitation, InputRequired};
-pub use live::ServerHandle;
-pub use methods::subscriptions::Subscription;
-pub use notify::{Cancellation, Log, Notifier, Progress};
 pub use extract::{
     Args, CallParts, Complete, FromContext, FromUriParam, PromptParam, PromptParts, Rejection,
     State, ToolParam,
 };
+pub use input::{Elicitation, InputRequired};
+pub use live::ServerHandle;
+pub use methods::subscriptions::Subscription;
+pub use notify::{Cancellation, Log, Notifier, Progress};
 pub use returns::{IntoCompletion, IntoContents, IntoPromptResult};

@@ -51,7 +51,10 @@ impl Notifier {
         match serde_json::to_vec(&message) {
             Ok(bytes) => {
                 if self.inner.tx.try_send(bytes).is_err() {
-                    tracing::debug!(method, "dropped a notification: the transport is behind or gone");
+                    tracing::debug!(
+                        method,
+                        "dropped a notification: the transport is behind or gone"
+                    );
                 }
             }
             Err(e) => tracing::error!("could not serialize a notification: {e}"),

@@ -222,7 +222,12 @@ pub async fn handle_request(
         };
         tracing::Span::current().record("protocol_version", admission.protocol_version.as_str());
         let ctx = context(core, &id, method, name, admission, inbound);
-        let reply = core.handle(Call { ctx: ctx.clone(), params }).await;
+        let reply = core
+            .handle(Call {
+                ctx: ctx.clone(),
+                params,
+            })
+            .await;
         // Nothing may follow the response for this request.
         if let Some(notifier) = ctx.notifier() {
             notifier.close();

@@ -109,7 +109,12 @@ impl Sealer {
 
     /// Open a token sealed with the same `bound` bytes; tokens longer than `max_len`
     /// characters are refused before any decoding.
-    pub fn open_with(&self, bound: &[u8], token: &str, max_len: usize) -> Result<Vec<u8>, Unsealed> {
+    pub fn open_with(
+        &self,
+        bound: &[u8],
+        token: &str,
+        max_len: usize,
+    ) -> Result<Vec<u8>, Unsealed> {
         let body = token.strip_prefix(VERSION).ok_or(Unsealed)?;
         if body.len() > max_len {
             return Err(Unsealed);

@@ -126,6 +126,9 @@ impl Message {
         let params = match obj.remove("params") {
             None | Some(Value::Null) => None,
             Some(Value::Object(p)) => Some(p),
+            // A notification is never answered, not even when malformed: its params are
+            // dropped and the receiver ignores what it cannot use.
+            Some(_) if id.is_none() => None,
             Some(_) => {
                 return Err(Malformed {
                     id,

@@ -325,7 +325,10 @@ impl Catalog {
             spec.logs()
         };
         let logging = tools.iter().any(|t| logs(t.def.params))
-            || resources.iter().chain(&templates).any(|r| logs(r.def.params))
+            || resources
+                .iter()
+                .chain(&templates)
+                .any(|r| logs(r.def.params))
             || prompts.iter().any(|p| logs(p.def.params));
         Ok(Catalog {
             tools,

@@ -61,7 +61,11 @@ struct Shared {
 
 /// The `/mcp` endpoint. Open subscription streams end (with their closing result) when
 /// `closing` is cancelled.
-pub(crate) fn router(core: Arc<Core>, config: Arc<HttpConfig>, closing: CancellationToken) -> Router {
+pub(crate) fn router(
+    core: Arc<Core>,
+    config: Arc<HttpConfig>,
+    closing: CancellationToken,
+) -> Router {
     Router::new()
         .route("/mcp", any(endpoint))
         .with_state(Shared {
@@ -222,9 +226,10 @@ async fn streamed(
     let (tx, mut rx) = mpsc::channel::<Vec<u8>>(256);
     inbound.notifier = Some(Notifier::new(tx));
     let cancel = inbound.cancel.clone();
-    let mut task = tokio::spawn(async move {
-        modern::handle_request(&core, id, method, params, inbound).await
-    });
+    let mut task =
+        tokio::spawn(
+            async move { modern::handle_request(&core, id, method, params, inbound).await },
+        );
     let abandon = Abandon {
         cancel: Some(cancel.drop_guard()),
         task: task.abort_handle(),
@@ -244,43 +249,43 @@ async fn streamed(
     queue.extend(first);
     let start = (queue, Some(Phase::Running { rx, task, abandon }));
     let events = futures_util::stream::unfold(start, |(mut queue, phase)| async move {
-        loop {
-            if let Some(frame) = queue.pop_front() {
-                return Some((event(frame), (queue, phase)));
+        if let Some(frame) = queue.pop_front() {
+            return Some((event(frame), (queue, phase)));
+        }
+        let Phase::Running {
+            mut rx,
+            mut task,
+            abandon,
+        } = phase?
+        else {
+            return None;
+        };
+        tokio::select! {
+            biased;
+            Some(frame) = rx.recv() => {
+                let phase = Phase::Running { rx, task, abandon };
+                Some((event(frame), (queue, Some(phase))))
             }
-            match phase? {
-                Phase::Draining => return None,
-                Phase::Running {
-                    mut rx,
-                    mut task,
-                    abandon,
-                } => {
-                    tokio::select! {
-                        biased;
-                        Some(frame) = rx.recv() => {
-                            let phase = Phase::Running { rx, task, abandon };
-                            return Some((event(frame), (queue, Some(phase))));
-                        }
-                        done = &mut task => {
-                            abandon.disarm();
-                            // The notifier closed before the response was made: what is
-                            // still queued precedes the response.
-                            while let Ok(frame) = rx.try_recv() {
-                                queue.push_back(frame);
-                            }
-                            let last = match done {
-                                Ok(reply) => reply.message,
-                                Err(e) => {
-                                    tracing::error!("a request task failed: {e}");
-                                    error_response(None, &RpcError::internal("Internal error: the request failed unexpectedly"))
-                                }
-                            };
-                            queue.push_back(serde_json::to_vec(&last).unwrap_or_default());
-                            let frame = queue.pop_front().unwrap_or_default();
-                            return Some((event(frame), (queue, Some(Phase::Draining))));
-                        }
-                    }
+            done = &mut task => {
+                abandon.disarm();
+                // The notifier closed before the response was made: what is still queued
+                // precedes the response.
+                while let Ok(frame) = rx.try_recv() {
+                    queue.push_back(frame);
                 }
+                let last = match done {
+                    Ok(reply) => reply.message,
+                    Err(e) => {
+                        tracing::error!("a request task failed: {e}");
+                        error_response(
+                            None,
+                            &RpcError::internal("Internal error: the request failed unexpectedly"),
+                        )
+                    }
+                };
+                queue.push_back(serde_json::to_vec(&last).unwrap_or_default());
+                let frame = queue.pop_front().unwrap_or_default();
+                Some((event(frame), (queue, Some(Phase::Draining))))
             }
         }
     });
@@ -295,7 +300,10 @@ fn internal_failure(error: tokio::task::JoinError) -> Response {
     tracing::error!("a request task failed: {error}");
     json(
         StatusCode::INTERNAL_SERVER_ERROR,
-        &error_response(None, &RpcError::internal("Internal error: the request failed unexpectedly")),
+        &error_response(
+            None,
+            &RpcError::internal("Internal error: the request failed unexpectedly"),
+        ),
     )
 }
 
@@ -311,10 +319,9 @@ where
         None => sse.into_response(),
     };
     // Proxies such as nginx must not buffer the stream.
-    response.headers_mut().insert(
-        "x-accel-buffering",
-        header::HeaderValue::from_static("no"),
-    );
+    response
+        .headers_mut()
+        .insert("x-accel-buffering", header::HeaderValue::from_static("no"));
     response
 }
 

@@ -153,7 +153,8 @@ async fn handle_line(
             // before it is registered.
             let mut registered = lock(in_flight);
             let handle = tasks.spawn(async move {
-                let answer = modern::handle_request(&core, id.clone(), method, params, inbound).await;
+                let answer =
+                    modern::handle_request(&core, id.clone(), method, params, inbound).await;
                 // Remove before sending: a cancellation arriving now finds nothing to abort.
                 let still_wanted = lock(&registry).remove(&id).is_some();
                 if still_wanted {

@@ -7,8 +7,8 @@ use crate::protocol::RpcError;
 use crate::registry::uri::Piece;
 use crate::registry::Completer;
 
-use super::super::live::Snapshot;
 use super::super::dispatch::{guarded, unknown_name, Call, Core, Reply};
+use super::super::live::Snapshot;
 use super::super::Complete;
 
 impl Core {

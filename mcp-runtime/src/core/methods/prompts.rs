@@ -50,7 +50,11 @@ impl Core {
         if let Err(error) = self.rounds.open(&ctx, &mut params, &binding) {
             return Reply::Error(error);
         }
-        let outcome = guarded(&format!("prompt {name}"), (prompt.def.get)(ctx.clone(), arguments)).await;
+        let outcome = guarded(
+            &format!("prompt {name}"),
+            (prompt.def.get)(ctx.clone(), arguments),
+        )
+        .await;
         let failed = outcome.is_err();
         self.finish_round(&ctx, &binding, failed, || match outcome {
             Ok(result) => complete_reply(result, "prompt", None),

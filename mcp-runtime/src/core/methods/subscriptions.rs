@@ -10,8 +10,8 @@ use serde_json::{json, Map, Value};
 use tokio::sync::broadcast;
 
 use crate::protocol::meta::SUBSCRIPTION_ID;
-use crate::registry::uri::MAX_URI_BYTES;
 use crate::protocol::{RequestId, RpcError};
+use crate::registry::uri::MAX_URI_BYTES;
 
 use super::super::dispatch::Core;
 use super::super::live::Change;
@@ -38,7 +38,11 @@ pub struct Subscription {
 
 impl Core {
     /// Open a subscription for the listen request `id` with these params (`_meta` removed).
-    pub fn listen(&self, id: &RequestId, params: &Map<String, Value>) -> Result<Subscription, RpcError> {
+    pub fn listen(
+        &self,
+        id: &RequestId,
+        params: &Map<String, Value>,
+    ) -> Result<Subscription, RpcError> {
         let Some(Value::Object(asked)) = params.get("notifications") else {
             return Err(RpcError::invalid_params(
                 "subscriptions/listen needs params.notifications, an object such as {\"toolsListChanged\": true}",

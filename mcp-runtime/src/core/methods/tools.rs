@@ -53,7 +53,11 @@ impl Core {
         if let Err(error) = self.rounds.open(&ctx, &mut params, &binding) {
             return Reply::Error(error);
         }
-        let outcome = guarded(&format!("tool {name}"), (tool.def.call)(ctx.clone(), arguments)).await;
+        let outcome = guarded(
+            &format!("tool {name}"),
+            (tool.def.call)(ctx.clone(), arguments),
+        )
+        .await;
         let failed = !matches!(&outcome, Ok(result) if !result.is_error);
         self.finish_round(&ctx, &binding, failed, || match outcome {
             Ok(result) => complete_reply(result, "tool result", None),

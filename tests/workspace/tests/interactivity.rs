@@ -258,6 +258,19 @@ async fn a_missing_answer_ends_the_call_with_input_required_and_the_retry_finish
             ))
             .await;
         assert_eq!(text(&declined), "Transfer declined.", "S-291");
+
+        // S-125: a state altered in transit is refused, on every transport.
+        let mut tampered = state.clone();
+        tampered.insert(10, 'x');
+        let refused = wire
+            .exchange(call(
+                4,
+                "transfer",
+                json!({"amount": 500, "to": "ACME"}),
+                json!({"inputResponses": {"confirm": {"action": "decline"}}, "requestState": tampered}),
+            ))
+            .await;
+        assert_eq!(refused.response["error"]["code"], -32602, "{}", wire.name());
     }
 }
 

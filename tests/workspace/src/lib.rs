@@ -423,6 +423,7 @@ pub mod interactive {
         ))
     }
 
+    // ANCHOR: gather
     /// Asks for everything at once: a form, a completion and the roots.
     #[tool]
     pub async fn gather(ctx: RequestContext) -> Result<String, ToolError> {
@@ -438,6 +439,7 @@ pub mod interactive {
             uris.join(",")
         ))
     }
+    // ANCHOR_END: gather
 
     /// Asks the model with a tool offered, which needs `sampling.tools`.
     #[tool]
@@ -467,6 +469,7 @@ pub mod interactive {
         Ok("unreachable".into())
     }
 
+    // ANCHOR: optional
     /// Asks but carries on without the answer.
     #[tool]
     pub async fn optional_input(ctx: RequestContext) -> String {
@@ -475,6 +478,7 @@ pub mod interactive {
             Err(_) => "no extras".into(),
         }
     }
+    // ANCHOR_END: optional
 
     /// A secret that is only read after the user confirms.
     #[resource("vault://<name>", mime = "text/plain")]
@@ -505,6 +509,7 @@ pub mod interactive {
         Ok(vec![])
     }
 
+    // ANCHOR: progress
     /// Reports progress `steps` times.
     #[tool]
     pub async fn crunch(steps: u32, progress: Progress) -> String {
@@ -519,7 +524,9 @@ pub mod interactive {
             progress.is_requested()
         )
     }
+    // ANCHOR_END: progress
 
+    // ANCHOR: log
     /// Logs at every level.
     #[tool]
     pub async fn chatty(log: Log) -> &'static str {
@@ -529,6 +536,7 @@ pub mod interactive {
         }
         "logged"
     }
+    // ANCHOR_END: log
 
     /// Counts cancellations it observed.
     #[derive(Default)]
@@ -541,6 +549,7 @@ pub mod interactive {
         pub finished: AtomicUsize,
     }
 
+    // ANCHOR: cancel
     /// Waits (up to a minute) for cancellation, watching it from a spawned task.
     #[tool]
     pub async fn wait_for_cancel(
@@ -564,7 +573,9 @@ pub mod interactive {
         probe.finished.fetch_add(1, Ordering::SeqCst);
         "finished"
     }
+    // ANCHOR_END: cancel
 
+    // ANCHOR: toggle
     /// Toggles `extra_tool` and reports an update of `vault://alpha`.
     #[tool]
     pub async fn toggle(ctx: RequestContext) -> Result<String, ToolError> {
@@ -578,6 +589,7 @@ pub mod interactive {
             .map_err(|e| ToolError::new(e.to_string()))?;
         Ok("added".into())
     }
+    // ANCHOR_END: toggle
 
     /// Served only while toggled on.
     #[tool]

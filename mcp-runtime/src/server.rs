@@ -166,8 +166,10 @@ impl Server {
         self
     }
 
-    /// The key that seals cursors. Default: the `MCP_SEAL_KEY` environment variable, else a
-    /// random key per process. Give every instance behind one load balancer the same key.
+    /// The key that seals list cursors and `requestState`. Default: the `MCP_SEAL_KEY`
+    /// environment variable, else a random key per process. Give every instance behind one
+    /// load balancer the same key, so any of them can resume a listing or finish a call
+    /// that asked the user for input.
     pub fn seal_key(mut self, key: SealKey) -> Self {
         self.seal_key = Some(key);
         self

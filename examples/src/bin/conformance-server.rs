@@ -384,9 +384,7 @@ async fn test_dynamic_prompt() -> &'static str {
 /// listeners that the tool list changed.
 #[tool]
 async fn test_trigger_tool_change(ctx: RequestContext) -> Result<String, ToolError> {
-    let server = ctx
-        .server()
-        .ok_or_else(|| ToolError::new("no server handle"))?;
+    let server = ctx.server();
     if server.remove_tool("test_dynamic_tool") {
         return Ok("test_dynamic_tool removed".to_owned());
     }
@@ -400,9 +398,7 @@ async fn test_trigger_tool_change(ctx: RequestContext) -> Result<String, ToolErr
 /// listeners that the prompt list changed.
 #[tool]
 async fn test_trigger_prompt_change(ctx: RequestContext) -> Result<String, ToolError> {
-    let server = ctx
-        .server()
-        .ok_or_else(|| ToolError::new("no server handle"))?;
+    let server = ctx.server();
     if server.remove_prompt("test_dynamic_prompt") {
         return Ok("test_dynamic_prompt removed".to_owned());
     }

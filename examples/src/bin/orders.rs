@@ -80,9 +80,7 @@ async fn delete_order(
     match answer {
         Elicitation::Accepted(ConfirmDeletion { confirm: true }) => {
             orders.lock().remove(&id);
-            if let Some(server) = ctx.server() {
-                server.resource_updated(&format!("orders://{id}"));
-            }
+            ctx.server().resource_updated(&format!("orders://{id}"));
             Ok(format!("Order {id} deleted."))
         }
         Elicitation::Accepted(_) | Elicitation::Declined => {

@@ -111,7 +111,7 @@ pub(crate) struct ContextParts {
     pub(crate) notifier: Option<Notifier>,
     pub(crate) cancel: CancellationToken,
     pub(crate) principal: Option<Principal>,
-    pub(crate) server: Option<super::live::ServerHandle>,
+    pub(crate) server: super::live::ServerHandle,
 }
 
 struct Inner {
@@ -202,8 +202,8 @@ impl RequestContext {
 
     /// A handle on the running server, to change what it serves or announce updated
     /// resources (see [`ServerHandle`](crate::ServerHandle)).
-    pub fn server(&self) -> Option<&super::live::ServerHandle> {
-        self.0.parts.server.as_ref()
+    pub fn server(&self) -> &super::live::ServerHandle {
+        &self.0.parts.server
     }
 
     /// The JSON-RPC id of this request.

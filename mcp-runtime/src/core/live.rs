@@ -162,37 +162,56 @@ impl std::fmt::Debug for ServerHandle {
     }
 }
 
-fn to_error(errors: Vec<BuildError>) -> crate::Error {
-    crate::Error::Build(errors)
-}
-
 impl ServerHandle {
-    /// Serve these tools too (those already served are left as they are).
-    pub fn add_tools(&self, tools: impl IntoIterator<Item = ToolRef>) -> Result<(), crate::Error> {
-        let tools: Vec<_> = tools.into_iter().map(|t| t.0).collect();
+    /// Add `items` to one list of definitions (skipping those already there).
+    fn add<T: 'static>(
+        &self,
+        kind: Change,
+        items: Vec<&'static T>,
+        list: fn(&mut Defs) -> &mut Vec<&'static T>,
+    ) -> Result<(), crate::Error> {
         self.0
-            .change(Change::Tools, |defs| {
-                let before = defs.tools.len();
-                for tool in tools {
-                    if !defs.tools.iter().any(|d| std::ptr::eq(*d, tool)) {
-                        defs.tools.push(tool);
+            .change(kind, |defs| {
+                let list = list(defs);
+                let before = list.len();
+                for item in items {
+                    if !list.iter().any(|d| std::ptr::eq(*d, item)) {
+                        list.push(item);
                     }
                 }
-                defs.tools.len() != before
+                list.len() != before
             })
             .map(|_| ())
-            .map_err(to_error)
+            .map_err(crate::Error::Build)
+    }
+
+    /// Drop the definitions `matches` picks from one list; whether any was dropped.
+    fn remove<T: 'static>(
+        &self,
+        kind: Change,
+        list: fn(&mut Defs) -> &mut Vec<&'static T>,
+        matches: impl Fn(&T) -> bool,
+    ) -> bool {
+        self.0
+            .change(kind, |defs| {
+                let list = list(defs);
+                let before = list.len();
+                list.retain(|d| !matches(d));
+                list.len() != before
+            })
+            // Removing never breaks a valid catalog; an error leaves it unchanged.
+            .unwrap_or(false)
+    }
+
+    /// Serve these tools too (those already served are left as they are).
+    pub fn add_tools(&self, tools: impl IntoIterator<Item = ToolRef>) -> Result<(), crate::Error> {
+        let tools = tools.into_iter().map(|t| t.0).collect();
+        self.add(Change::Tools, tools, |d| &mut d.tools)
     }
 
     /// Stop serving the tool named `name`; `false` when no such tool was served.
     pub fn remove_tool(&self, name: &str) -> bool {
-        self.0
-            .change(Change::Tools, |defs| {
-                let before = defs.tools.len();
-                defs.tools.retain(|d| d.name != name);
-                defs.tools.len() != before
-            })
-            .unwrap_or(false)
+        self.remove(Change::Tools, |d| &mut d.tools, |t| t.name == name)
     }
 
     /// Whether a tool named `name` is served now.
@@ -205,30 +224,13 @@ impl ServerHandle {
         &self,
         prompts: impl IntoIterator<Item = PromptRef>,
     ) -> Result<(), crate::Error> {
-        let prompts: Vec<_> = prompts.into_iter().map(|p| p.0).collect();
-        self.0
-            .change(Change::Prompts, |defs| {
-                let before = defs.prompts.len();
-                for prompt in prompts {
-                    if !defs.prompts.iter().any(|d| std::ptr::eq(*d, prompt)) {
-                        defs.prompts.push(prompt);
-                    }
-                }
-                defs.prompts.len() != before
-            })
-            .map(|_| ())
-            .map_err(to_error)
+        let prompts = prompts.into_iter().map(|p| p.0).collect();
+        self.add(Change::Prompts, prompts, |d| &mut d.prompts)
     }
 
     /// Stop serving the prompt named `name`; `false` when no such prompt was served.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        self.0
-            .change(Change::Prompts, |defs| {
-                let before = defs.prompts.len();
-                defs.prompts.retain(|d| d.name != name);
-                defs.prompts.len() != before
-            })
-            .unwrap_or(false)
+        self.remove(Change::Prompts, |d| &mut d.prompts, |p| p.name == name)
     }
 
     /// Whether a prompt named `name` is served now.
@@ -241,34 +243,18 @@ impl ServerHandle {
         &self,
         resources: impl IntoIterator<Item = ResourceRef>,
     ) -> Result<(), crate::Error> {
-        let resources: Vec<_> = resources.into_iter().map(|r| r.0).collect();
-        self.0
-            .change(Change::Resources, |defs| {
-                let before = defs.resources.len();
-                for resource in resources {
-                    if !defs.resources.iter().any(|d| std::ptr::eq(*d, resource)) {
-                        defs.resources.push(resource);
-                    }
-                }
-                defs.resources.len() != before
-            })
-            .map(|_| ())
-            .map_err(to_error)
+        let resources = resources.into_iter().map(|r| r.0).collect();
+        self.add(Change::Resources, resources, |d| &mut d.resources)
     }
 
     /// Stop serving the resource whose URI (or template, as written in the attribute or
     /// as published) is `uri`; `false` when none matched.
     pub fn remove_resource(&self, uri: &str) -> bool {
-        let published =
-            |d: &crate::registry::ResourceDef| crate::registry::uri::rfc6570(d.template);
-        self.0
-            .change(Change::Resources, |defs| {
-                let before = defs.resources.len();
-                defs.resources
-                    .retain(|d| d.uri != uri && published(d) != uri);
-                defs.resources.len() != before
-            })
-            .unwrap_or(false)
+        self.remove(
+            Change::Resources,
+            |d| &mut d.resources,
+            |r| r.uri == uri || crate::registry::uri::rfc6570(r.template) == uri,
+        )
     }
 
     /// Tell listeners subscribed to `uri` (`resourceSubscriptions`) that it changed.

@@ -261,7 +261,7 @@ fn context(
             notifier: inbound.notifier,
             cancel: inbound.cancel,
             principal: inbound.principal,
-            server: Some(core.handle_to_server()),
+            server: core.handle_to_server(),
         },
         core.states.clone(),
     )

@@ -579,7 +579,7 @@ pub mod interactive {
     /// Toggles `extra_tool` and reports an update of `vault://alpha`.
     #[tool]
     pub async fn toggle(ctx: RequestContext) -> Result<String, ToolError> {
-        let server = ctx.server().ok_or_else(|| ToolError::new("no handle"))?;
+        let server = ctx.server();
         server.resource_updated("vault://alpha");
         if server.remove_tool("extra_tool") {
             return Ok("removed".into());

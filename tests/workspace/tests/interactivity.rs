@@ -532,6 +532,29 @@ async fn tampered_expired_and_foreign_state_is_refused_with_invalid_params() {
             .contains("expired"),
         "{expired}"
     );
+
+    // The same over the transports.
+    let short = mcp_workspace_tests::interactive_server(Arc::default())
+        .request_state_ttl(Duration::ZERO)
+        .build()
+        .unwrap();
+    for mut wire in wires(&short) {
+        let args = json!({"amount": 9, "to": "A"});
+        let first = wire
+            .exchange(call(1, "transfer", args.clone(), json!({})))
+            .await;
+        let state = result(&first)["requestState"].clone();
+        let retry = wire
+            .exchange(call(
+                2,
+                "transfer",
+                args,
+                json!({"inputResponses": answer, "requestState": state}),
+            ))
+            .await;
+        assert_eq!(retry.response["error"]["code"], -32602, "{}", wire.name());
+        assert_eq!(retry.response["error"]["data"]["reason"], "it has expired");
+    }
 }
 
 #[tokio::test]

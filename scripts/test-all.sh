@@ -36,7 +36,7 @@ target/tools/bin/mdbook build book
 start_http() {
   local bin=$1 url_file=$2 port
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
-  "$root/target/release/$bin" --http "127.0.0.1:$port" >"$root/target/$bin.http.log" 2>&1 &
+  "$root/target/release/$bin" --http "127.0.0.1:$port" >"$root/${url_file%.url}.http.log" 2>&1 &
   local pid=$!
   for _ in $(seq 1 100); do
     if python3 -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1',$port)))"; then break; fi
@@ -65,13 +65,17 @@ pids+=("$(start_http orders target/orders.url)")
 node tests/clients/ts/confirm.mjs http "$(cat target/orders.url)"
 node tests/clients/ts/confirm.mjs stdio "$root/target/release/orders"
 
-step "real clients: Python SDK mcp 2.3.0 (pinned and auto), stdio and HTTP"
+step "real clients: Python SDK mcp 2.3.0 (pinned and auto), stdio and HTTP, with an elicitation round trip"
 venv=tests/clients/py/.venv
 if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv"; fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/clients/py/requirements.lock.txt
 for mode in 2026-07-28 auto; do
   "$venv/bin/python" tests/clients/py/interop.py "$mode" stdio "$root/target/release/quickstart"
   "$venv/bin/python" tests/clients/py/interop.py "$mode" http "$quickstart_url"
+  # The confirmation round trip deletes orders, so each run gets a fresh server.
+  pids+=("$(start_http orders "target/orders-$mode.url")")
+  "$venv/bin/python" tests/clients/py/confirm.py "$mode" http "$(cat "target/orders-$mode.url")"
+  "$venv/bin/python" tests/clients/py/confirm.py "$mode" stdio "$root/target/release/orders"
 done
 
 step "summary"

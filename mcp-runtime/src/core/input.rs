@@ -56,9 +56,9 @@ pub(crate) struct Exchange {
 
 /// Why a handler cannot finish yet (or cannot ask at all). End the handler with `?`.
 ///
-/// It converts into [`ToolError`](crate::ToolError), [`RpcError`] and any error type with a
-/// `From<std::error::Error>` impl (`anyhow::Error`, `Box<dyn Error>`), so `?` works in
-/// most handlers. Whatever the handler's error type, the server answers from what was
+/// It converts into [`ToolError`](crate::ToolError), [`RpcError`], `String` and any error
+/// type with a `From<std::error::Error>` impl (`anyhow::Error`, `Box<dyn Error>`), so `?`
+/// works in most handlers. Whatever the handler's error type, the server answers from what was
 /// asked: `input_required` with the pending requests, -32021 when the client lacks a
 /// needed capability, -32602 when an answer does not parse.
 #[derive(Debug, Clone)]
@@ -107,6 +107,14 @@ impl std::fmt::Display for InputRequired {
 }
 
 impl std::error::Error for InputRequired {}
+
+// Handlers returning `Result<T, String>` can use `?` too; the message is only seen if the
+// server cannot turn the question into `input_required`.
+impl From<InputRequired> for String {
+    fn from(input: InputRequired) -> Self {
+        input.to_string()
+    }
+}
 
 impl From<InputRequired> for RpcError {
     fn from(input: InputRequired) -> Self {

@@ -469,6 +469,19 @@ pub mod interactive {
         Ok("unreachable".into())
     }
 
+    /// A handler whose errors are plain strings can ask too.
+    #[tool]
+    pub async fn nickname(ctx: RequestContext) -> Result<String, String> {
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        struct Nick {
+            nick: String,
+        }
+        let nick = ctx.elicit::<Nick>("nick", "Your nickname?")?;
+        nick.accepted()
+            .map(|n| format!("Hi {}", n.nick))
+            .ok_or_else(|| "no nickname given".to_owned())
+    }
+
     // ANCHOR: optional
     /// Asks but carries on without the answer.
     #[tool]

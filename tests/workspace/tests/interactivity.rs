@@ -672,6 +672,31 @@ async fn a_handler_may_carry_on_without_an_answer_and_bad_forms_are_reported() {
         .await;
     assert_eq!(optional["result"]["resultType"], "complete");
     assert_eq!(optional["result"]["content"][0]["text"], "no extras");
+    let nickname = client
+        .request(
+            "tools/call",
+            json!({"name": "nickname", "arguments": {}, "_meta": m}),
+        )
+        .await;
+    assert_eq!(
+        nickname["result"]["resultType"], "input_required",
+        "a String error type asks too"
+    );
+    let declined = client
+        .request(
+            "tools/call",
+            json!({"name": "nickname", "arguments": {}, "_meta": m,
+                   "inputResponses": {"nick": {"action": "decline"}}}),
+        )
+        .await;
+    assert_eq!(
+        declined["result"]["isError"], true,
+        "its own errors stay tool errors"
+    );
+    assert_eq!(
+        declined["result"]["content"][0]["text"],
+        "no nickname given"
+    );
     let bad = client
         .request(
             "tools/call",

@@ -183,6 +183,12 @@ impl Core {
     /// Handle one request.
     pub async fn handle(&self, call: Call) -> Reply {
         let snapshot = self.live.load();
+        if call.ctx.method() == "subscriptions/listen" {
+            // Transports intercept it: it is a stream, not one response.
+            return Reply::Error(RpcError::invalid_request(
+                "subscriptions/listen opens a notification stream and needs a streaming transport (stdio or Streamable HTTP)",
+            ));
+        }
         let method = match Method::parse(call.ctx.method()) {
             Some(method) if snapshot.served.method(method) => method,
             _ => return Reply::Error(RpcError::method_not_found(call.ctx.method())),

@@ -412,7 +412,7 @@ impl Binding {
             bytes.extend_from_slice(part.as_bytes());
             bytes.push(0);
         }
-        canonical(&Value::Object(arguments.clone()), &mut bytes);
+        canonical_object(arguments, &mut bytes);
         Binding(bytes)
     }
 }
@@ -420,20 +420,7 @@ impl Binding {
 /// Sorted-key JSON, so equal values always give equal bytes.
 fn canonical(value: &Value, out: &mut Vec<u8>) {
     match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push(b'{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                canonical(&Value::String(key.clone()), out);
-                out.push(b':');
-                canonical(&map[key.as_str()], out);
-            }
-            out.push(b'}');
-        }
+        Value::Object(map) => canonical_object(map, out),
         Value::Array(items) => {
             out.push(b'[');
             for (i, item) in items.iter().enumerate() {
@@ -446,6 +433,22 @@ fn canonical(value: &Value, out: &mut Vec<u8>) {
         }
         other => out.extend_from_slice(other.to_string().as_bytes()),
     }
+}
+
+fn canonical_object(map: &Map<String, Value>, out: &mut Vec<u8>) {
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    entries.sort_by_key(|(key, _)| *key);
+    out.push(b'{');
+    for (i, (key, value)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        // serde_json escapes the key exactly as it would a string value.
+        out.extend_from_slice(Value::from(key.as_str()).to_string().as_bytes());
+        out.push(b':');
+        canonical(value, out);
+    }
+    out.push(b'}');
 }
 
 fn now_ms() -> u64 {

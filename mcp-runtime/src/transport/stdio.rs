@@ -131,7 +131,11 @@ async fn handle_line(
                 let cancelled = serde_json::json!({
                     "jsonrpc": "2.0",
                     "method": "notifications/cancelled",
-                    "params": {"requestId": subscription.id(), "reason": "server shutting down"},
+                    "params": {
+                        "requestId": subscription.id(),
+                        "reason": "server shutting down",
+                        "_meta": {crate::protocol::meta::SUBSCRIPTION_ID: subscription.id()},
+                    },
                 });
                 send(&tx, &cancelled).await;
             });

@@ -994,6 +994,10 @@ async fn stdio_listeners_get_an_acknowledgement_then_only_what_they_asked_for() 
     let cancelled = wire.frame().await;
     assert_eq!(cancelled["method"], "notifications/cancelled");
     assert_eq!(cancelled["params"]["requestId"], 9);
+    assert_eq!(
+        cancelled["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        9
+    );
 }
 
 /// The next SSE event of a stream (skipping keep-alive comments), as JSON.

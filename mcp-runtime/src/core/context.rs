@@ -69,7 +69,7 @@ impl ClientCapabilities {
 
     /// Whether the top-level capability `name` (`"sampling"`, `"elicitation"`, `"roots"`, ..) is declared.
     pub fn has(&self, name: &str) -> bool {
-        self.0.get(name).is_some_and(Value::is_object)
+        self.declares(&[name])
     }
 
     /// Whether the extension `id` (e.g. `io.modelcontextprotocol/tasks`) is declared.
@@ -78,6 +78,19 @@ impl ClientCapabilities {
             .get("extensions")
             .and_then(|e| e.get(id))
             .is_some_and(Value::is_object)
+    }
+
+    /// Whether the capability at `path` is declared, e.g. `["elicitation", "url"]` or
+    /// `["sampling", "tools"]`.
+    pub fn declares(&self, path: &[&str]) -> bool {
+        let Some((first, rest)) = path.split_first() else {
+            return false;
+        };
+        let mut node = self.0.get(*first);
+        for key in rest {
+            node = node.and_then(|n| n.get(*key));
+        }
+        node.is_some_and(Value::is_object)
     }
 
     /// `Ok(())` when `name` is declared, else the -32021 error naming it, ready for `?` in a tool.

@@ -73,6 +73,8 @@ enum Method {
     PromptsList,
     PromptsGet,
     Complete,
+    /// `subscriptions/listen`: a stream the transports open; the core only admits it.
+    Listen,
 }
 
 impl Method {
@@ -87,6 +89,7 @@ impl Method {
             "prompts/list" => Method::PromptsList,
             "prompts/get" => Method::PromptsGet,
             "completion/complete" => Method::Complete,
+            "subscriptions/listen" => Method::Listen,
             _ => return None,
         })
     }
@@ -121,7 +124,7 @@ impl Served {
 
     fn method(&self, method: Method) -> bool {
         match method {
-            Method::Discover => true,
+            Method::Discover | Method::Listen => true,
             Method::ToolsList | Method::ToolsCall => self.tools,
             Method::ResourcesList | Method::TemplatesList | Method::ResourcesRead => self.resources,
             Method::PromptsList | Method::PromptsGet => self.prompts,
@@ -133,8 +136,7 @@ impl Served {
 impl Core {
     /// Whether `method` is served (known and its capability advertised).
     pub fn serves(&self, method: &str) -> bool {
-        method == "subscriptions/listen"
-            || Method::parse(method).is_some_and(|m| self.live.load().served.method(m))
+        Method::parse(method).is_some_and(|m| self.live.load().served.method(m))
     }
 
     /// A handle to change what this server serves while it runs.
@@ -183,12 +185,6 @@ impl Core {
     /// Handle one request.
     pub async fn handle(&self, call: Call) -> Reply {
         let snapshot = self.live.load();
-        if call.ctx.method() == "subscriptions/listen" {
-            // Transports intercept it: it is a stream, not one response.
-            return Reply::Error(RpcError::invalid_request(
-                "subscriptions/listen opens a notification stream and needs a streaming transport (stdio or Streamable HTTP)",
-            ));
-        }
         let method = match Method::parse(call.ctx.method()) {
             Some(method) if snapshot.served.method(method) => method,
             _ => return Reply::Error(RpcError::method_not_found(call.ctx.method())),
@@ -204,6 +200,10 @@ impl Core {
             Method::PromptsList => self.list(&lists.prompts, &call.params),
             Method::PromptsGet => self.get_prompt(&snapshot, call).await,
             Method::Complete => self.complete(&snapshot, call).await,
+            // Transports intercept it: it is a stream, not one response.
+            Method::Listen => Reply::Error(RpcError::invalid_request(
+                "subscriptions/listen opens a notification stream and needs a streaming transport (stdio or Streamable HTTP)",
+            )),
         }
     }
 

@@ -181,9 +181,13 @@ impl RequestContext {
         message: &str,
     ) -> Result<Elicitation<T>, InputRequired> {
         let caps = self.client_capabilities();
-        let form = caps.as_map().get("elicitation").and_then(Value::as_object);
-        let declared =
-            form.is_some_and(|e| e.is_empty() || e.get("form").is_some_and(Value::is_object));
+        // `elicitation: {}` means form mode only, as older clients declared it.
+        let declared = caps.declares(&["elicitation", "form"])
+            || caps
+                .as_map()
+                .get("elicitation")
+                .and_then(Value::as_object)
+                .is_some_and(Map::is_empty);
         let ask = || {
             let schema = form_schema::<T>().map_err(|problem| InputRequired {
                 kind: Kind::Invalid(RpcError::internal(format!(
@@ -198,21 +202,17 @@ impl RequestContext {
         let answer = self.answer(key, declared, json!({"elicitation": {"form": {}}}), ask)?;
         let result: ElicitResult =
             self.parse_answer(key, answer, "an ElicitResult ({action, content?})")?;
-        match result.action {
-            ElicitAction::Accept => {
-                let content = Value::Object(result.content.unwrap_or_default());
-                serde_json::from_value::<T>(content)
-                    .map(Elicitation::Accepted)
-                    .map_err(|e| {
-                        self.invalid(RpcError::invalid_params(format!(
-                            "inputResponses.{key}: the submitted form does not match the requested schema: {e}"
-                        ))
-                        .with_data(json!({ "key": key })))
-                    })
-            }
-            ElicitAction::Decline => Ok(Elicitation::Declined),
-            ElicitAction::Cancel => Ok(Elicitation::Cancelled),
-        }
+        decide(result.action, || {
+            let content = Value::Object(result.content.unwrap_or_default());
+            serde_json::from_value::<T>(content).map_err(|e| {
+                self.invalid(
+                    RpcError::invalid_params(format!(
+                        "inputResponses.{key}: the submitted form does not match the requested schema: {e}"
+                    ))
+                    .with_data(json!({ "key": key })),
+                )
+            })
+        })
     }
 
     /// Ask the user to open `url` (for sign-ins, payments, anything sensitive), or return
@@ -225,12 +225,7 @@ impl RequestContext {
         message: &str,
         url: &str,
     ) -> Result<Elicitation<()>, InputRequired> {
-        let declared = self
-            .client_capabilities()
-            .as_map()
-            .get("elicitation")
-            .and_then(|e| e.get("url"))
-            .is_some_and(Value::is_object);
+        let declared = self.client_capabilities().declares(&["elicitation", "url"]);
         let ask = || {
             Ok(json!({
                 "method": "elicitation/create",
@@ -239,11 +234,7 @@ impl RequestContext {
         };
         let answer = self.answer(key, declared, json!({"elicitation": {"url": {}}}), ask)?;
         let result: ElicitResult = self.parse_answer(key, answer, "an ElicitResult ({action})")?;
-        Ok(match result.action {
-            ElicitAction::Accept => Elicitation::Accepted(()),
-            ElicitAction::Decline => Elicitation::Declined,
-            ElicitAction::Cancel => Elicitation::Cancelled,
-        })
+        decide(result.action, || Ok(()))
     }
 
     /// Ask the client's model for a completion, or return its answer when it is in the
@@ -254,16 +245,15 @@ impl RequestContext {
         key: &str,
         request: SamplingRequest,
     ) -> Result<SamplingResult, InputRequired> {
-        let caps = self.client_capabilities().as_map();
-        let sampling = caps.get("sampling").and_then(Value::as_object);
+        let caps = self.client_capabilities();
         let with_tools = request.tools.is_some() || request.tool_choice.is_some();
         let (declared, required) = if with_tools {
             (
-                sampling.is_some_and(|s| s.get("tools").is_some_and(Value::is_object)),
+                caps.declares(&["sampling", "tools"]),
                 json!({"sampling": {"tools": {}}}),
             )
         } else {
-            (sampling.is_some(), json!({"sampling": {}}))
+            (caps.has("sampling"), json!({"sampling": {}}))
         };
         let ask = || {
             Ok(json!({
@@ -362,6 +352,18 @@ impl RequestContext {
             kind: Kind::Invalid(error),
         }
     }
+}
+
+/// The answer for `action`; `accepted` produces the value of an accepted one.
+fn decide<T>(
+    action: ElicitAction,
+    accepted: impl FnOnce() -> Result<T, InputRequired>,
+) -> Result<Elicitation<T>, InputRequired> {
+    Ok(match action {
+        ElicitAction::Accept => Elicitation::Accepted(accepted()?),
+        ElicitAction::Decline => Elicitation::Declined,
+        ElicitAction::Cancel => Elicitation::Cancelled,
+    })
 }
 
 /// Merge capability objects (`{"elicitation": {"form": {}}}` into what is already missing).

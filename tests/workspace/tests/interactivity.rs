@@ -766,6 +766,20 @@ async fn progress_goes_to_the_requests_own_stream_and_only_advances() {
         assert!(!quiet.streamed);
         assert_eq!(text(&quiet), "2 steps, progress requested: false");
     }
+
+    // The in-process test client collects them too.
+    let client = mcp_runtime::testing::TestClient::new(app);
+    let mut params = json!({"name": "crunch", "arguments": {"steps": 2}});
+    params["_meta"] = meta(json!({}), json!({"progressToken": 3}));
+    let (notifications, response) = client
+        .request_with_notifications("tools/call", params)
+        .await;
+    assert_eq!(notifications.len(), 2);
+    assert_eq!(notifications[1]["params"]["progress"], 2.0);
+    assert_eq!(
+        response["result"]["content"][0]["text"],
+        "2 steps, progress requested: true"
+    );
 }
 
 #[tokio::test]

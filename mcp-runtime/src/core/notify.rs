@@ -47,7 +47,7 @@ impl Notifier {
         if !*open {
             return;
         }
-        let message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        let message = crate::protocol::jsonrpc::notification(method, params);
         match serde_json::to_vec(&message) {
             Ok(bytes) => {
                 if self.inner.tx.try_send(bytes).is_err() {

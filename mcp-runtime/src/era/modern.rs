@@ -301,15 +301,7 @@ pub(crate) fn render(core: &Core, id: &RequestId, reply: Reply) -> Answer {
                     serde_json::to_value(cache.scope).unwrap_or(Value::Null),
                 );
             }
-            let meta = body
-                .entry("_meta")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(meta) = meta {
-                meta.insert(
-                    crate::protocol::meta::SERVER_INFO.into(),
-                    serde_json::to_value(core.info()).unwrap_or(Value::Null),
-                );
-            }
+            add_server_info(core, &mut body);
             let is_error = body.get("isError") == Some(&Value::Bool(true));
             observe::finish(if is_error { "business" } else { "" }, None);
             Answer {
@@ -325,7 +317,7 @@ pub(crate) fn render(core: &Core, id: &RequestId, reply: Reply) -> Answer {
                 body.insert("inputRequests".into(), Value::Object(requests));
             }
             body.insert("requestState".into(), Value::String(state));
-            body.insert("_meta".into(), server_meta(core));
+            add_server_info(core, &mut body);
             Answer {
                 message: result_response(id, Value::Object(body)),
                 status: 200,
@@ -339,13 +331,18 @@ pub(crate) fn render(core: &Core, id: &RequestId, reply: Reply) -> Answer {
     }
 }
 
-fn server_meta(core: &Core) -> Value {
-    let mut meta = Map::new();
-    meta.insert(
-        crate::protocol::meta::SERVER_INFO.into(),
-        serde_json::to_value(core.info()).unwrap_or(Value::Null),
-    );
-    Value::Object(meta)
+/// `_meta["io.modelcontextprotocol/serverInfo"]` on a result, beside any `_meta` the
+/// handler set.
+fn add_server_info(core: &Core, body: &mut Map<String, Value>) {
+    let meta = body
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(meta) = meta {
+        meta.insert(
+            crate::protocol::meta::SERVER_INFO.into(),
+            serde_json::to_value(core.info()).unwrap_or(Value::Null),
+        );
+    }
 }
 
 /// HTTP status for a JSON-RPC error from the core.

@@ -128,15 +128,7 @@ async fn handle_line(
                 // The server ends the subscription: its result, then (stdio only) the
                 // cancellation naming it, as the specification asks of a teardown.
                 send(&tx, &subscription.closing_result()).await;
-                let cancelled = serde_json::json!({
-                    "jsonrpc": "2.0",
-                    "method": "notifications/cancelled",
-                    "params": {
-                        "requestId": subscription.id(),
-                        "reason": "server shutting down",
-                        "_meta": {crate::protocol::meta::SUBSCRIPTION_ID: subscription.id()},
-                    },
-                });
+                let cancelled = subscription.cancellation("server shutting down");
                 send(&tx, &cancelled).await;
             });
             registered.insert(id, (handle, cancel));
@@ -149,7 +141,8 @@ async fn handle_line(
             let cancel = CancellationToken::new();
             let inbound = Inbound {
                 transport: Transport::Stdio,
-                notifier: Some(Notifier::new(tx.clone())),
+                // A channel only for requests that asked for progress or log messages.
+                notifier: modern::wants_stream(params.as_ref()).then(|| Notifier::new(tx.clone())),
                 cancel: cancel.clone(),
                 principal: None,
             };

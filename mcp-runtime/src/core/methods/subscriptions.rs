@@ -9,6 +9,7 @@
 use serde_json::{json, Map, Value};
 use tokio::sync::broadcast;
 
+use crate::protocol::jsonrpc::{notification, result_response};
 use crate::protocol::meta::SUBSCRIPTION_ID;
 use crate::protocol::{RequestId, RpcError};
 use crate::registry::uri::MAX_URI_BYTES;
@@ -113,7 +114,7 @@ impl Subscription {
 
     fn notification(&self, method: &str, mut params: Map<String, Value>) -> Value {
         params.insert("_meta".into(), self.meta());
-        json!({"jsonrpc": "2.0", "method": method, "params": params})
+        notification(method, Value::Object(params))
     }
 
     /// `notifications/subscriptions/acknowledged`, the first message of the stream.
@@ -138,11 +139,19 @@ impl Subscription {
 
     /// The response that ends the subscription gracefully.
     pub fn closing_result(&self) -> Value {
-        json!({
-            "jsonrpc": "2.0",
-            "id": self.id,
-            "result": {"resultType": "complete", "_meta": self.meta()},
-        })
+        result_response(
+            &self.id,
+            json!({"resultType": "complete", "_meta": self.meta()}),
+        )
+    }
+
+    /// `notifications/cancelled` naming the listen request, which follows the closing
+    /// result on stdio when the server tears the subscription down.
+    pub fn cancellation(&self, reason: &str) -> Value {
+        let mut params = Map::new();
+        params.insert("requestId".into(), json!(self.id));
+        params.insert("reason".into(), json!(reason));
+        self.notification("notifications/cancelled", params)
     }
 
     /// The next notification for this subscription; `None` once the server is gone.

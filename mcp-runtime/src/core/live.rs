@@ -79,11 +79,7 @@ impl Live {
         edit: impl FnOnce(&mut Defs) -> bool,
     ) -> Result<bool, Vec<BuildError>> {
         let mut defs = self.defs.lock().unwrap_or_else(|p| p.into_inner());
-        let mut next = Defs {
-            tools: defs.tools.clone(),
-            resources: defs.resources.clone(),
-            prompts: defs.prompts.clone(),
-        };
+        let mut next = defs.clone();
         if !edit(&mut next) {
             return Ok(false);
         }
@@ -102,12 +98,7 @@ fn build(
     sealer: &Sealer,
     states: &StateMap,
 ) -> Result<Snapshot, Vec<BuildError>> {
-    let defs = Defs {
-        tools: defs.tools.clone(),
-        resources: defs.resources.clone(),
-        prompts: defs.prompts.clone(),
-    };
-    let catalog = Catalog::build(defs, page_size, &|id| states.contains(id))?;
+    let catalog = Catalog::build(defs.clone(), page_size, &|id| states.contains(id))?;
     let paged = |method, field, listing| {
         PagedList::new(sealer, method, field, listing).map_err(|e| vec![BuildError::Config(e)])
     };

@@ -139,7 +139,7 @@ pub struct CatalogPrompt {
 }
 
 /// The definitions a server was asked to serve.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Defs {
     /// Tools.
     pub tools: Vec<&'static ToolDef>,

@@ -107,14 +107,6 @@ where
     }
 }
 
-impl ToolParam for RequestContext {
-    fn describe(_: &mut ParamSpec, _: &'static str, _: Option<&'static str>) {}
-
-    fn extract(parts: &mut CallParts<'_>, _: &'static str) -> Result<Self, Rejection> {
-        Ok(parts.context().clone())
-    }
-}
-
 /// Shared state registered with `Server::state(value)`, by type.
 ///
 /// ```ignore
@@ -313,14 +305,6 @@ impl<T: DeserializeOwned + Send> PromptParam for T {
     }
 }
 
-impl PromptParam for RequestContext {
-    fn describe(_: &mut ParamSpec, _: &'static str, _: Option<&'static str>) {}
-
-    fn extract(parts: &mut PromptParts<'_>, _: &'static str) -> Result<Self, RpcError> {
-        Ok(parts.context().clone())
-    }
-}
-
 impl<T: Send + Sync + 'static> PromptParam for State<T> {
     fn describe(spec: &mut ParamSpec, _: &'static str, _: Option<&'static str>) {
         <Self as FromContext>::describe(spec);
@@ -425,4 +409,9 @@ macro_rules! context_params {
     )*};
 }
 
-context_params!(super::Progress, super::Log, super::Cancellation);
+context_params!(
+    RequestContext,
+    super::Progress,
+    super::Log,
+    super::Cancellation
+);

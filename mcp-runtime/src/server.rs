@@ -50,6 +50,8 @@ pub struct Server {
     request_state_ttl: std::time::Duration,
     http: HttpConfig,
     stdio: StdioConfig,
+    #[cfg(feature = "legacy")]
+    legacy: crate::era::legacy::LegacyConfig,
 }
 
 impl Server {
@@ -76,6 +78,8 @@ impl Server {
             request_state_ttl: std::time::Duration::from_secs(600),
             http: HttpConfig::default(),
             stdio: StdioConfig::default(),
+            #[cfg(feature = "legacy")]
+            legacy: Default::default(),
         }
     }
 
@@ -202,6 +206,45 @@ impl Server {
         self
     }
 
+    /// The handshake-era revisions `initialize` may settle on (default: 2025-11-25,
+    /// 2025-06-18 and 2025-03-26). Versions this crate does not know are ignored; an empty
+    /// list leaves every handshake refused with the newest revision offered.
+    #[cfg(feature = "legacy")]
+    pub fn legacy_versions<'a>(mut self, versions: impl IntoIterator<Item = &'a str>) -> Self {
+        let wanted: Vec<&str> = versions.into_iter().collect();
+        self.legacy.versions = crate::protocol::version::LEGACY_VERSIONS
+            .iter()
+            .copied()
+            .filter(|v| wanted.contains(v))
+            .collect();
+        self
+    }
+
+    /// How long a handshake-era request waits for the client to answer the server's own
+    /// request (an elicitation, a sampling request, `roots/list`; default 5 minutes). The
+    /// call then fails and the server cancels its request.
+    #[cfg(feature = "legacy")]
+    pub fn client_request_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.legacy.client_request_timeout = timeout;
+        self
+    }
+
+    /// A handshake-era HTTP session with no request and no open stream for this long ends
+    /// (default 30 minutes); its client gets 404 and initializes again.
+    #[cfg(feature = "legacy")]
+    pub fn session_idle_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.legacy.session_idle_timeout = timeout;
+        self
+    }
+
+    /// Most handshake-era HTTP sessions held at once (default 10 000); opening one more
+    /// ends the least recently used.
+    #[cfg(feature = "legacy")]
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.legacy.max_sessions = sessions.max(1);
+        self
+    }
+
     /// Check everything (duplicate names, schemas, state) and build the served app.
     pub fn build(self) -> Result<App, Error> {
         let seal_key = match self.seal_key {
@@ -237,6 +280,10 @@ impl Server {
             core: Arc::new(core),
             http: Arc::new(self.http),
             stdio: self.stdio,
+            eras: crate::era::Eras {
+                #[cfg(feature = "legacy")]
+                legacy: Arc::new(self.legacy),
+            },
         })
     }
 
@@ -349,6 +396,7 @@ pub struct App {
     pub(crate) core: Arc<Core>,
     pub(crate) http: Arc<HttpConfig>,
     pub(crate) stdio: StdioConfig,
+    pub(crate) eras: crate::era::Eras,
 }
 
 impl App {
@@ -364,7 +412,12 @@ impl App {
 
     /// The HTTP endpoint as an `axum::Router` serving `/mcp`.
     pub fn router(&self) -> axum::Router {
-        crate::transport::http::router(self.core.clone(), self.http.clone(), self.closing.clone())
+        crate::transport::http::router(
+            self.core.clone(),
+            &self.eras,
+            self.http.clone(),
+            self.closing.clone(),
+        )
     }
 
     /// Serve over this process's stdin and stdout until EOF.
@@ -378,9 +431,15 @@ impl App {
         R: tokio::io::AsyncRead + Unpin + Send,
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
-        crate::transport::stdio::serve(self.core.clone(), &self.stdio, reader, writer)
-            .await
-            .map_err(Error::Io)
+        crate::transport::stdio::serve(
+            self.core.clone(),
+            self.eras.clone(),
+            &self.stdio,
+            reader,
+            writer,
+        )
+        .await
+        .map_err(Error::Io)
     }
 
     /// Serve Streamable HTTP at `http://addr/mcp` until Ctrl-C or SIGTERM.

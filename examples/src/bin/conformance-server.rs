@@ -408,6 +408,187 @@ async fn test_trigger_prompt_change(ctx: RequestContext) -> Result<String, ToolE
     Ok("test_dynamic_prompt added".to_owned())
 }
 
+// ---- handshake-era fixtures (the same handlers serve both eras) ---------------------------
+
+/// Logs three info messages about 50 ms apart at the session's (or request's) log level.
+#[tool]
+async fn test_tool_with_logging(log: Log) -> &'static str {
+    log.info("Tool execution started");
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    log.info("Tool processing data");
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    log.info("Tool execution completed");
+    "Logging test completed."
+}
+
+/// Asks the client's model to complete `prompt`.
+#[tool]
+async fn test_sampling(
+    /// The prompt to send to the model.
+    prompt: String,
+    ctx: RequestContext,
+) -> Result<String, ToolError> {
+    let answer = ctx.sample("prompt", SamplingRequest::new(100).user(prompt))?;
+    Ok(format!("LLM response: {}", answer.text()))
+}
+
+/// The user's details.
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct UserDetails {
+    /// User's response
+    username: String,
+    /// User's email address
+    email: String,
+}
+
+fn outcome<T: serde::Serialize>(answer: &Elicitation<T>) -> (&'static str, serde_json::Value) {
+    match answer {
+        Elicitation::Accepted(content) => (
+            "accept",
+            serde_json::to_value(content).unwrap_or(serde_json::Value::Null),
+        ),
+        Elicitation::Declined => ("decline", serde_json::json!({})),
+        Elicitation::Cancelled => ("cancel", serde_json::json!({})),
+    }
+}
+
+/// Asks the user for their details with `message`.
+#[tool]
+async fn test_elicitation(
+    /// The message to show the user.
+    message: String,
+    ctx: RequestContext,
+) -> Result<String, ToolError> {
+    let answer = ctx.elicit::<UserDetails>("details", &message)?;
+    let (action, content) = outcome(&answer);
+    Ok(format!(
+        "User response: <action: {action}, content: {content}>"
+    ))
+}
+
+fn default_name() -> String {
+    "John Doe".to_owned()
+}
+fn default_age() -> i64 {
+    30
+}
+fn default_score() -> f64 {
+    95.5
+}
+fn default_status() -> Status {
+    Status::Active
+}
+fn default_verified() -> bool {
+    true
+}
+
+/// An account status.
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    Active,
+    Inactive,
+    Pending,
+}
+
+/// A form whose every field has a default (SEP-1034).
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct Defaults {
+    #[serde(default = "default_name")]
+    name: String,
+    #[serde(default = "default_age")]
+    age: i64,
+    #[serde(default = "default_score")]
+    score: f64,
+    #[serde(default = "default_status")]
+    status: Status,
+    #[serde(default = "default_verified")]
+    verified: bool,
+}
+
+/// Asks for a form whose fields all have defaults.
+#[tool]
+async fn test_elicitation_sep1034_defaults(ctx: RequestContext) -> Result<String, ToolError> {
+    let answer = ctx.elicit::<Defaults>("defaults", "Please review your details")?;
+    let (action, content) = outcome(&answer);
+    Ok(format!(
+        "Elicitation completed: action={action}, content={content}"
+    ))
+}
+
+/// Options without titles.
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Plain {
+    Option1,
+    Option2,
+    Option3,
+}
+
+/// Options with titles (their doc comments).
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Titled {
+    /// First Option
+    Value1,
+    /// Second Option
+    Value2,
+    /// Third Option
+    Value3,
+}
+
+/// Options titled the deprecated way, with `enumNames`.
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Short {
+    Opt1,
+    Opt2,
+    Opt3,
+}
+
+/// Choices with titles, for a multi-select.
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Choice {
+    /// First Choice
+    Value1,
+    /// Second Choice
+    Value2,
+    /// Third Choice
+    Value3,
+}
+
+/// Every kind of enum field an elicitation form can hold (SEP-1330).
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct Enums {
+    untitled_single: Plain,
+    titled_single: Titled,
+    #[schemars(extend("enumNames" = ["Option One", "Option Two", "Option Three"]))]
+    legacy_enum: Short,
+    untitled_multi: Vec<Plain>,
+    titled_multi: Vec<Choice>,
+}
+
+/// Asks for a form with single- and multi-select enums, titled and not.
+#[tool]
+async fn test_elicitation_sep1330_enums(ctx: RequestContext) -> Result<String, ToolError> {
+    let answer = ctx.elicit::<Enums>("enums", "Please pick your options")?;
+    let (action, content) = outcome(&answer);
+    Ok(format!(
+        "Elicitation completed: action={action}, content={content}"
+    ))
+}
+
+/// Lets go of the client's connection mid-call, then finishes: a resumable client
+/// reconnects and still gets the result.
+#[tool]
+async fn test_reconnection(ctx: RequestContext) -> &'static str {
+    ctx.release_connection();
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    "Reconnection test completed."
+}
+
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
     Server::new("mcp-conformance-server", env!("CARGO_PKG_VERSION"))

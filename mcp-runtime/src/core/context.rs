@@ -204,6 +204,19 @@ impl RequestContext {
         self.0.parts.cancel.is_cancelled()
     }
 
+    /// Suggest that the transport let go of the client's connection while this handler
+    /// keeps working; the client reconnects later to collect what follows.
+    ///
+    /// Only a handshake-era client on Streamable HTTP can do that (its response stream is
+    /// resumable: the server ends it with a `retry` hint, and the client comes back with
+    /// `Last-Event-ID`). Everywhere else this does nothing, so a long-running handler can
+    /// call it unconditionally to free connections behind proxies with short timeouts.
+    pub fn release_connection(&self) {
+        if let Some(notifier) = self.notifier() {
+            notifier.release();
+        }
+    }
+
     /// Who is calling, when the transport authenticated the caller (see [`Principal`]).
     pub fn principal(&self) -> Option<&Principal> {
         self.0.parts.principal.as_ref()

@@ -711,14 +711,39 @@ fn primitive(property: &Value, defs: &Value) -> Option<Value> {
     {
         property.remove("format");
     }
-    let ok = match property.get("type").and_then(Value::as_str) {
-        Some("string" | "number" | "integer" | "boolean") => true,
-        Some("array") => property
+    if property.get("type").and_then(Value::as_str) == Some("array") {
+        let items = property
             .get("items")
-            .is_some_and(|items| items.get("enum").is_some() || items.get("anyOf").is_some()),
-        _ => false,
-    };
+            .and_then(|items| select_items(items, defs));
+        match items {
+            Some(items) => {
+                property.insert("items".into(), items);
+            }
+            None => return None,
+        }
+    }
+    let ok = matches!(
+        property.get("type").and_then(Value::as_str),
+        Some("string" | "number" | "integer" | "boolean" | "array")
+    );
     ok.then_some(Value::Object(property))
+}
+
+/// The items of a multi-select: a plain enum stays `{type: string, enum}`, a titled one
+/// (documented variants) becomes `{anyOf: [{const, title}, ..]}`.
+fn select_items(items: &Value, defs: &Value) -> Option<Value> {
+    let single = primitive(items, defs)?;
+    let single = single.as_object()?;
+    if let Some(Value::Array(options)) = single.get("oneOf") {
+        return Some(json!({ "anyOf": options }));
+    }
+    if single.get("enum").is_some() {
+        let mut plain = Map::new();
+        plain.insert("type".into(), "string".into());
+        plain.insert("enum".into(), single.get("enum").cloned()?);
+        return Some(Value::Object(plain));
+    }
+    None
 }
 
 #[cfg(test)]

@@ -26,5 +26,5 @@ pub use extract::{
 pub use input::{Elicitation, InputRequired};
 pub use live::ServerHandle;
 pub use methods::subscriptions::Subscription;
-pub use notify::{Cancellation, Log, Notifier, Progress};
+pub use notify::{Cancellation, FrameSink, Log, Notifier, Progress};
 pub use returns::{IntoCompletion, IntoContents, IntoPromptResult};

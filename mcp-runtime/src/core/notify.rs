@@ -16,6 +16,24 @@ use crate::protocol::LogLevel;
 
 use super::RequestContext;
 
+/// Where a request's outbound messages go: a transport's channel, or a resumable event
+/// log. Transports implement it; handlers never see it.
+pub trait FrameSink: Send + Sync + 'static {
+    /// Queue one serialized JSON-RPC message without waiting; `false` when it cannot be
+    /// queued (the transport is too far behind, or gone).
+    fn offer(&self, frame: Vec<u8>) -> bool;
+
+    /// The handler suggested letting go of the client's connection while it keeps
+    /// working (see [`RequestContext::release_connection`]). Most sinks ignore it.
+    fn release(&self) {}
+}
+
+impl FrameSink for mpsc::Sender<Vec<u8>> {
+    fn offer(&self, frame: Vec<u8>) -> bool {
+        self.try_send(frame).is_ok()
+    }
+}
+
 /// Where one request's notifications go. Cheap to clone.
 #[derive(Clone)]
 pub struct Notifier {
@@ -23,7 +41,7 @@ pub struct Notifier {
 }
 
 struct NotifierInner {
-    tx: mpsc::Sender<Vec<u8>>,
+    sink: Arc<dyn FrameSink>,
     /// `false` once the response is sent; checked and used under the lock, so closing
     /// waits for a send in progress and nothing follows the response.
     open: Mutex<bool>,
@@ -32,9 +50,14 @@ struct NotifierInner {
 impl Notifier {
     /// Notifications go into `tx` as serialized JSON-RPC messages.
     pub fn new(tx: mpsc::Sender<Vec<u8>>) -> Self {
+        Notifier::with_sink(Arc::new(tx))
+    }
+
+    /// Notifications go into `sink`.
+    pub fn with_sink(sink: Arc<dyn FrameSink>) -> Self {
         Notifier {
             inner: Arc::new(NotifierInner {
-                tx,
+                sink,
                 open: Mutex::new(true),
             }),
         }
@@ -43,22 +66,34 @@ impl Notifier {
     /// Send a notification unless the request has finished. Never blocks: when the
     /// transport is this far behind, the notification is dropped (they are advisory).
     pub(crate) fn send(&self, method: &str, params: Value) {
+        let message = crate::protocol::jsonrpc::notification(method, params);
+        if !self.send_message(&message) {
+            tracing::debug!(
+                method,
+                "dropped a notification: the request finished, or the transport is behind or gone"
+            );
+        }
+    }
+
+    /// Send any message (a server-to-client request, too) unless the request has
+    /// finished; `false` when it could not be queued.
+    pub(crate) fn send_message(&self, message: &Value) -> bool {
         let open = self.inner.open.lock().unwrap_or_else(|p| p.into_inner());
         if !*open {
-            return;
+            return false;
         }
-        let message = crate::protocol::jsonrpc::notification(method, params);
-        match serde_json::to_vec(&message) {
-            Ok(bytes) => {
-                if self.inner.tx.try_send(bytes).is_err() {
-                    tracing::debug!(
-                        method,
-                        "dropped a notification: the transport is behind or gone"
-                    );
-                }
+        match serde_json::to_vec(message) {
+            Ok(bytes) => self.inner.sink.offer(bytes),
+            Err(e) => {
+                tracing::error!("could not serialize a message: {e}");
+                false
             }
-            Err(e) => tracing::error!("could not serialize a notification: {e}"),
         }
+    }
+
+    /// Pass the handler's suggestion to let go of the connection on to the transport.
+    pub(crate) fn release(&self) {
+        self.inner.sink.release();
     }
 
     /// Stop sending: the request's response is about to go out.

@@ -2,5 +2,51 @@
 //!
 //! `modern` serves the stateless 2026-07-28 revision: every request carries its version and
 //! client capabilities in `_meta`, results carry `resultType`, cache hints and `serverInfo`.
+//! `legacy` (cargo feature `legacy`, on by default) serves the handshake revisions
+//! 2025-11-25, 2025-06-18 and 2025-03-26 through sessions opened with `initialize`. Neither
+//! the core nor any handler knows which era it serves.
 
+#[cfg(feature = "legacy")]
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::core::{Notifier, Transport};
+use crate::policy::auth::Principal;
+
+#[cfg(feature = "legacy")]
+pub(crate) mod legacy;
 pub mod modern;
+
+/// What a transport knows about one request besides the message itself.
+#[derive(Clone)]
+pub struct Inbound {
+    /// The transport it arrived on.
+    pub transport: Transport,
+    /// Where its progress and log notifications go (`None`: nowhere, they are dropped).
+    pub notifier: Option<Notifier>,
+    /// Cancelled when the client cancels the request.
+    pub cancel: CancellationToken,
+    /// The caller, when the transport authenticated one.
+    pub principal: Option<Principal>,
+}
+
+impl Inbound {
+    /// A request with no notification channel, no principal and a fresh cancellation token.
+    pub fn new(transport: Transport) -> Self {
+        Inbound {
+            transport,
+            notifier: None,
+            cancel: CancellationToken::new(),
+            principal: None,
+        }
+    }
+}
+
+/// The era settings transports need, built once with the server.
+#[derive(Clone, Default)]
+pub(crate) struct Eras {
+    /// The handshake-era adapter's settings.
+    #[cfg(feature = "legacy")]
+    pub(crate) legacy: Arc<legacy::LegacyConfig>,
+}

@@ -1,41 +1,14 @@
 //! The 2026-07-28 adapter: per-request `_meta` admission and result rendering.
 
 use serde_json::{Map, Value};
-use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
-use crate::core::{
-    Call, ClientCapabilities, ContextParts, Core, Notifier, Reply, RequestContext, Transport,
-};
+use crate::core::{Call, ClientCapabilities, ContextParts, Core, Reply, RequestContext};
 use crate::observe;
-use crate::policy::auth::Principal;
 use crate::protocol::jsonrpc::{error_response, result_response};
 use crate::protocol::{codes, meta, Implementation, LogLevel, RequestId, RpcError};
 
-/// What a transport knows about one request besides the message itself.
-#[derive(Clone)]
-pub struct Inbound {
-    /// The transport it arrived on.
-    pub transport: Transport,
-    /// Where its progress and log notifications go (`None`: nowhere, they are dropped).
-    pub notifier: Option<Notifier>,
-    /// Cancelled when the client cancels the request.
-    pub cancel: CancellationToken,
-    /// The caller, when the transport authenticated one.
-    pub principal: Option<Principal>,
-}
-
-impl Inbound {
-    /// A request with no notification channel, no principal and a fresh cancellation token.
-    pub fn new(transport: Transport) -> Self {
-        Inbound {
-            transport,
-            notifier: None,
-            cancel: CancellationToken::new(),
-            principal: None,
-        }
-    }
-}
+pub use super::Inbound;
 
 /// A response ready for a transport, with the HTTP status the specification asks for.
 #[derive(Debug, Clone, PartialEq)]

@@ -10,6 +10,14 @@ use base64::Engine as _;
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 
+/// `bytes` random bytes from the operating system, URL-safe base64 (no padding): for
+/// session ids and other unguessable names. Only visible ASCII, as HTTP headers need.
+pub fn random_token(bytes: usize) -> Result<String, String> {
+    let mut buf = vec![0u8; bytes];
+    getrandom::fill(&mut buf).map_err(|e| format!("no randomness available: {e}"))?;
+    Ok(URL_SAFE_NO_PAD.encode(buf))
+}
+
 /// Environment variable holding the seal key (64 hex digits or base64 of 32 bytes).
 pub const SEAL_KEY_ENV: &str = "MCP_SEAL_KEY";
 

@@ -43,10 +43,12 @@ pub enum Message {
         /// `params`, an object when present.
         params: Option<Map<String, Value>>,
     },
-    /// A response (a client answering something); the modern era has no use for it.
+    /// A response: the client answering a request the server sent (handshake era only).
     Response {
         /// The id it answers, if readable.
         id: Option<RequestId>,
+        /// The `result`, or the `error` object (an unreadable error becomes -32603).
+        outcome: Result<Value, RpcError>,
     },
 }
 
@@ -114,8 +116,20 @@ impl Message {
                 })
             }
             None => {
-                if obj.contains_key("result") || obj.contains_key("error") {
-                    return Ok(Message::Response { id });
+                if let Some(result) = obj.remove("result") {
+                    return Ok(Message::Response {
+                        id,
+                        outcome: Ok(result),
+                    });
+                }
+                if let Some(error) = obj.remove("error") {
+                    let error = serde_json::from_value::<RpcError>(error).unwrap_or_else(|_| {
+                        RpcError::internal("The client answered with a malformed error object")
+                    });
+                    return Ok(Message::Response {
+                        id,
+                        outcome: Err(error),
+                    });
                 }
                 return Err(Malformed {
                     id,
@@ -154,6 +168,11 @@ pub fn error_response(id: Option<&RequestId>, error: &RpcError) -> Value {
         Some(id) => serde_json::json!({ "jsonrpc": "2.0", "id": id, "error": error }),
         None => serde_json::json!({ "jsonrpc": "2.0", "error": error }),
     }
+}
+
+/// Serialize a request (the server asking the client, in the handshake era).
+pub fn request(id: &RequestId, method: &str, params: Value) -> Value {
+    serde_json::json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
 }
 
 /// Serialize a notification.

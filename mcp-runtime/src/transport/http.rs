@@ -30,6 +30,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::core::{Core, Notifier, Subscription, Transport};
 use crate::era::modern::{self, Answer, Inbound};
+use crate::era::Eras;
 use crate::policy::auth::Principal;
 use crate::protocol::jsonrpc::{error_response, Message};
 use crate::protocol::{meta, RpcError};
@@ -57,21 +58,46 @@ struct Shared {
     core: Arc<Core>,
     config: Arc<HttpConfig>,
     closing: CancellationToken,
+    #[cfg(feature = "legacy")]
+    sessions: Arc<crate::era::legacy::http::Sessions>,
+    #[cfg(feature = "legacy")]
+    legacy: Arc<crate::era::legacy::LegacyConfig>,
 }
 
-/// The `/mcp` endpoint. Open subscription streams end (with their closing result) when
+/// The `/mcp` endpoint. Open subscription streams (and handshake-era sessions) end when
 /// `closing` is cancelled.
 pub(crate) fn router(
     core: Arc<Core>,
+    eras: &Eras,
     config: Arc<HttpConfig>,
     closing: CancellationToken,
 ) -> Router {
+    #[cfg(feature = "legacy")]
+    let sessions = {
+        let sessions = Arc::new(crate::era::legacy::http::Sessions::new(eras.legacy.clone()));
+        let ending = sessions.clone();
+        let closed = closing.clone();
+        // Sessions end with the server, so their streams close rather than hang.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                closed.cancelled().await;
+                ending.end_all();
+            });
+        }
+        sessions
+    };
+    #[cfg(not(feature = "legacy"))]
+    let _ = eras;
     Router::new()
         .route("/mcp", any(endpoint))
         .with_state(Shared {
             core,
             config,
             closing,
+            #[cfg(feature = "legacy")]
+            sessions,
+            #[cfg(feature = "legacy")]
+            legacy: eras.legacy.clone(),
         })
 }
 
@@ -90,6 +116,23 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
                 &RpcError::invalid_request(format!("Forbidden: {reason}")),
             ),
         );
+    }
+    // GET and DELETE exist only for handshake-era sessions.
+    #[cfg(feature = "legacy")]
+    if (method == Method::GET || method == Method::DELETE)
+        && headers.contains_key(crate::era::legacy::http::SESSION_HEADER)
+    {
+        let incoming = crate::era::legacy::http::Incoming {
+            core: &shared.core,
+            sessions: &shared.sessions,
+            headers: &headers,
+            principal,
+        };
+        return if method == Method::GET {
+            crate::era::legacy::http::get(incoming)
+        } else {
+            crate::era::legacy::http::delete(incoming)
+        };
     }
     if method != Method::POST {
         let error = RpcError::invalid_request(format!(
@@ -125,13 +168,23 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
             )
         }
     };
+    #[cfg(feature = "legacy")]
+    if crate::era::legacy::http::claims(&shared.legacy, &headers, &value) {
+        let incoming = crate::era::legacy::http::Incoming {
+            core: &shared.core,
+            sessions: &shared.sessions,
+            headers: &headers,
+            principal,
+        };
+        return crate::era::legacy::http::post(incoming, value).await;
+    }
     match Message::from_value(value) {
         Err(malformed) => json(
             StatusCode::BAD_REQUEST,
             &error_response(malformed.id.as_ref(), &malformed.error),
         ),
         Ok(Message::Notification { .. }) => StatusCode::ACCEPTED.into_response(),
-        Ok(Message::Response { id }) => {
+        Ok(Message::Response { id, .. }) => {
             let error = RpcError::invalid_request(
                 "Clients do not send responses in this protocol revision",
             );
@@ -170,7 +223,7 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
     }
 }
 
-fn accepts_event_stream(headers: &HeaderMap) -> bool {
+pub(crate) fn accepts_event_stream(headers: &HeaderMap) -> bool {
     headers
         .get_all(header::ACCEPT)
         .iter()
@@ -368,7 +421,7 @@ fn answer(answer: Answer) -> Response {
     json(status, &answer.message)
 }
 
-fn json(status: StatusCode, body: &Value) -> Response {
+pub(crate) fn json(status: StatusCode, body: &Value) -> Response {
     let bytes = serde_json::to_vec(body).unwrap_or_default();
     (status, [(header::CONTENT_TYPE, "application/json")], bytes).into_response()
 }
@@ -417,7 +470,7 @@ fn check_host_and_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), 
 }
 
 /// One header's value: absent, present (decoded and trimmed), or malformed.
-fn header_text(headers: &HeaderMap, name: &str) -> Result<Option<String>, RpcError> {
+pub(crate) fn header_text(headers: &HeaderMap, name: &str) -> Result<Option<String>, RpcError> {
     let Some(value) = headers.get(name) else {
         return Ok(None);
     };

@@ -4,20 +4,29 @@
 //! stops a request (or a subscription) and nothing more is sent for it. EOF ends open
 //! subscriptions with their closing result, lets in-flight calls finish, then the writer
 //! flushes and the server returns.
+//!
+//! The first request that names an era decides the process's: `initialize` opens a
+//! handshake-era session for the rest of the stream (with the `legacy` feature), a request
+//! carrying 2026-07-28 `_meta` makes it modern. A request that is neither is answered by
+//! the modern adapter's error and decides nothing. A request carrying 2026-07-28 `_meta`
+//! is always served statelessly, even in a handshake-era process.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
 
 use crate::core::{Core, Notifier, Transport};
+#[cfg(feature = "legacy")]
+use crate::era::legacy::Session;
 use crate::era::modern::{self, Inbound};
+use crate::era::Eras;
 use crate::protocol::jsonrpc::{error_response, Message};
-use crate::protocol::{RequestId, RpcError};
+use crate::protocol::{meta, RequestId, RpcError};
 
 /// stdio limits.
 #[derive(Debug, Clone)]
@@ -37,9 +46,30 @@ impl Default for StdioConfig {
 /// Requests and subscriptions in progress: how to stop each.
 type InFlight = Arc<Mutex<HashMap<RequestId, (AbortHandle, CancellationToken)>>>;
 
+/// The era this process speaks, fixed by its first request that names one.
+enum Era {
+    Undecided,
+    Modern,
+    #[cfg(feature = "legacy")]
+    Legacy(Arc<Session>),
+}
+
+/// What one connection shares between its messages.
+struct Connection {
+    core: Arc<Core>,
+    #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
+    eras: Eras,
+    tx: mpsc::Sender<Vec<u8>>,
+    in_flight: InFlight,
+    /// Cancelled at EOF: open subscriptions end gracefully.
+    closing: CancellationToken,
+    era: Era,
+}
+
 /// Serve until `reader` reaches EOF and every in-flight call has answered.
 pub(crate) async fn serve<R, W>(
     core: Arc<Core>,
+    #[cfg_attr(not(feature = "legacy"), allow(dead_code))] eras: Eras,
     config: &StdioConfig,
     reader: R,
     writer: W,
@@ -52,9 +82,14 @@ where
     let writer_task = tokio::spawn(write_frames(writer, rx));
     let mut reader = BufReader::new(reader);
     let mut tasks = JoinSet::new();
-    let in_flight: InFlight = Arc::default();
-    // Cancelled at EOF: open subscriptions end gracefully.
-    let closing = CancellationToken::new();
+    let mut connection = Connection {
+        core,
+        eras,
+        tx: tx.clone(),
+        in_flight: Arc::default(),
+        closing: CancellationToken::new(),
+        era: Era::Undecided,
+    };
     let mut line = Vec::new();
     loop {
         match read_line(&mut reader, &mut line, config.max_line_bytes).await? {
@@ -70,50 +105,245 @@ where
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
-                handle_line(&core, &line, &tx, &mut tasks, &in_flight, &closing).await;
+                connection.handle_line(&line, &mut tasks).await;
             }
         }
         // Reap finished tasks so the set does not grow with the connection's lifetime.
         while tasks.try_join_next().is_some() {}
     }
-    closing.cancel();
+    connection.closing.cancel();
+    #[cfg(feature = "legacy")]
+    if let Era::Legacy(session) = &connection.era {
+        // Its change forwarder and any request waiting on the client stop.
+        session.ended.cancel();
+    }
     while tasks.join_next().await.is_some() {}
     drop(tx);
+    drop(connection);
     match writer_task.await {
         Ok(result) => result,
         Err(e) => Err(std::io::Error::other(e)),
     }
 }
 
-async fn handle_line(
-    core: &Arc<Core>,
-    line: &[u8],
-    tx: &mpsc::Sender<Vec<u8>>,
-    tasks: &mut JoinSet<()>,
-    in_flight: &InFlight,
-    closing: &CancellationToken,
-) {
-    let value: Value = match serde_json::from_slice(line) {
-        Ok(v) => v,
-        Err(e) => {
-            send(tx, &error_response(None, &RpcError::parse_error(e))).await;
+impl Connection {
+    async fn handle_line(&mut self, line: &[u8], tasks: &mut JoinSet<()>) {
+        let value: Value = match serde_json::from_slice(line) {
+            Ok(v) => v,
+            Err(e) => {
+                send(&self.tx, &error_response(None, &RpcError::parse_error(e))).await;
+                return;
+            }
+        };
+        #[cfg(feature = "legacy")]
+        if let (Value::Array(items), Era::Legacy(session)) = (&value, &self.era) {
+            if session.version == crate::protocol::version::BATCH_VERSION {
+                let session = session.clone();
+                self.batch(session, items.clone(), tasks).await;
+                return;
+            }
+        }
+        match Message::from_value(value) {
+            Err(malformed) => {
+                send(
+                    &self.tx,
+                    &error_response(malformed.id.as_ref(), &malformed.error),
+                )
+                .await
+            }
+            Ok(Message::Request { id, method, params }) => {
+                self.request(id, method, params, tasks).await
+            }
+            Ok(Message::Notification { method, params }) => {
+                if method == "notifications/cancelled" {
+                    self.cancel(params.as_ref());
+                }
+                #[cfg(feature = "legacy")]
+                if let Era::Legacy(session) = &self.era {
+                    session.handle_notification(&method);
+                }
+            }
+            Ok(Message::Response { id, outcome }) => {
+                match &self.era {
+                    #[cfg(feature = "legacy")]
+                    Era::Legacy(session) => session.handle_response(id, outcome),
+                    _ => {
+                        let _ = (id, outcome);
+                        tracing::debug!("ignoring a response from the client: no request of the server is pending");
+                    }
+                }
+            }
+        }
+    }
+
+    async fn request(
+        &mut self,
+        id: RequestId,
+        method: String,
+        params: Option<Map<String, Value>>,
+        tasks: &mut JoinSet<()>,
+    ) {
+        let names_modern = params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(meta::PROTOCOL_VERSION))
+            .is_some();
+        // A request naming the stateless revision is served by it whatever the process
+        // chose, as on HTTP; it also decides an undecided process.
+        if names_modern {
+            if matches!(self.era, Era::Undecided) {
+                self.era = Era::Modern;
+            }
+            self.modern_request(id, method, params, tasks).await;
             return;
         }
-    };
-    match Message::from_value(value) {
-        Err(malformed) => send(tx, &error_response(malformed.id.as_ref(), &malformed.error)).await,
-        Ok(Message::Request { id, method, params }) if method == "subscriptions/listen" => {
-            let mut subscription = match modern::listen(core, &id, params) {
+        match &self.era {
+            Era::Undecided if method == "initialize" => {
+                #[cfg(feature = "legacy")]
+                {
+                    self.initialize(id, params.as_ref(), tasks).await;
+                    return;
+                }
+            }
+            Era::Modern if method == "initialize" => {
+                let error = RpcError::invalid_request(
+                    "This connection already speaks protocol version 2026-07-28 (its first request chose it); the initialize handshake needs a new connection",
+                );
+                send(&self.tx, &error_response(Some(&id), &error)).await;
+                return;
+            }
+            #[cfg(feature = "legacy")]
+            Era::Legacy(session) => {
+                let session = session.clone();
+                self.legacy_request(session, id, method, params, tasks);
+                return;
+            }
+            _ => {}
+        }
+        self.modern_request(id, method, params, tasks).await;
+    }
+
+    #[cfg(feature = "legacy")]
+    async fn initialize(
+        &mut self,
+        id: RequestId,
+        params: Option<&Map<String, Value>>,
+        tasks: &mut JoinSet<()>,
+    ) {
+        use crate::protocol::jsonrpc::result_response;
+        match Session::initialize(&self.core, &self.eras.legacy, params, None) {
+            Ok((session, result)) => {
+                send(&self.tx, &result_response(&id, result)).await;
+                let sink: Arc<dyn crate::core::FrameSink> = Arc::new(self.tx.clone());
+                tasks.spawn(session.clone().forward_changes(self.core.clone(), sink));
+                self.era = Era::Legacy(session);
+            }
+            Err(error) => send(&self.tx, &error_response(Some(&id), &error)).await,
+        }
+    }
+
+    /// Run a handshake-era request as a task; its notifications and the server's requests
+    /// to the client go out on stdout before its response.
+    #[cfg(feature = "legacy")]
+    fn legacy_request(
+        &mut self,
+        session: Arc<Session>,
+        id: RequestId,
+        method: String,
+        params: Option<Map<String, Value>>,
+        tasks: &mut JoinSet<()>,
+    ) {
+        let core = self.core.clone();
+        let tx = self.tx.clone();
+        let registry = self.in_flight.clone();
+        let key = id.clone();
+        let cancel = CancellationToken::new();
+        let inbound = Inbound {
+            transport: Transport::Stdio,
+            notifier: Some(Notifier::new(tx.clone())),
+            cancel: cancel.clone(),
+            principal: None,
+        };
+        let mut registered = lock(&self.in_flight);
+        let handle = tasks.spawn(async move {
+            let response = session
+                .handle_request(&core, id.clone(), method, params, inbound)
+                .await;
+            let still_wanted = lock(&registry).remove(&id).is_some();
+            if still_wanted {
+                send(&tx, &response).await;
+            }
+        });
+        registered.insert(key, (handle, cancel));
+    }
+
+    /// A 2025-03-26 batch: its requests run together and are answered in one array.
+    #[cfg(feature = "legacy")]
+    async fn batch(&mut self, session: Arc<Session>, items: Vec<Value>, tasks: &mut JoinSet<()>) {
+        if items.is_empty() {
+            let error = RpcError::invalid_request("An empty batch is not a valid JSON-RPC message");
+            send(&self.tx, &error_response(None, &error)).await;
+            return;
+        }
+        let mut answers = Vec::new();
+        let mut pending = Vec::new();
+        for item in items {
+            match Message::from_value(item) {
+                Err(malformed) => {
+                    answers.push(error_response(malformed.id.as_ref(), &malformed.error))
+                }
+                Ok(Message::Notification { method, params }) => {
+                    if method == "notifications/cancelled" {
+                        self.cancel(params.as_ref());
+                    }
+                    session.handle_notification(&method);
+                }
+                Ok(Message::Response { id, outcome }) => session.handle_response(id, outcome),
+                Ok(Message::Request { id, method, params }) => {
+                    let inbound = Inbound {
+                        transport: Transport::Stdio,
+                        notifier: Some(Notifier::new(self.tx.clone())),
+                        cancel: CancellationToken::new(),
+                        principal: None,
+                    };
+                    let session = session.clone();
+                    let core = self.core.clone();
+                    pending.push(async move {
+                        session
+                            .handle_request(&core, id, method, params, inbound)
+                            .await
+                    });
+                }
+            }
+        }
+        let tx = self.tx.clone();
+        tasks.spawn(async move {
+            answers.extend(futures_util::future::join_all(pending).await);
+            if !answers.is_empty() {
+                send(&tx, &Value::Array(answers)).await;
+            }
+        });
+    }
+
+    async fn modern_request(
+        &mut self,
+        id: RequestId,
+        method: String,
+        params: Option<Map<String, Value>>,
+        tasks: &mut JoinSet<()>,
+    ) {
+        if method == "subscriptions/listen" {
+            let mut subscription = match modern::listen(&self.core, &id, params) {
                 Ok(subscription) => subscription,
                 Err(answer) => {
-                    send(tx, &answer.message).await;
+                    send(&self.tx, &answer.message).await;
                     return;
                 }
             };
-            let tx = tx.clone();
-            let closing = closing.clone();
+            let tx = self.tx.clone();
+            let closing = self.closing.clone();
             let cancel = CancellationToken::new();
-            let mut registered = lock(in_flight);
+            let mut registered = lock(&self.in_flight);
             let handle = tasks.spawn(async move {
                 send(&tx, &subscription.acknowledgement()).await;
                 loop {
@@ -132,57 +362,50 @@ async fn handle_line(
                 send(&tx, &cancelled).await;
             });
             registered.insert(id, (handle, cancel));
+            return;
         }
-        Ok(Message::Request { id, method, params }) => {
-            let core = core.clone();
-            let tx = tx.clone();
-            let registry = in_flight.clone();
-            let key = id.clone();
-            let cancel = CancellationToken::new();
-            let inbound = Inbound {
-                transport: Transport::Stdio,
-                // A channel only for requests that asked for progress or log messages.
-                notifier: modern::wants_stream(params.as_ref()).then(|| Notifier::new(tx.clone())),
-                cancel: cancel.clone(),
-                principal: None,
-            };
-            // Hold the registry while spawning, so the task cannot finish (and look itself up)
-            // before it is registered.
-            let mut registered = lock(in_flight);
-            let handle = tasks.spawn(async move {
-                let answer =
-                    modern::handle_request(&core, id.clone(), method, params, inbound).await;
-                // Remove before sending: a cancellation arriving now finds nothing to abort.
-                let still_wanted = lock(&registry).remove(&id).is_some();
-                if still_wanted {
-                    send(&tx, &answer.message).await;
-                }
-            });
-            registered.insert(key, (handle, cancel));
-        }
-        Ok(Message::Notification { method, params }) => {
-            if method == "notifications/cancelled" {
-                let id = params
-                    .as_ref()
-                    .and_then(|p| p.get("requestId"))
-                    .and_then(|v| serde_json::from_value::<RequestId>(v.clone()).ok());
-                let reason = params
-                    .as_ref()
-                    .and_then(|p| p.get("reason"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("none given");
-                // Unknown or finished requests are ignored, as the specification allows.
-                if let Some(id) = id {
-                    if let Some((handle, cancel)) = lock(in_flight).remove(&id) {
-                        cancel.cancel();
-                        handle.abort();
-                        tracing::debug!(request_id = %id, reason, "request cancelled by the client");
-                    }
-                }
+        let core = self.core.clone();
+        let tx = self.tx.clone();
+        let registry = self.in_flight.clone();
+        let key = id.clone();
+        let cancel = CancellationToken::new();
+        let inbound = Inbound {
+            transport: Transport::Stdio,
+            // A channel only for requests that asked for progress or log messages.
+            notifier: modern::wants_stream(params.as_ref()).then(|| Notifier::new(tx.clone())),
+            cancel: cancel.clone(),
+            principal: None,
+        };
+        // Hold the registry while spawning, so the task cannot finish (and look itself up)
+        // before it is registered.
+        let mut registered = lock(&self.in_flight);
+        let handle = tasks.spawn(async move {
+            let answer = modern::handle_request(&core, id.clone(), method, params, inbound).await;
+            // Remove before sending: a cancellation arriving now finds nothing to abort.
+            let still_wanted = lock(&registry).remove(&id).is_some();
+            if still_wanted {
+                send(&tx, &answer.message).await;
             }
-        }
-        Ok(Message::Response { .. }) => {
-            tracing::debug!("ignoring a response from the client: this revision has no server-to-client requests");
+        });
+        registered.insert(key, (handle, cancel));
+    }
+
+    /// `notifications/cancelled`: stop the request it names. Unknown or finished requests
+    /// are ignored, as the specification allows.
+    fn cancel(&self, params: Option<&Map<String, Value>>) {
+        let id = params
+            .and_then(|p| p.get("requestId"))
+            .and_then(|v| serde_json::from_value::<RequestId>(v.clone()).ok());
+        let reason = params
+            .and_then(|p| p.get("reason"))
+            .and_then(Value::as_str)
+            .unwrap_or("none given");
+        if let Some(id) = id {
+            if let Some((handle, cancel)) = lock(&self.in_flight).remove(&id) {
+                cancel.cancel();
+                handle.abort();
+                tracing::debug!(request_id = %id, reason, "request cancelled by the client");
+            }
         }
     }
 }

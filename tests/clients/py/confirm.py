@@ -2,10 +2,14 @@
 answers input_required with a confirmation form; the client's elicitation callback answers
 it and the SDK retries with the answer and the sealed requestState.
 
+In the handshake era (MODE "legacy") the same handler's question reaches the client as an
+elicitation/create request from the server instead.
+
 Usage: confirm.py MODE stdio BINARY | confirm.py MODE http URL (MODE as in interop.py).
 """
 
 import asyncio
+import json
 import sys
 
 import mcp_types as types
@@ -40,7 +44,9 @@ async def main():
         kept = await client.call_tool("delete_order", {"id": 3})
         check("a cancelled confirmation keeps the order", kept.content[0].text == "Order 3 was not deleted: the user cancelled.", kept)
         listed = await client.call_tool("list_orders", {})
-        ids = [o["id"] for o in listed.structured_content]
+        # The text carries the list in every era (handshake revisions allow only objects
+        # as structured content).
+        ids = [o["id"] for o in json.loads(listed.content[0].text)]
         check("only the confirmed deletion happened", 1 not in ids and 3 in ids, ids)
     print(f"py-confirm {MODE} {KIND}: " + ("all checks passed" if failures == 0 else f"{failures} check(s) failed"))
 

@@ -1,7 +1,8 @@
 """Drive the quickstart example with the official Python SDK (mcp 2.3.0) and check the answers.
 
 Usage: interop.py MODE stdio BINARY | interop.py MODE http URL, where MODE is a pinned
-version ("2026-07-28") or "auto" (probe with server/discover first).
+version ("2026-07-28"), "legacy" (the initialize handshake) or "auto" (probe with
+server/discover first, fall back to the handshake); auto must land on 2026-07-28.
 """
 
 import asyncio
@@ -26,11 +27,23 @@ def check(label, ok, detail=None):
 async def main():
     server = StdioServerParameters(command=TARGET, args=["--stdio"]) if KIND == "stdio" else TARGET
     async with Client(server, mode=MODE) as client:
+        legacy = MODE == "legacy"
+        version = client.protocol_version
+        check(
+            f"speaks {'a handshake revision' if legacy else '2026-07-28'} (got {version})",
+            version.startswith("2025-") if legacy else version == "2026-07-28",
+            version,
+        )
         listed = await client.list_tools()
         names = [t.name for t in listed.tools]
         check("tools/list names every tool in order", names == ["add", "add_note", "convert_temperature", "divide", "list_notes"], names)
+        # The handshake revisions allow only objects as structured content: the text carries it.
         total = await client.call_tool("add", {"a": 2, "b": 3})
-        check("add returns 5", total.content[0].text == "5" and total.structured_content == 5 and not total.is_error, total)
+        check(
+            "add returns 5",
+            total.content[0].text == "5" and total.structured_content == (None if legacy else 5) and not total.is_error,
+            total,
+        )
         temp = await client.call_tool("convert_temperature", {"value": 100, "to": "fahrenheit"})
         check("convert_temperature is structured", (temp.structured_content or {}).get("value") == 212, temp)
         zero = await client.call_tool("divide", {"dividend": 1, "divisor": 0})
@@ -58,9 +71,10 @@ async def main():
             check("an unknown resource is an error", False, "no error raised")
         except Exception as e:
             error = getattr(e, "error", None)
+            code = -32002 if legacy else -32602
             check(
-                "an unknown resource is -32602 with the URI in data",
-                getattr(error, "code", None) == -32602 and (getattr(error, "data", None) or {}).get("uri") == "notes://999999",
+                f"an unknown resource is {code} with the URI in data",
+                getattr(error, "code", None) == code and (getattr(error, "data", None) or {}).get("uri") == "notes://999999",
                 repr(e),
             )
         prompts = (await client.list_prompts()).prompts

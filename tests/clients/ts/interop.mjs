@@ -1,28 +1,61 @@
-// Drives the quickstart example with the official TypeScript SDK v2 client, pinned to the
-// 2026-07-28 revision, and checks what comes back. Usage:
-//   node interop.mjs stdio <path-to-quickstart-binary>
-//   node interop.mjs http  http://127.0.0.1:PORT/mcp
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+// Drives the quickstart example with an official TypeScript SDK client and checks what
+// comes back. Usage:
+//   node interop.mjs SDK MODE stdio <path-to-quickstart-binary>
+//   node interop.mjs SDK MODE http  http://127.0.0.1:PORT/mcp
+// SDK is `v2` (@modelcontextprotocol/client) or `v1` (@modelcontextprotocol/sdk, handshake
+// era only). MODE is `2026-07-28` (pinned), `legacy` (the initialize handshake) or `auto`
+// (server/discover first, the handshake if that fails); auto must land on 2026-07-28.
 
-const [kind, target] = process.argv.slice(2);
-const transport = kind === 'stdio'
-  ? new StdioClientTransport({ command: target, args: ['--stdio'], stderr: 'inherit' })
-  : new StreamableHTTPClientTransport(new URL(target));
+const [sdk, mode, kind, target] = process.argv.slice(2);
 
-const client = new Client(
-  { name: 'interop-ts', version: '1.0.0' },
-  { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-);
+async function connect() {
+  if (sdk === 'v1') {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const transport = kind === 'stdio'
+      ? new StdioClientTransport({ command: target, args: ['--stdio'], stderr: 'inherit' })
+      : new StreamableHTTPClientTransport(new URL(target));
+    // The client hands the negotiated revision to its transport; listen in on that.
+    let negotiated;
+    const hand = transport.setProtocolVersion?.bind(transport);
+    transport.setProtocolVersion = (version) => {
+      negotiated = version;
+      hand?.(version);
+    };
+    const client = new Client({ name: 'interop-ts-v1', version: '1.0.0' });
+    await client.connect(transport);
+    return { client, version: negotiated };
+  }
+  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+  const transport = kind === 'stdio'
+    ? new StdioClientTransport({ command: target, args: ['--stdio'], stderr: 'inherit' })
+    : new StreamableHTTPClientTransport(new URL(target));
+  const negotiation = mode === '2026-07-28' ? { pin: mode } : mode;
+  const client = new Client(
+    { name: 'interop-ts', version: '1.0.0' },
+    { versionNegotiation: { mode: negotiation } },
+  );
+  await client.connect(transport);
+  return { client, version: client.getNegotiatedProtocolVersion() };
+}
 
+const label = `ts-${sdk} ${mode} ${kind}`;
 let failures = 0;
-function check(label, ok, detail) {
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ts ${kind} ${label}${ok ? '' : ': ' + JSON.stringify(detail)}`);
+function check(what, ok, detail) {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${label} ${what}${ok ? '' : ': ' + JSON.stringify(detail)}`);
   if (!ok) failures++;
 }
 
+let client;
 try {
-  await client.connect(transport);
+  const connected = await connect();
+  client = connected.client;
+  // What each era must land on: the handshake for legacy clients, 2026-07-28 otherwise.
+  const legacy = sdk === 'v1' || mode === 'legacy';
+  check(`speaks ${legacy ? 'a handshake revision' : '2026-07-28'} (got ${connected.version})`,
+    legacy ? /^2025-/.test(connected.version ?? '') : connected.version === '2026-07-28', connected.version);
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name);
   check('tools/list names every tool in order', JSON.stringify(names) ===
@@ -31,9 +64,10 @@ try {
   check('add has a described integer schema', add?.inputSchema?.properties?.a?.type === 'integer' &&
     add?.inputSchema?.properties?.a?.description === 'The first addend.', add?.inputSchema);
 
+  // The handshake revisions allow only objects as structured content: the text carries it.
   const sum = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
-  check('add returns 5 as text and structured content',
-    sum.content?.[0]?.text === '5' && sum.structuredContent === 5 && !sum.isError, sum);
+  check('add returns 5 as text (and structured content where the revision allows it)',
+    sum.content?.[0]?.text === '5' && sum.structuredContent === (legacy ? undefined : 5) && !sum.isError, sum);
 
   const temp = await client.callTool({ name: 'convert_temperature', arguments: { value: 100, to: 'fahrenheit' } });
   check('convert_temperature returns structured output',
@@ -66,7 +100,10 @@ try {
   } catch (e) {
     missing = e;
   }
-  check('an unknown resource is -32602 with the URI in data', missing?.code === -32602 &&
+  // The handshake revisions' code is -32002; SDK v2 reports either code as its
+  // ResourceNotFoundError, whose code is -32602.
+  const notFound = sdk === 'v1' ? -32002 : -32602;
+  check(`an unknown resource is ${notFound} with the URI in data`, missing?.code === notFound &&
     missing?.data?.uri === 'notes://999999', String(missing));
 
   const { prompts } = await client.listPrompts();
@@ -92,7 +129,7 @@ try {
 } catch (e) {
   check('session', false, String(e?.stack ?? e));
 } finally {
-  await client.close().catch(() => {});
+  await client?.close().catch(() => {});
 }
-console.log(failures === 0 ? `ts ${kind}: all checks passed` : `ts ${kind}: ${failures} check(s) failed`);
+console.log(failures === 0 ? `${label}: all checks passed` : `${label}: ${failures} check(s) failed`);
 process.exit(failures === 0 ? 0 : 1);

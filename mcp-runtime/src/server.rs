@@ -280,10 +280,10 @@ impl Server {
             core: Arc::new(core),
             http: Arc::new(self.http),
             stdio: self.stdio,
-            eras: crate::era::Eras {
+            eras: crate::era::Eras::new(
                 #[cfg(feature = "legacy")]
-                legacy: Arc::new(self.legacy),
-            },
+                self.legacy,
+            ),
         })
     }
 
@@ -449,21 +449,23 @@ impl App {
             .map_err(Error::Io)?;
         let local = listener.local_addr().map_err(Error::Io)?;
         tracing::info!("serving MCP over Streamable HTTP at http://{local}/mcp");
-        let closing = self.closing.clone();
+        let app = self.clone();
         axum::serve(listener, self.router())
             .with_graceful_shutdown(async move {
                 crate::transport::args::shutdown_signal().await;
-                // Long-lived subscription streams would hold the shutdown open: end them.
-                closing.cancel();
+                // Long-lived streams would hold the shutdown open: end them.
+                app.close_subscriptions();
             })
             .await
             .map_err(Error::Io)
     }
 
-    /// End every open `subscriptions/listen` stream on HTTP with its closing result (for
-    /// a graceful shutdown of a router nested in your own server; `serve_http` does it on
-    /// Ctrl-C and SIGTERM).
+    /// End every open `subscriptions/listen` stream on HTTP with its closing result, and
+    /// every handshake-era session with its streams (for a graceful shutdown of a router
+    /// nested in your own server; `serve_http` does it on Ctrl-C and SIGTERM).
     pub fn close_subscriptions(&self) {
         self.closing.cancel();
+        #[cfg(feature = "legacy")]
+        self.eras.sessions.end_all();
     }
 }

@@ -43,10 +43,29 @@ impl Inbound {
     }
 }
 
-/// The era settings transports need, built once with the server.
-#[derive(Clone, Default)]
+/// The era settings and state transports need, built once with the server.
+#[derive(Clone)]
 pub(crate) struct Eras {
     /// The handshake-era adapter's settings.
     #[cfg(feature = "legacy")]
     pub(crate) legacy: Arc<legacy::LegacyConfig>,
+    /// Handshake-era HTTP sessions, shared by every router of the app.
+    #[cfg(feature = "legacy")]
+    pub(crate) sessions: Arc<legacy::http::Sessions>,
+}
+
+impl Eras {
+    #[cfg(feature = "legacy")]
+    pub(crate) fn new(legacy: legacy::LegacyConfig) -> Self {
+        let legacy = Arc::new(legacy);
+        Eras {
+            sessions: Arc::new(legacy::http::Sessions::new(legacy.clone())),
+            legacy,
+        }
+    }
+
+    #[cfg(not(feature = "legacy"))]
+    pub(crate) fn new() -> Self {
+        Eras {}
+    }
 }

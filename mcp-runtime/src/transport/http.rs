@@ -64,28 +64,13 @@ struct Shared {
     legacy: Arc<crate::era::legacy::LegacyConfig>,
 }
 
-/// The `/mcp` endpoint. Open subscription streams (and handshake-era sessions) end when
-/// `closing` is cancelled.
+/// The `/mcp` endpoint. Open subscription streams end when `closing` is cancelled.
 pub(crate) fn router(
     core: Arc<Core>,
     eras: &Eras,
     config: Arc<HttpConfig>,
     closing: CancellationToken,
 ) -> Router {
-    #[cfg(feature = "legacy")]
-    let sessions = {
-        let sessions = Arc::new(crate::era::legacy::http::Sessions::new(eras.legacy.clone()));
-        let ending = sessions.clone();
-        let closed = closing.clone();
-        // Sessions end with the server, so their streams close rather than hang.
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move {
-                closed.cancelled().await;
-                ending.end_all();
-            });
-        }
-        sessions
-    };
     #[cfg(not(feature = "legacy"))]
     let _ = eras;
     Router::new()
@@ -95,7 +80,7 @@ pub(crate) fn router(
             config,
             closing,
             #[cfg(feature = "legacy")]
-            sessions,
+            sessions: eras.sessions.clone(),
             #[cfg(feature = "legacy")]
             legacy: eras.legacy.clone(),
         })

@@ -610,6 +610,16 @@ pub mod interactive {
         "extra"
     }
 
+    /// Lets go of the client's connection, then finishes a moment later.
+    #[tool]
+    pub async fn detach(ctx: RequestContext, progress: Progress) -> &'static str {
+        progress.report(1.0, Some(2.0));
+        ctx.release_connection();
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        progress.report(2.0, Some(2.0));
+        "reattached"
+    }
+
     /// Who is calling.
     #[tool]
     pub async fn whoami(ctx: RequestContext) -> String {

@@ -105,9 +105,16 @@ async fn order(id: u64, orders: State<Orders>) -> Option<Json<Order>> {
 
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
-    Server::new("orders", env!("CARGO_PKG_VERSION"))
+    // ANCHOR: eras
+    let server = Server::new("orders", env!("CARGO_PKG_VERSION"))
         .instructions("Deleting an order asks the user to confirm first.")
-        .state(Orders::sample())
-        .serve_from_args()
-        .await
+        .state(Orders::sample());
+    // Settings of the handshake era exist only while the `legacy` feature is on, so a
+    // build without it (modern-only) still compiles.
+    #[cfg(feature = "legacy")]
+    let server = server
+        .session_idle_timeout(std::time::Duration::from_secs(15 * 60))
+        .client_request_timeout(std::time::Duration::from_secs(120));
+    server.serve_from_args().await
+    // ANCHOR_END: eras
 }

@@ -207,8 +207,9 @@ impl Server {
     }
 
     /// The handshake-era revisions `initialize` may settle on (default: 2025-11-25,
-    /// 2025-06-18 and 2025-03-26). Versions this crate does not know are ignored; an empty
-    /// list leaves every handshake refused with the newest revision offered.
+    /// 2025-06-18 and 2025-03-26). Versions this crate does not know are ignored; with none
+    /// left, `initialize` is refused with the 2026-07-28 versions named, as in a build
+    /// without the `legacy` feature.
     #[cfg(feature = "legacy")]
     pub fn legacy_versions<'a>(mut self, versions: impl IntoIterator<Item = &'a str>) -> Self {
         let wanted: Vec<&str> = versions.into_iter().collect();

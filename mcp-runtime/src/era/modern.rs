@@ -165,6 +165,10 @@ fn missing_meta(core: &Core, method: &str, detail: &str) -> RpcError {
             core.supported_versions().join(", ")
         ))
         .with_data(serde_json::json!({ "supported": core.supported_versions() }))
+    } else if cfg!(feature = "legacy") {
+        RpcError::invalid_params(format!(
+            "{detail} (a handshake-era client sends initialize first)"
+        ))
     } else {
         RpcError::invalid_params(detail.to_owned())
     }

@@ -425,6 +425,18 @@ async fn only_the_enabled_versions_are_negotiated() {
     let app = build(interactive().legacy_versions(["2025-06-18"]));
     let (_, result) = Stdio::open(&app, "2025-11-25", json!({})).await;
     assert_eq!(result["result"]["protocolVersion"], "2025-06-18");
+    // None enabled: the handshake is refused naming the versions served (S-054).
+    let app = build(interactive().legacy_versions([]));
+    let (_, refused) = Stdio::open(&app, "2025-11-25", json!({})).await;
+    assert_eq!(refused["error"]["code"], -32602);
+    assert_eq!(refused["error"]["data"]["supported"], json!(["2026-07-28"]));
+    let response = app
+        .router()
+        .oneshot(post(&initialize(1, "2025-11-25", json!({})), None, None))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 400);
+    assert!(response.headers().get("mcp-session-id").is_none());
 }
 
 #[tokio::test]
@@ -490,6 +502,10 @@ async fn requests_need_an_open_session_first() {
     stdio.send(&list).await;
     let refused = stdio.next().await;
     assert_eq!(refused["error"]["code"], -32602);
+    assert!(refused["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("sends initialize first"));
     stdio.send(&initialize(2, "2025-11-25", json!({}))).await;
     assert_eq!(
         stdio.next().await["result"]["protocolVersion"],

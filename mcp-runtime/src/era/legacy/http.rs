@@ -136,6 +136,8 @@ impl HttpSession {
 pub(crate) struct Sessions {
     config: Arc<LegacyConfig>,
     map: Mutex<HashMap<String, Arc<HttpSession>>>,
+    /// When expired sessions were last swept out.
+    swept: Mutex<Instant>,
 }
 
 impl Sessions {
@@ -143,6 +145,7 @@ impl Sessions {
         Sessions {
             config,
             map: Mutex::default(),
+            swept: Mutex::new(Instant::now()),
         }
     }
 
@@ -150,8 +153,16 @@ impl Sessions {
         entry.idle_for() >= self.config.session_idle_timeout && !entry.is_busy()
     }
 
-    fn insert(&self, id: String, entry: Arc<HttpSession>) {
-        let mut map = lock(&self.map);
+    /// End expired sessions: on every insert, and otherwise at most every quarter of the
+    /// idle timeout, so sessions nobody comes back to do not linger with their tasks.
+    fn sweep(&self, map: &mut HashMap<String, Arc<HttpSession>>, force: bool) {
+        {
+            let mut swept = lock(&self.swept);
+            if !force && swept.elapsed() < self.config.session_idle_timeout / 4 {
+                return;
+            }
+            *swept = Instant::now();
+        }
         let expired: Vec<String> = map
             .iter()
             .filter(|(_, e)| self.expired(e))
@@ -159,9 +170,15 @@ impl Sessions {
             .collect();
         for key in expired {
             if let Some(gone) = map.remove(&key) {
+                tracing::debug!("a session expired after being idle");
                 gone.end();
             }
         }
+    }
+
+    fn insert(&self, id: String, entry: Arc<HttpSession>) {
+        let mut map = lock(&self.map);
+        self.sweep(&mut map, true);
         while map.len() >= self.config.max_sessions.max(1) {
             let oldest = map
                 .iter()
@@ -181,6 +198,7 @@ impl Sessions {
     /// The live session `id`, if it exists, has not idled out and belongs to `principal`.
     fn get(&self, id: &str, principal: Option<&Principal>) -> Option<Arc<HttpSession>> {
         let mut map = lock(&self.map);
+        self.sweep(&mut map, false);
         let entry = map.get(id)?.clone();
         if self.expired(&entry) {
             map.remove(id);

@@ -61,13 +61,13 @@ impl Default for LegacyConfig {
 impl LegacyConfig {
     /// The revision to answer `initialize` with: the client's when enabled, else the
     /// newest enabled one (the client decides whether it can speak that).
-    pub(crate) fn negotiate(&self, requested: &str) -> &'static str {
+    /// `None` when no handshake revision is enabled.
+    pub(crate) fn negotiate(&self, requested: &str) -> Option<&'static str> {
         self.versions
             .iter()
             .copied()
             .find(|v| *v == requested)
             .or_else(|| self.versions.first().copied())
-            .unwrap_or(version::LEGACY_LATEST)
     }
 
     /// Whether `version` is an enabled handshake-era revision.
@@ -83,15 +83,20 @@ mod tests {
     #[test]
     fn negotiation_keeps_a_supported_version_and_counter_offers_the_newest() {
         let config = LegacyConfig::default();
-        assert_eq!(config.negotiate("2025-06-18"), "2025-06-18");
-        assert_eq!(config.negotiate("2025-03-26"), "2025-03-26");
-        assert_eq!(config.negotiate("2024-11-05"), "2025-11-25");
+        assert_eq!(config.negotiate("2025-06-18"), Some("2025-06-18"));
+        assert_eq!(config.negotiate("2025-03-26"), Some("2025-03-26"));
+        assert_eq!(config.negotiate("2024-11-05"), Some("2025-11-25"));
         // Never a modern version: this is the handshake.
-        assert_eq!(config.negotiate("2026-07-28"), "2025-11-25");
+        assert_eq!(config.negotiate("2026-07-28"), Some("2025-11-25"));
         let only = LegacyConfig {
             versions: vec!["2025-06-18"],
             ..LegacyConfig::default()
         };
-        assert_eq!(only.negotiate("2025-11-25"), "2025-06-18");
+        assert_eq!(only.negotiate("2025-11-25"), Some("2025-06-18"));
+        let none = LegacyConfig {
+            versions: vec![],
+            ..LegacyConfig::default()
+        };
+        assert_eq!(none.negotiate("2025-11-25"), None);
     }
 }

@@ -89,7 +89,14 @@ impl Session {
                 })?,
             ),
         };
-        let version = config.negotiate(requested);
+        let Some(version) = config.negotiate(requested) else {
+            let supported = core.supported_versions();
+            return Err(RpcError::invalid_params(format!(
+                "This server does not accept the initialize handshake; it speaks protocol version(s) {} with per-request _meta",
+                supported.join(", ")
+            ))
+            .with_data(json!({ "supported": supported })));
+        };
         let session = Arc::new(Session {
             version,
             capabilities,

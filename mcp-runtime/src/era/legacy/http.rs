@@ -67,7 +67,6 @@ pub(crate) fn claims(config: &LegacyConfig, headers: &HeaderMap, body: &Value) -
     body.get("method").and_then(Value::as_str) == Some("initialize")
         || headers.contains_key(SESSION_HEADER)
         || header_version.is_some_and(|v| config.speaks(&v))
-        || body.is_array()
 }
 
 /// One session as HTTP sees it: the era state plus its streams and running requests.
@@ -552,9 +551,8 @@ pub(crate) fn get(incoming: Incoming<'_>) -> Response {
         .and_then(|id| parse_event_id(&id));
     match resume.and_then(|(stream, seq)| entry.stream(stream).map(|log| (log, seq))) {
         Some((log, seq)) => {
-            if log.stream == 0 {
-                log.take_over();
-            }
+            // Each message goes on one connection: an older one following this stream ends.
+            log.take_over();
             follow(entry.clone(), log, seq, false, None)
         }
         None => {

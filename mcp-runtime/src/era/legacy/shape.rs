@@ -103,12 +103,41 @@ pub(crate) fn input_request(
         }
         // `mode` arrived with 2025-11-25; form is all there was before.
         map.remove("mode");
+        if let Some(Value::Object(properties)) = map
+            .get_mut("requestedSchema")
+            .and_then(|schema| schema.get_mut("properties"))
+        {
+            for property in properties.values_mut() {
+                titled_enum_as_enum_names(property);
+            }
+        }
     } else if url_mode {
         let id = crate::policy::seal::random_token(16)
             .map_err(|e| RpcError::internal(format!("Internal error: {e}")))?;
         map.insert("elicitationId".into(), Value::String(id));
     }
     Ok(params)
+}
+
+/// A titled single-select (`oneOf: [{const, title}]`, 2025-11-25) in the form 2025-06-18
+/// knows: `enum` with `enumNames`.
+fn titled_enum_as_enum_names(property: &mut Value) {
+    let Some(map) = property.as_object_mut() else {
+        return;
+    };
+    let Some(Value::Array(options)) = map.get("oneOf") else {
+        return;
+    };
+    let pairs: Option<Vec<(Value, Value)>> = options
+        .iter()
+        .map(|o| Some((o.get("const")?.clone(), o.get("title")?.clone())))
+        .collect();
+    if let Some(pairs) = pairs {
+        let (values, names): (Vec<Value>, Vec<Value>) = pairs.into_iter().unzip();
+        map.remove("oneOf");
+        map.insert("enum".into(), Value::Array(values));
+        map.insert("enumNames".into(), Value::Array(names));
+    }
 }
 
 #[cfg(test)]
@@ -171,5 +200,24 @@ mod tests {
             .is_some_and(|s| s.len() > 10));
         let refused = input_request("2025-06-18", "elicitation/create", url).unwrap_err();
         assert_eq!(refused.code, -32021);
+    }
+
+    #[test]
+    fn titled_options_become_enum_names_before_2025_11_25() {
+        let form = json!({"mode": "form", "message": "m", "requestedSchema": {"type": "object", "properties": {
+            "speed": {"type": "string", "oneOf": [{"const": "std", "title": "Standard"}, {"const": "exp", "title": "Express"}]},
+            "note": {"type": "string"}
+        }}});
+        let old = input_request("2025-06-18", "elicitation/create", form.clone()).unwrap();
+        let speed = &old["requestedSchema"]["properties"]["speed"];
+        assert_eq!(speed["enum"], json!(["std", "exp"]));
+        assert_eq!(speed["enumNames"], json!(["Standard", "Express"]));
+        assert!(speed.get("oneOf").is_none());
+        assert_eq!(
+            old["requestedSchema"]["properties"]["note"],
+            json!({"type": "string"})
+        );
+        let new = input_request("2025-11-25", "elicitation/create", form).unwrap();
+        assert!(new["requestedSchema"]["properties"]["speed"]["oneOf"].is_array());
     }
 }

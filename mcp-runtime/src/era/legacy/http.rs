@@ -863,6 +863,9 @@ mod tests {
         assert!(!claims(&config, &headers, &modern));
         let modern_initialize = json!({"method": "initialize", "params": {"_meta": {meta::PROTOCOL_VERSION: "2026-07-28"}}});
         assert!(!claims(&config, &HeaderMap::new(), &modern_initialize));
+        // A batch without a session is the modern adapter's to refuse.
+        let batch = json!([{"method": "ping"}]);
+        assert!(!claims(&config, &HeaderMap::new(), &batch));
         let mut headers = HeaderMap::new();
         headers.insert(
             "mcp-protocol-version",

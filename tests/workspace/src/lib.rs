@@ -620,6 +620,20 @@ pub mod interactive {
         "reattached"
     }
 
+    /// Which client calls, in which revision, declaring what.
+    #[tool]
+    pub async fn client(ctx: RequestContext) -> String {
+        let info = ctx
+            .client_info()
+            .map_or("unnamed".into(), |c| format!("{} {}", c.name, c.version));
+        let mut declared: Vec<&String> = ctx.client_capabilities().as_map().keys().collect();
+        declared.sort();
+        format!(
+            "{info} speaks {} declaring {declared:?}",
+            ctx.protocol_version()
+        )
+    }
+
     /// Who is calling.
     #[tool]
     pub async fn whoami(ctx: RequestContext) -> String {

@@ -421,6 +421,20 @@ async fn initialize_negotiates_the_version_and_describes_the_server() {
 }
 
 #[tokio::test]
+async fn handlers_see_what_the_handshake_recorded() {
+    let app = build(interactive());
+    for mut client in Client::both(&app, "2025-06-18", json!({"sampling": {}, "roots": {}})).await {
+        let seen = client.call(call(1, "client", json!({})), agreeable).await;
+        assert_eq!(
+            seen.text(),
+            r#"legacy-test 1.0.0 speaks 2025-06-18 declaring ["roots", "sampling"]"#,
+            "{}",
+            client.name()
+        );
+    }
+}
+
+#[tokio::test]
 async fn only_the_enabled_versions_are_negotiated() {
     let app = build(interactive().legacy_versions(["2025-06-18"]));
     let (_, result) = Stdio::open(&app, "2025-11-25", json!({})).await;

@@ -18,6 +18,15 @@ use crate::policy::auth::Principal;
 pub(crate) mod legacy;
 pub mod modern;
 
+/// The tool or prompt name (or resource URI) a request targets, for its trace span.
+pub(crate) fn target_of(params: &serde_json::Map<String, serde_json::Value>) -> Option<String> {
+    params
+        .get("name")
+        .or_else(|| params.get("uri"))
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_owned)
+}
+
 /// What a transport knows about one request besides the message itself.
 #[derive(Clone)]
 pub struct Inbound {

@@ -183,11 +183,7 @@ pub async fn handle_request(
     inbound: Inbound,
 ) -> Answer {
     let mut params = params.unwrap_or_default();
-    let name = params
-        .get("name")
-        .or_else(|| params.get("uri"))
-        .and_then(Value::as_str)
-        .map(str::to_owned);
+    let name = crate::era::target_of(&params);
     let span = observe::request_span(inbound.transport, &method, name.as_deref(), &id);
     async move {
         let admission = match admit(core, &method, &mut params) {

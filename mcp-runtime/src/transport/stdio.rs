@@ -254,27 +254,12 @@ impl Connection {
         tasks: &mut JoinSet<()>,
     ) {
         let core = self.core.clone();
-        let tx = self.tx.clone();
-        let registry = self.in_flight.clone();
-        let key = id.clone();
-        let cancel = CancellationToken::new();
-        let inbound = Inbound {
-            transport: Transport::Stdio,
-            notifier: Some(Notifier::new(tx.clone())),
-            cancel: cancel.clone(),
-            principal: None,
-        };
-        let mut registered = lock(&self.in_flight);
-        let handle = tasks.spawn(async move {
-            let response = session
-                .handle_request(&core, id.clone(), method, params, inbound)
-                .await;
-            let still_wanted = lock(&registry).remove(&id).is_some();
-            if still_wanted {
-                send(&tx, &response).await;
-            }
+        let notifier = Some(Notifier::new(self.tx.clone()));
+        self.spawn_request(id.clone(), notifier, tasks, move |inbound| async move {
+            session
+                .handle_request(&core, id, method, params, inbound)
+                .await
         });
-        registered.insert(key, (handle, cancel));
     }
 
     /// A 2025-03-26 batch: its requests run together and are answered in one array.
@@ -365,29 +350,50 @@ impl Connection {
             return;
         }
         let core = self.core.clone();
+        // A channel only for requests that asked for progress or log messages.
+        let notifier =
+            modern::wants_stream(params.as_ref()).then(|| Notifier::new(self.tx.clone()));
+        self.spawn_request(id.clone(), notifier, tasks, move |inbound| async move {
+            modern::handle_request(&core, id, method, params, inbound)
+                .await
+                .message
+        });
+    }
+
+    /// Run a request as a task registered for cancellation; its response goes out unless
+    /// the client cancelled the request first.
+    fn spawn_request<F, Fut>(
+        &self,
+        id: RequestId,
+        notifier: Option<Notifier>,
+        tasks: &mut JoinSet<()>,
+        serve: F,
+    ) where
+        F: FnOnce(Inbound) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = Value> + Send + 'static,
+    {
         let tx = self.tx.clone();
         let registry = self.in_flight.clone();
-        let key = id.clone();
         let cancel = CancellationToken::new();
         let inbound = Inbound {
             transport: Transport::Stdio,
-            // A channel only for requests that asked for progress or log messages.
-            notifier: modern::wants_stream(params.as_ref()).then(|| Notifier::new(tx.clone())),
+            notifier,
             cancel: cancel.clone(),
             principal: None,
         };
+        let key = id.clone();
         // Hold the registry while spawning, so the task cannot finish (and look itself up)
         // before it is registered.
         let mut registered = lock(&self.in_flight);
         let handle = tasks.spawn(async move {
-            let answer = modern::handle_request(&core, id.clone(), method, params, inbound).await;
+            let response = serve(inbound).await;
             // Remove before sending: a cancellation arriving now finds nothing to abort.
-            let still_wanted = lock(&registry).remove(&id).is_some();
+            let still_wanted = lock(&registry).remove(&key).is_some();
             if still_wanted {
-                send(&tx, &answer.message).await;
+                send(&tx, &response).await;
             }
         });
-        registered.insert(key, (handle, cancel));
+        registered.insert(id, (handle, cancel));
     }
 
     /// `notifications/cancelled`: stop the request it names. Unknown or finished requests

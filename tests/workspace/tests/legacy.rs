@@ -892,6 +892,22 @@ async fn cancelling_a_call_withdraws_its_pending_question() {
 
 // ---- session-wide notifications -------------------------------------------------------------
 
+/// Call `toggle`; the methods of the next `frames` frames (the response as "response"),
+/// sorted, since notifications and the response may come in either order.
+async fn toggle_and_listen(stdio: &mut Stdio, id: u64, frames: usize) -> Vec<String> {
+    stdio.send(&call(id, "toggle", json!({}))).await;
+    let mut heard = Vec::new();
+    while heard.len() < frames {
+        let frame = stdio.next().await;
+        if frame["method"] == "notifications/resources/updated" {
+            assert_eq!(frame["params"]["uri"], "vault://alpha");
+        }
+        heard.push(frame["method"].as_str().unwrap_or("response").to_owned());
+    }
+    heard.sort();
+    heard
+}
+
 #[tokio::test]
 async fn stdio_sessions_hear_list_changes_and_subscribed_updates() {
     let app = build(interactive());
@@ -911,16 +927,7 @@ async fn stdio_sessions_hear_list_changes_and_subscribed_updates() {
         .await;
     assert_eq!(subscribed.response["result"], json!({}));
     // `toggle` announces an update of vault://alpha and changes the tool list.
-    stdio.send(&call(3, "toggle", json!({}))).await;
-    let mut heard = Vec::new();
-    while heard.len() < 3 {
-        let frame = stdio.next().await;
-        heard.push(frame["method"].as_str().unwrap_or("response").to_owned());
-        if frame["method"] == "notifications/resources/updated" {
-            assert_eq!(frame["params"]["uri"], "vault://alpha");
-        }
-    }
-    heard.sort();
+    let heard = toggle_and_listen(&mut stdio, 3, 3).await;
     assert_eq!(
         heard,
         [
@@ -936,13 +943,7 @@ async fn stdio_sessions_hear_list_changes_and_subscribed_updates() {
         )
         .await;
     assert_eq!(unsubscribed.response["result"], json!({}));
-    stdio.send(&call(5, "toggle", json!({}))).await;
-    let mut heard = Vec::new();
-    while heard.len() < 2 {
-        let frame = stdio.next().await;
-        heard.push(frame["method"].as_str().unwrap_or("response").to_owned());
-    }
-    heard.sort();
+    let heard = toggle_and_listen(&mut stdio, 5, 2).await;
     assert_eq!(heard, ["notifications/tools/list_changed", "response"]);
 }
 

@@ -150,11 +150,7 @@ impl Session {
         inbound: Inbound,
     ) -> Value {
         let mut params = params.unwrap_or_default();
-        let name = params
-            .get("name")
-            .or_else(|| params.get("uri"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+        let name = crate::era::target_of(&params);
         let span = observe::request_span(inbound.transport, &method, name.as_deref(), &id);
         span.record("protocol_version", self.version);
         async move {

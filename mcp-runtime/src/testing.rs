@@ -1,5 +1,6 @@
-//! Test support (feature `testing`): an in-process client and a transcript runner that
-//! replays recorded exchanges over both transports.
+//! Test support (feature `testing`): an in-process client for each protocol era
+//! ([`TestClient`] for 2026-07-28, [`LegacyTestClient`] for the handshake era) and a
+//! transcript runner that replays recorded exchanges over both transports.
 //!
 //! ```no_run
 //! # async fn demo(app: mcp_runtime::App) {
@@ -137,6 +138,165 @@ impl TestClient {
             Some(result) => result.clone(),
             None => response,
         }
+    }
+}
+
+/// A handshake-era client of a built server (feature `legacy`): it opens a session with
+/// `initialize` over an in-memory stdio stream, as a 2025-era host would, and answers the
+/// server's own requests (`elicitation/create`, `sampling/createMessage`, `roots/list`)
+/// with the function given to [`LegacyTestClient::answering`].
+///
+/// ```no_run
+/// # async fn demo(app: mcp_runtime::App) -> Result<(), String> {
+/// use mcp_runtime::testing::LegacyTestClient;
+/// use serde_json::json;
+///
+/// let mut client = LegacyTestClient::connect(&app, "2025-06-18", json!({"elicitation": {}}))
+///     .await?
+///     .answering(|_method, _params| json!({"action": "accept", "content": {"confirm": true}}));
+/// let result = client.call_tool("delete_order", json!({"id": 2})).await?;
+/// assert_eq!(result["content"][0]["text"], "Order 2 deleted.");
+/// # Ok(())
+/// # }
+/// ```
+#[cfg(feature = "legacy")]
+pub struct LegacyTestClient {
+    writer: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+    next_id: u64,
+    answer: Option<Box<Answerer>>,
+    initialized: Value,
+}
+
+#[cfg(feature = "legacy")]
+type Answerer = dyn FnMut(&str, &Value) -> Value + Send;
+
+#[cfg(feature = "legacy")]
+impl LegacyTestClient {
+    /// How long the client waits for any one message from the server.
+    const WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+    /// Serve `app` on an in-memory stream and open a session speaking `version`, declaring
+    /// `capabilities` (a `ClientCapabilities` object).
+    pub async fn connect(app: &App, version: &str, capabilities: Value) -> Result<Self, String> {
+        let (client, server) = tokio::io::duplex(1 << 20);
+        let (server_read, server_write) = tokio::io::split(server);
+        let serving = app.clone();
+        tokio::spawn(async move { serving.serve_io(server_read, server_write).await });
+        let (read, writer) = tokio::io::split(client);
+        let mut client = LegacyTestClient {
+            writer,
+            lines: BufReader::new(read).lines(),
+            next_id: 1,
+            answer: None,
+            initialized: Value::Null,
+        };
+        let params = json!({
+            "protocolVersion": version,
+            "capabilities": capabilities,
+            "clientInfo": {"name": "mcp-runtime-legacy-test-client", "version": "0"},
+        });
+        let (_, response) = client
+            .request_with_notifications("initialize", params)
+            .await?;
+        if response.get("result").is_none() {
+            return Err(format!("initialize failed: {response}"));
+        }
+        client.initialized = response["result"].clone();
+        client
+            .notify("notifications/initialized", json!({}))
+            .await?;
+        Ok(client)
+    }
+
+    /// Answer the server's requests with `answer(method, params)`, which returns the
+    /// result. Without it, every server request gets a JSON-RPC error.
+    pub fn answering(mut self, answer: impl FnMut(&str, &Value) -> Value + Send + 'static) -> Self {
+        self.answer = Some(Box::new(answer));
+        self
+    }
+
+    /// The `InitializeResult` the server answered with.
+    pub fn initialize_result(&self) -> &Value {
+        &self.initialized
+    }
+
+    async fn write(&mut self, message: &Value) -> Result<(), String> {
+        self.writer
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .map_err(|e| format!("the server's input is closed: {e}"))
+    }
+
+    async fn read(&mut self) -> Result<Value, String> {
+        let line = tokio::time::timeout(Self::WAIT, self.lines.next_line())
+            .await
+            .map_err(|_| "no message from the server within 30 s".to_owned())?
+            .map_err(|e| e.to_string())?
+            .ok_or("the server closed its output")?;
+        serde_json::from_str(&line).map_err(|e| format!("the server wrote invalid JSON: {e}"))
+    }
+
+    /// Send a notification.
+    pub async fn notify(&mut self, method: &str, params: Value) -> Result<(), String> {
+        self.write(&json!({"jsonrpc": "2.0", "method": method, "params": params}))
+            .await
+    }
+
+    /// Send a request; answer the server's requests meanwhile; return the notifications
+    /// that came before the response, and the whole response.
+    pub async fn request_with_notifications(
+        &mut self,
+        method: &str,
+        params: Value,
+    ) -> Result<(Vec<Value>, Value), String> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.write(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await?;
+        let mut notifications = Vec::new();
+        loop {
+            let frame = self.read().await?;
+            match (frame.get("method").and_then(Value::as_str), frame.get("id")) {
+                (Some(asked), Some(asked_id)) => {
+                    let reply = match self.answer.as_mut() {
+                        Some(answer) => json!({
+                            "jsonrpc": "2.0",
+                            "id": asked_id,
+                            "result": answer(asked, &frame["params"]),
+                        }),
+                        None => json!({
+                            "jsonrpc": "2.0",
+                            "id": asked_id,
+                            "error": {"code": -32601, "message": format!("this test client does not answer {asked}")},
+                        }),
+                    };
+                    self.write(&reply).await?;
+                }
+                (Some(_), None) => notifications.push(frame),
+                (None, Some(answered)) if *answered == json!(id) => {
+                    return Ok((notifications, frame))
+                }
+                // A message for an earlier request (say, one cancelled): not ours.
+                _ => {}
+            }
+        }
+    }
+
+    /// Send a request and return the whole response.
+    pub async fn request(&mut self, method: &str, params: Value) -> Result<Value, String> {
+        Ok(self.request_with_notifications(method, params).await?.1)
+    }
+
+    /// Call a tool and return the `result` object (or the error response when there is none).
+    pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Result<Value, String> {
+        let response = self
+            .request("tools/call", json!({"name": name, "arguments": arguments}))
+            .await?;
+        Ok(match response.get("result") {
+            Some(result) => result.clone(),
+            None => response,
+        })
     }
 }
 

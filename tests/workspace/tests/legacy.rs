@@ -1257,3 +1257,165 @@ async fn batches_are_served_in_2025_03_26_only() {
     stdio.send(&batch).await;
     assert_eq!(stdio.next().await["error"]["code"], -32600);
 }
+
+// ---- the in-process handshake-era client -------------------------------------------------
+
+#[tokio::test]
+async fn the_legacy_test_client_answers_the_servers_questions() {
+    use mcp_runtime::testing::LegacyTestClient;
+    let app = build(interactive());
+    let mut client = LegacyTestClient::connect(&app, "2025-06-18", all_caps())
+        .await
+        .unwrap()
+        .answering(|method, params| {
+            assert_eq!(method, "elicitation/create");
+            assert_eq!(params["message"], "Send 5 cents to ann?");
+            json!({"action": "accept", "content": {"confirm": true}})
+        });
+    assert_eq!(client.initialize_result()["protocolVersion"], "2025-06-18");
+    let sent = client
+        .call_tool("transfer", json!({"amount": 5, "to": "ann"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        sent["content"][0]["text"],
+        "Sent 5 cents to ann (quoted 5 on round 1)."
+    );
+    // Without an answering function, the server's question gets an error back.
+    let mut silent = LegacyTestClient::connect(&app, "2025-11-25", all_caps())
+        .await
+        .unwrap();
+    let refused = silent
+        .call_tool("transfer", json!({"amount": 5, "to": "ann"}))
+        .await
+        .unwrap();
+    assert_eq!(refused["error"]["code"], -32601);
+    let (logs, _) = {
+        silent
+            .request("logging/setLevel", json!({"level": "emergency"}))
+            .await
+            .unwrap();
+        silent
+            .request_with_notifications("tools/call", json!({"name": "chatty", "arguments": {}}))
+            .await
+            .unwrap()
+    };
+    assert_eq!(logs.len(), 1);
+}
+
+// ---- hostile input on a session -----------------------------------------------------------
+
+#[tokio::test]
+async fn bad_session_traffic_gets_clear_errors_and_the_session_survives() {
+    let app = build(interactive());
+    let (http, _) = Http::open(&app, "2025-11-25", json!({})).await;
+    let raw = |body: &str, session: &str| {
+        Request::post("/mcp")
+            .header("host", "127.0.0.1")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", session)
+            .body(Body::from(body.to_owned()))
+            .unwrap()
+    };
+    let cases: Vec<(&str, String, u16, i64)> = vec![
+        ("malformed JSON", "{".into(), 400, -32700),
+        (
+            "no method",
+            r#"{"jsonrpc":"2.0","id":1}"#.into(),
+            400,
+            -32600,
+        ),
+        (
+            "wrong jsonrpc",
+            r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#.into(),
+            400,
+            -32600,
+        ),
+        (
+            "params not an object",
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}"#.into(),
+            400,
+            -32602,
+        ),
+        (
+            "a batch outside 2025-03-26",
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#.into(),
+            400,
+            -32600,
+        ),
+        (
+            "unknown method",
+            r#"{"jsonrpc":"2.0","id":1,"method":"nope"}"#.into(),
+            200,
+            -32601,
+        ),
+        (
+            "subscribe without a uri",
+            r#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{}}"#.into(),
+            200,
+            -32602,
+        ),
+    ];
+    for (what, body, status, code) in cases {
+        let response = http
+            .router
+            .clone()
+            .oneshot(raw(&body, &http.session))
+            .await
+            .unwrap();
+        assert_eq!(response.status(), status, "{what}");
+        let answer = json_body(response).await;
+        assert_eq!(answer["error"]["code"], code, "{what}: {answer}");
+        assert!(answer["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()));
+    }
+    // initialize names no session: sent with one, it opens another.
+    let again = http
+        .router
+        .clone()
+        .oneshot(raw(
+            &initialize(1, "2025-11-25", json!({})).to_string(),
+            &http.session,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 200);
+    assert_ne!(again.headers()["mcp-session-id"], http.session.as_str());
+    // A session id that is not visible ASCII, and a GET that does not take event streams.
+    let mut bad_id = raw(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, "x");
+    bad_id.headers_mut().insert(
+        "mcp-session-id",
+        axum::http::HeaderValue::from_bytes(b"caf\xe9").unwrap(),
+    );
+    assert_eq!(
+        http.router.clone().oneshot(bad_id).await.unwrap().status(),
+        400
+    );
+    let plain_get = Request::get("/mcp")
+        .header("host", "127.0.0.1")
+        .header("accept", "application/json")
+        .header("mcp-session-id", &http.session)
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(
+        http.router
+            .clone()
+            .oneshot(plain_get)
+            .await
+            .unwrap()
+            .status(),
+        406
+    );
+    // An answer to nothing, and garbage Last-Event-IDs, change nothing.
+    let stray = json!({"jsonrpc": "2.0", "id": 999, "result": {}});
+    assert_eq!(http.send(&stray).await.status(), 202);
+    for last in ["garbage", "99-1", "0-999999"] {
+        let response = http.get(Some(last)).await;
+        assert_eq!(response.status(), 200, "{last}: the session stream instead");
+    }
+    // The session still works.
+    let pong = http.call(request(2, "ping", json!({})), agreeable).await;
+    assert_eq!(pong.response["result"], json!({}));
+}

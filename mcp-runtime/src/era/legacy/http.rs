@@ -39,7 +39,11 @@ use super::{LegacyConfig, Session};
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Finished response streams kept per session for clients that come back for them.
-const KEPT_STREAMS: usize = 64;
+const KEPT_STREAMS: usize = 16;
+
+/// Events kept on a session's own stream (list changes and resource updates, which a
+/// client that missed some only needs to see once to list or read again).
+const SESSION_STREAM_EVENTS: usize = 64;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A poisoned lock only means a task panicked mid-update; the data stays usable.
@@ -370,7 +374,7 @@ fn initialize(incoming: &Incoming<'_>, body: Value) -> Response {
     };
     let entry = Arc::new(HttpSession {
         session: session.clone(),
-        standalone: Arc::new(EventLog::new(0, config.replay_events)),
+        standalone: Arc::new(EventLog::new(0, SESSION_STREAM_EVENTS)),
         posts: Mutex::default(),
         next_stream: AtomicU64::new(1),
         last_seen: Mutex::new(Instant::now()),

@@ -38,7 +38,8 @@ pub(crate) struct LegacyConfig {
     pub(crate) session_idle_timeout: Duration,
     /// Most HTTP sessions held at once; the least recently used one ends to make room.
     pub(crate) max_sessions: usize,
-    /// Events kept per response stream for clients that reconnect with `Last-Event-ID`.
+    /// Events kept per response stream for clients that reconnect with `Last-Event-ID`
+    /// (the oldest go first).
     pub(crate) replay_events: usize,
     /// The reconnection delay suggested to clients when a stream is released.
     pub(crate) sse_retry: Duration,
@@ -52,7 +53,7 @@ impl Default for LegacyConfig {
             max_input_rounds: 16,
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
-            replay_events: 1024,
+            replay_events: 256,
             sse_retry: Duration::from_millis(500),
         }
     }

@@ -31,8 +31,8 @@ run_set() {
   done
 }
 
-# The 37 scenarios `--requirements 2026-07-28` requires, plus http-header-validation
-# (pending in the suite, passing here).
+# The 37 scenarios `--requirements 2026-07-28` requires, plus http-header-validation and
+# json-schema-2020-12 (pending in the suite, passing here).
 modern="server-stateless completion-complete tools-list tools-call-simple-text tools-call-image
 tools-call-audio tools-call-embedded-resource tools-call-mixed-content tools-call-error
 tools-call-with-progress server-sse-multiple-streams resources-list resources-read-text
@@ -45,10 +45,11 @@ input-required-result-multi-round input-required-result-missing-input-response
 input-required-result-non-tool-request input-required-result-result-type
 input-required-result-unsupported-methods input-required-result-tampered-state
 input-required-result-capability-check input-required-result-ignore-extra-params
-input-required-result-validate-input http-header-validation"
+input-required-result-validate-input http-header-validation json-schema-2020-12"
 
-# Every scenario `--requirements 2025-11-25` runs (its 30 required ones and the session
-# lifecycle and SSE polling ones), served by the handshake-era adapter of the same server.
+# Every scenario `--requirements 2025-11-25` runs (its 30 required ones, the session
+# lifecycle, SSE polling and JSON Schema 2020-12 ones), served by the handshake-era adapter
+# of the same server.
 legacy="server-initialize server-session-lifecycle logging-set-level ping completion-complete
 tools-list tools-call-simple-text tools-call-image tools-call-audio tools-call-embedded-resource
 tools-call-mixed-content tools-call-with-logging tools-call-error tools-call-with-progress
@@ -56,7 +57,7 @@ tools-call-sampling tools-call-elicitation elicitation-sep1034-defaults elicitat
 server-sse-polling server-sse-multiple-streams resources-list resources-read-text
 resources-read-binary resources-templates-read resources-subscribe resources-unsubscribe
 prompts-list prompts-get-simple prompts-get-with-args prompts-get-embedded-resource
-prompts-get-with-image dns-rebinding-protection"
+prompts-get-with-image dns-rebinding-protection json-schema-2020-12"
 
 run_set 2026-07-28 "$modern"
 run_set 2025-11-25 "$legacy"

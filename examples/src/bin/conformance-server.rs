@@ -589,6 +589,63 @@ async fn test_reconnection(ctx: RequestContext) -> &'static str {
     "Reconnection test completed."
 }
 
+// ---- JSON Schema 2020-12 as written -----------------------------------------------------
+
+/// Contact details with a conditional requirement, which a derive cannot express: the
+/// `JsonSchema` impl is written by hand and published as written.
+#[derive(serde::Deserialize)]
+#[allow(dead_code)]
+struct Contact {
+    name: Option<String>,
+    address: Option<serde_json::Value>,
+    #[serde(rename = "contactMethod")]
+    contact_method: Option<String>,
+    phone: Option<String>,
+    email: Option<String>,
+}
+
+impl schemars::JsonSchema for Contact {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Contact".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {
+                "address": {
+                    "$anchor": "addressDef",
+                    "type": "object",
+                    "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+                }
+            },
+            "properties": {
+                "name": {"type": "string"},
+                "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"}
+            },
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
+            "additionalProperties": false
+        })
+    }
+}
+
+/// Tool with JSON Schema 2020-12 features
+#[tool]
+async fn json_schema_2020_12_tool(Args(contact): Args<Contact>) -> String {
+    format!(
+        "Contact {} by {}",
+        contact.name.unwrap_or_default(),
+        contact.contact_method.unwrap_or_else(|| "email".into())
+    )
+}
+
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
     Server::new("mcp-conformance-server", env!("CARGO_PKG_VERSION"))

@@ -173,11 +173,22 @@ impl ParamSpec {
         if !self.errors.is_empty() {
             return Err(self.errors);
         }
+        // Definitions the generator collected join any the schema brings itself (a
+        // hand-written `JsonSchema` impl may carry its own `$defs`, `$schema`, `$anchor`s
+        // and composition keywords: they are published as written).
         let defs = self.generator.take_definitions(true);
         if !defs.is_empty() {
-            schema.insert("$defs".into(), Value::Object(defs));
+            match schema.get_mut("$defs") {
+                Some(Value::Object(own)) => {
+                    for (name, def) in defs {
+                        own.entry(name).or_insert(def);
+                    }
+                }
+                _ => {
+                    schema.insert("$defs".into(), Value::Object(defs));
+                }
+            }
         }
-        schema.remove("$schema");
         Ok(Value::Object(schema))
     }
 }
@@ -198,4 +209,55 @@ pub(crate) fn finish_output(schema: Schema, generator: &mut SchemaGenerator) -> 
         }
     }
     value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A type whose schema is written by hand, with its own dialect and definitions.
+    struct HandWritten;
+
+    impl JsonSchema for HandWritten {
+        fn schema_name() -> std::borrow::Cow<'static, str> {
+            "HandWritten".into()
+        }
+
+        fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+            // One definition of its own, one the generator collects.
+            let nested = generator.subschema_for::<Nested>();
+            schemars::json_schema!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "$defs": {"own": {"$anchor": "ownDef", "type": "string"}},
+                "properties": {"a": {"$ref": "#/$defs/own"}, "b": nested},
+                "if": {"required": ["a"]},
+                "then": {"required": ["b"]},
+                "else": {},
+                "additionalProperties": false
+            })
+        }
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Nested {
+        x: u8,
+    }
+
+    #[test]
+    fn hand_written_argument_schemas_are_published_as_written() {
+        let mut spec = ParamSpec::default();
+        spec.root::<HandWritten>();
+        let schema = spec.finish().unwrap();
+        assert_eq!(
+            schema["$schema"],
+            "https://json-schema.org/draft/2020-12/schema"
+        );
+        assert_eq!(schema["$defs"]["own"]["$anchor"], "ownDef");
+        assert!(schema["$defs"]["Nested"].is_object(), "{schema}");
+        assert_eq!(schema["then"], json!({"required": ["b"]}));
+        assert_eq!(schema["additionalProperties"], false);
+    }
 }

@@ -28,7 +28,7 @@ pub(crate) fn request_span(
 }
 
 /// Record how the current request ended.
-pub(crate) fn finish(error_layer: &str, error: Option<&RpcError>) {
+fn finish(error_layer: &str, error: Option<&RpcError>) {
     let span = tracing::Span::current();
     if error_layer.is_empty() {
         span.record("phase", "completed");
@@ -40,6 +40,21 @@ pub(crate) fn finish(error_layer: &str, error: Option<&RpcError>) {
         Some(e) => tracing::debug!(code = e.code, message = %e.message, "request failed"),
         None => tracing::debug!("request completed"),
     }
+}
+
+/// Record a complete result; a tool result with `isError: true` is a business failure.
+pub(crate) fn completed(body: &serde_json::Map<String, serde_json::Value>) {
+    let is_error = body.get("isError") == Some(&serde_json::Value::Bool(true));
+    finish(if is_error { "business" } else { "" }, None);
+}
+
+/// Record a JSON-RPC error, in the layer its code belongs to.
+pub(crate) fn failed(error: &RpcError) {
+    let layer = match error.code {
+        -32700..=-32600 => "jsonrpc",
+        _ => "mcp",
+    };
+    finish(layer, Some(error));
 }
 
 /// Record that the current request ended waiting for client input.

@@ -189,7 +189,7 @@ pub async fn handle_request(
         let admission = match admit(core, &method, &mut params) {
             Ok(a) => a,
             Err((error, status)) => {
-                observe::finish(&error_layer_of(&error), Some(&error));
+                observe::failed(&error);
                 return Answer::error(Some(&id), &error, status);
             }
         };
@@ -275,8 +275,7 @@ pub(crate) fn render(core: &Core, id: &RequestId, reply: Reply) -> Answer {
                 );
             }
             add_server_info(core, &mut body);
-            let is_error = body.get("isError") == Some(&Value::Bool(true));
-            observe::finish(if is_error { "business" } else { "" }, None);
+            observe::completed(&body);
             Answer {
                 message: result_response(id, Value::Object(body)),
                 status: 200,
@@ -298,7 +297,7 @@ pub(crate) fn render(core: &Core, id: &RequestId, reply: Reply) -> Answer {
         }
         Reply::Error(error) => {
             let status = status_of(&error);
-            observe::finish(&error_layer_of(&error), Some(&error));
+            observe::failed(&error);
             Answer::error(Some(id), &error, status)
         }
     }
@@ -330,9 +329,3 @@ pub fn status_of(error: &RpcError) -> u16 {
     }
 }
 
-fn error_layer_of(error: &RpcError) -> String {
-    match error.code {
-        -32700..=-32600 => "jsonrpc".into(),
-        _ => "mcp".into(),
-    }
-}

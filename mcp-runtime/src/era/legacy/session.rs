@@ -220,23 +220,18 @@ impl Session {
         match reply {
             Reply::Complete { body, .. } => {
                 let body = shape::result(self.version, method, body);
-                let is_error = body.get("isError") == Some(&Value::Bool(true));
-                observe::finish(if is_error { "business" } else { "" }, None);
+                observe::completed(&body);
                 result_response(id, Value::Object(body))
             }
             Reply::InputRequired { .. } => {
                 // The bridge turns these into requests to the client; one escaping it is a bug.
                 let error = RpcError::internal("Internal error: unanswered input request");
-                observe::finish("mcp", Some(&error));
+                observe::failed(&error);
                 error_response(Some(id), &error)
             }
             Reply::Error(error) => {
                 let error = shape::error(error);
-                let layer = match error.code {
-                    -32700..=-32600 => "jsonrpc",
-                    _ => "mcp",
-                };
-                observe::finish(layer, Some(&error));
+                observe::failed(&error);
                 error_response(Some(id), &error)
             }
         }

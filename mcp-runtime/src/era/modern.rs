@@ -328,4 +328,3 @@ pub fn status_of(error: &RpcError) -> u16 {
         _ => 200,
     }
 }
-

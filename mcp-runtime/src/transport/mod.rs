@@ -3,4 +3,5 @@
 
 pub mod args;
 pub mod http;
+pub(crate) mod in_flight;
 pub mod stdio;

@@ -11,13 +11,12 @@
 //! the modern adapter's error and decides nothing. A request carrying 2026-07-28 `_meta`
 //! is always served statelessly, even in a handshake-era process.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
-use tokio::task::{AbortHandle, JoinSet};
+use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::core::{Core, Notifier, Transport};
@@ -27,6 +26,7 @@ use crate::era::modern::{self, Inbound};
 use crate::era::Eras;
 use crate::protocol::jsonrpc::{error_response, Message};
 use crate::protocol::{meta, RequestId, RpcError};
+use crate::transport::in_flight::InFlight;
 
 /// stdio limits.
 #[derive(Debug, Clone)]
@@ -42,9 +42,6 @@ impl Default for StdioConfig {
         }
     }
 }
-
-/// Requests and subscriptions in progress: how to stop each.
-type InFlight = Arc<Mutex<HashMap<RequestId, (AbortHandle, CancellationToken)>>>;
 
 /// The era this process speaks, fixed by its first request that names one.
 enum Era {
@@ -86,7 +83,7 @@ where
         core,
         eras,
         tx: tx.clone(),
-        in_flight: Arc::default(),
+        in_flight: InFlight::default(),
         closing: CancellationToken::new(),
         era: Era::Undecided,
     };
@@ -136,12 +133,13 @@ impl Connection {
             }
         };
         #[cfg(feature = "legacy")]
-        if let (Value::Array(items), Era::Legacy(session)) = (&value, &self.era) {
-            if session.version == crate::protocol::version::BATCH_VERSION {
-                let session = session.clone();
-                self.batch(session, items.clone(), tasks).await;
+        if let (Value::Array(_), Era::Legacy(session)) = (&value, &self.era) {
+            let session = session.clone();
+            let Value::Array(items) = value else {
                 return;
-            }
+            };
+            self.batch(session, items, tasks).await;
+            return;
         }
         match Message::from_value(value) {
             Err(malformed) => {
@@ -156,7 +154,7 @@ impl Connection {
             }
             Ok(Message::Notification { method, params }) => {
                 if method == "notifications/cancelled" {
-                    self.cancel(params.as_ref());
+                    self.in_flight.cancel(params.as_ref());
                 }
                 #[cfg(feature = "legacy")]
                 if let Era::Legacy(session) = &self.era {
@@ -265,49 +263,27 @@ impl Connection {
     /// A 2025-03-26 batch: its requests run together and are answered in one array.
     #[cfg(feature = "legacy")]
     async fn batch(&mut self, session: Arc<Session>, items: Vec<Value>, tasks: &mut JoinSet<()>) {
-        if items.is_empty() {
-            let error = RpcError::invalid_request("An empty batch is not a valid JSON-RPC message");
-            send(&self.tx, &error_response(None, &error)).await;
-            return;
-        }
-        let mut answers = Vec::new();
-        let mut pending = Vec::new();
-        for item in items {
-            match Message::from_value(item) {
-                Err(malformed) => {
-                    answers.push(error_response(malformed.id.as_ref(), &malformed.error))
-                }
-                Ok(Message::Notification { method, params }) => {
-                    if method == "notifications/cancelled" {
-                        self.cancel(params.as_ref());
-                    }
-                    session.handle_notification(&method);
-                }
-                Ok(Message::Response { id, outcome }) => session.handle_response(id, outcome),
-                Ok(Message::Request { id, method, params }) => {
-                    let inbound = Inbound {
-                        transport: Transport::Stdio,
-                        notifier: Some(Notifier::new(self.tx.clone())),
-                        cancel: CancellationToken::new(),
-                        principal: None,
-                    };
-                    let session = session.clone();
-                    let core = self.core.clone();
-                    pending.push(async move {
-                        session
-                            .handle_request(&core, id, method, params, inbound)
-                            .await
-                    });
-                }
-            }
-        }
         let tx = self.tx.clone();
-        tasks.spawn(async move {
-            answers.extend(futures_util::future::join_all(pending).await);
-            if !answers.is_empty() {
-                send(&tx, &Value::Array(answers)).await;
+        let inbound = || Inbound {
+            transport: Transport::Stdio,
+            notifier: Some(Notifier::new(tx.clone())),
+            cancel: CancellationToken::new(),
+            principal: None,
+        };
+        let in_flight = self.in_flight.clone();
+        match session.batch(&self.core, items, inbound, |params| {
+            in_flight.cancel(params)
+        }) {
+            Ok(answers) => {
+                tasks.spawn(async move {
+                    let answers = answers.await;
+                    if !answers.is_empty() {
+                        send(&tx, &Value::Array(answers)).await;
+                    }
+                });
             }
-        });
+            Err(error) => send(&self.tx, &error_response(None, &error)).await,
+        }
     }
 
     async fn modern_request(
@@ -327,26 +303,25 @@ impl Connection {
             };
             let tx = self.tx.clone();
             let closing = self.closing.clone();
-            let cancel = CancellationToken::new();
-            let mut registered = lock(&self.in_flight);
-            let handle = tasks.spawn(async move {
-                send(&tx, &subscription.acknowledgement()).await;
-                loop {
-                    tokio::select! {
-                        _ = closing.cancelled() => break,
-                        next = subscription.next() => match next {
-                            Some(message) => send(&tx, &message).await,
-                            None => break,
-                        },
+            self.in_flight.spawn(id, CancellationToken::new(), || {
+                tasks.spawn(async move {
+                    send(&tx, &subscription.acknowledgement()).await;
+                    loop {
+                        tokio::select! {
+                            _ = closing.cancelled() => break,
+                            next = subscription.next() => match next {
+                                Some(message) => send(&tx, &message).await,
+                                None => break,
+                            },
+                        }
                     }
-                }
-                // The server ends the subscription: its result, then (stdio only) the
-                // cancellation naming it, as the specification asks of a teardown.
-                send(&tx, &subscription.closing_result()).await;
-                let cancelled = subscription.cancellation("server shutting down");
-                send(&tx, &cancelled).await;
+                    // The server ends the subscription: its result, then (stdio only) the
+                    // cancellation naming it, as the specification asks of a teardown.
+                    send(&tx, &subscription.closing_result()).await;
+                    let cancelled = subscription.cancellation("server shutting down");
+                    send(&tx, &cancelled).await;
+                })
             });
-            registered.insert(id, (handle, cancel));
             return;
         }
         let core = self.core.clone();
@@ -382,43 +357,17 @@ impl Connection {
             principal: None,
         };
         let key = id.clone();
-        // Hold the registry while spawning, so the task cannot finish (and look itself up)
-        // before it is registered.
-        let mut registered = lock(&self.in_flight);
-        let handle = tasks.spawn(async move {
-            let response = serve(inbound).await;
-            // Remove before sending: a cancellation arriving now finds nothing to abort.
-            let still_wanted = lock(&registry).remove(&key).is_some();
-            if still_wanted {
-                send(&tx, &response).await;
-            }
+        self.in_flight.spawn(id, cancel, || {
+            tasks.spawn(async move {
+                let response = serve(inbound).await;
+                // Unregister before sending: a cancellation arriving now finds nothing to
+                // abort, and a cancelled request's response is not sent.
+                if registry.finish(&key) {
+                    send(&tx, &response).await;
+                }
+            })
         });
-        registered.insert(id, (handle, cancel));
     }
-
-    /// `notifications/cancelled`: stop the request it names. Unknown or finished requests
-    /// are ignored, as the specification allows.
-    fn cancel(&self, params: Option<&Map<String, Value>>) {
-        let id = params
-            .and_then(|p| p.get("requestId"))
-            .and_then(|v| serde_json::from_value::<RequestId>(v.clone()).ok());
-        let reason = params
-            .and_then(|p| p.get("reason"))
-            .and_then(Value::as_str)
-            .unwrap_or("none given");
-        if let Some(id) = id {
-            if let Some((handle, cancel)) = lock(&self.in_flight).remove(&id) {
-                cancel.cancel();
-                handle.abort();
-                tracing::debug!(request_id = %id, reason, "request cancelled by the client");
-            }
-        }
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // A poisoned map only means another task panicked while holding it; the map is still valid.
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 async fn send(tx: &mpsc::Sender<Vec<u8>>, message: &Value) {

@@ -23,7 +23,6 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
-use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::core::{Core, FrameSink, Notifier, Transport};
@@ -32,6 +31,7 @@ use crate::policy::auth::Principal;
 use crate::protocol::jsonrpc::{error_response, result_response, Message};
 use crate::protocol::{meta, version, RequestId, RpcError};
 use crate::transport::http::{accepts_event_stream, header_text, json};
+use crate::transport::in_flight::InFlight;
 
 use super::{LegacyConfig, Session};
 
@@ -85,7 +85,7 @@ struct HttpSession {
     last_seen: Mutex<Instant>,
     /// Streams a client is connected to; a session with one is never idle.
     open_streams: AtomicUsize,
-    in_flight: Mutex<HashMap<RequestId, (AbortHandle, CancellationToken)>>,
+    in_flight: InFlight,
 }
 
 impl HttpSession {
@@ -98,15 +98,12 @@ impl HttpSession {
     }
 
     fn is_busy(&self) -> bool {
-        self.open_streams.load(Ordering::Relaxed) > 0 || !lock(&self.in_flight).is_empty()
+        self.open_streams.load(Ordering::Relaxed) > 0 || !self.in_flight.is_empty()
     }
 
     fn end(&self) {
         self.session.ended.cancel();
-        for (_, (task, cancel)) in lock(&self.in_flight).drain() {
-            cancel.cancel();
-            task.abort();
-        }
+        self.in_flight.cancel_all();
         self.standalone.close();
     }
 
@@ -379,7 +376,7 @@ fn initialize(incoming: &Incoming<'_>, body: Value) -> Response {
         next_stream: AtomicU64::new(1),
         last_seen: Mutex::new(Instant::now()),
         open_streams: AtomicUsize::new(0),
-        in_flight: Mutex::default(),
+        in_flight: InFlight::default(),
     });
     tokio::spawn(session.forward_changes(
         incoming.core.clone(),
@@ -395,17 +392,7 @@ fn initialize(incoming: &Incoming<'_>, body: Value) -> Response {
 
 fn notify(entry: &HttpSession, method: &str, params: Option<&Map<String, Value>>) {
     if method == "notifications/cancelled" {
-        let id = params
-            .and_then(|p| p.get("requestId"))
-            .and_then(|v| serde_json::from_value::<RequestId>(v.clone()).ok());
-        if let Some(id) = id {
-            if let Some((task, cancel)) = lock(&entry.in_flight).remove(&id) {
-                cancel.cancel();
-                task.abort();
-                tracing::debug!(request_id = %id, "request cancelled by the client");
-            }
-        }
-        return;
+        entry.in_flight.cancel(params);
     }
     entry.session.handle_notification(method);
 }
@@ -448,18 +435,16 @@ async fn request(
     let task_entry = entry.clone();
     let task_log = log.clone();
     let key = id.clone();
-    {
-        // Held while spawning, so the task cannot finish (and remove itself) first.
-        let mut in_flight = lock(&entry.in_flight);
-        let task = tokio::spawn(async move {
+    entry.in_flight.spawn(key, cancel, || {
+        tokio::spawn(async move {
             let message = session
                 .handle_request(&core, id.clone(), method, params, inbound)
                 .await;
-            lock(&task_entry.in_flight).remove(&id);
+            task_entry.in_flight.finish(&id);
             task_log.finish(&message);
-        });
-        in_flight.insert(key, (task.abort_handle(), cancel));
-    }
+        })
+        .abort_handle()
+    });
     let retry = incoming.sessions.config.sse_retry;
     let prime = entry.session.version >= "2025-11-25";
     match log.first_event().await {
@@ -482,57 +467,26 @@ fn json_bytes(bytes: Arc<[u8]>) -> Response {
         .into_response()
 }
 
-/// A 2025-03-26 batch: every message handled, the requests' responses in one array.
+/// A 2025-03-26 batch: every message handled, the requests' responses in one array. What
+/// the handlers send the client goes on the session's own stream.
 async fn batch(incoming: &Incoming<'_>, entry: &Arc<HttpSession>, items: Vec<Value>) -> Response {
-    if entry.session.version != version::BATCH_VERSION {
-        return error(
-            StatusCode::BAD_REQUEST,
-            None,
-            RpcError::invalid_request(format!(
-                "Batches are not part of protocol version {}; send one message per request",
-                entry.session.version
-            )),
-        );
-    }
-    if items.is_empty() {
-        return error(
-            StatusCode::BAD_REQUEST,
-            None,
-            RpcError::invalid_request("An empty batch is not a valid JSON-RPC message"),
-        );
-    }
-    let mut answers = Vec::new();
-    let mut pending = Vec::new();
-    for item in items {
-        match Message::from_value(item) {
-            Err(malformed) => answers.push(error_response(malformed.id.as_ref(), &malformed.error)),
-            Ok(Message::Notification { method, params }) => notify(entry, &method, params.as_ref()),
-            Ok(Message::Response { id, outcome }) => entry.session.handle_response(id, outcome),
-            Ok(Message::Request { id, method, .. }) if method == "initialize" => {
-                answers.push(error_response(
-                    Some(&id),
-                    &RpcError::invalid_request("initialize cannot be part of a batch"),
-                ));
-            }
-            Ok(Message::Request { id, method, params }) => {
-                let mut inbound = Inbound::new(Transport::Http);
-                inbound.principal = incoming.principal.clone();
-                inbound.notifier = Some(Notifier::with_sink(entry.standalone.clone()));
-                let session = entry.session.clone();
-                let core = incoming.core.clone();
-                pending.push(async move {
-                    session
-                        .handle_request(&core, id, method, params, inbound)
-                        .await
-                });
+    let inbound = || {
+        let mut inbound = Inbound::new(Transport::Http);
+        inbound.principal = incoming.principal.clone();
+        inbound.notifier = Some(Notifier::with_sink(entry.standalone.clone()));
+        inbound
+    };
+    let cancel = |params: Option<&Map<String, Value>>| entry.in_flight.cancel(params);
+    match entry.session.batch(incoming.core, items, inbound, cancel) {
+        Ok(answers) => {
+            let answers = answers.await;
+            if answers.is_empty() {
+                StatusCode::ACCEPTED.into_response()
+            } else {
+                json(StatusCode::OK, &Value::Array(answers))
             }
         }
-    }
-    answers.extend(futures_util::future::join_all(pending).await);
-    if answers.is_empty() {
-        StatusCode::ACCEPTED.into_response()
-    } else {
-        json(StatusCode::OK, &Value::Array(answers))
+        Err(refused) => error(StatusCode::BAD_REQUEST, None, refused),
     }
 }
 

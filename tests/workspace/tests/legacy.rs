@@ -890,6 +890,44 @@ async fn cancelling_a_call_withdraws_its_pending_question() {
     assert!(pong.notifications.is_empty() && pong.asked.is_empty());
 }
 
+#[tokio::test]
+async fn a_cancelled_http_call_ends_its_stream_without_a_response() {
+    let (app, probe) = {
+        let probe = Arc::new(Probe::default());
+        let app = build(mcp_workspace_tests::interactive_server(probe.clone()));
+        (app, probe)
+    };
+    let (http, _) = Http::open(&app, "2025-11-25", json!({})).await;
+    let cancel = |id: u64| notification("notifications/cancelled", json!({"requestId": id}));
+    // Streamed (it reports progress first): the stream ends after what was sent.
+    let message = request(
+        1,
+        "tools/call",
+        json!({"name": "wait_for_cancel", "arguments": {}, "_meta": {"progressToken": 1}}),
+    );
+    let mut stream = Sse::of(http.send(&message).await);
+    stream.next().await.expect("the priming event");
+    let progress = stream.next().await.unwrap().message().unwrap();
+    assert_eq!(progress["method"], "notifications/progress");
+    assert_eq!(http.send(&cancel(1)).await.status(), 202);
+    assert!(
+        stream.next().await.is_none(),
+        "no response after a cancellation"
+    );
+    // Not streamed: the POST is answered with no content.
+    let waiting = call(2, "wait_for_cancel", json!({}));
+    let plain = http.send(&waiting);
+    let canceller = async {
+        while probe.started.load(std::sync::atomic::Ordering::SeqCst) < 2 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(http.send(&cancel(2)).await.status(), 202);
+    };
+    let (response, ()) = tokio::join!(plain, canceller);
+    assert_eq!(response.status(), 204);
+    assert_eq!(probe.finished.load(std::sync::atomic::Ordering::SeqCst), 0);
+}
+
 // ---- session-wide notifications -------------------------------------------------------------
 
 /// Call `toggle`; the methods of the next `frames` frames (the response as "response"),

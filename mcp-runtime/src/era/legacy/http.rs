@@ -437,11 +437,13 @@ async fn request(
     let key = id.clone();
     entry.in_flight.spawn(key, cancel, || {
         tokio::spawn(async move {
+            // A cancelled (aborted) request still ends its stream, with no response.
+            let ending = Ending(task_log);
             let message = session
                 .handle_request(&core, id.clone(), method, params, inbound)
                 .await;
             task_entry.in_flight.finish(&id);
-            task_log.finish(&message);
+            ending.0.finish(&message);
         })
         .abort_handle()
     });
@@ -450,11 +452,17 @@ async fn request(
     match log.first_event().await {
         First::Only(message) => json_bytes(message),
         First::Events => follow(entry.clone(), log, 0, prime, Some(retry)),
-        First::Gone => error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            None,
-            RpcError::internal("Internal error: the request ended without a response"),
-        ),
+        // Cancelled before anything was written: nothing is answered, as the client asked.
+        First::Gone => StatusCode::NO_CONTENT.into_response(),
+    }
+}
+
+/// Ends a response stream when its request's task ends, however it ends.
+struct Ending(Arc<EventLog>);
+
+impl Drop for Ending {
+    fn drop(&mut self) {
+        self.0.close();
     }
 }
 
@@ -573,7 +581,7 @@ enum First {
     Only(Arc<[u8]>),
     /// Something precedes the response (or the connection was let go): stream.
     Events,
-    /// The log was closed without a response.
+    /// The log was closed without a response (the request was cancelled).
     Gone,
 }
 

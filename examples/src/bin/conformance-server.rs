@@ -591,6 +591,7 @@ async fn test_reconnection(ctx: RequestContext) -> &'static str {
 
 // ---- JSON Schema 2020-12 as written -----------------------------------------------------
 
+// ANCHOR: hand_written_schema
 /// Contact details with a conditional requirement, which a derive cannot express: the
 /// `JsonSchema` impl is written by hand and published as written.
 #[derive(serde::Deserialize)]
@@ -645,6 +646,7 @@ async fn json_schema_2020_12_tool(Args(contact): Args<Contact>) -> String {
         contact.contact_method.unwrap_or_else(|| "email".into())
     )
 }
+// ANCHOR_END: hand_written_schema
 
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {

@@ -259,5 +259,20 @@ mod tests {
         assert!(schema["$defs"]["Nested"].is_object(), "{schema}");
         assert_eq!(schema["then"], json!({"required": ["b"]}));
         assert_eq!(schema["additionalProperties"], false);
+        // Arguments are checked against it as written: the conditional, the local `$ref`.
+        let validator = crate::validate::ArgValidator::compile(&schema).unwrap();
+        assert!(validator.check(&json!({"a": "x", "b": {"x": 1}})).is_ok());
+        assert!(
+            validator.check(&json!({"a": "x"})).is_err(),
+            "then: b required"
+        );
+        assert!(
+            validator.check(&json!({"a": 1, "b": {"x": 1}})).is_err(),
+            "own $ref"
+        );
+        assert!(
+            validator.check(&json!({})).is_ok(),
+            "else: nothing required"
+        );
     }
 }

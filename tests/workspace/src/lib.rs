@@ -610,15 +610,18 @@ pub mod interactive {
         "extra"
     }
 
+    // ANCHOR: detach
     /// Lets go of the client's connection, then finishes a moment later.
     #[tool]
     pub async fn detach(ctx: RequestContext, progress: Progress) -> &'static str {
         progress.report(1.0, Some(2.0));
+        // A handshake-era HTTP client is told to come back; elsewhere nothing happens.
         ctx.release_connection();
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         progress.report(2.0, Some(2.0));
         "reattached"
     }
+    // ANCHOR_END: detach
 
     /// Which client calls, in which revision, declaring what.
     #[tool]

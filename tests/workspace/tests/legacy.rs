@@ -1302,6 +1302,7 @@ async fn batches_are_served_in_2025_03_26_only() {
 async fn the_legacy_test_client_answers_the_servers_questions() {
     use mcp_runtime::testing::LegacyTestClient;
     let app = build(interactive());
+    // ANCHOR: legacy_client
     let mut client = LegacyTestClient::connect(&app, "2025-06-18", all_caps())
         .await
         .unwrap()
@@ -1319,6 +1320,7 @@ async fn the_legacy_test_client_answers_the_servers_questions() {
         sent["content"][0]["text"],
         "Sent 5 cents to ann (quoted 5 on round 1)."
     );
+    // ANCHOR_END: legacy_client
     // Without an answering function, the server's question gets an error back.
     let mut silent = LegacyTestClient::connect(&app, "2025-11-25", all_caps())
         .await

@@ -13,6 +13,8 @@ pub struct RawOption {
     pub key: Ident,
     pub value: Option<Expr>,
     pub nested: Option<Vec<RawOption>>,
+    /// `key("a", "b")`: a list of string literals.
+    pub strings: Option<Vec<LitStr>>,
 }
 
 impl Parse for RawOption {
@@ -21,11 +23,21 @@ impl Parse for RawOption {
         if input.peek(syn::token::Paren) {
             let inner;
             syn::parenthesized!(inner in input);
+            if inner.peek(LitStr) {
+                let list = Punctuated::<LitStr, Token![,]>::parse_terminated(&inner)?;
+                return Ok(RawOption {
+                    key,
+                    value: None,
+                    nested: None,
+                    strings: Some(list.into_iter().collect()),
+                });
+            }
             let list = Punctuated::<RawOption, Token![,]>::parse_terminated(&inner)?;
             return Ok(RawOption {
                 key,
                 value: None,
                 nested: Some(list.into_iter().collect()),
+                strings: None,
             });
         }
         let value = if input.peek(Token![=]) {
@@ -38,6 +50,7 @@ impl Parse for RawOption {
             key,
             value,
             nested: None,
+            strings: None,
         })
     }
 }
@@ -150,7 +163,8 @@ pub fn suggest(key: &str, known: &[&'static str]) -> Option<&'static str> {
         ("mime_type", "mime"),
         ("completion", "complete"),
         ("completions", "complete"),
-        ("scope", "cache"),
+        ("scope", "scopes"),
+        ("requires", "scopes"),
         ("cachescope", "cache"),
     ];
     if let Some((_, to)) = aliases.iter().find(|(from, to)| {
@@ -206,6 +220,44 @@ pub fn completers(option: &RawOption, errors: &mut Errors) -> Vec<(Ident, syn::P
                 &inner.key,
                 format!("name a completer function: {} = my_completer", inner.key),
             ),
+        }
+    }
+    out
+}
+
+/// `scopes("a:read", "b")`: OAuth scope tokens, each checked (RFC 6749 section 3.3) and
+/// reported at its own literal.
+pub fn scopes(option: &RawOption, errors: &mut Errors) -> Vec<String> {
+    let Some(strings) = &option.strings else {
+        if option.nested.as_ref().is_some_and(Vec::is_empty) {
+            errors.at(
+                &option.key,
+                "`scopes()` is empty: name at least one scope, or leave the option out",
+            );
+            return Vec::new();
+        }
+        errors.at(
+            &option.key,
+            "write the scopes a caller needs as strings: scopes(\"orders:read\", \"orders:write\")",
+        );
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for lit in strings {
+        let scope = lit.value();
+        let valid = !scope.is_empty()
+            && scope
+                .bytes()
+                .all(|b| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b));
+        if !valid {
+            errors.at(
+                lit,
+                format!("`{scope}` is not an OAuth scope: use visible ASCII without spaces, `\"` or `\\`, such as \"orders:write\""),
+            );
+        } else if out.contains(&scope) {
+            errors.at(lit, format!("scope `{scope}` is listed twice"));
+        } else {
+            out.push(scope);
         }
     }
     out

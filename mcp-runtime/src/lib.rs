@@ -50,8 +50,11 @@ pub use crate::core::{
     InputRequired, IntoCompletion, IntoContents, IntoPromptResult, Log, Progress, PromptParam,
     RequestContext, ServerHandle, State, ToolError, ToolParam, Transport,
 };
-pub use crate::policy::auth::{Action, AllowAll, Authorize, CompleteTarget, Denied, Principal};
+pub use crate::policy::auth::{
+    Action, AllowAll, Authorize, AuthorizeExt, CompleteTarget, DeclaredScopes, Denied, Listed,
+};
 pub use crate::policy::cache::{CacheHints, CacheScope};
+pub use crate::policy::principal::{Principal, Tenant};
 pub use crate::policy::seal::SealKey;
 pub use crate::protocol::{
     Annotations, CallToolResult, Completion, Content, GetPromptResult, LogLevel, PromptMessage,
@@ -73,10 +76,11 @@ pub use mcp_macros::prompt;
 /// What most servers need in one import.
 pub mod prelude {
     pub use crate::{
-        prompt, prompts, resource, resources, tool, tools, Action, Args, Authorize, CacheHints,
-        CacheScope, CallToolResult, Cancellation, Complete, Completion, Content, Denied,
-        Elicitation, GetPromptResult, InputRequired, Json, Log, Progress, PromptMessage,
-        RequestContext, ResourceContents, RpcError, SamplingRequest, Server, State, ToolError,
+        prompt, prompts, resource, resources, tool, tools, Action, Args, Authorize, AuthorizeExt,
+        CacheHints, CacheScope, CallToolResult, Cancellation, Complete, Completion, Content,
+        Denied, Elicitation, GetPromptResult, InputRequired, Json, Log, Principal, Progress,
+        PromptMessage, RequestContext, ResourceContents, RpcError, SamplingRequest, Server, State,
+        Tenant, ToolError,
     };
 }
 

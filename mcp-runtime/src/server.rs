@@ -6,8 +6,11 @@ use std::sync::Arc;
 use crate::core::input::Rounds;
 use crate::core::live::Live;
 use crate::core::{Core, ServerHandle, StateMap};
-use crate::policy::auth::{AllowAll, Authorize, SharedAuthorize};
+use crate::policy::auth::{AllowAll, Authorize, ListFilter, Listed, SharedAuthorize};
 use crate::policy::cache::CacheHints;
+use crate::policy::limits::{Limiter, Limits, RateLimit};
+use crate::policy::oauth::{HttpAuth, ProtectedResource, TokenVerifier};
+use crate::policy::principal::Principal;
 use crate::policy::seal::{SealKey, Sealer, SEAL_KEY_ENV};
 use crate::protocol::{version, Implementation};
 use crate::registry::{
@@ -40,6 +43,9 @@ pub struct Server {
     instructions: Option<String>,
     states: StateMap,
     authorize: SharedAuthorize,
+    list_filter: Option<ListFilter>,
+    limits: Limits,
+    oauth: Option<HttpAuth>,
     only: Option<Selection>,
     modules: Vec<String>,
     page_size: usize,
@@ -68,6 +74,9 @@ impl Server {
             instructions: None,
             states: StateMap::default(),
             authorize: Arc::new(AllowAll),
+            list_filter: None,
+            limits: Limits::default(),
+            oauth: None,
             only: None,
             modules: Vec::new(),
             page_size: 100,
@@ -101,10 +110,107 @@ impl Server {
         self
     }
 
-    /// The hook that runs before every tool call, resource read and prompt get.
-    /// Default: allow everything.
+    /// The hook that runs before every tool call, resource read, prompt get and
+    /// completion, after the built-in check of the scopes the target declares
+    /// ([`DeclaredScopes`](crate::DeclaredScopes)). Default: allow what the scopes allow.
+    /// Compose several hooks with [`AuthorizeExt::and`](crate::AuthorizeExt::and).
     pub fn authorize<A: Authorize>(mut self, hook: A) -> Self {
         self.authorize = Arc::new(hook);
+        self
+    }
+
+    /// Serve Streamable HTTP as an OAuth 2.1 resource server: every request needs a bearer
+    /// token that `verifier` accepts (else 401), the metadata document of `resource` is
+    /// served at its well-known path, and a call whose token lacks a declared scope gets
+    /// 403 with an `insufficient_scope` challenge. The resource's host is added to the
+    /// allowed hosts. On stdio, the verifier checks `MCP_ACCESS_TOKEN` when the host sets it.
+    pub fn oauth<V: TokenVerifier>(mut self, resource: ProtectedResource, verifier: V) -> Self {
+        self.oauth = Some(HttpAuth::new(resource, verifier));
+        self
+    }
+
+    /// Allow [`App::serve_http`] on an address other than loopback without a token
+    /// verifier. Without this, such a server refuses to start: anyone who can reach the
+    /// port could call every tool. Use it when a gateway in front authenticates callers.
+    pub fn allow_unauthenticated_remote(mut self) -> Self {
+        self.http.allow_unauthenticated_remote = true;
+        self
+    }
+
+    /// Show a caller only the list entries `filter` accepts (it sees the caller's principal,
+    /// `None` when anonymous). Lists then vary by caller, so they are `cacheScope: private`.
+    /// Filtering hides; it does not forbid: calls are still decided by scopes and the
+    /// [`Authorize`] hook.
+    pub fn list_filter<F>(mut self, filter: F) -> Self
+    where
+        F: Fn(Option<&Principal>, &Listed<'_>) -> bool + Send + Sync + 'static,
+    {
+        self.list_filter = Some(Arc::new(filter));
+        self
+    }
+
+    /// Leave out of list results the entries whose declared scopes the caller lacks (a
+    /// [`Server::list_filter`]). Clients then cannot discover what they could unlock by
+    /// asking for more scopes, which is why it is not the default.
+    pub fn hide_unauthorized(self) -> Self {
+        self.list_filter(|principal, listed| {
+            crate::DeclaredScopes::check_principal(principal, listed.required_scopes()).is_ok()
+        })
+    }
+
+    /// All limits at once (see [`Limits`] for each and its default).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Deepest accepted nesting of arrays and objects in a message (default 64); deeper
+    /// messages get -32600 before they are parsed.
+    pub fn max_json_depth(mut self, depth: usize) -> Self {
+        self.limits.max_json_depth = depth.max(2);
+        self
+    }
+
+    /// Largest `arguments` of one `tools/call` or `prompts/get`, in bytes of JSON (default
+    /// 1 MiB); larger ones get -32602.
+    pub fn max_argument_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_argument_bytes = bytes;
+        self
+    }
+
+    /// Most calls one principal may have running at once (default 64); more get -31429
+    /// (HTTP 429) with `data.retryAfterMs`.
+    pub fn max_concurrent_calls(mut self, calls: usize) -> Self {
+        self.limits.max_concurrent_calls = calls.max(1);
+        self
+    }
+
+    /// Longest a handler may run (default 5 minutes; `None`: no limit). The call then fails
+    /// with -31408 and its cancellation fires.
+    pub fn call_timeout(mut self, timeout: Option<std::time::Duration>) -> Self {
+        self.limits.call_timeout = timeout;
+        self
+    }
+
+    /// Limit how fast each principal may call (`tools/call`, `resources/read`,
+    /// `prompts/get`; default unlimited). Refused calls get -31429 (HTTP 429 with
+    /// `Retry-After`) and `data.retryAfterMs`.
+    pub fn rate_limit(mut self, limit: RateLimit) -> Self {
+        self.limits.rate = Some(limit);
+        self
+    }
+
+    /// Longest time a client may take to send a request body (default 30 s); slower
+    /// clients get 408.
+    pub fn request_body_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.http.body_timeout = timeout;
+        self
+    }
+
+    /// The caller on stdio, instead of the one the environment names
+    /// ([`Principal::from_env`]).
+    pub fn stdio_principal(mut self, principal: Principal) -> Self {
+        self.stdio.principal = Some(principal);
         self
     }
 
@@ -259,6 +365,24 @@ impl Server {
                 }
             },
         };
+        let mut http = self.http;
+        if let Some(auth) = self.oauth {
+            let problems = auth.resource().problems();
+            if !problems.is_empty() {
+                return Err(Error::Build(
+                    problems.into_iter().map(BuildError::Config).collect(),
+                ));
+            }
+            let host = auth.resource().host();
+            if !http
+                .allowed_hosts
+                .iter()
+                .any(|h| h.eq_ignore_ascii_case(&host))
+            {
+                http.allowed_hosts.push(host);
+            }
+            http.auth = Some(auth);
+        }
         let sealer = Sealer::new(&seal_key);
         let defs = select(self.only, &self.modules);
         let states = Arc::new(self.states);
@@ -268,6 +392,8 @@ impl Server {
             live: Arc::new(live),
             rounds: Rounds::new(sealer, self.request_state_ttl),
             authorize: self.authorize,
+            list_filter: self.list_filter,
+            limiter: Limiter::new(self.limits),
             states,
             info: self.info,
             instructions: self.instructions,
@@ -279,7 +405,7 @@ impl Server {
         Ok(App {
             closing: tokio_util::sync::CancellationToken::new(),
             core: Arc::new(core),
-            http: Arc::new(self.http),
+            http: Arc::new(http),
             stdio: self.stdio,
             eras: crate::era::Eras::new(
                 #[cfg(feature = "legacy")]
@@ -319,6 +445,10 @@ impl Server {
             }
         }
     }
+}
+
+fn is_loopback_name(host: &str) -> bool {
+    matches!(host, "localhost" | "127.0.0.1" | "[::1]")
 }
 
 /// Items named explicitly with `Server::only*`.
@@ -422,8 +552,36 @@ impl App {
     }
 
     /// Serve over this process's stdin and stdout until EOF.
+    ///
+    /// The caller is the one set with [`Server::stdio_principal`], else the one the host
+    /// names in the environment: `MCP_ACCESS_TOKEN` checked by the verifier given to
+    /// [`Server::oauth`] (an invalid token stops the server), or `MCP_PRINCIPAL`,
+    /// `MCP_SCOPES` and `MCP_TENANT` ([`Principal::from_env`]).
     pub async fn serve_stdio(&self) -> Result<(), Error> {
-        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+        let mut app = self.clone();
+        if app.stdio.principal.is_none() {
+            app.stdio.principal = self.principal_from_env().await?;
+        }
+        app.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    async fn principal_from_env(&self) -> Result<Option<Principal>, Error> {
+        let token = std::env::var(crate::policy::principal::TOKEN_ENV)
+            .ok()
+            .filter(|t| !t.trim().is_empty());
+        match (token, &self.http.auth) {
+            (Some(token), Some(auth)) => auth.verify(token.trim()).await.map(Some).map_err(|e| {
+                Error::Build(vec![BuildError::Config(format!(
+                    "{}: the access token was refused: {e}",
+                    crate::policy::principal::TOKEN_ENV
+                ))])
+            }),
+            (Some(_), None) => Err(Error::Build(vec![BuildError::Config(format!(
+                "{} is set, but the server has no token verifier to check it (Server::oauth)",
+                crate::policy::principal::TOKEN_ENV
+            ))])),
+            (None, _) => Ok(Principal::from_env()),
+        }
     }
 
     /// Serve newline-delimited JSON-RPC over any byte stream pair (the stdio framing).
@@ -444,7 +602,22 @@ impl App {
     }
 
     /// Serve Streamable HTTP at `http://addr/mcp` until Ctrl-C or SIGTERM.
+    ///
+    /// Refuses to start on an address other than loopback without a token verifier
+    /// ([`Server::oauth`]), unless [`Server::allow_unauthenticated_remote`] says a gateway
+    /// in front authenticates callers.
     pub async fn serve_http(&self, addr: SocketAddr) -> Result<(), Error> {
+        if !addr.ip().is_loopback()
+            && self.http.auth.is_none()
+            && !self.http.allow_unauthenticated_remote
+        {
+            return Err(Error::Build(vec![BuildError::Config(format!(
+                "refusing to serve {addr} without authentication: anyone who can reach it could call every tool. Configure a token verifier with Server::oauth(..), bind to 127.0.0.1, or call Server::allow_unauthenticated_remote() when a gateway in front authenticates callers"
+            ))]));
+        }
+        if !addr.ip().is_loopback() && self.http.allowed_hosts.iter().all(|h| is_loopback_name(h)) {
+            tracing::warn!("serving on {addr}, but only loopback host names are allowed in Host and Origin: set Server::allowed_hosts to the names clients use");
+        }
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .map_err(Error::Io)?;

@@ -16,6 +16,7 @@ pub fn prompt(func: &ItemFn, model: &Model) -> TokenStream {
     let name = &model.name;
     let title = opt_str(&model.title);
     let description = opt_str(&model.description);
+    let scopes = &model.scopes;
     let describe = model.params.iter().map(|p| {
         let ty = &p.ty;
         let param_name = &p.name;
@@ -75,6 +76,7 @@ pub fn prompt(func: &ItemFn, model: &Model) -> TokenStream {
                 name: #name,
                 title: #title,
                 description: #description,
+                scopes: &[#(#scopes),*],
                 module_path: ::core::module_path!(),
                 file: ::core::file!(),
                 line: ::core::line!(),

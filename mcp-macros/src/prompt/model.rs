@@ -8,7 +8,7 @@ use crate::errors::Errors;
 use crate::options::{self, Reader};
 use crate::sig::{self, Param};
 
-const OPTIONS: &[&str] = &["name", "title", "description", "complete"];
+const OPTIONS: &[&str] = &["name", "title", "description", "complete", "scopes"];
 
 pub struct Model {
     pub name: String,
@@ -16,6 +16,7 @@ pub struct Model {
     pub title: Option<String>,
     pub description: Option<String>,
     pub completers: Vec<(String, syn::Path)>,
+    pub scopes: Vec<String>,
     pub params: Vec<Param>,
     pub is_async: bool,
     pub output: Type,
@@ -39,6 +40,7 @@ pub fn build(attr: TokenStream, func: &ItemFn, errors: &mut Errors) -> Option<Mo
         title: None,
         description: None,
         completers: Vec::new(),
+        scopes: Vec::new(),
         params: Vec::new(),
         is_async: sig.asyncness.is_some(),
         output: syn::parse_quote!(()),
@@ -51,6 +53,10 @@ pub fn build(attr: TokenStream, func: &ItemFn, errors: &mut Errors) -> Option<Mo
         };
         if key == "complete" {
             completers = options::completers(option, reader.errors);
+            continue;
+        }
+        if key == "scopes" {
+            model.scopes = options::scopes(option, reader.errors);
             continue;
         }
         let Some(s) = reader.string(option) else {

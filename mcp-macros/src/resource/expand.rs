@@ -18,6 +18,7 @@ pub fn resource(func: &ItemFn, model: &Model) -> TokenStream {
     let uri = &model.uri;
     let title = opt_str(&model.title);
     let description = opt_str(&model.description);
+    let scopes = &model.scopes;
     let mime = opt_str(&model.mime);
     let size = match model.size {
         Some(n) => quote!(::core::option::Option::Some(#n)),
@@ -128,6 +129,7 @@ pub fn resource(func: &ItemFn, model: &Model) -> TokenStream {
                 priority: #priority,
                 ttl_ms: #ttl,
                 cache_scope: #cache,
+                scopes: &[#(#scopes),*],
                 module_path: ::core::module_path!(),
                 file: ::core::file!(),
                 line: ::core::line!(),

@@ -20,6 +20,7 @@ const OPTIONS: &[&str] = &[
     "ttl",
     "cache",
     "complete",
+    "scopes",
 ];
 
 struct Attr {
@@ -65,6 +66,7 @@ pub struct Model {
     pub priority: Option<f64>,
     pub ttl_ms: Option<u64>,
     pub cache_private: Option<bool>,
+    pub scopes: Vec<String>,
     pub completers: Vec<(String, syn::Path)>,
     pub params: Vec<(Param, Source)>,
     pub is_async: bool,
@@ -112,6 +114,7 @@ pub fn build(attr: proc_macro2::TokenStream, func: &ItemFn, errors: &mut Errors)
         priority: None,
         ttl_ms: None,
         cache_private: None,
+        scopes: Vec::new(),
         completers: Vec::new(),
         params: Vec::new(),
         is_async: func.sig.asyncness.is_some(),
@@ -212,6 +215,7 @@ pub fn build(attr: proc_macro2::TokenStream, func: &ItemFn, errors: &mut Errors)
                     "`cache` is `public` (same for every caller) or `private` (per user): cache = private",
                 ),
             },
+            "scopes" => model.scopes = options::scopes(option, reader.errors),
             _ => completers = options::completers(option, reader.errors),
         }
     }

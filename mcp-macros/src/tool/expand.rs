@@ -37,6 +37,7 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
         opt_bool(model.open_world),
     );
 
+    let scopes = &model.scopes;
     let describe = model.params.iter().map(|p| {
         let ty = &p.ty;
         let param_name = &p.name;
@@ -123,6 +124,7 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
                 destructive: #destructive,
                 idempotent: #idempotent,
                 open_world: #open_world,
+                scopes: &[#(#scopes),*],
                 module_path: ::core::module_path!(),
                 file: ::core::file!(),
                 line: ::core::line!(),

@@ -17,6 +17,7 @@ pub struct Model {
     pub destructive: Option<bool>,
     pub idempotent: Option<bool>,
     pub open_world: Option<bool>,
+    pub scopes: Vec<String>,
     pub params: Vec<Param>,
     pub is_async: bool,
     pub output: Type,
@@ -36,6 +37,7 @@ const OPTIONS: &[&str] = &[
     "destructive",
     "idempotent",
     "open_world",
+    "scopes",
 ];
 
 pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
@@ -45,6 +47,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
     let mut title = None;
     let mut description = None;
     let mut flags: [Option<bool>; 4] = [None; 4];
+    let mut scopes = Vec::new();
 
     let mut reader = Reader::new("tool", OPTIONS, errors);
     for option in &parsed.options {
@@ -62,6 +65,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
                     }
                 }
             }
+            "scopes" => scopes = crate::options::scopes(option, reader.errors),
             flag => {
                 let index = ["read_only", "destructive", "idempotent", "open_world"]
                     .iter()
@@ -108,6 +112,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
         destructive: flags[1],
         idempotent: flags[2],
         open_world: flags[3],
+        scopes,
         params,
         is_async: sig.asyncness.is_some(),
         output,

@@ -194,6 +194,11 @@ impl RequestContext {
         Cancellation(self.0.parts.cancel.clone())
     }
 
+    /// Fire this request's cancellation (the server gave up on it).
+    pub(crate) fn cancel_now(&self) {
+        self.0.parts.cancel.cancel();
+    }
+
     /// Completes when the client cancels this request.
     pub async fn cancelled(&self) {
         self.0.parts.cancel.cancelled().await;

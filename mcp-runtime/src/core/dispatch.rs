@@ -7,7 +7,8 @@ use std::sync::Arc;
 use futures_util::FutureExt as _;
 use serde_json::{json, Map, Value};
 
-use crate::policy::auth::{Action, SharedAuthorize};
+use crate::policy::auth::{Action, DeclaredScopes, ListFilter, Listed, SharedAuthorize};
+use crate::policy::limits::Limiter;
 use crate::policy::paging::Cursors;
 use crate::protocol::{codes, Implementation, RpcError};
 use crate::registry::{Catalog, Listing};
@@ -52,6 +53,8 @@ pub struct Core {
     pub(crate) live: Arc<Live>,
     pub(crate) rounds: Rounds,
     pub(crate) authorize: SharedAuthorize,
+    pub(crate) list_filter: Option<ListFilter>,
+    pub(crate) limiter: Limiter,
     pub(crate) states: Arc<StateMap>,
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
@@ -182,6 +185,32 @@ impl Core {
         Value::Object(caps)
     }
 
+    /// The scopes the target of a `tools/call`, `prompts/get` or `resources/read` declares
+    /// (none for other methods and unknown targets), so a transport can refuse a caller
+    /// without them before anything else runs.
+    pub fn required_scopes(
+        &self,
+        method: &str,
+        params: &Map<String, Value>,
+    ) -> &'static [&'static str] {
+        let snapshot = self.live.load();
+        let text = |key: &str| params.get(key).and_then(Value::as_str);
+        let found = match method {
+            "tools/call" => text("name")
+                .and_then(|n| snapshot.catalog.get(n))
+                .map(|t| t.def.scopes),
+            "prompts/get" => text("name")
+                .and_then(|n| snapshot.catalog.prompt(n))
+                .map(|p| p.def.scopes),
+            "resources/read" => text("uri")
+                .filter(|u| u.len() <= crate::registry::uri::MAX_URI_BYTES)
+                .and_then(|u| snapshot.catalog.resolve(u))
+                .map(|(r, _)| r.def.scopes),
+            _ => None,
+        };
+        found.unwrap_or(&[])
+    }
+
     /// Handle one request.
     pub async fn handle(&self, call: Call) -> Reply {
         let snapshot = self.live.load();
@@ -192,12 +221,12 @@ impl Core {
         let lists = &snapshot.lists;
         match method {
             Method::Discover => self.discover(),
-            Method::ToolsList => self.list(&lists.tools, &call.params),
+            Method::ToolsList => self.list(&lists.tools, &call),
             Method::ToolsCall => self.call_tool(&snapshot, call).await,
-            Method::ResourcesList => self.list(&lists.resources, &call.params),
-            Method::TemplatesList => self.list(&lists.templates, &call.params),
+            Method::ResourcesList => self.list(&lists.resources, &call),
+            Method::TemplatesList => self.list(&lists.templates, &call),
             Method::ResourcesRead => self.read_resource(&snapshot, call).await,
-            Method::PromptsList => self.list(&lists.prompts, &call.params),
+            Method::PromptsList => self.list(&lists.prompts, &call),
             Method::PromptsGet => self.get_prompt(&snapshot, call).await,
             Method::Complete => self.complete(&snapshot, call).await,
             // Transports intercept it: it is a stream, not one response.
@@ -220,8 +249,8 @@ impl Core {
         }
     }
 
-    fn list(&self, list: &PagedList, params: &Map<String, Value>) -> Reply {
-        let page = match params.get("cursor") {
+    fn list(&self, list: &PagedList, call: &Call) -> Reply {
+        let page = match call.params.get("cursor") {
             None | Some(Value::Null) => 0,
             Some(Value::String(cursor)) => match list.cursors.page_of(cursor) {
                 Some(page) => page,
@@ -238,18 +267,44 @@ impl Core {
             Some(_) => return Reply::Error(RpcError::invalid_params("cursor must be a string")),
         };
         let mut body = Map::new();
-        body.insert(
-            list.field.into(),
-            list.pages.get(page).cloned().unwrap_or_else(|| json!([])),
-        );
-        if page + 1 < list.pages.len() {
+        let (items, more, cache) = match &self.list_filter {
+            None => (
+                list.pages.get(page).cloned().unwrap_or_else(|| json!([])),
+                page + 1 < list.pages.len(),
+                self.list_cache,
+            ),
+            Some(filter) => {
+                // The same pages, of the entries this caller may see: such a list depends on
+                // who asks, so no cache may share it.
+                let principal = call.ctx.principal();
+                let visible: Vec<&Value> = list
+                    .entries
+                    .iter()
+                    .filter(|(listed, _)| filter(principal, listed))
+                    .map(|(_, value)| value)
+                    .collect();
+                let mut pages = visible.chunks(list.page_size);
+                let items: Vec<Value> = pages
+                    .nth(page)
+                    .map(|chunk| chunk.iter().map(|v| (*v).clone()).collect())
+                    .unwrap_or_default();
+                let more = pages.next().is_some();
+                let cache = CacheHints {
+                    ttl: self.list_cache.ttl,
+                    scope: crate::policy::cache::CacheScope::Private,
+                };
+                (Value::Array(items), more, cache)
+            }
+        };
+        body.insert(list.field.into(), items);
+        if more {
             if let Some(next) = list.cursors.cursor_for(page + 1) {
                 body.insert("nextCursor".into(), Value::String(next.to_owned()));
             }
         }
         Reply::Complete {
             body,
-            cache: Some(self.list_cache),
+            cache: Some(cache),
         }
     }
 }
@@ -273,25 +328,57 @@ impl Core {
         }
     }
 
-    /// Run the `Authorize` hook; a refusal becomes the reply.
+    /// Check the declared scopes, then run the `Authorize` hook; a refusal becomes the
+    /// reply.
     pub(crate) async fn check(
         &self,
         ctx: &RequestContext,
         action: &Action<'_>,
         (kind, target): (&str, &str),
     ) -> Result<(), Reply> {
-        match self.authorize.check(ctx, action).await {
+        let verdict =
+            match DeclaredScopes::check_principal(ctx.principal(), action.required_scopes()) {
+                Ok(()) => self.authorize.check(ctx, action).await,
+                refused => refused,
+            };
+        match verdict {
             Ok(()) => Ok(()),
             Err(denied) => {
-                tracing::info!(kind, target = %target, reason = %denied, "request refused by the Authorize hook");
+                tracing::info!(kind, target = %target, reason = %denied, "request refused");
+                let mut data = json!({ "name": target, "reason": denied.reason() });
+                if !denied.scopes().is_empty() {
+                    data["requiredScopes"] = json!(denied.scopes());
+                }
                 Err(Reply::Error(
                     RpcError::new(
                         codes::ACCESS_DENIED,
                         format!("Access denied to {kind} {target}: {denied}"),
                     )
-                    .with_data(json!({ "name": target, "reason": denied.reason() })),
+                    .with_data(data),
                 ))
             }
+        }
+    }
+
+    /// Run a handler within the caller's limits: rate, concurrency, time. A panic or a
+    /// timeout fails this call only; a timeout also fires the call's cancellation.
+    pub(crate) async fn run<T>(
+        &self,
+        ctx: &RequestContext,
+        target: &str,
+        future: futures_util::future::BoxFuture<'static, Result<T, RpcError>>,
+    ) -> Result<T, RpcError> {
+        let _slot = self.limiter.admit(ctx.principal_subject(), target)?;
+        match self.limiter.limits().call_timeout {
+            Some(limit) => match tokio::time::timeout(limit, guarded(target, future)).await {
+                Ok(outcome) => outcome,
+                Err(_) => {
+                    ctx.cancel_now();
+                    tracing::warn!(target = %target, "handler timed out");
+                    Err(Limiter::timed_out(target, limit))
+                }
+            },
+            None => guarded(target, future).await,
         }
     }
 }
@@ -364,6 +451,8 @@ pub(crate) struct PagedList {
     method: &'static str,
     field: &'static str,
     pages: Vec<Value>,
+    entries: Vec<(Listed<'static>, Value)>,
+    page_size: usize,
     cursors: Cursors,
 }
 
@@ -373,12 +462,15 @@ impl PagedList {
         method: &'static str,
         field: &'static str,
         listing: Listing,
+        page_size: usize,
     ) -> Result<Self, String> {
         let cursors = Cursors::new(sealer, method, listing.pages.len(), listing.fingerprint)?;
         Ok(PagedList {
             method,
             field,
             pages: listing.pages,
+            entries: listing.entries,
+            page_size,
             cursors,
         })
     }

@@ -383,6 +383,41 @@ impl FromContext for super::Cancellation {
     }
 }
 
+impl FromContext for crate::Principal {
+    fn describe(spec: &mut ParamSpec) {
+        spec.reads_principal();
+    }
+
+    fn from_context(ctx: &RequestContext) -> Result<Self, RpcError> {
+        ctx.principal()
+            .cloned()
+            .ok_or_else(|| anonymous(ctx, "an authenticated caller"))
+    }
+}
+
+impl FromContext for crate::Tenant {
+    fn describe(spec: &mut ParamSpec) {
+        spec.reads_principal();
+    }
+
+    fn from_context(ctx: &RequestContext) -> Result<Self, RpcError> {
+        ctx.principal()
+            .and_then(|p| p.tenant())
+            .map(|t| crate::Tenant(t.to_owned()))
+            .ok_or_else(|| anonymous(ctx, "a caller whose credentials name a tenant"))
+    }
+}
+
+/// The refusal of a call whose handler needs to know who calls, when nobody is named.
+fn anonymous(ctx: &RequestContext, needs: &str) -> RpcError {
+    let target = ctx.name().unwrap_or_else(|| ctx.method());
+    RpcError::new(
+        crate::protocol::codes::ACCESS_DENIED,
+        format!("Access denied to {target}: it needs {needs}"),
+    )
+    .with_data(serde_json::json!({ "name": target, "reason": format!("it needs {needs}") }))
+}
+
 /// Tool and prompt parameter impls for extractors that only need the context (the
 /// argument blanket impls rule out a blanket over `FromContext`).
 macro_rules! context_params {
@@ -410,6 +445,8 @@ macro_rules! context_params {
 }
 
 context_params!(
+    crate::Principal,
+    crate::Tenant,
     RequestContext,
     super::Progress,
     super::Log,

@@ -100,7 +100,8 @@ fn build(
 ) -> Result<Snapshot, Vec<BuildError>> {
     let catalog = Catalog::build(defs.clone(), page_size, &|id| states.contains(id))?;
     let paged = |method, field, listing| {
-        PagedList::new(sealer, method, field, listing).map_err(|e| vec![BuildError::Config(e)])
+        PagedList::new(sealer, method, field, listing, page_size.max(1))
+            .map_err(|e| vec![BuildError::Config(e)])
     };
     let lists = Lists {
         tools: paged("tools/list", "tools", catalog.tool_listing())?,

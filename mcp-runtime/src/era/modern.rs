@@ -325,6 +325,7 @@ pub fn status_of(error: &RpcError) -> u16 {
         | codes::MISSING_CLIENT_CAPABILITY
         | codes::UNSUPPORTED_PROTOCOL_VERSION => 400,
         codes::PARSE_ERROR | codes::INVALID_REQUEST => 400,
+        codes::RATE_LIMITED => 429,
         _ => 200,
     }
 }

@@ -1,4 +1,4 @@
-//! The per-call authorization hook.
+//! The per-call authorization hook, the built-in scope check, and list filtering.
 //!
 //! `Authorize::check` runs before every `tools/call`, `resources/read`, `prompts/get` and
 //! `completion/complete`, after the target is found and before arguments are validated or
@@ -58,6 +58,23 @@ pub enum CompleteTarget<'a> {
 }
 
 impl Action<'_> {
+    /// The scopes the target declares (`scopes(..)` in its attribute).
+    pub fn required_scopes(&self) -> &'static [&'static str] {
+        match self {
+            Action::CallTool { tool, .. } => tool.scopes,
+            Action::ReadResource { resource, .. } => resource.scopes,
+            Action::GetPrompt { prompt, .. } => prompt.scopes,
+            Action::Complete {
+                target: CompleteTarget::Prompt(prompt),
+                ..
+            } => prompt.scopes,
+            Action::Complete {
+                target: CompleteTarget::Resource(resource),
+                ..
+            } => resource.scopes,
+        }
+    }
+
     /// The name of the tool or prompt, or the URI of the resource, the action targets.
     pub fn name(&self) -> &str {
         match self {
@@ -80,6 +97,7 @@ impl Action<'_> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Denied {
     reason: String,
+    scopes: Vec<String>,
 }
 
 impl Denied {
@@ -87,12 +105,29 @@ impl Denied {
     pub fn new(reason: impl Into<String>) -> Self {
         Denied {
             reason: reason.into(),
+            scopes: Vec::new(),
+        }
+    }
+
+    /// Refuse because the caller lacks some of `needed`, every scope the action needs
+    /// (a client asks for all of them at once, so name them all). On HTTP with a token
+    /// verifier this becomes 403 with `WWW-Authenticate: Bearer error="insufficient_scope"`.
+    pub fn insufficient_scope<S: AsRef<str>>(needed: impl IntoIterator<Item = S>) -> Self {
+        let scopes: Vec<String> = needed.into_iter().map(|s| s.as_ref().to_owned()).collect();
+        Denied {
+            reason: format!("it needs the scope(s) {}", scopes.join(" ")),
+            scopes,
         }
     }
 
     /// The reason.
     pub fn reason(&self) -> &str {
         &self.reason
+    }
+
+    /// The scopes the action needs, when the refusal is for want of scopes.
+    pub fn scopes(&self) -> &[String] {
+        &self.scopes
     }
 }
 
@@ -162,25 +197,110 @@ impl<A: Authorize> DynAuthorize for A {
 
 pub(crate) type SharedAuthorize = Arc<dyn DynAuthorize>;
 
-/// Who is calling, as established by the transport.
-///
-/// On HTTP, an authentication layer in front of the MCP router (your own axum middleware,
-/// or a token verifier) inserts a `Principal` into the request's extensions; handlers and
-/// the [`Authorize`] hook read it with [`RequestContext::principal`]. Sealed state handed
-/// to a client (`requestState`) is bound to the principal's subject, so another caller
-/// cannot continue someone else's call.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Principal {
-    /// Stable identifier of the caller (a token's `sub`).
-    pub subject: String,
-}
+pub use super::principal::Principal;
 
-impl Principal {
-    /// A caller identified by `subject`.
-    pub fn new(subject: impl Into<String>) -> Self {
-        Principal {
-            subject: subject.into(),
+/// The built-in authorizer: an action needs every scope its `#[tool(scopes(..))]`,
+/// `#[resource(.., scopes(..))]` or `#[prompt(scopes(..))]` declares.
+///
+/// The server always runs it before your own [`Authorize`] hook, so a declared scope is
+/// never forgotten; use it directly only to compose it into hooks of your own. A request
+/// without a principal holds no scopes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DeclaredScopes;
+
+impl DeclaredScopes {
+    /// The same check, synchronously.
+    pub fn check_principal(principal: Option<&Principal>, needed: &[&str]) -> Result<(), Denied> {
+        if needed.is_empty() {
+            return Ok(());
+        }
+        let missing: Vec<&str> = match principal {
+            Some(p) => p.missing_scopes(needed),
+            None => needed.to_vec(),
+        };
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(Denied::insufficient_scope(needed))
         }
     }
 }
+
+impl Authorize for DeclaredScopes {
+    async fn check(&self, ctx: &RequestContext, action: &Action<'_>) -> Result<(), Denied> {
+        DeclaredScopes::check_principal(ctx.principal(), action.required_scopes())
+    }
+}
+
+/// Two hooks in a row: the first refusal wins. Made by [`AuthorizeExt::and`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Both<A, B>(pub A, pub B);
+
+impl<A: Authorize, B: Authorize> Authorize for Both<A, B> {
+    async fn check(&self, ctx: &RequestContext, action: &Action<'_>) -> Result<(), Denied> {
+        self.0.check(ctx, action).await?;
+        self.1.check(ctx, action).await
+    }
+}
+
+/// Composition of [`Authorize`] hooks.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::policy::auth::{AuthorizeExt, DeclaredScopes};
+///
+/// struct SameTenant;
+///
+/// impl Authorize for SameTenant {
+///     async fn check(&self, ctx: &RequestContext, action: &Action<'_>) -> Result<(), Denied> {
+///         match (action, ctx.principal().and_then(|p| p.tenant())) {
+///             (Action::ReadResource { uri, .. }, Some(tenant))
+///                 if !uri.starts_with(&format!("orders://{tenant}/")) =>
+///             {
+///                 Err(Denied::new("that order belongs to another tenant"))
+///             }
+///             _ => Ok(()),
+///         }
+///     }
+/// }
+///
+/// let hook = DeclaredScopes.and(SameTenant);
+/// # let _ = hook;
+/// ```
+pub trait AuthorizeExt: Authorize + Sized {
+    /// Run `self`, then `next` when `self` allowed the action.
+    fn and<B: Authorize>(self, next: B) -> Both<Self, B> {
+        Both(self, next)
+    }
+}
+
+impl<A: Authorize> AuthorizeExt for A {}
+
+/// One entry of a list result, as a list filter sees it.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum Listed<'a> {
+    /// A tool of `tools/list`.
+    Tool(&'a ToolDef),
+    /// A resource of `resources/list`.
+    Resource(&'a ResourceDef),
+    /// A resource template of `resources/templates/list`.
+    Template(&'a ResourceDef),
+    /// A prompt of `prompts/list`.
+    Prompt(&'a PromptDef),
+}
+
+impl Listed<'_> {
+    /// The scopes the entry declares.
+    pub fn required_scopes(&self) -> &'static [&'static str] {
+        match self {
+            Listed::Tool(tool) => tool.scopes,
+            Listed::Resource(resource) | Listed::Template(resource) => resource.scopes,
+            Listed::Prompt(prompt) => prompt.scopes,
+        }
+    }
+}
+
+/// Decides which entries a caller sees in list results (see `Server::list_filter`).
+pub(crate) type ListFilter =
+    Arc<dyn Fn(Option<&Principal>, &Listed<'_>) -> bool + Send + Sync + 'static>;

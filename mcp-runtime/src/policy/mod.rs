@@ -1,6 +1,13 @@
-//! Policies applied around handlers: authorization, cache hints, pagination, sealing.
+//! Policies applied around handlers: who calls (principal, token verification), what they
+//! may do (authorization, scopes), how much (limits, rate), and the sealing, paging and
+//! cache hints of results.
 
 pub mod auth;
 pub mod cache;
+#[cfg(feature = "oauth")]
+pub mod jwt;
+pub mod limits;
+pub mod oauth;
 pub mod paging;
+pub mod principal;
 pub mod seal;

@@ -24,6 +24,11 @@ pub mod codes {
     /// The `Authorize` hook refused the call. Application code, outside the reserved
     /// JSON-RPC range (-32768..-32000) as the specification asks.
     pub const ACCESS_DENIED: i64 = -31403;
+    /// The caller made too many calls, or has too many running: `data.retryAfterMs` says
+    /// when to try again (HTTP 429 with `Retry-After` on Streamable HTTP).
+    pub const RATE_LIMITED: i64 = -31429;
+    /// The handler did not finish within the server's call timeout and was cancelled.
+    pub const REQUEST_TIMEOUT: i64 = -31408;
 }
 
 /// A JSON-RPC error object: `{code, message, data?}`.

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use serde::Serialize;
 
+use crate::policy::auth::Listed;
 use crate::protocol::{Annotations, Prompt, Resource, ResourceTemplate, Tool, ToolAnnotations};
 use crate::validate::ArgValidator;
 
@@ -128,6 +129,16 @@ pub struct CatalogResource {
     pub published: String,
     /// The list entry (`Resource` or `ResourceTemplate`).
     pub entry: Value,
+    /// What it reads depends on who asks (it declares scopes or takes the principal), so
+    /// its reads are `cacheScope: private` unless it says `cache = public`.
+    pub private: bool,
+}
+
+/// Whether a resource's reads vary by caller.
+fn reads_vary_by_caller(def: &ResourceDef) -> bool {
+    let mut spec = ParamSpec::default();
+    (def.params)(&mut spec);
+    !def.scopes.is_empty() || spec.principal()
 }
 
 /// One prompt as served.
@@ -153,35 +164,38 @@ pub struct Defs {
 pub struct Listing {
     /// The serialized array of each page (at least one page, possibly empty).
     pub pages: Vec<Value>,
+    /// Every entry with its serialized form, in list order (for per-caller filtering).
+    pub entries: Vec<(Listed<'static>, Value)>,
     /// A fingerprint of the listed keys, so a cursor from another set is refused.
     pub fingerprint: u64,
 }
 
 impl Listing {
     fn new<'a, T: Serialize + 'a>(
-        items: impl Iterator<Item = (&'a str, &'a T)> + Clone,
+        items: impl Iterator<Item = (&'a str, Listed<'static>, &'a T)> + Clone,
         page_size: usize,
     ) -> Listing {
         // FNV-1a over the keys: stable across processes, unlike std's RandomState.
         let mut hash: u64 = 0xcbf29ce484222325;
-        for (key, _) in items.clone() {
+        for (key, _, _) in items.clone() {
             for byte in key.bytes().chain(std::iter::once(0)) {
                 hash ^= u64::from(byte);
                 hash = hash.wrapping_mul(0x100000001b3);
             }
         }
-        let values: Vec<Value> = items
-            .map(|(_, item)| serde_json::to_value(item).unwrap_or(Value::Null))
+        let entries: Vec<(Listed<'static>, Value)> = items
+            .map(|(_, listed, item)| (listed, serde_json::to_value(item).unwrap_or(Value::Null)))
             .collect();
-        let mut pages: Vec<Value> = values
+        let mut pages: Vec<Value> = entries
             .chunks(page_size.max(1))
-            .map(|chunk| Value::Array(chunk.to_vec()))
+            .map(|chunk| Value::Array(chunk.iter().map(|(_, v)| v.clone()).collect()))
             .collect();
         if pages.is_empty() {
             pages.push(Value::Array(Vec::new()));
         }
         Listing {
             pages,
+            entries,
             fingerprint: hash,
         }
     }
@@ -400,7 +414,9 @@ impl Catalog {
     /// `tools/list` pages.
     pub fn tool_listing(&self) -> Listing {
         Listing::new(
-            self.tools.iter().map(|t| (t.def.name, &t.tool)),
+            self.tools
+                .iter()
+                .map(|t| (t.def.name, Listed::Tool(t.def), &t.tool)),
             self.page_size,
         )
     }
@@ -410,7 +426,7 @@ impl Catalog {
         Listing::new(
             self.resources
                 .iter()
-                .map(|r| (r.published.as_str(), &r.entry)),
+                .map(|r| (r.published.as_str(), Listed::Resource(r.def), &r.entry)),
             self.page_size,
         )
     }
@@ -420,7 +436,7 @@ impl Catalog {
         Listing::new(
             self.templates
                 .iter()
-                .map(|r| (r.published.as_str(), &r.entry)),
+                .map(|r| (r.published.as_str(), Listed::Template(r.def), &r.entry)),
             self.page_size,
         )
     }
@@ -428,7 +444,9 @@ impl Catalog {
     /// `prompts/list` pages.
     pub fn prompt_listing(&self) -> Listing {
         Listing::new(
-            self.prompts.iter().map(|p| (p.def.name, &p.prompt)),
+            self.prompts
+                .iter()
+                .map(|p| (p.def.name, Listed::Prompt(p.def), &p.prompt)),
             self.page_size,
         )
     }
@@ -480,6 +498,7 @@ fn static_entry(def: &'static ResourceDef) -> CatalogResource {
         def,
         published: def.uri.to_owned(),
         entry: serde_json::to_value(resource).unwrap_or(Value::Null),
+        private: reads_vary_by_caller(def),
     }
 }
 
@@ -497,6 +516,7 @@ fn template_entry(def: &'static ResourceDef) -> CatalogResource {
         def,
         published,
         entry: serde_json::to_value(template).unwrap_or(Value::Null),
+        private: reads_vary_by_caller(def),
     }
 }
 

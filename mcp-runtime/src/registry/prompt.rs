@@ -24,6 +24,9 @@ pub struct PromptDef {
     pub title: Option<&'static str>,
     /// What the prompt is for (from the doc comment or `description = ".."`).
     pub description: Option<&'static str>,
+    /// `scopes(..)`: OAuth scopes a caller needs; the server checks them before any
+    /// `Authorize` hook.
+    pub scopes: &'static [&'static str],
     /// `module_path!()` where the function is defined.
     pub module_path: &'static str,
     /// Source file, for error messages about duplicates.

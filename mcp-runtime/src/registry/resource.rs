@@ -46,6 +46,9 @@ pub struct ResourceDef {
     pub ttl_ms: Option<u64>,
     /// `cache = public|private`: overrides the server's read cache scope.
     pub cache_scope: Option<CacheScope>,
+    /// `scopes(..)`: OAuth scopes a caller needs; the server checks them before any
+    /// `Authorize` hook.
+    pub scopes: &'static [&'static str],
     /// `module_path!()` where the function is defined.
     pub module_path: &'static str,
     /// Source file, for error messages about duplicates.

@@ -21,6 +21,7 @@ pub struct ParamSpec {
     prompt_arguments: Vec<PromptArgument>,
     errors: Vec<String>,
     logs: bool,
+    principal: bool,
 }
 
 impl Default for ParamSpec {
@@ -34,6 +35,7 @@ impl Default for ParamSpec {
             prompt_arguments: Vec::new(),
             errors: Vec::new(),
             logs: false,
+            principal: false,
         }
     }
 }
@@ -103,6 +105,15 @@ impl ParamSpec {
     }
 
     /// Whether some parameter sends log messages.
+    /// The function reads the caller's principal, so its results vary by caller.
+    pub fn reads_principal(&mut self) {
+        self.principal = true;
+    }
+
+    pub(crate) fn principal(&self) -> bool {
+        self.principal
+    }
+
     pub(crate) fn logs(&self) -> bool {
         self.logs
     }

@@ -31,6 +31,9 @@ pub struct ToolDef {
     pub idempotent: Option<bool>,
     /// `openWorldHint`.
     pub open_world: Option<bool>,
+    /// `scopes(..)`: OAuth scopes a caller needs; the server checks them before any
+    /// `Authorize` hook.
+    pub scopes: &'static [&'static str],
     /// `module_path!()` where the function is defined (used by `Server::only_module`).
     pub module_path: &'static str,
     /// Source file and line, for error messages about duplicates.

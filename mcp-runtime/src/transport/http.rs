@@ -32,16 +32,41 @@ use crate::core::{Core, Notifier, Subscription, Transport};
 use crate::era::modern::{self, Answer, Inbound};
 use crate::era::Eras;
 use crate::policy::auth::Principal;
+use crate::policy::limits::check_depth;
+use crate::policy::oauth::HttpAuth;
 use crate::protocol::jsonrpc::{error_response, Message};
 use crate::protocol::{meta, RpcError};
 
-/// HTTP limits and the DNS-rebinding allowlist.
-#[derive(Debug, Clone)]
+/// HTTP limits, the DNS-rebinding allowlist and the bearer-token check.
+#[derive(Clone)]
 pub struct HttpConfig {
     /// Hosts accepted in `Host` and `Origin` (compared without port, case-insensitively).
     pub allowed_hosts: Vec<String>,
     /// Largest accepted body in bytes.
     pub max_body_bytes: usize,
+    /// Longest time a client may take to send its body.
+    pub body_timeout: Duration,
+    /// Serve a non-loopback address without a token verifier.
+    pub allow_unauthenticated_remote: bool,
+    pub(crate) auth: Option<HttpAuth>,
+}
+
+impl std::fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpConfig")
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("body_timeout", &self.body_timeout)
+            .field(
+                "allow_unauthenticated_remote",
+                &self.allow_unauthenticated_remote,
+            )
+            .field(
+                "oauth",
+                &self.auth.as_ref().map(|a| a.resource().resource()),
+            )
+            .finish()
+    }
 }
 
 impl Default for HttpConfig {
@@ -49,6 +74,9 @@ impl Default for HttpConfig {
         HttpConfig {
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()],
             max_body_bytes: 4 * 1024 * 1024,
+            body_timeout: Duration::from_secs(30),
+            allow_unauthenticated_remote: false,
+            auth: None,
         }
     }
 }
@@ -64,7 +92,11 @@ struct Shared {
     legacy: Arc<crate::era::legacy::LegacyConfig>,
 }
 
-/// The `/mcp` endpoint. Open subscription streams end when `closing` is cancelled.
+/// Where RFC 9728 metadata lives for a resource at the root of its host.
+const ROOT_METADATA: &str = "/.well-known/oauth-protected-resource";
+
+/// The `/mcp` endpoint (and the protected-resource metadata when tokens are checked).
+/// Open subscription streams end when `closing` is cancelled.
 pub(crate) fn router(
     core: Arc<Core>,
     eras: &Eras,
@@ -73,25 +105,40 @@ pub(crate) fn router(
 ) -> Router {
     #[cfg(not(feature = "legacy"))]
     let _ = eras;
-    Router::new()
-        .route("/mcp", any(endpoint))
-        .with_state(Shared {
-            core,
-            config,
-            closing,
-            #[cfg(feature = "legacy")]
-            sessions: eras.sessions.clone(),
-            #[cfg(feature = "legacy")]
-            legacy: eras.legacy.clone(),
-        })
+    let mut router = Router::new().route("/mcp", any(endpoint));
+    if let Some(auth) = &config.auth {
+        // RFC 9728: at the path-inserted location, and at the root for clients that look
+        // there first.
+        let own = auth.resource().metadata_path();
+        let paths = if own == ROOT_METADATA {
+            vec![own]
+        } else {
+            vec![own, ROOT_METADATA.to_owned()]
+        };
+        for path in paths {
+            let auth = auth.clone();
+            let serve = move || {
+                let auth = auth.clone();
+                async move { auth.metadata_response() }
+            };
+            router = router.route(&path, axum::routing::get(serve));
+        }
+    }
+    router.with_state(Shared {
+        core,
+        config,
+        closing,
+        #[cfg(feature = "legacy")]
+        sessions: eras.sessions.clone(),
+        #[cfg(feature = "legacy")]
+        legacy: eras.legacy.clone(),
+    })
 }
 
 async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let method = parts.method;
     let headers = parts.headers;
-    // An authentication layer in front of this router identifies the caller this way.
-    let principal = parts.extensions.get::<Principal>().cloned();
     if let Err(reason) = check_host_and_origin(&headers, &shared.config.allowed_hosts) {
         tracing::warn!(%reason, "refused a request from a foreign host or origin");
         return json(
@@ -102,6 +149,16 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
             ),
         );
     }
+    // The token is checked before anything else is read. Without a verifier, an
+    // authentication layer in front of this router identifies the caller through the
+    // request's extensions.
+    let principal = match &shared.config.auth {
+        Some(auth) => match auth.authenticate(&headers, parts.uri.query()).await {
+            Ok(principal) => Some(principal),
+            Err(refusal) => return refusal,
+        },
+        None => parts.extensions.get::<Principal>().cloned(),
+    };
     // GET and DELETE exist only for handshake-era sessions.
     #[cfg(feature = "legacy")]
     if (method == Method::GET || method == Method::DELETE)
@@ -140,10 +197,25 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
     if declared.is_some_and(|n| n > limit as u64) {
         return too_large(limit);
     }
-    let bytes: Bytes = match axum::body::to_bytes(body, limit).await {
-        Ok(b) => b,
-        Err(_) => return too_large(limit),
+    let bytes: Bytes = match tokio::time::timeout(
+        shared.config.body_timeout,
+        axum::body::to_bytes(body, limit),
+    )
+    .await
+    {
+        Ok(Ok(b)) => b,
+        Ok(Err(_)) => return too_large(limit),
+        Err(_) => {
+            let error = RpcError::invalid_request(format!(
+                "The request body did not arrive within {} s",
+                shared.config.body_timeout.as_secs_f64()
+            ));
+            return json(StatusCode::REQUEST_TIMEOUT, &error_response(None, &error));
+        }
     };
+    if let Err(error) = check_depth(&bytes, shared.core.limiter.limits().max_json_depth) {
+        return json(StatusCode::BAD_REQUEST, &error_response(None, &error));
+    }
     let value: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(e) => {
@@ -153,6 +225,11 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
             )
         }
     };
+    if let (Some(auth), Some(principal)) = (&shared.config.auth, &principal) {
+        if let Some(refusal) = scope_challenge(&shared.core, auth, principal, &value) {
+            return refusal;
+        }
+    }
     #[cfg(feature = "legacy")]
     if crate::era::legacy::http::claims(&shared.legacy, &headers, &value) {
         let incoming = crate::era::legacy::http::Incoming {
@@ -401,9 +478,51 @@ fn too_large(limit: usize) -> Response {
     json(StatusCode::PAYLOAD_TOO_LARGE, &error_response(None, &error))
 }
 
+/// 403 with an `insufficient_scope` challenge when the request targets a tool, prompt or
+/// resource whose declared scopes the caller's token lacks.
+fn scope_challenge(
+    core: &Core,
+    auth: &HttpAuth,
+    principal: &Principal,
+    message: &Value,
+) -> Option<Response> {
+    let method = message.get("method")?.as_str()?;
+    let params = message.get("params")?.as_object()?;
+    let needed = core.required_scopes(method, params);
+    if principal.missing_scopes(needed).is_empty() {
+        return None;
+    }
+    let target = crate::era::target_of(params).unwrap_or_default();
+    let id = message
+        .get("id")
+        .and_then(|id| serde_json::from_value::<crate::protocol::RequestId>(id.clone()).ok());
+    let error = RpcError::new(
+        crate::protocol::codes::ACCESS_DENIED,
+        format!(
+            "Access denied to {target}: it needs the scope(s) {}",
+            needed.join(" ")
+        ),
+    )
+    .with_data(serde_json::json!({ "name": target, "requiredScopes": needed }));
+    tracing::info!(target = %target, "refused a call for want of scopes");
+    Some(auth.insufficient_scope(needed, &error_response(id.as_ref(), &error)))
+}
+
 fn answer(answer: Answer) -> Response {
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::OK);
-    json(status, &answer.message)
+    let mut response = json(status, &answer.message);
+    if status == StatusCode::TOO_MANY_REQUESTS {
+        // Whole seconds, rounded up, from the error's retryAfterMs.
+        let ms = answer
+            .message
+            .pointer("/error/data/retryAfterMs")
+            .and_then(Value::as_u64)
+            .unwrap_or(1000);
+        if let Ok(value) = header::HeaderValue::from_str(&ms.div_ceil(1000).max(1).to_string()) {
+            response.headers_mut().insert(header::RETRY_AFTER, value);
+        }
+    }
+    response
 }
 
 pub(crate) fn json(status: StatusCode, body: &Value) -> Response {
@@ -412,7 +531,7 @@ pub(crate) fn json(status: StatusCode, body: &Value) -> Response {
 }
 
 /// The host part of `Host` or of an `Origin` URL, lower-cased and without port.
-fn host_of(authority: &str) -> String {
+pub(crate) fn host_of(authority: &str) -> String {
     let authority = authority.trim().to_ascii_lowercase();
     if authority.starts_with('[') {
         // IPv6 literal: keep the brackets, drop the port.

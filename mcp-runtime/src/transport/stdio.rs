@@ -24,6 +24,7 @@ use crate::core::{Core, Notifier, Transport};
 use crate::era::legacy::Session;
 use crate::era::modern::{self, Inbound};
 use crate::era::Eras;
+use crate::policy::limits::check_depth;
 use crate::protocol::jsonrpc::{error_response, Message};
 use crate::protocol::{meta, RequestId, RpcError};
 use crate::transport::in_flight::InFlight;
@@ -33,12 +34,15 @@ use crate::transport::in_flight::InFlight;
 pub struct StdioConfig {
     /// Longest accepted line in bytes.
     pub max_line_bytes: usize,
+    /// The caller every request of this connection comes from.
+    pub principal: Option<crate::Principal>,
 }
 
 impl Default for StdioConfig {
     fn default() -> Self {
         StdioConfig {
             max_line_bytes: 4 * 1024 * 1024,
+            principal: None,
         }
     }
 }
@@ -61,6 +65,8 @@ struct Connection {
     /// Cancelled at EOF: open subscriptions end gracefully.
     closing: CancellationToken,
     era: Era,
+    /// Who every request of this connection comes from (the host vouches for it).
+    principal: Option<crate::Principal>,
 }
 
 /// Serve until `reader` reaches EOF and every in-flight call has answered.
@@ -86,6 +92,7 @@ where
         in_flight: InFlight::default(),
         closing: CancellationToken::new(),
         era: Era::Undecided,
+        principal: config.principal.clone(),
     };
     let mut line = Vec::new();
     loop {
@@ -125,6 +132,10 @@ where
 
 impl Connection {
     async fn handle_line(&mut self, line: &[u8], tasks: &mut JoinSet<()>) {
+        if let Err(error) = check_depth(line, self.core.limiter.limits().max_json_depth) {
+            send(&self.tx, &error_response(None, &error)).await;
+            return;
+        }
         let value: Value = match serde_json::from_slice(line) {
             Ok(v) => v,
             Err(e) => {
@@ -229,7 +240,12 @@ impl Connection {
         tasks: &mut JoinSet<()>,
     ) {
         use crate::protocol::jsonrpc::result_response;
-        match Session::initialize(&self.core, &self.eras.legacy, params, None) {
+        match Session::initialize(
+            &self.core,
+            &self.eras.legacy,
+            params,
+            self.principal.as_ref(),
+        ) {
             Ok((session, result)) => {
                 send(&self.tx, &result_response(&id, result)).await;
                 let sink: Arc<dyn crate::core::FrameSink> = Arc::new(self.tx.clone());
@@ -264,11 +280,12 @@ impl Connection {
     #[cfg(feature = "legacy")]
     async fn batch(&mut self, session: Arc<Session>, items: Vec<Value>, tasks: &mut JoinSet<()>) {
         let tx = self.tx.clone();
+        let principal = self.principal.clone();
         let inbound = || Inbound {
             transport: Transport::Stdio,
             notifier: Some(Notifier::new(tx.clone())),
             cancel: CancellationToken::new(),
-            principal: None,
+            principal: principal.clone(),
         };
         let in_flight = self.in_flight.clone();
         match session.batch(&self.core, items, inbound, |params| {
@@ -354,7 +371,7 @@ impl Connection {
             transport: Transport::Stdio,
             notifier,
             cancel: cancel.clone(),
-            principal: None,
+            principal: self.principal.clone(),
         };
         let key = id.clone();
         self.in_flight.spawn(id, cancel, || {

@@ -6,7 +6,7 @@ use crate::policy::auth::Action;
 use crate::protocol::RpcError;
 
 use super::super::dispatch::{
-    arguments_param, complete_reply, guarded, string_param, unknown_name, Call, Core, Reply,
+    arguments_param, complete_reply, string_param, unknown_name, Call, Core, Reply,
 };
 use super::super::input::Binding;
 use super::super::live::Snapshot;
@@ -43,6 +43,12 @@ impl Core {
         {
             return reply;
         }
+        if let Err(error) = self
+            .limiter
+            .check_arguments(&format!("prompt {name}"), &arguments)
+        {
+            return Reply::Error(error);
+        }
         if let Err(error) = check_prompt_arguments(&prompt.prompt, &arguments) {
             return Reply::Error(error);
         }
@@ -50,11 +56,13 @@ impl Core {
         if let Err(error) = self.rounds.open(&ctx, &mut params, &binding) {
             return Reply::Error(error);
         }
-        let outcome = guarded(
-            &format!("prompt {name}"),
-            (prompt.def.get)(ctx.clone(), arguments),
-        )
-        .await;
+        let outcome = self
+            .run(
+                &ctx,
+                &format!("prompt {name}"),
+                (prompt.def.get)(ctx.clone(), arguments),
+            )
+            .await;
         let failed = outcome.is_err();
         self.finish_round(&ctx, &binding, failed, || match outcome {
             Ok(result) => complete_reply(result, "prompt", None),

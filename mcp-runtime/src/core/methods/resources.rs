@@ -8,7 +8,7 @@ use crate::protocol::{ReadResourceResult, RpcError};
 use crate::registry::uri::MAX_URI_BYTES;
 use crate::registry::ReadRequest;
 
-use super::super::dispatch::{complete_reply, guarded, string_param, Call, Core, Reply};
+use super::super::dispatch::{complete_reply, string_param, Call, Core, Reply};
 use super::super::input::Binding;
 use super::super::live::Snapshot;
 
@@ -62,7 +62,13 @@ impl Core {
         if let Err(error) = self.rounds.open(&ctx, &mut params, &binding) {
             return Reply::Error(error);
         }
-        let outcome = guarded(&format!("resource {uri}"), (def.read)(ctx.clone(), request)).await;
+        let outcome = self
+            .run(
+                &ctx,
+                &format!("resource {uri}"),
+                (def.read)(ctx.clone(), request),
+            )
+            .await;
         let failed = outcome.is_err();
         // A read that took answers from the user is not a plain read of the URI: its
         // result is private to this caller and not to be reused.
@@ -77,7 +83,12 @@ impl Core {
                     .ttl_ms
                     .map(std::time::Duration::from_millis)
                     .unwrap_or(self.read_cache.ttl),
-                scope: def.cache_scope.unwrap_or(self.read_cache.scope),
+                // A read that depends on who asks is never shared, whatever the default.
+                scope: def.cache_scope.unwrap_or(if resource.private {
+                    CacheScope::Private
+                } else {
+                    self.read_cache.scope
+                }),
             }
         };
         self.finish_round(&ctx, &binding, failed, || match outcome {

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use crate::policy::auth::Action;
 
 use super::super::dispatch::{
-    arguments_param, complete_reply, guarded, string_param, unknown_name, Call, Core, Reply,
+    arguments_param, complete_reply, string_param, unknown_name, Call, Core, Reply,
 };
 use super::super::input::Binding;
 use super::super::live::Snapshot;
@@ -36,6 +36,12 @@ impl Core {
         if let Err(reply) = self.check(&ctx, &action, ("tool", &name)).await {
             return reply;
         }
+        if let Err(error) = self
+            .limiter
+            .check_arguments(&format!("tool {name}"), &arguments)
+        {
+            return Reply::Error(error);
+        }
         let args_value = Value::Object(arguments);
         if let Err(problems) = tool.validator.check(&args_value) {
             let text = format!(
@@ -53,11 +59,13 @@ impl Core {
         if let Err(error) = self.rounds.open(&ctx, &mut params, &binding) {
             return Reply::Error(error);
         }
-        let outcome = guarded(
-            &format!("tool {name}"),
-            (tool.def.call)(ctx.clone(), arguments),
-        )
-        .await;
+        let outcome = self
+            .run(
+                &ctx,
+                &format!("tool {name}"),
+                (tool.def.call)(ctx.clone(), arguments),
+            )
+            .await;
         let failed = !matches!(&outcome, Ok(result) if !result.is_error);
         self.finish_round(&ctx, &binding, failed, || match outcome {
             Ok(result) => complete_reply(result, "tool result", None),

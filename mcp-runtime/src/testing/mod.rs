@@ -1,6 +1,7 @@
 //! Test support (feature `testing`): an in-process client for each protocol era
 //! ([`TestClient`] for 2026-07-28, [`LegacyTestClient`] for the handshake era) and a
-//! transcript runner that replays recorded exchanges over both transports.
+//! transcript runner that replays recorded exchanges over both transports. With the
+//! `oauth` feature, [`TestIssuer`] mints access tokens for tests of secured servers.
 //!
 //! ```no_run
 //! # async fn demo(app: mcp_runtime::App) {
@@ -20,6 +21,11 @@ use crate::policy::auth::Principal;
 use crate::protocol::jsonrpc::Message;
 use crate::protocol::{meta, version};
 use crate::App;
+
+#[cfg(feature = "oauth")]
+mod issuer;
+#[cfg(feature = "oauth")]
+pub use issuer::{TestIssuer, TokenBuilder};
 
 /// The `_meta` a modern client sends when it declares no optional capability.
 pub fn default_meta() -> Value {

@@ -1,0 +1,315 @@
+//! Limits on what one message, one call and one caller may consume: JSON nesting depth,
+//! argument size, concurrent calls and call rate per principal, and the time a handler
+//! may run. Each refusal is an error the client can read and back off from; none of them
+//! disturbs other requests.
+
+use std::collections::HashMap;
+use std::num::NonZeroU32;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use governor::clock::{Clock as _, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use serde_json::json;
+
+use crate::protocol::{codes, RpcError};
+
+/// The limits a server enforces (see the `Server` builder methods that set each).
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Deepest accepted nesting of arrays and objects in one message (default 64).
+    pub max_json_depth: usize,
+    /// Largest accepted `arguments` object of a `tools/call` or `prompts/get`, as JSON
+    /// bytes (default 1 MiB).
+    pub max_argument_bytes: usize,
+    /// Most calls (`tools/call`, `resources/read`, `prompts/get`) one principal may have
+    /// running at once (default 64). Anonymous callers share one allowance.
+    pub max_concurrent_calls: usize,
+    /// Longest a handler may run before its call fails and its cancellation fires
+    /// (default 5 minutes; `None` for no limit).
+    pub call_timeout: Option<Duration>,
+    /// Calls per principal over time (default: unlimited).
+    pub rate: Option<RateLimit>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_json_depth: 64,
+            max_argument_bytes: 1024 * 1024,
+            max_concurrent_calls: 64,
+            call_timeout: Some(Duration::from_secs(300)),
+            rate: None,
+        }
+    }
+}
+
+/// How many calls one principal may make: a sustained rate with a burst allowance (a
+/// generic cell rate algorithm, so calls are spread out, not counted per window).
+///
+/// ```
+/// use mcp_runtime::policy::limits::RateLimit;
+///
+/// // 10 calls a second on average, up to 20 at once after a quiet spell.
+/// let limit = RateLimit::per_second(10).burst(20);
+/// # let _ = limit;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    period: Duration,
+    burst: u32,
+}
+
+impl RateLimit {
+    /// `calls` per second, with a burst of the same size (at least one call).
+    pub fn per_second(calls: u32) -> Self {
+        Self::per(Duration::from_secs(1), calls)
+    }
+
+    /// `calls` per minute, with a burst of the same size (at least one call).
+    pub fn per_minute(calls: u32) -> Self {
+        Self::per(Duration::from_secs(60), calls)
+    }
+
+    fn per(window: Duration, calls: u32) -> Self {
+        let calls = calls.max(1);
+        RateLimit {
+            period: window / calls,
+            burst: calls,
+        }
+    }
+
+    /// Allow up to `calls` at once after a quiet spell (at least one).
+    pub fn burst(mut self, calls: u32) -> Self {
+        self.burst = calls.max(1);
+        self
+    }
+
+    fn quota(&self) -> Option<Quota> {
+        let burst = NonZeroU32::new(self.burst)?;
+        Quota::with_period(self.period.max(Duration::from_nanos(1))).map(|q| q.allow_burst(burst))
+    }
+}
+
+/// Key under which anonymous callers are counted.
+const ANONYMOUS: &str = "";
+
+/// The running enforcement of [`Limits`]: counters per principal.
+pub(crate) struct Limiter {
+    limits: Limits,
+    running: Arc<Mutex<HashMap<String, usize>>>,
+    rate: Option<(DefaultKeyedRateLimiter<String>, RateLimit)>,
+}
+
+/// Holds one principal's slot while a call runs; dropping it frees the slot.
+pub(crate) struct Slot {
+    running: Arc<Mutex<HashMap<String, usize>>>,
+    key: String,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(count) = running.get_mut(&self.key) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                running.remove(&self.key);
+            }
+        }
+    }
+}
+
+impl Limiter {
+    pub(crate) fn new(limits: Limits) -> Limiter {
+        let rate = limits
+            .rate
+            .and_then(|r| r.quota().map(|q| (RateLimiter::keyed(q), r)));
+        Limiter {
+            limits,
+            running: Arc::default(),
+            rate,
+        }
+    }
+
+    pub(crate) fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Admit one call of `subject` (`None`: anonymous), or say why not.
+    pub(crate) fn admit(&self, subject: Option<&str>, target: &str) -> Result<Slot, RpcError> {
+        let key = subject.unwrap_or(ANONYMOUS);
+        if let Some((limiter, limit)) = &self.rate {
+            if let Err(not_until) = limiter.check_key(&key.to_owned()) {
+                let wait = not_until.wait_time_from(DefaultClock::default().now());
+                let retry_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
+                // Forget callers that have been quiet long enough to be back at full burst.
+                if limiter.len() > 10_000 {
+                    limiter.retain_recent();
+                }
+                return Err(RpcError::new(
+                    codes::RATE_LIMITED,
+                    format!(
+                        "Rate limit exceeded: {target} was refused; this caller may make {} call(s) at once and one more every {} ms. Retry after {retry_ms} ms.",
+                        limit.burst,
+                        limit.period.as_millis().max(1)
+                    ),
+                )
+                .with_data(json!({ "retryAfterMs": retry_ms, "reason": "rate" })));
+            }
+        }
+        let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        let count = running.entry(key.to_owned()).or_insert(0);
+        if *count >= self.limits.max_concurrent_calls {
+            let max = self.limits.max_concurrent_calls;
+            return Err(RpcError::new(
+                codes::RATE_LIMITED,
+                format!(
+                    "Too many concurrent calls: {target} was refused because this caller already has {max} call(s) running. Retry when one has finished."
+                ),
+            )
+            .with_data(json!({ "retryAfterMs": 100, "reason": "concurrency", "maxConcurrent": max })));
+        }
+        *count += 1;
+        Ok(Slot {
+            running: self.running.clone(),
+            key: key.to_owned(),
+        })
+    }
+
+    /// -32602 when `arguments` is larger than allowed.
+    pub(crate) fn check_arguments(
+        &self,
+        target: &str,
+        arguments: &impl serde::Serialize,
+    ) -> Result<(), RpcError> {
+        let max = self.limits.max_argument_bytes;
+        let size = json_size(arguments);
+        if size > max {
+            return Err(RpcError::invalid_params(format!(
+                "The arguments of {target} are {size} bytes of JSON; this server accepts at most {max}"
+            ))
+            .with_data(json!({ "maxBytes": max, "bytes": size })));
+        }
+        Ok(())
+    }
+
+    /// The error for a call that ran out of time.
+    pub(crate) fn timed_out(target: &str, after: Duration) -> RpcError {
+        RpcError::new(
+            codes::REQUEST_TIMEOUT,
+            format!(
+                "{target} did not finish within {} s and was cancelled",
+                after.as_secs_f64()
+            ),
+        )
+        .with_data(json!({ "timeoutMs": u64::try_from(after.as_millis()).unwrap_or(u64::MAX) }))
+    }
+}
+
+/// Serialized size of a JSON value in bytes, without building the text.
+pub(crate) fn json_size(value: &impl serde::Serialize) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 = self.0.saturating_add(buf.len());
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0,
+        Err(_) => usize::MAX,
+    }
+}
+
+/// `Err` with a -32600 error when the JSON text nests arrays and objects deeper than
+/// `max`. Scans the bytes without parsing them, so a hostile message is refused before a
+/// parser recurses into it.
+pub(crate) fn check_depth(bytes: &[u8], max: usize) -> Result<(), RpcError> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in bytes {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return Err(RpcError::invalid_request(format!(
+                        "The message nests arrays and objects more than {max} levels deep; this server accepts at most {max}"
+                    ))
+                    .with_data(json!({ "maxDepth": max })));
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depth_is_counted_outside_strings() {
+        assert!(check_depth(br#"{"a":[[1]]}"#, 3).is_ok());
+        assert!(check_depth(br#"{"a":[[[1]]]}"#, 3).is_err());
+        assert!(check_depth(br#"{"a":"[[[[[[\"[[[["}"#, 1).is_ok());
+        let deep = "[".repeat(100_000);
+        let error = check_depth(deep.as_bytes(), 64).unwrap_err();
+        assert_eq!(error.code, codes::INVALID_REQUEST);
+    }
+
+    #[test]
+    fn sizes_match_serialization() {
+        use serde_json::Value;
+        let v: Value = json!({"a": "é", "b": [1, 2.5, null]});
+        assert_eq!(json_size(&v), serde_json::to_vec(&v).unwrap().len());
+    }
+
+    #[test]
+    fn concurrency_slots_are_per_principal_and_freed() {
+        let limiter = Limiter::new(Limits {
+            max_concurrent_calls: 2,
+            ..Limits::default()
+        });
+        let a1 = limiter.admit(Some("a"), "t").unwrap();
+        let _a2 = limiter.admit(Some("a"), "t").unwrap();
+        let refused = limiter.admit(Some("a"), "t").err().unwrap();
+        assert_eq!(refused.code, codes::RATE_LIMITED);
+        assert!(limiter.admit(Some("b"), "t").is_ok());
+        drop(a1);
+        assert!(limiter.admit(Some("a"), "t").is_ok());
+    }
+
+    #[test]
+    fn rate_limit_refuses_then_recovers() {
+        let limiter = Limiter::new(Limits {
+            rate: Some(RateLimit::per_second(1000).burst(2)),
+            ..Limits::default()
+        });
+        assert!(limiter.admit(Some("a"), "t").is_ok());
+        assert!(limiter.admit(Some("a"), "t").is_ok());
+        let refused = limiter.admit(Some("a"), "t").err().unwrap();
+        assert_eq!(refused.code, codes::RATE_LIMITED);
+        assert!(refused.data.unwrap()["retryAfterMs"].as_u64().unwrap() >= 1);
+        assert!(limiter.admit(Some("b"), "t").is_ok());
+        std::thread::sleep(Duration::from_millis(5));
+        assert!(limiter.admit(Some("a"), "t").is_ok());
+    }
+}

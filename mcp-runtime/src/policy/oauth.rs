@@ -1,0 +1,498 @@
+//! The server as an OAuth 2.1 resource server on Streamable HTTP: a [`TokenVerifier`]
+//! turns the bearer token of every request into a [`Principal`], the protected-resource
+//! metadata document (RFC 9728) tells clients where to get tokens, and failures are
+//! answered with the challenges the specification asks for:
+//!
+//! - no token, or one that does not verify: `401` with
+//!   `WWW-Authenticate: Bearer resource_metadata="…"` (plus `error="invalid_token"` and a
+//!   description when a token was sent);
+//! - a token without a scope the target declares: `403` with
+//!   `error="insufficient_scope"` and every scope the operation needs;
+//! - a malformed request (two `Authorization` headers, a token in the query string): `400`
+//!   with `error="invalid_request"`.
+//!
+//! Tokens are checked before anything else is read, never logged, and never handed to
+//! handlers: they see the principal only.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use futures_util::future::BoxFuture;
+use serde_json::{json, Value};
+
+use super::principal::Principal;
+
+/// Why a token was refused. The description is sent to the client in
+/// `error_description`, so it says what is wrong without repeating the token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenError {
+    description: String,
+}
+
+impl TokenError {
+    /// A refusal with this description.
+    pub fn new(description: impl Into<String>) -> Self {
+        TokenError {
+            description: description.into(),
+        }
+    }
+
+    /// What is wrong with the token.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+}
+
+impl std::fmt::Display for TokenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.description)
+    }
+}
+
+impl std::error::Error for TokenError {}
+
+/// Checks an access token and says who it speaks for.
+///
+/// A verifier MUST check that the token was issued for this server (its audience is the
+/// server's resource URI), that it is unexpired and that it comes from a trusted issuer.
+/// [`JwtVerifier`](crate::policy::jwt::JwtVerifier) (feature `oauth`) does this for JWTs;
+/// implement the trait yourself for opaque tokens checked by introspection.
+///
+/// ```
+/// use mcp_runtime::Principal;
+/// use mcp_runtime::policy::oauth::{TokenError, TokenVerifier};
+///
+/// /// Accepts one fixed token (a test double; use a real verifier in production).
+/// struct Fixed;
+///
+/// impl TokenVerifier for Fixed {
+///     async fn verify(&self, token: &str) -> Result<Principal, TokenError> {
+///         if token == "let-me-in" {
+///             Ok(Principal::new("tester").with_scopes(["orders:read"]))
+///         } else {
+///             Err(TokenError::new("unknown token"))
+///         }
+///     }
+/// }
+/// ```
+pub trait TokenVerifier: Send + Sync + 'static {
+    /// The principal the token speaks for, or why it is refused.
+    fn verify(&self, token: &str) -> impl Future<Output = Result<Principal, TokenError>> + Send;
+}
+
+/// Object-safe form stored by the server.
+pub(crate) trait DynVerifier: Send + Sync {
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, TokenError>>;
+}
+
+impl<V: TokenVerifier> DynVerifier for V {
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, TokenError>> {
+        Box::pin(TokenVerifier::verify(self, token))
+    }
+}
+
+/// This server as an OAuth protected resource: its canonical URI (the audience tokens
+/// must name) and the authorization servers that issue them. Served as the RFC 9728
+/// metadata document at `/.well-known/oauth-protected-resource/<endpoint path>` (and at
+/// `/.well-known/oauth-protected-resource`).
+///
+/// ```
+/// use mcp_runtime::policy::oauth::ProtectedResource;
+///
+/// let resource = ProtectedResource::new("https://mcp.example.com/mcp")
+///     .authorization_server("https://auth.example.com")
+///     .scopes_supported(["orders:read", "orders:write"]);
+/// assert_eq!(
+///     resource.metadata_url(),
+///     "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProtectedResource {
+    resource: String,
+    authorization_servers: Vec<String>,
+    scopes_supported: Vec<String>,
+    name: Option<String>,
+    documentation: Option<String>,
+}
+
+impl ProtectedResource {
+    /// The canonical URI of the MCP endpoint, e.g. `https://mcp.example.com/mcp`.
+    pub fn new(resource: impl Into<String>) -> Self {
+        ProtectedResource {
+            resource: resource.into(),
+            authorization_servers: Vec::new(),
+            scopes_supported: Vec::new(),
+            name: None,
+            documentation: None,
+        }
+    }
+
+    /// An authorization server (its issuer URL) whose tokens this server accepts.
+    pub fn authorization_server(mut self, issuer: impl Into<String>) -> Self {
+        self.authorization_servers.push(issuer.into());
+        self
+    }
+
+    /// Scopes a client may request for this server (published in the metadata, and named
+    /// in the `scope` of the 401 challenge).
+    pub fn scopes_supported<S: Into<String>>(
+        mut self,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.scopes_supported
+            .extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// A human-readable name for the metadata (`resource_name`).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// A page documenting the server for developers (`resource_documentation`).
+    pub fn documentation(mut self, url: impl Into<String>) -> Self {
+        self.documentation = Some(url.into());
+        self
+    }
+
+    /// The resource URI as configured.
+    pub fn resource(&self) -> &str {
+        &self.resource
+    }
+
+    /// `scheme://authority` and the path of the resource URI.
+    fn split(&self) -> (&str, &str) {
+        let after_scheme = self.resource.find("://").map_or(0, |i| i + 3);
+        match self.resource[after_scheme..].find('/') {
+            Some(slash) => self.resource.split_at(after_scheme + slash),
+            None => (self.resource.as_str(), ""),
+        }
+    }
+
+    /// The path of the metadata document: `/.well-known/oauth-protected-resource` followed
+    /// by the resource URI's path.
+    pub fn metadata_path(&self) -> String {
+        let (_, path) = self.split();
+        format!(
+            "/.well-known/oauth-protected-resource{}",
+            path.trim_end_matches('/')
+        )
+    }
+
+    /// The URL of the metadata document, named in every challenge.
+    pub fn metadata_url(&self) -> String {
+        let (origin, _) = self.split();
+        format!("{origin}{}", self.metadata_path())
+    }
+
+    /// The host of the resource URI (without port), lower-cased.
+    pub(crate) fn host(&self) -> String {
+        let (origin, _) = self.split();
+        let authority = origin.split_once("://").map_or(origin, |(_, a)| a);
+        crate::transport::http::host_of(authority)
+    }
+
+    /// The metadata document (RFC 9728 section 2).
+    pub fn document(&self) -> Value {
+        let mut doc = json!({
+            "resource": self.resource,
+            "authorization_servers": self.authorization_servers,
+            "bearer_methods_supported": ["header"],
+        });
+        if !self.scopes_supported.is_empty() {
+            doc["scopes_supported"] = json!(self.scopes_supported);
+        }
+        if let Some(name) = &self.name {
+            doc["resource_name"] = json!(name);
+        }
+        if let Some(url) = &self.documentation {
+            doc["resource_documentation"] = json!(url);
+        }
+        doc
+    }
+
+    /// Problems that would make the document wrong, found at start.
+    pub(crate) fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        let lower = self.resource.to_ascii_lowercase();
+        if !(lower.starts_with("https://") || lower.starts_with("http://"))
+            || self.resource.contains('#')
+            || self.split().0.len() <= "http://".len()
+        {
+            problems.push(format!(
+                "the protected resource {:?} must be an absolute http(s) URI without a fragment, such as https://mcp.example.com/mcp",
+                self.resource
+            ));
+        }
+        if self.authorization_servers.is_empty() {
+            problems.push(
+                "the protected resource names no authorization server: add .authorization_server(\"https://issuer\")".into(),
+            );
+        }
+        if let Some(bad) = self
+            .scopes_supported
+            .iter()
+            .find(|s| !super::principal::is_scope_token(s))
+        {
+            problems.push(format!("{bad:?} is not an OAuth scope"));
+        }
+        if self.scopes_supported.iter().any(|s| s == "offline_access") {
+            problems.push(
+                "offline_access is a scope of the authorization server, not of this resource: leave it out of scopes_supported".into(),
+            );
+        }
+        problems
+    }
+}
+
+/// The bearer-token check of the HTTP endpoint.
+#[derive(Clone)]
+pub(crate) struct HttpAuth {
+    verifier: Arc<dyn DynVerifier>,
+    resource: ProtectedResource,
+    metadata_url: String,
+}
+
+/// Longest accepted token: real ones are a few kilobytes at most.
+const MAX_TOKEN_BYTES: usize = 16 * 1024;
+
+impl HttpAuth {
+    pub(crate) fn new<V: TokenVerifier>(resource: ProtectedResource, verifier: V) -> HttpAuth {
+        HttpAuth {
+            verifier: Arc::new(verifier),
+            metadata_url: resource.metadata_url(),
+            resource,
+        }
+    }
+
+    pub(crate) fn resource(&self) -> &ProtectedResource {
+        &self.resource
+    }
+
+    /// Check a token that did not come over HTTP (the stdio host's `MCP_ACCESS_TOKEN`).
+    pub(crate) async fn verify(&self, token: &str) -> Result<Principal, TokenError> {
+        self.verifier.verify(token).await
+    }
+
+    /// The principal of a request, or the response refusing it.
+    pub(crate) async fn authenticate(
+        &self,
+        headers: &HeaderMap,
+        query: Option<&str>,
+    ) -> Result<Principal, Response> {
+        if query.is_some_and(|q| {
+            q.split('&')
+                .any(|pair| pair.split('=').next() == Some("access_token"))
+        }) {
+            return Err(self.refuse(
+                StatusCode::BAD_REQUEST,
+                Some("invalid_request"),
+                "access tokens are not accepted in the query string; send them in the Authorization header",
+            ));
+        }
+        let mut values = headers.get_all(header::AUTHORIZATION).iter();
+        let Some(value) = values.next() else {
+            return Err(self.refuse(
+                StatusCode::UNAUTHORIZED,
+                None,
+                "this server needs an access token: send Authorization: Bearer <token>",
+            ));
+        };
+        if values.next().is_some() {
+            return Err(self.refuse(
+                StatusCode::BAD_REQUEST,
+                Some("invalid_request"),
+                "the request carries more than one Authorization header",
+            ));
+        }
+        let text = value.to_str().unwrap_or("");
+        let token = match text.split_once(' ') {
+            Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => token.trim(),
+            _ => {
+                return Err(self.refuse(
+                    StatusCode::UNAUTHORIZED,
+                    None,
+                    "this server accepts only Bearer access tokens",
+                ))
+            }
+        };
+        if token.is_empty() || token.len() > MAX_TOKEN_BYTES || !is_b64token(token) {
+            return Err(self.refuse(
+                StatusCode::UNAUTHORIZED,
+                Some("invalid_token"),
+                "the access token is malformed",
+            ));
+        }
+        match self.verifier.verify(token).await {
+            Ok(principal) => Ok(principal),
+            Err(error) => {
+                tracing::info!(reason = %error, "refused an access token");
+                Err(self.refuse(
+                    StatusCode::UNAUTHORIZED,
+                    Some("invalid_token"),
+                    error.description(),
+                ))
+            }
+        }
+    }
+
+    /// 403 for a caller whose token lacks scopes the target needs; `needed` lists every
+    /// scope of the operation, so the client asks for all of them at once.
+    pub(crate) fn insufficient_scope(&self, needed: &[&str], body: &Value) -> Response {
+        let scope = needed.join(" ");
+        let challenge = format!(
+            "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{}\", error_description=\"{}\"",
+            quoted(&scope),
+            quoted(&self.metadata_url),
+            quoted(&format!("this operation needs the scope(s) {scope}"))
+        );
+        respond(StatusCode::FORBIDDEN, &challenge, body)
+    }
+
+    fn refuse(&self, status: StatusCode, error: Option<&str>, description: &str) -> Response {
+        let mut challenge = format!(
+            "Bearer resource_metadata=\"{}\"",
+            quoted(&self.metadata_url)
+        );
+        if !self.resource.scopes_supported.is_empty() {
+            challenge.push_str(&format!(
+                ", scope=\"{}\"",
+                quoted(&self.resource.scopes_supported.join(" "))
+            ));
+        }
+        if let Some(error) = error {
+            challenge.push_str(&format!(
+                ", error=\"{error}\", error_description=\"{}\"",
+                quoted(description)
+            ));
+        }
+        let body = json!({
+            "error": error.unwrap_or("unauthorized"),
+            "error_description": description,
+        });
+        respond(status, &challenge, &body)
+    }
+
+    /// The metadata document as a response (public, cacheable, readable cross-origin).
+    pub(crate) fn metadata_response(&self) -> Response {
+        let mut response = crate::transport::http::json(StatusCode::OK, &self.resource.document());
+        let headers = response.headers_mut();
+        headers.insert(
+            header::ACCESS_CONTROL_ALLOW_ORIGIN,
+            HeaderValue::from_static("*"),
+        );
+        headers.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("public, max-age=3600"),
+        );
+        response
+    }
+}
+
+fn respond(status: StatusCode, challenge: &str, body: &Value) -> Response {
+    let mut response = crate::transport::http::json(status, body);
+    if let Ok(value) = HeaderValue::from_str(challenge) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+    response.into_response()
+}
+
+/// Text safe inside a quoted-string of a challenge: visible ASCII and spaces, without `"`
+/// and `\` (RFC 6750 section 3 forbids them in these attributes).
+fn quoted(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '"' | '\\' => '\'',
+            c if c == ' ' || c.is_ascii_graphic() => c,
+            _ => '?',
+        })
+        .collect()
+}
+
+/// RFC 6750 `b64token`: `1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`.
+fn is_b64token(token: &str) -> bool {
+    let body = token.trim_end_matches('=');
+    !body.is_empty()
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b))
+}
+
+/// A URI with its scheme and host lower-cased and a trailing `/` dropped, for comparing
+/// audiences with the resource URI (upper-case variants name the same server).
+pub fn canonical_uri(uri: &str) -> String {
+    let trimmed = uri.trim();
+    let (scheme, rest) = match trimmed.split_once("://") {
+        Some(parts) => parts,
+        None => return trimmed.to_owned(),
+    };
+    let (authority, path) = match rest.find('/') {
+        Some(i) => rest.split_at(i),
+        None => (rest, ""),
+    };
+    format!(
+        "{}://{}{}",
+        scheme.to_ascii_lowercase(),
+        authority.to_ascii_lowercase(),
+        path.trim_end_matches('/')
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metadata_location_follows_the_resource_path() {
+        let r = ProtectedResource::new("https://MCP.example.com:8443/tenants/mcp")
+            .authorization_server("https://auth.example.com");
+        assert_eq!(
+            r.metadata_path(),
+            "/.well-known/oauth-protected-resource/tenants/mcp"
+        );
+        assert_eq!(
+            r.metadata_url(),
+            "https://MCP.example.com:8443/.well-known/oauth-protected-resource/tenants/mcp"
+        );
+        assert_eq!(r.host(), "mcp.example.com");
+        assert!(r.problems().is_empty());
+        let root = ProtectedResource::new("https://mcp.example.com");
+        assert_eq!(
+            root.metadata_path(),
+            "/.well-known/oauth-protected-resource"
+        );
+        assert_eq!(root.problems().len(), 1, "no authorization server");
+        assert_eq!(
+            ProtectedResource::new("mcp.example.com/mcp")
+                .authorization_server("https://a")
+                .scopes_supported(["offline_access"])
+                .problems()
+                .len(),
+            2
+        );
+    }
+
+    #[test]
+    fn canonical_uris_ignore_case_of_scheme_and_host() {
+        assert_eq!(
+            canonical_uri("HTTPS://MCP.Example.com/Mcp/"),
+            "https://mcp.example.com/Mcp"
+        );
+        assert_eq!(canonical_uri("https://a.b"), "https://a.b");
+    }
+
+    #[test]
+    fn tokens_and_quoting() {
+        assert!(is_b64token("eyJhbGciOi.J9-_~+/=="));
+        assert!(!is_b64token("a b"));
+        assert!(!is_b64token("==="));
+        assert!(!is_b64token("a\"b"));
+        assert_eq!(quoted("say \"hi\"\n"), "say 'hi'?");
+    }
+}

@@ -26,7 +26,7 @@ enum Source {
 impl KeySource {
     /// The issuer's JWKS document, fetched when first needed, again after `max_age`
     /// (default 10 minutes), and whenever a token names a key id not in the cached set
-    /// (at most every 10 seconds). HTTPS is verified against the system's roots.
+    /// (at most every 2 seconds). HTTPS is verified against the system's roots.
     pub fn jwks_url(url: impl Into<String>) -> KeySource {
         KeySource(Source::Jwks(Box::new(JwksCache::new(url.into()))))
     }
@@ -335,7 +335,7 @@ impl JwksCache {
             }),
             refreshing: tokio::sync::Mutex::new(()),
             max_age: Duration::from_secs(600),
-            min_interval: Duration::from_secs(10),
+            min_interval: Duration::from_secs(2),
         }
     }
 

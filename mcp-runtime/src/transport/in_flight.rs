@@ -35,6 +35,19 @@ impl InFlight {
         running.insert(id, (task, cancel));
     }
 
+    /// Whether a request with this id is running: a second request reusing the id would
+    /// make the two indistinguishable (and one answer would be lost), so it is refused.
+    pub(crate) fn contains(&self, id: &RequestId) -> bool {
+        self.lock().contains_key(id)
+    }
+
+    /// The error for a request reusing the id of one in progress.
+    pub(crate) fn duplicate(id: &RequestId) -> crate::protocol::RpcError {
+        crate::protocol::RpcError::invalid_request(format!(
+            "Request id {id} is already in use by a request in progress; give each request its own id"
+        ))
+    }
+
     /// The request finished: `true` when it was still registered (not cancelled), so its
     /// response is still wanted.
     pub(crate) fn finish(&self, id: &RequestId) -> bool {

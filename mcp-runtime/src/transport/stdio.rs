@@ -160,6 +160,13 @@ impl Connection {
                 )
                 .await
             }
+            Ok(Message::Request { id, .. }) if self.in_flight.contains(&id) => {
+                send(
+                    &self.tx,
+                    &error_response(Some(&id), &InFlight::duplicate(&id)),
+                )
+                .await
+            }
             Ok(Message::Request { id, method, params }) => {
                 self.request(id, method, params, tasks).await
             }

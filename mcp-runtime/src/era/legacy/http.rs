@@ -420,6 +420,9 @@ async fn request(
             .await;
         return json(StatusCode::OK, &message);
     }
+    if entry.in_flight.contains(&id) {
+        return error(StatusCode::BAD_REQUEST, Some(&id), InFlight::duplicate(&id));
+    }
     let sse = accepts_event_stream(incoming.headers);
     // Without an event stream on this response, what the handler sends the client goes on
     // the session's own stream.

@@ -36,6 +36,8 @@ pub mod core;
 pub mod era;
 mod observe;
 pub mod policy;
+#[cfg(test)]
+mod props;
 pub mod protocol;
 pub mod registry;
 mod server;

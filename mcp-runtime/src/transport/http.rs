@@ -588,7 +588,7 @@ pub(crate) fn header_text(headers: &HeaderMap, name: &str) -> Result<Option<Stri
 }
 
 /// Decode the `=?base64?...?=` form used for values that are not plain visible ASCII.
-fn decode_sentinel(name: &str, text: &str) -> Result<String, RpcError> {
+pub(crate) fn decode_sentinel(name: &str, text: &str) -> Result<String, RpcError> {
     match text
         .strip_prefix("=?base64?")
         .and_then(|t| t.strip_suffix("?="))

@@ -383,3 +383,76 @@ async fn hostile_stdio_lines_get_exact_errors_and_lose_nothing() {
         .unwrap();
     assert_eq!(next_of(&mut lines).await["result"]["structuredContent"], 5);
 }
+
+/// Mutations of a valid request: bytes flipped, cut or inserted.
+fn mutated_request() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    use proptest::prelude::*;
+    let valid = body(
+        1,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 2, "b": 3}}),
+    )
+    .into_bytes();
+    let len = valid.len();
+    (
+        prop::collection::vec((0..len, any::<u8>()), 0..6),
+        0..=len,
+        prop::collection::vec(any::<u8>(), 0..8),
+    )
+        .prop_map(move |(flips, cut, insert)| {
+            let mut bytes = valid.clone();
+            for (at, byte) in flips {
+                bytes[at] = byte;
+            }
+            let tail = bytes.split_off(cut);
+            bytes.extend(insert);
+            bytes.extend(tail);
+            bytes
+        })
+}
+
+proptest::proptest! {
+    // 128 cases unless PROPTEST_CASES asks for more.
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(128),
+        ..Default::default()
+    })]
+
+    // Whatever body arrives (random bytes, or a valid request with bytes flipped, cut or
+    // inserted), the endpoint answers with a 2xx or a 4xx carrying a JSON-RPC error, never
+    // a 5xx, and goes on serving.
+    #[test]
+    fn any_body_gets_an_answer_or_a_client_error(
+        bytes in proptest::prop_oneof![
+            proptest::collection::vec(proptest::prelude::any::<u8>(), 0..256),
+            mutated_request(),
+        ]
+    ) {
+        use tower::ServiceExt as _;
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(async {
+            let router = app().router();
+            let request = axum::http::Request::post("/mcp")
+                .header("host", "127.0.0.1")
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "add")
+                .body(axum::body::Body::from(bytes))
+                .unwrap();
+            let response = router.clone().oneshot(request).await.unwrap();
+            let status = response.status().as_u16();
+            assert!(status < 500, "status {status}");
+            if status >= 400 {
+                let body = axum::body::to_bytes(response.into_body(), 1 << 20).await.unwrap();
+                let value: Value = serde_json::from_slice(&body).unwrap();
+                assert!(value["error"]["code"].is_i64(), "{value}");
+            }
+            let valid = common::body(2, "tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 3}}));
+            let request = mcp_runtime::testing::http_request(&valid).unwrap();
+            let response = router.oneshot(request).await.unwrap();
+            assert_eq!(response.status().as_u16(), 200);
+        });
+    }
+}

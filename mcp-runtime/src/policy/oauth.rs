@@ -11,6 +11,9 @@
 //! - a malformed request (two `Authorization` headers, a token in the query string): `400`
 //!   with `error="invalid_request"`.
 //!
+//! Each refusal also has a JSON-RPC error body (-31401 for 401, -31403 for 403, -32600 for
+//! 400) that says what happened, for clients that do not run the OAuth flow.
+//!
 //! Tokens are checked before anything else is read, never logged, and never handed to
 //! handlers: they see the principal only.
 
@@ -23,6 +26,8 @@ use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
 use super::principal::Principal;
+use crate::protocol::jsonrpc::error_response;
+use crate::protocol::{codes, RpcError};
 
 /// Why a token was refused. The description is sent to the client in
 /// `error_description`, so it says what is wrong without repeating the token.
@@ -370,11 +375,19 @@ impl HttpAuth {
                 quoted(description)
             ));
         }
-        let body = json!({
+        // A JSON-RPC error (without id: the body was not read) that says what happened to
+        // clients that do not run the OAuth flow; the OAuth fields are in `data`.
+        let code = if status == StatusCode::UNAUTHORIZED {
+            codes::UNAUTHORIZED
+        } else {
+            codes::INVALID_REQUEST
+        };
+        let error = RpcError::new(code, format!("Unauthorized: {description}")).with_data(json!({
             "error": error.unwrap_or("unauthorized"),
             "error_description": description,
-        });
-        respond(status, &challenge, &body)
+            "resource_metadata": self.metadata_url,
+        }));
+        respond(status, &challenge, &error_response(None, &error))
     }
 
     /// The metadata document as a response (public, cacheable, readable cross-origin).

@@ -24,6 +24,9 @@ pub mod codes {
     /// The `Authorize` hook refused the call. Application code, outside the reserved
     /// JSON-RPC range (-32768..-32000) as the specification asks.
     pub const ACCESS_DENIED: i64 = -31403;
+    /// The request carries no access token, or one that does not verify (with HTTP 401
+    /// and a `WWW-Authenticate` challenge on Streamable HTTP).
+    pub const UNAUTHORIZED: i64 = -31401;
     /// The caller made too many calls, or has too many running: `data.retryAfterMs` says
     /// when to try again (HTTP 429 with `Retry-After` on Streamable HTTP).
     pub const RATE_LIMITED: i64 = -31429;

@@ -31,6 +31,21 @@
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// Nothing a client sends may panic the server: no unwrap, expect, panic or unchecked
+// indexing outside tests (clippy enforces it; a handler's own panic is caught per call).
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::string_slice,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
 
 pub mod core;
 pub mod era;

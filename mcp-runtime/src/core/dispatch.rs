@@ -345,10 +345,13 @@ impl Core {
             Ok(()) => Ok(()),
             Err(denied) => {
                 tracing::info!(kind, target = %target, reason = %denied, "request refused");
-                let mut data = json!({ "name": target, "reason": denied.reason() });
+                let mut data = Map::new();
+                data.insert("name".into(), json!(target));
+                data.insert("reason".into(), json!(denied.reason()));
                 if !denied.scopes().is_empty() {
-                    data["requiredScopes"] = json!(denied.scopes());
+                    data.insert("requiredScopes".into(), json!(denied.scopes()));
                 }
+                let data = Value::Object(data);
                 Err(Reply::Error(
                     RpcError::new(
                         codes::ACCESS_DENIED,

@@ -669,7 +669,7 @@ fn primitive(property: &Value, defs: &Value) -> Option<Value> {
         if kept.len() != 1 {
             return None;
         }
-        let only = kept[0].clone();
+        let only = kept.first().copied()?.clone();
         property.insert("type".into(), only);
     }
     if let Some(Value::Array(options)) = property.remove("anyOf") {
@@ -680,7 +680,7 @@ fn primitive(property: &Value, defs: &Value) -> Option<Value> {
         if kept.len() != 1 {
             return None;
         }
-        let inner = primitive(kept[0], defs)?;
+        let inner = primitive(kept.first().copied()?, defs)?;
         for (k, v) in inner.as_object()? {
             property.entry(k.clone()).or_insert_with(|| v.clone());
         }

@@ -161,14 +161,16 @@ impl Progress {
             }
             *last = Some(progress);
         }
-        let mut params = json!({"progressToken": token, "progress": progress});
+        let mut params = serde_json::Map::new();
+        params.insert("progressToken".into(), token.clone());
+        params.insert("progress".into(), json!(progress));
         if let Some(total) = total.filter(|t| t.is_finite()) {
-            params["total"] = json!(total);
+            params.insert("total".into(), json!(total));
         }
         if let Some(message) = message {
-            params["message"] = json!(message);
+            params.insert("message".into(), json!(message));
         }
-        notifier.send("notifications/progress", params);
+        notifier.send("notifications/progress", Value::Object(params));
     }
 }
 
@@ -223,11 +225,13 @@ impl Log {
         let Some(notifier) = self.ctx.notifier() else {
             return;
         };
-        let mut params = json!({"level": level.as_str(), "data": data.into()});
+        let mut params = serde_json::Map::new();
+        params.insert("level".into(), json!(level.as_str()));
+        params.insert("data".into(), data.into());
         if let Some(logger) = &self.logger {
-            params["logger"] = json!(logger);
+            params.insert("logger".into(), json!(logger));
         }
-        notifier.send("notifications/message", params);
+        notifier.send("notifications/message", Value::Object(params));
     }
 
     /// Log at `debug`.

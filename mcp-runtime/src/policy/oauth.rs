@@ -172,8 +172,12 @@ impl ProtectedResource {
     /// `scheme://authority` and the path of the resource URI.
     fn split(&self) -> (&str, &str) {
         let after_scheme = self.resource.find("://").map_or(0, |i| i + 3);
-        match self.resource[after_scheme..].find('/') {
-            Some(slash) => self.resource.split_at(after_scheme + slash),
+        let rest = self.resource.get(after_scheme..).unwrap_or_default();
+        match rest.find('/') {
+            Some(slash) => self
+                .resource
+                .split_at_checked(after_scheme + slash)
+                .unwrap_or((self.resource.as_str(), "")),
             None => (self.resource.as_str(), ""),
         }
     }
@@ -203,21 +207,23 @@ impl ProtectedResource {
 
     /// The metadata document (RFC 9728 section 2).
     pub fn document(&self) -> Value {
-        let mut doc = json!({
-            "resource": self.resource,
-            "authorization_servers": self.authorization_servers,
-            "bearer_methods_supported": ["header"],
-        });
+        let mut doc = serde_json::Map::new();
+        doc.insert("resource".into(), json!(self.resource));
+        doc.insert(
+            "authorization_servers".into(),
+            json!(self.authorization_servers),
+        );
+        doc.insert("bearer_methods_supported".into(), json!(["header"]));
         if !self.scopes_supported.is_empty() {
-            doc["scopes_supported"] = json!(self.scopes_supported);
+            doc.insert("scopes_supported".into(), json!(self.scopes_supported));
         }
         if let Some(name) = &self.name {
-            doc["resource_name"] = json!(name);
+            doc.insert("resource_name".into(), json!(name));
         }
         if let Some(url) = &self.documentation {
-            doc["resource_documentation"] = json!(url);
+            doc.insert("resource_documentation".into(), json!(url));
         }
-        doc
+        Value::Object(doc)
     }
 
     /// Problems that would make the document wrong, found at start.

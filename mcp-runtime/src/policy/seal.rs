@@ -51,7 +51,10 @@ impl SealKey {
         let text = text.trim();
         let bytes = if text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
             (0..32)
-                .map(|i| u8::from_str_radix(&text[2 * i..2 * i + 2], 16).map_err(|e| e.to_string()))
+                .map(|i| {
+                    let pair = text.get(2 * i..2 * i + 2).unwrap_or_default();
+                    u8::from_str_radix(pair, 16).map_err(|e| e.to_string())
+                })
                 .collect::<Result<Vec<u8>, String>>()?
         } else {
             base64::engine::general_purpose::STANDARD

@@ -228,11 +228,10 @@ fn duplicates<T: Copy>(
     let mut unique = Vec::new();
     let mut dups = Vec::new();
     for k in keys {
-        let same = &by_key[&k];
-        if same.len() > 1 {
-            dups.push((k, same.iter().map(|d| place(*d)).collect()));
-        } else {
-            unique.push(same[0]);
+        match by_key.get(&k).map(Vec::as_slice) {
+            Some([one]) => unique.push(*one),
+            Some(same) => dups.push((k, same.iter().map(|d| place(*d)).collect())),
+            None => {}
         }
     }
     (unique, dups)
@@ -273,7 +272,7 @@ impl Catalog {
                 .map(|(uri, places)| BuildError::DuplicateResource { uri, places }),
         );
         for (i, a) in template_defs.iter().enumerate() {
-            for b in &template_defs[i + 1..] {
+            for b in template_defs.iter().skip(i + 1) {
                 if uri::overlaps(a.template, b.template) {
                     errors.push(BuildError::OverlappingTemplates {
                         templates: [a.uri.to_owned(), b.uri.to_owned()],
@@ -364,7 +363,7 @@ impl Catalog {
 
     /// Look a tool up by wire name.
     pub fn get(&self, name: &str) -> Option<&CatalogTool> {
-        self.tool_index.get(name).map(|&i| &self.tools[i])
+        self.tool_index.get(name).and_then(|&i| self.tools.get(i))
     }
 
     /// All tools, sorted by name.
@@ -389,14 +388,20 @@ impl Catalog {
 
     /// Look a prompt up by name.
     pub fn prompt(&self, name: &str) -> Option<&CatalogPrompt> {
-        self.prompt_index.get(name).map(|&i| &self.prompts[i])
+        self.prompt_index
+            .get(name)
+            .and_then(|&i| self.prompts.get(i))
     }
 
     /// The resource serving `uri`, with its variables: a static resource with exactly this
     /// URI first, else the one template that matches.
     pub fn resolve(&self, uri: &str) -> Option<(&CatalogResource, uri::UriParams)> {
-        if let Some(&i) = self.resource_index.get(uri) {
-            return Some((&self.resources[i], uri::UriParams::default()));
+        if let Some(resource) = self
+            .resource_index
+            .get(uri)
+            .and_then(|&i| self.resources.get(i))
+        {
+            return Some((resource, uri::UriParams::default()));
         }
         self.templates
             .iter()

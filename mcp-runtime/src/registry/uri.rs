@@ -133,8 +133,11 @@ impl Matcher {
                     let before = self.params.len();
                     // The rest is matched first, so each candidate value is decoded only
                     // when everything after it fits.
-                    if self.match_from(others, &rest[cut..]) {
-                        if let Some(value) = decode_segment(&rest[..cut]) {
+                    let Some((value, after)) = rest.split_at_checked(cut) else {
+                        continue;
+                    };
+                    if self.match_from(others, after) {
+                        if let Some(value) = decode_segment(value) {
                             self.params.push((name, value));
                             return true;
                         }
@@ -172,14 +175,14 @@ fn decode_segment(raw: &str) -> Option<String> {
     let bytes = raw.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
+    while let Some(&byte) = bytes.get(i) {
+        if byte == b'%' {
             let hex = bytes.get(i + 1..i + 3)?;
             let text = std::str::from_utf8(hex).ok()?;
             out.push(u8::from_str_radix(text, 16).ok()?);
             i += 3;
         } else {
-            out.push(bytes[i]);
+            out.push(byte);
             i += 1;
         }
     }

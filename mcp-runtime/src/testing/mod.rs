@@ -205,10 +205,10 @@ impl LegacyTestClient {
         let (_, response) = client
             .request_with_notifications("initialize", params)
             .await?;
-        if response.get("result").is_none() {
+        let Some(result) = response.get("result") else {
             return Err(format!("initialize failed: {response}"));
-        }
-        client.initialized = response["result"].clone();
+        };
+        client.initialized = result.clone();
         client
             .notify("notifications/initialized", json!({}))
             .await?;
@@ -269,7 +269,7 @@ impl LegacyTestClient {
                         Some(answer) => json!({
                             "jsonrpc": "2.0",
                             "id": asked_id,
-                            "result": answer(asked, &frame["params"]),
+                            "result": answer(asked, frame.get("params").unwrap_or(&Value::Null)),
                         }),
                         None => json!({
                             "jsonrpc": "2.0",

@@ -536,7 +536,7 @@ pub(crate) fn host_of(authority: &str) -> String {
     if authority.starts_with('[') {
         // IPv6 literal: keep the brackets, drop the port.
         return match authority.find(']') {
-            Some(end) => authority[..=end].to_owned(),
+            Some(end) => authority.get(..=end).unwrap_or_default().to_owned(),
             None => authority,
         };
     }

@@ -447,7 +447,7 @@ async fn read_line<R: AsyncRead + Unpin>(
         }
         read_any = true;
         let (chunk, found, used) = match buf.iter().position(|&b| b == b'\n') {
-            Some(i) => (&buf[..i], true, i + 1),
+            Some(i) => (buf.get(..i).unwrap_or_default(), true, i + 1),
             None => (buf, false, buf.len()),
         };
         if !too_long {

@@ -225,7 +225,11 @@ async fn invalid_tokens_get_401_invalid_token() {
         );
         assert!(header.contains(reason), "{what}: {header}");
         assert_eq!(reply.code(), Some(-31401), "{what}");
-        assert_eq!(reply.json()["error"]["data"]["error"], "invalid_token", "{what}");
+        assert_eq!(
+            reply.json()["error"]["data"]["error"],
+            "invalid_token",
+            "{what}"
+        );
     }
     // Upper-case scheme and host name the same server (S-338).
     let shouting = s

@@ -493,13 +493,18 @@ fn scope_challenge(
         return None;
     }
     let target = crate::era::target_of(params).unwrap_or_default();
+    let kind = match method {
+        "tools/call" => "tool",
+        "prompts/get" => "prompt",
+        _ => "resource",
+    };
     let id = message
         .get("id")
         .and_then(|id| serde_json::from_value::<crate::protocol::RequestId>(id.clone()).ok());
     let error = RpcError::new(
         crate::protocol::codes::ACCESS_DENIED,
         format!(
-            "Access denied to {target}: it needs the scope(s) {}",
+            "Access denied to {kind} {target}: it needs the scope(s) {}",
             needed.join(" ")
         ),
     )

@@ -28,6 +28,7 @@ struct Secured {
 }
 
 impl Secured {
+    // ANCHOR: test_issuer
     async fn start(configure: impl FnOnce(Server) -> Server) -> Secured {
         let issuer = TestIssuer::new(ISSUER).unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -49,8 +50,10 @@ impl Secured {
             resource,
         }
     }
+    // ANCHOR_END: test_issuer
 
     /// A valid token of `subject` in `tenant` with `scopes`.
+    // ANCHOR: mint
     fn token(&self, subject: &str, tenant: &str, scopes: &[&str]) -> String {
         self.issuer
             .token(&self.resource)
@@ -59,6 +62,7 @@ impl Secured {
             .scopes(scopes.iter().copied())
             .mint()
     }
+    // ANCHOR_END: mint
 
     async fn call_as(&self, token: &str, tool: &str, arguments: Value) -> Reply {
         let auth = format!("Bearer {token}");

@@ -679,3 +679,59 @@ async fn jwks_keys_are_fetched_and_rotated() {
         "{refused}"
     );
 }
+
+/// A `tracing` writer that keeps everything in memory.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+// S-341, S-345: tokens never appear in the logs, at any level, whether they verify or
+// not; handlers see the principal, never the token.
+#[tokio::test]
+async fn tokens_are_never_logged() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let s = Secured::start(|s| s).await;
+    let good = s.token("alice", "acme", &["orders:read"]);
+    let expired = s
+        .issuer
+        .token(&s.resource)
+        .subject("alice")
+        .expired()
+        .mint();
+    let foreign = s
+        .issuer
+        .token("https://elsewhere.example/mcp")
+        .subject("alice")
+        .mint();
+    for token in [&good, &expired, &foreign] {
+        s.call_as(token, "caller", json!({})).await;
+        s.call_as(token, "place_tenant_order", json!({"item": "x"}))
+            .await;
+    }
+    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    assert!(
+        logs.contains("refused an access token"),
+        "the refusals are logged: {logs}"
+    );
+    for token in [&good, &expired, &foreign] {
+        let signature = token.rsplit('.').next().unwrap();
+        assert!(!logs.contains(signature), "a token leaked into the logs");
+        let payload = token.split('.').nth(1).unwrap();
+        assert!(!logs.contains(payload), "a token leaked into the logs");
+    }
+}

@@ -10,7 +10,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{call, get, post, request, send, serve_on, Reply};
+use common::{call, get, request, send, serve_on, Reply};
 use mcp_runtime::policy::jwt::{JwtVerifier, KeySource};
 use mcp_runtime::policy::limits::RateLimit;
 use mcp_runtime::policy::oauth::ProtectedResource;
@@ -521,10 +521,10 @@ async fn handshake_era_clients_authenticate_too() {
                    "clientInfo": {"name": "t", "version": "1"}}
     })
     .to_string();
-    let anonymous = send(s.addr, &post(&[], &init)).await;
+    let anonymous = send(s.addr, &common::post(&[], &init)).await;
     assert_eq!(anonymous.status, 401);
     let alice = format!("Bearer {}", s.token("alice", "acme", &["orders:read"]));
-    let opened = send(s.addr, &post(&[("Authorization", &alice)], &init)).await;
+    let opened = send(s.addr, &common::post(&[("Authorization", &alice)], &init)).await;
     assert_eq!(opened.status, 200);
     let session = opened.header("mcp-session-id").unwrap().to_owned();
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
@@ -539,13 +539,13 @@ async fn handshake_era_clients_authenticate_too() {
     };
     let as_alice = session_headers(&alice);
     let h: Vec<(&str, &str)> = as_alice.iter().map(|(n, v)| (*n, v.as_str())).collect();
-    let reply = send(s.addr, &post(&h, &list)).await;
+    let reply = send(s.addr, &common::post(&h, &list)).await;
     assert_eq!(reply.status, 200);
     assert!(String::from_utf8_lossy(&reply.body).contains("acme-1: anvils"));
     let bob = format!("Bearer {}", s.token("bob", "globex", &["orders:read"]));
     let as_bob = session_headers(&bob);
     let h: Vec<(&str, &str)> = as_bob.iter().map(|(n, v)| (*n, v.as_str())).collect();
-    assert_eq!(send(s.addr, &post(&h, &list)).await.status, 404);
+    assert_eq!(send(s.addr, &common::post(&h, &list)).await.status, 404);
 }
 
 // Serving a non-loopback address needs a verifier or an explicit opt-out.

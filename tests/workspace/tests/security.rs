@@ -585,17 +585,13 @@ async fn stdio_callers_are_named_by_the_host() {
         )
         .build()
         .unwrap();
-    let (client, server) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(server);
-    tokio::spawn(async move { app.serve_io(server_read, server_write).await });
-    let (read, mut write) = tokio::io::split(client);
-    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(read));
+    let (mut lines, mut write) = common::stdio(app);
     let ask = |id: u64, tool: &str| {
         common::body(id, "tools/call", json!({"name": tool, "arguments": {}})) + "\n"
     };
     use tokio::io::AsyncWriteExt;
     write.write_all(ask(1, "caller").as_bytes()).await.unwrap();
-    let reply: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    let reply = common::next_line(&mut lines).await;
     assert_eq!(
         reply["result"]["content"][0]["text"],
         "desktop-user of acme with [orders:read]"
@@ -604,7 +600,7 @@ async fn stdio_callers_are_named_by_the_host() {
         .write_all(ask(2, "place_tenant_order").as_bytes())
         .await
         .unwrap();
-    let reply: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    let reply = common::next_line(&mut lines).await;
     assert_eq!(reply["error"]["code"], -31403);
     assert_eq!(
         reply["error"]["data"]["requiredScopes"],

@@ -23,6 +23,30 @@ pub async fn serve_on(listener: tokio::net::TcpListener, app: mcp_runtime::App) 
     addr
 }
 
+/// The client side of an in-memory stdio connection.
+pub type StdioLines =
+    tokio::io::Lines<tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>;
+
+/// Serve `app` over an in-memory stdio connection: the client's lines and writer.
+pub fn stdio(app: mcp_runtime::App) -> (StdioLines, tokio::io::WriteHalf<tokio::io::DuplexStream>) {
+    use tokio::io::AsyncBufReadExt as _;
+    let (client, server) = tokio::io::duplex(1 << 20);
+    let (server_read, server_write) = tokio::io::split(server);
+    tokio::spawn(async move { app.serve_io(server_read, server_write).await });
+    let (read, write) = tokio::io::split(client);
+    (tokio::io::BufReader::new(read).lines(), write)
+}
+
+/// The next JSON line from the server (within 10 s).
+pub async fn next_line(lines: &mut StdioLines) -> Value {
+    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .expect("the server answers within 10 s")
+        .unwrap()
+        .expect("a line");
+    serde_json::from_str(&line).unwrap()
+}
+
 /// One HTTP response.
 #[derive(Debug)]
 pub struct Reply {

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use common::{body, call, get, post, request, send, Reply};
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
 /// What a hostile request must get.
@@ -286,19 +286,7 @@ async fn hostile_stdio_lines_get_exact_errors_and_lose_nothing() {
         .max_json_depth(32)
         .build()
         .unwrap();
-    let (client, server) = tokio::io::duplex(1 << 20);
-    let (server_read, server_write) = tokio::io::split(server);
-    tokio::spawn(async move { app.serve_io(server_read, server_write).await });
-    let (read, mut write) = tokio::io::split(client);
-    let mut lines = tokio::io::BufReader::new(read).lines();
-    async fn next_of<R: tokio::io::AsyncBufRead + Unpin>(lines: &mut tokio::io::Lines<R>) -> Value {
-        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
-            .await
-            .unwrap()
-            .unwrap()
-            .unwrap();
-        serde_json::from_str::<Value>(&line).unwrap()
-    }
+    let (mut lines, mut write) = common::stdio(app);
     let valid = body(
         99,
         "tools/call",
@@ -335,13 +323,13 @@ async fn hostile_stdio_lines_get_exact_errors_and_lose_nothing() {
             .write_all(format!("{line}\n").as_bytes())
             .await
             .unwrap();
-        let reply = next_of(&mut lines).await;
+        let reply = common::next_line(&mut lines).await;
         assert_eq!(reply["error"]["code"], code, "{name}: {reply}");
         write
             .write_all(format!("{valid}\n").as_bytes())
             .await
             .unwrap();
-        let reply = next_of(&mut lines).await;
+        let reply = common::next_line(&mut lines).await;
         assert_eq!(
             reply["result"]["structuredContent"], 5,
             "after {name}: {reply}"
@@ -367,21 +355,24 @@ async fn hostile_stdio_lines_get_exact_errors_and_lose_nothing() {
         .write_all(format!("{twin}\n").as_bytes())
         .await
         .unwrap();
-    let reply = next_of(&mut lines).await;
+    let reply = common::next_line(&mut lines).await;
     assert_eq!(reply["id"], 42);
     assert_eq!(reply["error"]["code"], -32600, "{reply}");
     assert!(reply["error"]["message"]
         .as_str()
         .unwrap()
         .contains("already in use"));
-    let first = next_of(&mut lines).await;
+    let first = common::next_line(&mut lines).await;
     assert_eq!(first["id"], 42);
     assert_eq!(first["result"]["content"][0]["text"], "slept 300 ms");
     write
         .write_all(format!("{valid}\n").as_bytes())
         .await
         .unwrap();
-    assert_eq!(next_of(&mut lines).await["result"]["structuredContent"], 5);
+    assert_eq!(
+        common::next_line(&mut lines).await["result"]["structuredContent"],
+        5
+    );
 }
 
 /// Mutations of a valid request: bytes flipped, cut or inserted.

@@ -355,8 +355,9 @@ impl JwksCache {
         // Stale, or a key not seen yet (the issuer may have rotated): fetch again, unless
         // a fetch was tried moments ago (a flood of tokens naming unknown keys must not
         // become a flood of requests to the issuer).
+        // An issuer that is down is asked again only after the same pause.
         let recently = tried.is_some_and(|t| t.elapsed() < self.min_interval);
-        if !recently || at.is_none() {
+        if !recently {
             self.refresh(tried).await;
         }
         let (keys, at, _) = self.snapshot();

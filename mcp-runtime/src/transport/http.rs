@@ -1,9 +1,11 @@
 //! Streamable HTTP (2026-07-28): `POST /mcp` with one JSON-RPC message per body.
 //!
-//! Checks, in order: Host/Origin allowlist (403), method (405), body size (413), JSON
-//! (-32700), envelope (-32600), the `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name`
-//! headers against the body (-32020), then the era adapter (version -32022, method -32601
-//! with 404, `_meta` -32602 with 400).
+//! Checks, in order: Host/Origin allowlist (403), the bearer token when a verifier is
+//! configured (401, or 400 for a malformed authorization), method (405), body size (413)
+//! and arrival time (408), nesting depth (-32600), JSON (-32700), declared scopes (403 with
+//! an `insufficient_scope` challenge), envelope (-32600), the `MCP-Protocol-Version` /
+//! `Mcp-Method` / `Mcp-Name` headers against the body (-32020), then the era adapter
+//! (version -32022, method -32601 with 404, `_meta` -32602 with 400).
 //!
 //! Responses are JSON, except in two cases that stream Server-Sent Events: a request whose
 //! client asked for progress or log messages (and accepts `text/event-stream`) switches to

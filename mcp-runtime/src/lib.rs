@@ -56,6 +56,7 @@ mod props;
 pub mod protocol;
 pub mod registry;
 mod server;
+pub mod tasks;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod transport;
@@ -185,7 +186,7 @@ pub mod __private {
     pub use crate::registry::{
         CompleteFuture, Completer, ParamSpec, PromptDef, PromptFuture, PromptItem,
         PromptRegistration, ReadFuture, ReadRequest, ResourceDef, ResourceItem,
-        ResourceRegistration, ToolDef, ToolItem, ToolRegistration,
+        ResourceRegistration, TaskSupport, ToolDef, ToolItem, ToolRegistration,
     };
     pub use futures_util::future::BoxFuture;
     pub use inventory;

@@ -46,6 +46,8 @@ pub struct Server {
     list_filter: Option<ListFilter>,
     limits: Limits,
     oauth: Option<HttpAuth>,
+    task_store: Option<Arc<dyn crate::tasks::DynStore>>,
+    tasks: crate::tasks::TaskConfig,
     only: Option<Selection>,
     modules: Vec<String>,
     page_size: usize,
@@ -77,6 +79,8 @@ impl Server {
             list_filter: None,
             limits: Limits::default(),
             oauth: None,
+            task_store: None,
+            tasks: Default::default(),
             only: None,
             modules: Vec::new(),
             page_size: 100,
@@ -211,6 +215,44 @@ impl Server {
     /// ([`Principal::from_env`]).
     pub fn stdio_principal(mut self, principal: Principal) -> Self {
         self.stdio.principal = Some(principal);
+        self
+    }
+
+    /// Where tasks are kept (the `io.modelcontextprotocol/tasks` extension). Default: the
+    /// `MCP_TASK_STORE` environment variable (a `postgres://` URL with the `postgres`
+    /// feature, else the path of a SQLite file), else SQLite in memory, which loses tasks
+    /// when the process ends. Give instances behind one load balancer the same PostgreSQL.
+    pub fn task_store<S: crate::tasks::TaskStore>(mut self, store: S) -> Self {
+        self.task_store = Some(Arc::new(store));
+        self
+    }
+
+    /// How long a task stays readable after it was created (default one hour; `None`:
+    /// until deleted). After it, `tasks/get` answers -32602 and the task is deleted.
+    pub fn task_ttl(mut self, ttl: Option<std::time::Duration>) -> Self {
+        self.tasks.ttl = ttl;
+        self
+    }
+
+    /// The polling interval suggested to clients (`pollIntervalMs`, default 500 ms).
+    pub fn task_poll_interval(mut self, interval: std::time::Duration) -> Self {
+        self.tasks.poll_interval = interval.max(std::time::Duration::from_millis(1));
+        self
+    }
+
+    /// How long an instance's claim on a running task lasts unless renewed (default 15 s;
+    /// renewed every third of it). A task whose instance stopped renewing is failed by the
+    /// next `tasks/get` after this long.
+    pub fn task_lease(mut self, lease: std::time::Duration) -> Self {
+        self.tasks.lease = lease.max(std::time::Duration::from_millis(150));
+        self
+    }
+
+    /// A task tool's call still running after this long becomes a task (default 1 s);
+    /// one that finishes sooner answers directly. `ctx.start_task()` makes it a task at
+    /// once.
+    pub fn task_after(mut self, after: std::time::Duration) -> Self {
+        self.tasks.task_after = after;
         self
     }
 
@@ -385,6 +427,21 @@ impl Server {
         }
         let sealer = Sealer::new(&seal_key);
         let defs = select(self.only, &self.modules);
+        let wants_tasks = defs
+            .tools
+            .iter()
+            .any(|t| t.task != crate::registry::TaskSupport::Forbidden);
+        let tasks = match self.task_store {
+            Some(store) => Some(store),
+            None if wants_tasks => Some(store_from_env()?),
+            None => None,
+        }
+        .map(|store| {
+            crate::tasks::TaskRuntime::new(store, self.tasks)
+                .map(Arc::new)
+                .map_err(|e| Error::Build(vec![BuildError::Config(e)]))
+        })
+        .transpose()?;
         let states = Arc::new(self.states);
         let live = Live::new(defs, self.page_size, sealer.clone(), states.clone())
             .map_err(Error::Build)?;
@@ -394,6 +451,7 @@ impl Server {
             authorize: self.authorize,
             list_filter: self.list_filter,
             limiter: Limiter::new(self.limits),
+            tasks,
             states,
             info: self.info,
             instructions: self.instructions,
@@ -443,6 +501,44 @@ impl Server {
                 eprintln!("{text}");
                 Ok(())
             }
+        }
+    }
+}
+
+/// The task store the environment names (`MCP_TASK_STORE`), else SQLite in memory.
+fn store_from_env() -> Result<Arc<dyn crate::tasks::DynStore>, Error> {
+    let config = |message: String| Error::Build(vec![BuildError::Config(message)]);
+    let named = std::env::var("MCP_TASK_STORE")
+        .ok()
+        .filter(|s| !s.trim().is_empty());
+    match named {
+        Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+            #[cfg(feature = "postgres")]
+            return Ok(Arc::new(crate::tasks::PostgresStore::new(url)));
+            #[cfg(not(feature = "postgres"))]
+            return Err(config(
+                "MCP_TASK_STORE names PostgreSQL, but mcp-runtime was built without its `postgres` feature".into(),
+            ));
+        }
+        Some(path) => {
+            #[cfg(feature = "sqlite")]
+            return crate::tasks::SqliteStore::open(&path)
+                .map(|s| Arc::new(s) as Arc<dyn crate::tasks::DynStore>)
+                .map_err(|e| config(format!("MCP_TASK_STORE {path:?}: {e}")));
+            #[cfg(not(feature = "sqlite"))]
+            return Err(config(format!(
+                "MCP_TASK_STORE names the SQLite file {path:?}, but mcp-runtime was built without its `sqlite` feature"
+            )));
+        }
+        None => {
+            #[cfg(feature = "sqlite")]
+            return crate::tasks::SqliteStore::in_memory()
+                .map(|s| Arc::new(s) as Arc<dyn crate::tasks::DynStore>)
+                .map_err(|e| config(e.to_string()));
+            #[cfg(not(feature = "sqlite"))]
+            return Err(config(
+                "task tools need a task store: enable mcp-runtime's `sqlite` feature or call Server::task_store".into(),
+            ));
         }
     }
 }

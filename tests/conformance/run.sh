@@ -32,7 +32,8 @@ run_set() {
 }
 
 # The 37 scenarios `--requirements 2026-07-28` requires, plus http-header-validation and
-# json-schema-2020-12 (pending in the suite, passing here).
+# json-schema-2020-12 (pending in the suite, passing here), and every tasks-* scenario of the
+# Tasks extension (tasks-status-notifications is skipped by the suite itself).
 modern="server-stateless completion-complete tools-list tools-call-simple-text tools-call-image
 tools-call-audio tools-call-embedded-resource tools-call-mixed-content tools-call-error
 tools-call-with-progress server-sse-multiple-streams resources-list resources-read-text
@@ -45,7 +46,10 @@ input-required-result-multi-round input-required-result-missing-input-response
 input-required-result-non-tool-request input-required-result-result-type
 input-required-result-unsupported-methods input-required-result-tampered-state
 input-required-result-capability-check input-required-result-ignore-extra-params
-input-required-result-validate-input http-header-validation json-schema-2020-12"
+input-required-result-validate-input http-header-validation json-schema-2020-12
+tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal
+tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error
+tasks-mrtr-composition"
 
 # Every scenario `--requirements 2025-11-25` runs (its 30 required ones, the session
 # lifecycle, SSE polling and JSON Schema 2020-12 ones), served by the handshake-era adapter

@@ -648,6 +648,116 @@ async fn json_schema_2020_12_tool(Args(contact): Args<Contact>) -> String {
 }
 // ANCHOR_END: hand_written_schema
 
+// ---- Tasks extension fixtures --------------------------------------------------------
+
+/// Greets someone, synchronously (never a task).
+#[tool]
+async fn greet(
+    /// Who to greet.
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Sleeps `seconds` seconds, then reports; a task unless `seconds` is 0. Stops at once
+/// when cancelled.
+#[tool(task)]
+async fn slow_compute(
+    /// How long to work.
+    seconds: u64,
+    /// A label echoed in the result.
+    label: Option<String>,
+    ctx: RequestContext,
+) -> String {
+    if seconds > 0 {
+        ctx.start_task();
+    }
+    tokio::time::sleep(std::time::Duration::from_secs(seconds)).await;
+    format!(
+        "Computed {} in {seconds} s",
+        label.unwrap_or_else(|| "nothing".into())
+    )
+}
+
+/// Works for a second, then reports a tool error; runs only as a task.
+#[tool(task = required)]
+async fn failing_job(ctx: RequestContext) -> Result<String, ToolError> {
+    ctx.start_task();
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    Err(ToolError::new(
+        "the job failed: the input data is inconsistent",
+    ))
+}
+
+/// Fails with a protocol-level error (its handler panics), as a task.
+#[tool(task)]
+async fn protocol_error_job(ctx: RequestContext) -> String {
+    ctx.start_task();
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    panic!("protocol_error_job always fails")
+}
+
+/// A yes/no answer, as the tasks scenarios send it.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct DeleteConfirmation {
+    /// Go ahead?
+    confirm: bool,
+}
+
+/// Deletes a file after the user confirms, as a task waiting for the answer.
+#[tool(task)]
+async fn confirm_delete(
+    /// The file to delete.
+    filename: String,
+    ctx: RequestContext,
+) -> Result<String, ToolError> {
+    ctx.start_task();
+    let answer =
+        ctx.elicit::<DeleteConfirmation>("confirm_delete", &format!("Delete {filename}?"))?;
+    Ok(match answer.accepted() {
+        Some(DeleteConfirmation { confirm: true }) => format!("Deleted {filename}"),
+        _ => format!("Kept {filename}"),
+    })
+}
+
+/// A name and a yes/no answer.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct NamedConfirmation {
+    /// A name.
+    name: String,
+    /// Go ahead?
+    confirm: bool,
+}
+
+/// Asks two questions at once, as a task, and reports both answers.
+#[tool(task)]
+async fn multi_input(ctx: RequestContext) -> Result<String, ToolError> {
+    ctx.start_task();
+    let first = ctx.elicit::<NamedConfirmation>("first", "First answer?");
+    let second = ctx.elicit::<NamedConfirmation>("second", "Second answer?");
+    let (first, second) = (first?, second?);
+    let name = |answer: Elicitation<NamedConfirmation>| {
+        answer
+            .accepted()
+            .map(|a| format!("{} ({})", a.name, a.confirm))
+            .unwrap_or_else(|| "declined".into())
+    };
+    Ok(format!("first: {}, second: {}", name(first), name(second)))
+}
+
+/// Asks for the user's name first (synchronously), then continues as a task.
+#[tool(task = required)]
+async fn test_tool_with_task(ctx: RequestContext) -> Result<String, ToolError> {
+    let name = ctx.elicit::<UserName>("user_name", "What is your name?")?;
+    let name = name
+        .accepted()
+        .map(|n| n.name)
+        .unwrap_or_else(|| "stranger".into());
+    ctx.start_task();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    Ok(format!("Hello, {name}! Your task is done."))
+}
+
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
     Server::new("mcp-conformance-server", env!("CARGO_PKG_VERSION"))

@@ -38,6 +38,11 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
     );
 
     let scopes = &model.scopes;
+    let task = match model.task {
+        None => quote!(__mcp::TaskSupport::Forbidden),
+        Some(false) => quote!(__mcp::TaskSupport::Optional),
+        Some(true) => quote!(__mcp::TaskSupport::Required),
+    };
     let describe = model.params.iter().map(|p| {
         let ty = &p.ty;
         let param_name = &p.name;
@@ -125,6 +130,7 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
                 idempotent: #idempotent,
                 open_world: #open_world,
                 scopes: &[#(#scopes),*],
+                task: #task,
                 module_path: ::core::module_path!(),
                 file: ::core::file!(),
                 line: ::core::line!(),

@@ -18,6 +18,8 @@ pub struct Model {
     pub idempotent: Option<bool>,
     pub open_world: Option<bool>,
     pub scopes: Vec<String>,
+    /// `task` (optional) or `task = required`: `None` when the tool never runs as a task.
+    pub task: Option<bool>,
     pub params: Vec<Param>,
     pub is_async: bool,
     pub output: Type,
@@ -38,6 +40,7 @@ const OPTIONS: &[&str] = &[
     "idempotent",
     "open_world",
     "scopes",
+    "task",
 ];
 
 pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
@@ -48,6 +51,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
     let mut description = None;
     let mut flags: [Option<bool>; 4] = [None; 4];
     let mut scopes = Vec::new();
+    let mut task = None;
 
     let mut reader = Reader::new("tool", OPTIONS, errors);
     for option in &parsed.options {
@@ -66,6 +70,15 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
                 }
             }
             "scopes" => scopes = crate::options::scopes(option, reader.errors),
+            "task" => match &option.value {
+                None => task = Some(false),
+                Some(syn::Expr::Path(p)) if p.path.is_ident("optional") => task = Some(false),
+                Some(syn::Expr::Path(p)) if p.path.is_ident("required") => task = Some(true),
+                Some(other) => reader.errors.at(
+                    other,
+                    "`task` is `task` (the server may answer with a task), `task = optional` (the same) or `task = required` (only as a task)",
+                ),
+            },
             flag => {
                 let index = ["read_only", "destructive", "idempotent", "open_world"]
                     .iter()
@@ -113,6 +126,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
         idempotent: flags[2],
         open_world: flags[3],
         scopes,
+        task,
         params,
         is_async: sig.asyncness.is_some(),
         output,

@@ -132,6 +132,8 @@ struct Inner {
     states: Arc<StateMap>,
     exchange: Mutex<Exchange>,
     last_progress: Mutex<Option<f64>>,
+    /// Set when this call may become (or is) a task.
+    task: std::sync::OnceLock<Arc<crate::tasks::TaskLink>>,
 }
 
 /// What a handler may know about the request it serves. Cheap to clone.
@@ -160,6 +162,7 @@ impl RequestContext {
             states,
             exchange: Mutex::default(),
             last_progress: Mutex::default(),
+            task: std::sync::OnceLock::new(),
         }))
     }
 
@@ -192,6 +195,43 @@ impl RequestContext {
     /// This request's cancellation signal.
     pub fn cancellation(&self) -> Cancellation {
         Cancellation(self.0.parts.cancel.clone())
+    }
+
+    pub(crate) fn attach_task(&self, link: Arc<crate::tasks::TaskLink>) {
+        let _ = self.0.task.set(link);
+    }
+
+    pub(crate) fn task_link(&self) -> Option<&Arc<crate::tasks::TaskLink>> {
+        self.0.task.get()
+    }
+
+    /// Continue this call as a task (the `io.modelcontextprotocol/tasks` extension): the
+    /// client gets a task handle now and polls for the result, while the handler goes on.
+    ///
+    /// Input asked for before this point is gathered synchronously (`input_required`
+    /// rounds on the call itself); input asked for after it moves the task to
+    /// `input_required`, answered through `tasks/update`. Without this call, a task tool
+    /// still running after the server's `task_after` becomes a task anyway. Does nothing
+    /// for tools that are not `#[tool(task)]`, for clients without the extension, and
+    /// once the call is a task.
+    pub fn start_task(&self) {
+        if let Some(link) = self.task_link() {
+            link.start();
+        }
+    }
+
+    /// The id of this call's task, once it is one.
+    pub fn task_id(&self) -> Option<&str> {
+        self.task_link().and_then(|link| link.id())
+    }
+
+    /// Say what the task is doing (its `statusMessage`, seen by clients polling
+    /// `tasks/get`). Does nothing when the call is not a task. Progress reports of a task
+    /// become its status message too.
+    pub fn set_status(&self, message: impl Into<String>) {
+        if let Some(link) = self.task_link() {
+            link.set_status(message.into());
+        }
     }
 
     /// Fire this request's cancellation (the server gave up on it).

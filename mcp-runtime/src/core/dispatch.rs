@@ -44,6 +44,11 @@ pub enum Reply {
         /// Sealed state to echo on the retry.
         state: String,
     },
+    /// The request goes on as a task (`resultType: "task"`): the `Task` fields.
+    Task {
+        /// `taskId`, `status`, timestamps, `ttlMs`, `pollIntervalMs`.
+        body: Map<String, Value>,
+    },
     /// A JSON-RPC error.
     Error(RpcError),
 }
@@ -55,6 +60,7 @@ pub struct Core {
     pub(crate) authorize: SharedAuthorize,
     pub(crate) list_filter: Option<ListFilter>,
     pub(crate) limiter: Limiter,
+    pub(crate) tasks: Option<Arc<crate::tasks::TaskRuntime>>,
     pub(crate) states: Arc<StateMap>,
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
@@ -78,6 +84,9 @@ enum Method {
     Complete,
     /// `subscriptions/listen`: a stream the transports open; the core only admits it.
     Listen,
+    TasksGet,
+    TasksUpdate,
+    TasksCancel,
 }
 
 impl Method {
@@ -93,6 +102,9 @@ impl Method {
             "prompts/get" => Method::PromptsGet,
             "completion/complete" => Method::Complete,
             "subscriptions/listen" => Method::Listen,
+            "tasks/get" => Method::TasksGet,
+            "tasks/update" => Method::TasksUpdate,
+            "tasks/cancel" => Method::TasksCancel,
             _ => return None,
         })
     }
@@ -106,6 +118,8 @@ pub(crate) struct Served {
     pub(crate) prompts: bool,
     /// Some prompt or resource template declares a completer.
     pub(crate) completions: bool,
+    /// Some tool may run as a task.
+    pub(crate) tasks: bool,
 }
 
 impl Served {
@@ -122,6 +136,10 @@ impl Served {
                     .templates()
                     .iter()
                     .any(|t| !t.def.completions.is_empty()),
+            tasks: catalog
+                .tools()
+                .iter()
+                .any(|t| t.def.task != crate::registry::TaskSupport::Forbidden),
         }
     }
 
@@ -132,6 +150,7 @@ impl Served {
             Method::ResourcesList | Method::TemplatesList | Method::ResourcesRead => self.resources,
             Method::PromptsList | Method::PromptsGet => self.prompts,
             Method::Complete => self.completions,
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => self.tasks,
         }
     }
 }
@@ -182,6 +201,9 @@ impl Core {
         if snapshot.catalog.logging() {
             caps.insert("logging".into(), json!({}));
         }
+        if served.tasks && self.tasks.is_some() {
+            caps.insert("extensions".into(), json!({ crate::tasks::EXTENSION: {} }));
+        }
         Value::Object(caps)
     }
 
@@ -229,6 +251,9 @@ impl Core {
             Method::PromptsList => self.list(&lists.prompts, &call),
             Method::PromptsGet => self.get_prompt(&snapshot, call).await,
             Method::Complete => self.complete(&snapshot, call).await,
+            Method::TasksGet => self.tasks_get(call).await,
+            Method::TasksUpdate => self.tasks_update(call).await,
+            Method::TasksCancel => self.tasks_cancel(call).await,
             // Transports intercept it: it is a stream, not one response.
             Method::Listen => Reply::Error(RpcError::invalid_request(
                 "subscriptions/listen opens a notification stream and needs a streaming transport (stdio or Streamable HTTP)",

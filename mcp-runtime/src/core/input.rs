@@ -605,6 +605,56 @@ impl Rounds {
     }
 }
 
+// ---- tasks ---------------------------------------------------------------------------
+
+/// How a task's handler run ended, as far as input goes.
+pub(crate) enum TaskEnd {
+    /// Use the handler's own outcome.
+    Finished,
+    /// The task waits for the client's answers to these requests.
+    Input(Map<String, Value>),
+    /// Fail the task with this error (a bad answer, a missing capability).
+    Error(RpcError),
+}
+
+/// The answers and kept values a task carries to its next run.
+pub(crate) fn task_state(ctx: &RequestContext) -> (Map<String, Value>, Map<String, Value>) {
+    let exchange = ctx.exchange();
+    (exchange.answers.clone(), exchange.kept.clone())
+}
+
+/// After a task's handler run: what it waits for, or the error it ends with.
+pub(crate) fn task_end(ctx: &RequestContext, failed: bool) -> TaskEnd {
+    let mut exchange = ctx.exchange();
+    if !failed {
+        return TaskEnd::Finished;
+    }
+    if let Some(error) = exchange.invalid.take() {
+        return TaskEnd::Error(error);
+    }
+    if !exchange.missing.is_empty() {
+        return TaskEnd::Error(RpcError::missing_capability(Value::Object(std::mem::take(
+            &mut exchange.missing,
+        ))));
+    }
+    if exchange.pending.is_empty() {
+        return TaskEnd::Finished;
+    }
+    TaskEnd::Input(std::mem::take(&mut exchange.pending))
+}
+
+/// Open a task's run: its answers so far and kept values.
+pub(crate) fn open_task(
+    ctx: &RequestContext,
+    answers: Map<String, Value>,
+    kept: Map<String, Value>,
+) {
+    let mut exchange = ctx.exchange();
+    exchange.open = true;
+    exchange.answers = answers;
+    exchange.kept = kept;
+}
+
 // ---- form schemas ----------------------------------------------------------------------
 
 /// The elicitation schema of `T`, derived once per type: a flat object whose properties

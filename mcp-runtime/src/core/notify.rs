@@ -147,6 +147,20 @@ impl Progress {
     }
 
     fn send(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        // A task has no stream for notifications: its progress is its status message.
+        if self.ctx.task_id().is_some() {
+            if progress.is_finite() {
+                let amount = match total.filter(|t| t.is_finite() && *t > 0.0) {
+                    Some(total) => format!("{progress}/{total}"),
+                    None => format!("{progress}"),
+                };
+                self.ctx.set_status(match message {
+                    Some(message) => format!("{message} ({amount})"),
+                    None => format!("Progress: {amount}"),
+                });
+            }
+            return;
+        }
         let (Some(token), Some(notifier)) = (self.ctx.progress_token(), self.ctx.notifier()) else {
             return;
         };

@@ -211,7 +211,7 @@ pub async fn handle_request(
     .await
 }
 
-fn context(
+pub(crate) fn context(
     core: &Core,
     id: &RequestId,
     method: String,
@@ -245,11 +245,15 @@ pub fn listen(
     core: &Core,
     id: &RequestId,
     params: Option<Map<String, Value>>,
+    principal: Option<&crate::Principal>,
 ) -> Result<crate::core::Subscription, Answer> {
     let mut params = params.unwrap_or_default();
-    admit(core, "subscriptions/listen", &mut params)
+    let admission = admit(core, "subscriptions/listen", &mut params)
         .map_err(|(error, status)| Answer::error(Some(id), &error, status))?;
-    core.listen(id, &params)
+    let takes_tasks = admission
+        .capabilities
+        .has_extension(crate::tasks::EXTENSION);
+    core.listen(id, &params, takes_tasks, principal)
         .map_err(|error| Answer::error(Some(id), &error, status_of(&error)))
 }
 
@@ -290,6 +294,15 @@ pub(crate) fn render(core: &Core, id: &RequestId, reply: Reply) -> Answer {
             }
             body.insert("requestState".into(), Value::String(state));
             add_server_info(core, &mut body);
+            Answer {
+                message: result_response(id, Value::Object(body)),
+                status: 200,
+            }
+        }
+        Reply::Task { mut body } => {
+            body.insert("resultType".into(), Value::String("task".into()));
+            add_server_info(core, &mut body);
+            observe::completed(&body);
             Answer {
                 message: result_response(id, Value::Object(body)),
                 status: 200,

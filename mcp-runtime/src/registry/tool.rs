@@ -31,6 +31,9 @@ pub struct ToolDef {
     pub idempotent: Option<bool>,
     /// `openWorldHint`.
     pub open_world: Option<bool>,
+    /// `task` / `task = required`: whether the tool may, or must, run as a task (Tasks
+    /// extension).
+    pub task: TaskSupport,
     /// `scopes(..)`: OAuth scopes a caller needs; the server checks them before any
     /// `Authorize` hook.
     pub scopes: &'static [&'static str],
@@ -46,6 +49,20 @@ pub struct ToolDef {
     pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
     /// Runs the function: extracts parameters, awaits it, converts the return value.
     pub call: fn(RequestContext, Map<String, Value>) -> ToolFuture,
+}
+
+/// Whether a tool runs as a task (the `io.modelcontextprotocol/tasks` extension).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// Never: every call answers synchronously (the default).
+    Forbidden,
+    /// `#[tool(task)]`: a call from a client that declares the extension may become a task
+    /// (when the handler calls `ctx.start_task()`, or runs longer than the server's
+    /// `task_after`); other clients get a synchronous answer.
+    Optional,
+    /// `#[tool(task = required)]`: only as a task; a client without the extension gets
+    /// -32021 naming it.
+    Required,
 }
 
 /// An `inventory` entry pointing at a [`ToolDef`].

@@ -105,7 +105,8 @@ impl TestClient {
     pub fn listen(&self, params: Value) -> Result<Subscription, Value> {
         match Message::from_value(self.envelope("subscriptions/listen", params)) {
             Ok(Message::Request { id, params, .. }) => {
-                modern::listen(self.app.core(), &id, params).map_err(|answer| answer.message)
+                modern::listen(self.app.core(), &id, params, self.principal.as_ref())
+                    .map_err(|answer| answer.message)
             }
             _ => Err(Value::Null),
         }

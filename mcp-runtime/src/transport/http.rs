@@ -262,7 +262,7 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
                 return answer(Answer::error(Some(&id), &error, 400));
             }
             if method == "subscriptions/listen" {
-                return match modern::listen(&shared.core, &id, params) {
+                return match modern::listen(&shared.core, &id, params, principal.as_ref()) {
                     Ok(subscription) => listen_stream(subscription, shared.closing.clone()),
                     Err(error) => answer(error),
                 };
@@ -661,6 +661,7 @@ fn check_headers(
     let name_field = match method {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     };
     if let Some(field) = name_field {

@@ -318,13 +318,14 @@ impl Connection {
         tasks: &mut JoinSet<()>,
     ) {
         if method == "subscriptions/listen" {
-            let mut subscription = match modern::listen(&self.core, &id, params) {
-                Ok(subscription) => subscription,
-                Err(answer) => {
-                    send(&self.tx, &answer.message).await;
-                    return;
-                }
-            };
+            let mut subscription =
+                match modern::listen(&self.core, &id, params, self.principal.as_ref()) {
+                    Ok(subscription) => subscription,
+                    Err(answer) => {
+                        send(&self.tx, &answer.message).await;
+                        return;
+                    }
+                };
             let tx = self.tx.clone();
             let closing = self.closing.clone();
             self.in_flight.spawn(id, CancellationToken::new(), || {

@@ -4,4 +4,5 @@ mod completion;
 mod prompts;
 mod resources;
 pub(crate) mod subscriptions;
+mod tasks;
 mod tools;

@@ -20,6 +20,9 @@ use super::super::live::Change;
 /// Most URIs one listen request may subscribe to.
 pub const MAX_RESOURCE_SUBSCRIPTIONS: usize = 1024;
 
+/// Most tasks one listen request may watch.
+pub const MAX_TASK_SUBSCRIPTIONS: usize = 256;
+
 #[derive(Debug, Clone, Default, PartialEq)]
 struct Filter {
     tools: bool,
@@ -35,6 +38,19 @@ pub struct Subscription {
     changes: broadcast::Receiver<Change>,
     /// Notifications decided but not yet handed out (a lag can produce several).
     queue: std::collections::VecDeque<Value>,
+    /// Tasks watched for `notifications/tasks`.
+    tasks: Option<TaskWatch>,
+}
+
+/// The tasks a subscription watches: polled in the store (so a task another instance
+/// runs is seen too), announced whenever their version changes, until they end.
+struct TaskWatch {
+    runtime: std::sync::Arc<crate::tasks::TaskRuntime>,
+    owner: Option<String>,
+    ids: Vec<String>,
+    /// Version last announced, by task.
+    seen: std::collections::HashMap<String, u64>,
+    tick: tokio::time::Interval,
 }
 
 impl Core {
@@ -43,6 +59,8 @@ impl Core {
         &self,
         id: &RequestId,
         params: &Map<String, Value>,
+        takes_tasks: bool,
+        principal: Option<&crate::Principal>,
     ) -> Result<Subscription, RpcError> {
         let Some(Value::Object(asked)) = params.get("notifications") else {
             return Err(RpcError::invalid_params(
@@ -83,6 +101,42 @@ impl Core {
                 ))
             }
         };
+        let task_ids = match asked.get("taskIds") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(_) if !takes_tasks => {
+                let mut extensions = Map::new();
+                extensions.insert(crate::tasks::EXTENSION.into(), json!({}));
+                return Err(RpcError::missing_capability(json!({ "extensions": extensions })));
+            }
+            Some(Value::Array(items)) if items.len() <= MAX_TASK_SUBSCRIPTIONS => items
+                .iter()
+                .map(|item| match item.as_str() {
+                    Some(id) if id.len() <= 256 => Ok(id.to_owned()),
+                    _ => Err(RpcError::invalid_params(
+                        "notifications.taskIds must be an array of task id strings",
+                    )),
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+            Some(_) => {
+                return Err(RpcError::invalid_params(format!(
+                    "notifications.taskIds must be an array of at most {MAX_TASK_SUBSCRIPTIONS} task id strings"
+                )))
+            }
+        };
+        let tasks = match (&self.tasks, task_ids.is_empty()) {
+            (Some(runtime), false) => {
+                let mut tick = tokio::time::interval(runtime.config.poll_interval);
+                tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                Some(TaskWatch {
+                    runtime: runtime.clone(),
+                    owner: principal.map(|p| p.subject.clone()),
+                    ids: task_ids,
+                    seen: Default::default(),
+                    tick,
+                })
+            }
+            _ => None,
+        };
         // Honour only what this server can send.
         let served = self.live.load().served;
         let filter = Filter {
@@ -96,6 +150,7 @@ impl Core {
             filter,
             changes: self.live.subscribe(),
             queue: Default::default(),
+            tasks,
         })
     }
 }
@@ -132,6 +187,9 @@ impl Subscription {
         if !self.filter.uris.is_empty() {
             honoured.insert("resourceSubscriptions".into(), json!(self.filter.uris));
         }
+        if let Some(watch) = &self.tasks {
+            honoured.insert("taskIds".into(), json!(watch.ids));
+        }
         let mut params = Map::new();
         params.insert("notifications".into(), Value::Object(honoured));
         self.notification("notifications/subscriptions/acknowledged", params)
@@ -160,7 +218,21 @@ impl Subscription {
             if let Some(next) = self.queue.pop_front() {
                 return Some(next);
             }
-            match self.changes.recv().await {
+            let change = match &mut self.tasks {
+                Some(watch) if !watch.ids.is_empty() => tokio::select! {
+                    change = self.changes.recv() => change,
+                    _ = watch.tick.tick() => {
+                        let updates = watch.poll().await;
+                        for task in updates {
+                            let message = self.notification("notifications/tasks", task);
+                            self.queue.push_back(message);
+                        }
+                        continue;
+                    }
+                },
+                _ => self.changes.recv().await,
+            };
+            match change {
                 Ok(change) => {
                     if let Some(message) = self.render(&change) {
                         return Some(message);
@@ -208,6 +280,31 @@ impl Subscription {
 
     fn covers(&self, uri: &str) -> bool {
         self.filter.uris.iter().any(|sub| covers(sub, uri))
+    }
+}
+
+impl TaskWatch {
+    /// The watched tasks that changed since last time, as `DetailedTask`s; tasks that
+    /// ended (or are gone) are watched no more.
+    async fn poll(&mut self) -> Vec<Map<String, Value>> {
+        let mut updates = Vec::new();
+        let mut done = Vec::new();
+        for id in &self.ids {
+            match self.runtime.visible(id, self.owner.as_deref()).await {
+                Ok(task) => {
+                    if self.seen.get(id) != Some(&task.version) {
+                        self.seen.insert(id.clone(), task.version);
+                        updates.push(crate::tasks::detailed(&task));
+                    }
+                    if task.status.is_terminal() {
+                        done.push(id.clone());
+                    }
+                }
+                Err(_) => done.push(id.clone()),
+            }
+        }
+        self.ids.retain(|id| !done.contains(id));
+        updates
     }
 }
 

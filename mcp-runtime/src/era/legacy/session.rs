@@ -167,9 +167,11 @@ impl Session {
                 "resources/subscribe" => self.subscribe(core, &params),
                 "resources/unsubscribe" => self.unsubscribe(core, &params),
                 // The stateless revision's own methods do not exist in a session.
-                "server/discover" | "subscriptions/listen" => {
-                    Reply::Error(RpcError::method_not_found(&method))
-                }
+                "server/discover"
+                | "subscriptions/listen"
+                | "tasks/get"
+                | "tasks/update"
+                | "tasks/cancel" => Reply::Error(RpcError::method_not_found(&method)),
                 _ => {
                     self.call_core(core, &id, &method, name, params, meta, &inbound)
                         .await
@@ -282,8 +284,9 @@ impl Session {
                 observe::completed(&body);
                 result_response(id, Value::Object(body))
             }
-            Reply::InputRequired { .. } => {
-                // The bridge turns these into requests to the client; one escaping it is a bug.
+            Reply::InputRequired { .. } | Reply::Task { .. } => {
+                // The bridge turns input requests into requests to the client, and no task
+                // is made for a handshake-era request; either escaping is a bug.
                 let error = RpcError::internal("Internal error: unanswered input request");
                 observe::failed(&error);
                 error_response(Some(id), &error)

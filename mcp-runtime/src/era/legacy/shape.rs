@@ -14,9 +14,13 @@ fn before(version: &str, than: &str) -> bool {
 }
 
 /// The server capabilities announced in `InitializeResult`.
-pub(crate) fn capabilities(_version: &str, core: Value) -> Value {
-    // The core announces only what every handshake revision defines (tools, resources with
-    // subscribe, prompts, completions, logging, each with listChanged where it applies).
+pub(crate) fn capabilities(_version: &str, mut core: Value) -> Value {
+    // The core announces what every handshake revision defines (tools, resources with
+    // subscribe, prompts, completions, logging, each with listChanged where it applies),
+    // plus the Tasks extension, which handshake-era sessions never get (S-377, S-379).
+    if let Value::Object(caps) = &mut core {
+        caps.remove("extensions");
+    }
     core
 }
 

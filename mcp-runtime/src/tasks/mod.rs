@@ -1,0 +1,31 @@
+//! Long-running tools: the `io.modelcontextprotocol/tasks` extension.
+//!
+//! A `#[tool(task)]` called by a client that declares the extension may answer with a
+//! task handle (`resultType: "task"`) instead of its result; the client polls `tasks/get`,
+//! answers questions with `tasks/update` and stops the work with `tasks/cancel`. The
+//! handler is the same async function: it becomes a task when it calls
+//! [`RequestContext::start_task`](crate::RequestContext::start_task), or when it runs
+//! longer than the server's `task_after`.
+//!
+//! Tasks are written to a [`TaskStore`] before their handle is returned, so any server
+//! instance sharing the store can answer for them, and they survive a restart.
+
+mod runtime;
+mod store;
+
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresStore;
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteStore;
+pub use store::{StoreError, TaskRecord, TaskStatus, TaskStore};
+
+pub(crate) use runtime::{detailed, Escalation, TaskConfig, TaskLink, TaskRuntime};
+pub(crate) use store::DynStore;
+
+/// The extension's identifier, as declared in capabilities.
+pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";

@@ -1,0 +1,689 @@
+//! Running tasks: creating them durably, driving their handlers in the background under a
+//! lease, folding outcomes into the store, answering `tasks/*`, and noticing tasks whose
+//! server instance died.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use futures_util::future::BoxFuture;
+use serde_json::{json, Map, Value};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use super::store::{DynStore, StoreError, TaskRecord, TaskStatus};
+use crate::core::input::TaskEnd;
+use crate::core::RequestContext;
+use crate::protocol::{CallToolResult, RpcError};
+
+/// How tasks are kept and run (see the `Server` builder methods).
+#[derive(Debug, Clone)]
+pub(crate) struct TaskConfig {
+    /// How long a task stays readable after creation (`None`: until deleted).
+    pub(crate) ttl: Option<Duration>,
+    /// The polling interval suggested to clients.
+    pub(crate) poll_interval: Duration,
+    /// How long an instance's claim on a running task lasts unless renewed.
+    pub(crate) lease: Duration,
+    /// A task-capable call still running after this long becomes a task.
+    pub(crate) task_after: Duration,
+}
+
+impl Default for TaskConfig {
+    fn default() -> Self {
+        TaskConfig {
+            ttl: Some(Duration::from_secs(3600)),
+            poll_interval: Duration::from_millis(500),
+            lease: Duration::from_secs(15),
+            task_after: Duration::from_secs(1),
+        }
+    }
+}
+
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// ISO 8601 in UTC with milliseconds, from milliseconds since the epoch.
+pub(crate) fn iso8601(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60,
+        ms % 1000
+    )
+}
+
+/// The link between a running call and its task: how the handler asks to become one,
+/// and how its status messages reach the store.
+pub(crate) struct TaskLink {
+    runtime: Arc<TaskRuntime>,
+    started: AtomicBool,
+    notify: Notify,
+    id: OnceLock<String>,
+}
+
+impl TaskLink {
+    pub(crate) fn new(runtime: Arc<TaskRuntime>) -> Arc<TaskLink> {
+        Arc::new(TaskLink {
+            runtime,
+            started: AtomicBool::new(false),
+            notify: Notify::new(),
+            id: OnceLock::new(),
+        })
+    }
+
+    /// A link for a call that already is a task (a re-run after `tasks/update`).
+    fn running(runtime: Arc<TaskRuntime>, id: String) -> Arc<TaskLink> {
+        let link = TaskLink::new(runtime);
+        link.started.store(true, Ordering::SeqCst);
+        let _ = link.id.set(id);
+        link
+    }
+
+    /// The handler asked to continue as a task.
+    pub(crate) fn start(&self) {
+        if !self.started.swap(true, Ordering::SeqCst) {
+            self.notify.notify_one();
+        }
+    }
+
+    pub(crate) fn is_started(&self) -> bool {
+        self.started.load(Ordering::SeqCst)
+    }
+
+    /// Completes once the handler asked to become a task.
+    pub(crate) async fn started(&self) {
+        let wait = self.notify.notified();
+        if self.is_started() {
+            return;
+        }
+        wait.await;
+    }
+
+    pub(crate) fn id(&self) -> Option<&str> {
+        self.id.get().map(String::as_str)
+    }
+
+    /// Set the task's status message (in the background; the handler does not wait).
+    pub(crate) fn set_status(&self, message: String) {
+        let Some(id) = self.id().map(str::to_owned) else {
+            return;
+        };
+        let runtime = self.runtime.clone();
+        tokio::spawn(async move {
+            let result = runtime
+                .modify(&id, |task| {
+                    if task.status.is_terminal() {
+                        return false;
+                    }
+                    task.status_message = Some(message.clone());
+                    true
+                })
+                .await;
+            if let Err(e) = result {
+                tracing::warn!(task = %id, "could not record a task's status message: {e}");
+            }
+        });
+    }
+}
+
+/// The tasks of one server: its store, settings, and the tasks this instance runs.
+pub(crate) struct TaskRuntime {
+    store: Arc<dyn DynStore>,
+    pub(crate) config: TaskConfig,
+    /// This process, as lease owner.
+    instance: String,
+    /// Tasks running here, with their cancellation.
+    local: Mutex<HashMap<String, CancellationToken>>,
+    last_sweep: Mutex<Option<Instant>>,
+}
+
+/// What an outcome makes of a task.
+struct Settled {
+    status: TaskStatus,
+    message: Option<String>,
+    result: Option<Value>,
+    error: Option<Value>,
+    input_requests: Map<String, Value>,
+    answers: Map<String, Value>,
+    kept: Map<String, Value>,
+}
+
+fn unknown(id: &str) -> RpcError {
+    RpcError::invalid_params(format!(
+        "Unknown task: {id} (it never existed, has expired, or belongs to someone else)"
+    ))
+    .with_data(json!({ "taskId": id }))
+}
+
+fn store_failed(e: StoreError) -> RpcError {
+    tracing::error!("{e}");
+    RpcError::internal("Internal error: the task store is unavailable; try again shortly")
+}
+
+impl TaskRuntime {
+    pub(crate) fn new(store: Arc<dyn DynStore>, config: TaskConfig) -> Result<TaskRuntime, String> {
+        Ok(TaskRuntime {
+            store,
+            config,
+            instance: crate::policy::seal::random_token(12)?,
+            local: Mutex::default(),
+            last_sweep: Mutex::default(),
+        })
+    }
+
+    fn local(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+        self.local.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Load, change and store a record until the change lands (compare-and-swap). `change`
+    /// returns whether it changed anything; the record as stored (or found) comes back.
+    pub(crate) async fn modify(
+        &self,
+        id: &str,
+        mut change: impl FnMut(&mut TaskRecord) -> bool,
+    ) -> Result<Option<TaskRecord>, StoreError> {
+        for _ in 0..32 {
+            let Some(mut task) = self.store.load(id).await? else {
+                return Ok(None);
+            };
+            if !change(&mut task) {
+                return Ok(Some(task));
+            }
+            task.version = task.version.saturating_add(1);
+            task.updated_at_ms = now_ms().max(task.updated_at_ms);
+            if self.store.replace(&task).await? {
+                return Ok(Some(task));
+            }
+        }
+        Err(StoreError(format!(
+            "task {id} kept changing under this update"
+        )))
+    }
+
+    /// Drop expired tasks, at most once a minute.
+    async fn sweep(&self) {
+        {
+            let mut last = self.last_sweep.lock().unwrap_or_else(|p| p.into_inner());
+            if last.is_some_and(|at| at.elapsed() < Duration::from_secs(60)) {
+                return;
+            }
+            *last = Some(Instant::now());
+        }
+        match self.store.delete_expired(now_ms()).await {
+            Ok(0) => {}
+            Ok(n) => tracing::debug!(deleted = n, "expired tasks deleted"),
+            Err(e) => tracing::warn!("could not delete expired tasks: {e}"),
+        }
+    }
+
+    /// A new record for a call of `tool`, owned by this instance while it runs.
+    fn record(
+        &self,
+        ctx: &RequestContext,
+        tool: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<TaskRecord, RpcError> {
+        let id = crate::policy::seal::random_token(24).map_err(|e| {
+            RpcError::internal(format!("Internal error: no task id could be made: {e}"))
+        })?;
+        let now = now_ms();
+        let mut meta = ctx.meta().clone();
+        meta.remove(crate::protocol::meta::PROGRESS_TOKEN);
+        Ok(TaskRecord {
+            id,
+            owner: ctx.principal().map(|p| p.subject.clone()),
+            tool: tool.to_owned(),
+            arguments,
+            meta,
+            answers: Map::new(),
+            kept: Map::new(),
+            status: TaskStatus::Working,
+            status_message: None,
+            input_requests: Map::new(),
+            result: None,
+            error: None,
+            created_at_ms: now,
+            updated_at_ms: now,
+            ttl_ms: self.config.ttl.map(millis),
+            poll_interval_ms: millis(self.config.poll_interval).max(1),
+            cancel_requested: false,
+            lease_owner: Some(self.instance.clone()),
+            lease_until_ms: now.saturating_add(millis(self.config.lease)),
+            version: 1,
+        })
+    }
+
+    /// Create the task of a running call and return its `CreateTaskResult` body. When
+    /// `outcome` is given the handler already ended: the task is stored settled and no
+    /// worker runs. Otherwise `future` goes on in the background.
+    pub(crate) async fn escalate(
+        self: &Arc<Self>,
+        link: &Arc<TaskLink>,
+        ctx: RequestContext,
+        tool: &str,
+        arguments: Map<String, Value>,
+        run: Escalation,
+    ) -> Result<Map<String, Value>, RpcError> {
+        let mut task = self.record(&ctx, tool, arguments)?;
+        let _ = link.id.set(task.id.clone());
+        match run {
+            Escalation::Ended(outcome) => {
+                let settled = settle(&ctx, outcome, false);
+                apply(&mut task, settled);
+                task.lease_owner = None;
+                self.store.insert(&task).await.map_err(store_failed)?;
+            }
+            Escalation::Running(future) => {
+                let (answers, kept) = crate::core::input::task_state(&ctx);
+                task.answers = answers;
+                task.kept = kept;
+                // Durable before the handle goes out: tasks/get on any instance finds it.
+                self.store.insert(&task).await.map_err(store_failed)?;
+                self.clone().spawn(task.id.clone(), ctx, future);
+            }
+        }
+        self.sweep().await;
+        Ok(created(&task))
+    }
+
+    /// Drive `future` (a task's handler) here, renewing the lease, until it ends or is
+    /// cancelled; then store what it came to.
+    fn spawn(
+        self: Arc<Self>,
+        id: String,
+        ctx: RequestContext,
+        mut future: BoxFuture<'static, Result<CallToolResult, RpcError>>,
+    ) {
+        let cancel = CancellationToken::new();
+        self.local().insert(id.clone(), cancel.clone());
+        tokio::spawn(async move {
+            let renew_every = (self.config.lease / 3).max(Duration::from_millis(50));
+            let mut renew = tokio::time::interval(renew_every);
+            renew.tick().await;
+            let outcome = loop {
+                tokio::select! {
+                    outcome = &mut future => break Some(outcome),
+                    _ = cancel.cancelled() => break None,
+                    _ = renew.tick() => {
+                        match self.renew(&id).await {
+                            Lease::Held => {}
+                            Lease::CancelRequested => break None,
+                            Lease::Lost => {
+                                // Another instance judged this one dead and failed the task.
+                                tracing::warn!(task = %id, "lost the lease of a running task; stopping it");
+                                drop(future);
+                                ctx.cancel_now();
+                                self.local().remove(&id);
+                                return;
+                            }
+                        }
+                    }
+                }
+            };
+            drop(future);
+            let settled = match outcome {
+                Some(outcome) => settle(&ctx, outcome, false),
+                None => {
+                    // Dropping the handler stopped it; work it spawned sees the token.
+                    ctx.cancel_now();
+                    settle(&ctx, Err(RpcError::internal("cancelled")), true)
+                }
+            };
+            let instance = self.instance.clone();
+            let stored = self
+                .modify(&id, |task| {
+                    if task.status.is_terminal() || task.lease_owner.as_deref() != Some(&instance) {
+                        return false;
+                    }
+                    apply(task, clone_settled(&settled));
+                    task.lease_owner = None;
+                    true
+                })
+                .await;
+            if let Err(e) = stored {
+                tracing::error!(task = %id, "could not store a task's outcome: {e}");
+            }
+            self.local().remove(&id);
+        });
+    }
+
+    async fn renew(&self, id: &str) -> Lease {
+        let instance = self.instance.clone();
+        let until = now_ms().saturating_add(millis(self.config.lease));
+        let mut cancel = false;
+        let mut held = false;
+        let stored = self
+            .modify(id, |task| {
+                held = task.lease_owner.as_deref() == Some(&instance) && !task.status.is_terminal();
+                cancel = task.cancel_requested;
+                if !held {
+                    return false;
+                }
+                task.lease_until_ms = until;
+                true
+            })
+            .await;
+        match stored {
+            Err(e) => {
+                // The store is down: keep working; the next renewal tries again.
+                tracing::warn!(task = %id, "could not renew a task's lease: {e}");
+                Lease::Held
+            }
+            Ok(_) if !held => Lease::Lost,
+            Ok(_) if cancel => Lease::CancelRequested,
+            Ok(_) => Lease::Held,
+        }
+    }
+
+    /// The task `id` as `principal` may see it, with a dead instance's task failed first.
+    pub(crate) async fn visible(
+        &self,
+        id: &str,
+        principal: Option<&str>,
+    ) -> Result<TaskRecord, RpcError> {
+        let task = self.store.load(id).await.map_err(store_failed)?;
+        let task = match task {
+            Some(task) if task.owner.as_deref() == principal && task.expires_at_ms() > now_ms() => {
+                task
+            }
+            _ => return Err(unknown(id)),
+        };
+        let orphaned = task.status == TaskStatus::Working
+            && task.lease_until_ms < now_ms()
+            && !self.local().contains_key(id);
+        if !orphaned {
+            return Ok(task);
+        }
+        let now = now_ms();
+        let failed = self
+            .modify(id, |task| {
+                if task.status != TaskStatus::Working || task.lease_until_ms >= now {
+                    return false;
+                }
+                let error = RpcError::internal(
+                    "The server instance running this task stopped before it finished",
+                );
+                task.status = TaskStatus::Failed;
+                task.status_message = Some(error.message.clone());
+                task.error = serde_json::to_value(&error).ok();
+                task.lease_owner = None;
+                true
+            })
+            .await
+            .map_err(store_failed)?;
+        failed.ok_or_else(|| unknown(id))
+    }
+
+    /// `tasks/get`: the task as a `DetailedTask`.
+    pub(crate) async fn get(
+        &self,
+        id: &str,
+        principal: Option<&str>,
+    ) -> Result<Map<String, Value>, RpcError> {
+        Ok(detailed(&self.visible(id, principal).await?))
+    }
+
+    /// `tasks/update`: record the answers to outstanding requests (others are ignored);
+    /// once none is outstanding, run the handler again here with every answer.
+    pub(crate) async fn update(
+        self: &Arc<Self>,
+        id: &str,
+        responses: Map<String, Value>,
+        ctx_of: impl FnOnce(
+            &TaskRecord,
+            Arc<TaskLink>,
+        ) -> Option<(
+            RequestContext,
+            BoxFuture<'static, Result<CallToolResult, RpcError>>,
+        )>,
+        principal: Option<&str>,
+    ) -> Result<(), RpcError> {
+        self.visible(id, principal).await?;
+        let instance = self.instance.clone();
+        let lease_until = now_ms().saturating_add(millis(self.config.lease));
+        let mut resume = false;
+        let stored = self
+            .modify(id, |task| {
+                resume = false;
+                if task.status != TaskStatus::InputRequired {
+                    return false;
+                }
+                let mut changed = false;
+                for (key, answer) in &responses {
+                    if task.input_requests.remove(key).is_some() {
+                        task.answers.insert(key.clone(), answer.clone());
+                        changed = true;
+                    }
+                }
+                if changed && task.input_requests.is_empty() {
+                    task.status = TaskStatus::Working;
+                    task.status_message = None;
+                    task.lease_owner = Some(instance.clone());
+                    task.lease_until_ms = lease_until;
+                    resume = true;
+                }
+                changed
+            })
+            .await
+            .map_err(store_failed)?;
+        if let (true, Some(task)) = (resume, stored) {
+            let link = TaskLink::running(self.clone(), task.id.clone());
+            match ctx_of(&task, link) {
+                Some((ctx, future)) => self.clone().spawn(task.id.clone(), ctx, future),
+                None => {
+                    let tool = task.tool.clone();
+                    let _ = self
+                        .modify(id, |task| {
+                            task.status = TaskStatus::Failed;
+                            let error = RpcError::internal(format!(
+                                "The tool {tool} is no longer served, so the task cannot go on"
+                            ));
+                            task.status_message = Some(error.message.clone());
+                            task.error = serde_json::to_value(&error).ok();
+                            task.lease_owner = None;
+                            true
+                        })
+                        .await;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `tasks/cancel`: a running task here stops now; one running elsewhere stops at its
+    /// next lease renewal; one waiting for input is cancelled at once.
+    pub(crate) async fn cancel(&self, id: &str, principal: Option<&str>) -> Result<(), RpcError> {
+        self.visible(id, principal).await?;
+        let now = now_ms();
+        self.modify(id, |task| {
+            if task.status.is_terminal() || task.cancel_requested {
+                return false;
+            }
+            task.cancel_requested = true;
+            let running = task.status == TaskStatus::Working && task.lease_until_ms >= now;
+            if !running {
+                task.status = TaskStatus::Cancelled;
+                task.status_message = Some("Cancelled by the client".into());
+                task.input_requests.clear();
+                task.lease_owner = None;
+            }
+            true
+        })
+        .await
+        .map_err(store_failed)?;
+        if let Some(token) = self.local().get(id) {
+            token.cancel();
+        }
+        Ok(())
+    }
+}
+
+enum Lease {
+    Held,
+    CancelRequested,
+    Lost,
+}
+
+/// How a call turns into a task.
+pub(crate) enum Escalation {
+    /// The handler already ended, with this outcome.
+    Ended(Result<CallToolResult, RpcError>),
+    /// It is still running.
+    Running(BoxFuture<'static, Result<CallToolResult, RpcError>>),
+}
+
+fn clone_settled(s: &Settled) -> Settled {
+    Settled {
+        status: s.status,
+        message: s.message.clone(),
+        result: s.result.clone(),
+        error: s.error.clone(),
+        input_requests: s.input_requests.clone(),
+        answers: s.answers.clone(),
+        kept: s.kept.clone(),
+    }
+}
+
+/// What a handler's outcome makes of its task.
+fn settle(
+    ctx: &RequestContext,
+    outcome: Result<CallToolResult, RpcError>,
+    cancelled: bool,
+) -> Settled {
+    let (answers, kept) = crate::core::input::task_state(ctx);
+    let mut settled = Settled {
+        status: TaskStatus::Completed,
+        message: None,
+        result: None,
+        error: None,
+        input_requests: Map::new(),
+        answers,
+        kept,
+    };
+    if cancelled {
+        settled.status = TaskStatus::Cancelled;
+        settled.message = Some("Cancelled by the client".into());
+        return settled;
+    }
+    let failed = !matches!(&outcome, Ok(result) if !result.is_error);
+    let fail = |settled: &mut Settled, error: RpcError| {
+        settled.status = TaskStatus::Failed;
+        settled.message = Some(format!("The tool failed: {}", error.message));
+        settled.error = serde_json::to_value(&error).ok();
+    };
+    match crate::core::input::task_end(ctx, failed) {
+        TaskEnd::Input(requests) => {
+            settled.status = TaskStatus::InputRequired;
+            settled.message = Some("Waiting for the client's input".into());
+            settled.input_requests = requests;
+        }
+        TaskEnd::Error(error) => fail(&mut settled, error),
+        TaskEnd::Finished => match outcome {
+            Ok(result) => match serde_json::to_value(&result) {
+                Ok(value) => settled.result = Some(value),
+                Err(e) => fail(
+                    &mut settled,
+                    RpcError::internal(format!(
+                        "Internal error: the tool result could not be serialized: {e}"
+                    )),
+                ),
+            },
+            Err(error) => fail(&mut settled, error),
+        },
+    }
+    settled
+}
+
+fn apply(task: &mut TaskRecord, settled: Settled) {
+    task.status = settled.status;
+    task.status_message = settled.message;
+    task.result = settled.result;
+    task.error = settled.error;
+    task.input_requests = settled.input_requests;
+    task.answers.extend(settled.answers);
+    task.kept = settled.kept;
+}
+
+/// The `Task` fields of a record.
+fn base(task: &TaskRecord) -> Map<String, Value> {
+    let mut body = Map::new();
+    body.insert("taskId".into(), json!(task.id));
+    body.insert("status".into(), json!(task.status.as_str()));
+    if let Some(message) = &task.status_message {
+        body.insert("statusMessage".into(), json!(message));
+    }
+    body.insert("createdAt".into(), json!(iso8601(task.created_at_ms)));
+    body.insert("lastUpdatedAt".into(), json!(iso8601(task.updated_at_ms)));
+    body.insert("ttlMs".into(), json!(task.ttl_ms));
+    body.insert("pollIntervalMs".into(), json!(task.poll_interval_ms));
+    body
+}
+
+/// A `CreateTaskResult` body (without `resultType`).
+fn created(task: &TaskRecord) -> Map<String, Value> {
+    base(task)
+}
+
+/// A `DetailedTask`: the task plus its status's payload.
+pub(crate) fn detailed(task: &TaskRecord) -> Map<String, Value> {
+    let mut body = base(task);
+    match task.status {
+        TaskStatus::InputRequired => {
+            body.insert(
+                "inputRequests".into(),
+                Value::Object(task.input_requests.clone()),
+            );
+        }
+        TaskStatus::Completed => {
+            body.insert(
+                "result".into(),
+                task.result.clone().unwrap_or_else(|| json!({})),
+            );
+        }
+        TaskStatus::Failed => {
+            body.insert(
+                "error".into(),
+                task.error
+                    .clone()
+                    .unwrap_or_else(|| json!({"code": -32603, "message": "Internal error"})),
+            );
+        }
+        TaskStatus::Working | TaskStatus::Cancelled => {}
+    }
+    body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_iso8601_utc() {
+        assert_eq!(iso8601(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso8601(951_782_400_123), "2000-02-29T00:00:00.123Z");
+        assert_eq!(iso8601(1_796_083_200_000), "2026-12-01T00:00:00.000Z");
+    }
+}

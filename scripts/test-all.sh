@@ -56,8 +56,17 @@ start_http() {
   echo "$pid"
 }
 pids=()
-cleanup() { for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; }
+pgdir=""
+cleanup() {
+  for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
+  if [ -n "$pgdir" ]; then scripts/postgres.sh stop "$pgdir"; rm -rf "$pgdir"; fi
+}
 trap cleanup EXIT
+
+step "tasks in PostgreSQL: two server processes sharing one database (installs PostgreSQL from the Debian packages when missing)"
+pgdir=$(mktemp -d /tmp/mcp-pg.XXXXXX)
+pg_url=$(scripts/postgres.sh start "$pgdir")
+MCP_TEST_POSTGRES_URL=$pg_url cargo test -p mcp-examples --test tasks -- --ignored 2>&1 | tee target/cargo-test-postgres.log
 
 step "official conformance suite (2026-07-28 and 2025-11-25 requirements, over HTTP)"
 (cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error)
@@ -129,6 +138,6 @@ for mode in 2026-07-28 legacy; do
 done
 
 step "summary"
-passed=$(grep -Eo 'test result: ok\. [0-9]+ passed' target/cargo-test.log | awk '{s+=$4} END {print s+0}')
+passed=$(cat target/cargo-test.log target/cargo-test-postgres.log | grep -Eo 'test result: ok\. [0-9]+ passed' | awk '{s+=$4} END {print s+0}')
 modern_only=$(grep -Eo 'test result: ok\. [0-9]+ passed' target/cargo-test-modern-only.log | awk '{s+=$4} END {print s+0}')
 echo "cargo tests: $passed passed (modern-only build: $modern_only); conformance, book and real clients: passed"

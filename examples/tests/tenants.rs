@@ -4,27 +4,12 @@
 //! the same server on stdio, with the caller named by the environment (S-023).
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
-/// A child process killed when dropped.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
+mod common;
+use common::{Client, Running};
 
 /// Start the development issuer; its URL.
 fn start_issuer() -> (Running, String) {
@@ -46,23 +31,7 @@ fn start_issuer() -> (Running, String) {
 
 /// Start `tenants` over HTTP trusting `issuer`; its endpoint URL.
 async fn start_tenants(issuer: &str) -> (Running, String) {
-    let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_tenants"))
-        .args(["--http", &format!("127.0.0.1:{port}")])
-        .env("MCP_ISSUER", issuer)
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("tenants starts");
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    (Running(child), format!("http://127.0.0.1:{port}/mcp"))
+    common::start_http(env!("CARGO_BIN_EXE_tenants"), &[("MCP_ISSUER", issuer)]).await
 }
 
 /// A token from the issuer's token endpoint.
@@ -79,70 +48,6 @@ async fn token(http: &reqwest::Client, issuer: &str, body: Value) -> String {
     value["access_token"].as_str().unwrap().to_owned()
 }
 
-struct Client {
-    http: reqwest::Client,
-    url: String,
-    token: Option<String>,
-}
-
-struct Reply {
-    status: u16,
-    challenge: String,
-    body: Value,
-}
-
-impl Client {
-    async fn send(&self, method: &str, name: Option<&str>, mut params: Value) -> Reply {
-        params["_meta"] = json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {}
-        });
-        let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        let mut request = self
-            .http
-            .post(&self.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", method)
-            .body(message.to_string());
-        if let Some(name) = name {
-            request = request.header("mcp-name", name);
-        }
-        if let Some(token) = &self.token {
-            request = request.header("authorization", format!("Bearer {token}"));
-        }
-        let reply = request.send().await.unwrap();
-        let status = reply.status().as_u16();
-        let challenge = reply
-            .headers()
-            .get("www-authenticate")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_owned();
-        let body = serde_json::from_slice(&reply.bytes().await.unwrap()).unwrap_or(Value::Null);
-        Reply {
-            status,
-            challenge,
-            body,
-        }
-    }
-
-    async fn call(&self, tool: &str, arguments: Value) -> Reply {
-        self.send(
-            "tools/call",
-            Some(tool),
-            json!({"name": tool, "arguments": arguments}),
-        )
-        .await
-    }
-
-    async fn read(&self, uri: &str) -> Reply {
-        self.send("resources/read", Some(uri), json!({"uri": uri}))
-            .await
-    }
-}
-
 #[tokio::test]
 async fn tenants_over_http_see_only_their_own_orders() {
     let (_issuer_process, issuer) = start_issuer();
@@ -154,9 +59,8 @@ async fn tenants_over_http_see_only_their_own_orders() {
         async move {
             let token = token(&http, &issuer, body).await;
             Client {
-                http,
-                url,
                 token: Some(token),
+                ..Client::new(&url)
             }
         }
     };
@@ -174,11 +78,7 @@ async fn tenants_over_http_see_only_their_own_orders() {
     )
     .unwrap();
     assert_eq!(metadata["authorization_servers"], json!([issuer]));
-    let anonymous = Client {
-        http: http.clone(),
-        url: url.clone(),
-        token: None,
-    };
+    let anonymous = Client::new(&url);
     let refused = anonymous.send("tools/list", None, json!({})).await;
     assert_eq!(refused.status, 401);
     assert!(refused.challenge.contains("resource_metadata="));
@@ -261,9 +161,8 @@ async fn tenants_over_http_see_only_their_own_orders() {
     )
     .await;
     let misdirected = Client {
-        http: http.clone(),
-        url: url.clone(),
         token: Some(elsewhere),
+        ..Client::new(&url)
     };
     let reply = misdirected.call("list_orders", json!({})).await;
     assert_eq!(reply.status, 401);

@@ -225,6 +225,11 @@ impl RequestContext {
         self.task_link().and_then(|link| link.id())
     }
 
+    /// Whether this call is, or is becoming, a task.
+    pub(crate) fn is_task(&self) -> bool {
+        self.task_link().is_some_and(|link| link.is_task())
+    }
+
     /// Say what the task is doing (its `statusMessage`, seen by clients polling
     /// `tasks/get`). Does nothing when the call is not a task. Progress reports of a task
     /// become its status message too.

@@ -148,7 +148,7 @@ impl Progress {
 
     fn send(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         // A task has no stream for notifications: its progress is its status message.
-        if self.ctx.task_id().is_some() {
+        if self.ctx.is_task() {
             if progress.is_finite() {
                 let amount = match total.filter(|t| t.is_finite() && *t > 0.0) {
                     Some(total) => format!("{progress}/{total}"),

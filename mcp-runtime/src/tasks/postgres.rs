@@ -111,12 +111,19 @@ impl TaskStore for PostgresStore {
     async fn replace(&self, task: &TaskRecord) -> Result<bool, StoreError> {
         let body = encode(task)?;
         let version = as_i64(task.version);
+        let previous = version.saturating_sub(1);
         let rows = self
             .client()
             .await?
             .execute(
-                "UPDATE mcp_tasks SET version = $2, expires_at = $3, body = $4 WHERE id = $1 AND version = $2 - 1",
-                &[&task.id, &version, &as_i64(task.expires_at_ms()), &body],
+                "UPDATE mcp_tasks SET version = $2, expires_at = $3, body = $4 WHERE id = $1 AND version = $5",
+                &[
+                    &task.id,
+                    &version,
+                    &as_i64(task.expires_at_ms()),
+                    &body,
+                    &previous,
+                ],
             )
             .await
             .map_err(failed)?;

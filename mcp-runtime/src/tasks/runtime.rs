@@ -82,6 +82,8 @@ pub(crate) struct TaskLink {
     started: AtomicBool,
     notify: Notify,
     id: OnceLock<String>,
+    /// A status message set before the task was stored; it goes into the new record.
+    early_status: Mutex<Option<String>>,
 }
 
 impl TaskLink {
@@ -91,6 +93,7 @@ impl TaskLink {
             started: AtomicBool::new(false),
             notify: Notify::new(),
             id: OnceLock::new(),
+            early_status: Mutex::new(None),
         })
     }
 
@@ -100,6 +103,11 @@ impl TaskLink {
         link.started.store(true, Ordering::SeqCst);
         let _ = link.id.set(id);
         link
+    }
+
+    /// Whether the call is (or is becoming) a task.
+    pub(crate) fn is_task(&self) -> bool {
+        self.is_started()
     }
 
     /// The handler asked to continue as a task.
@@ -129,6 +137,8 @@ impl TaskLink {
     /// Set the task's status message (in the background; the handler does not wait).
     pub(crate) fn set_status(&self, message: String) {
         let Some(id) = self.id().map(str::to_owned) else {
+            // Not stored yet: the record is made with it.
+            *self.early_status.lock().unwrap_or_else(|p| p.into_inner()) = Some(message);
             return;
         };
         let runtime = self.runtime.clone();
@@ -288,10 +298,16 @@ impl TaskRuntime {
         run: Escalation,
     ) -> Result<Map<String, Value>, RpcError> {
         let mut task = self.record(&ctx, tool, arguments)?;
+        task.status_message = link
+            .early_status
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
         let _ = link.id.set(task.id.clone());
         match run {
             Escalation::Ended(outcome) => {
-                let settled = settle(&ctx, outcome, false);
+                let mut settled = settle(&ctx, outcome, false);
+                settled.message = settled.message.or(task.status_message.take());
                 apply(&mut task, settled);
                 task.lease_owner = None;
                 self.store.insert(&task).await.map_err(store_failed)?;

@@ -41,6 +41,7 @@ pub struct TestClient {
     app: App,
     next_id: std::sync::atomic::AtomicU64,
     principal: Option<Principal>,
+    capabilities: Option<Value>,
 }
 
 impl TestClient {
@@ -50,7 +51,15 @@ impl TestClient {
             app,
             next_id: std::sync::atomic::AtomicU64::new(1),
             principal: None,
+            capabilities: None,
         }
+    }
+
+    /// The same client declaring these `clientCapabilities` on every request, e.g.
+    /// `{"extensions": {"io.modelcontextprotocol/tasks": {}}}`.
+    pub fn with_capabilities(mut self, capabilities: Value) -> Self {
+        self.capabilities = Some(capabilities);
+        self
     }
 
     /// The same server, called as `principal` (as an authentication layer would set it).
@@ -70,7 +79,13 @@ impl TestClient {
             Value::Object(map) => map,
             _ => Map::new(),
         };
-        params.entry("_meta").or_insert_with(default_meta);
+        params.entry("_meta").or_insert_with(|| {
+            let mut meta = default_meta();
+            if let (Some(caps), Value::Object(map)) = (&self.capabilities, &mut meta) {
+                map.insert(meta::CLIENT_CAPABILITIES.into(), caps.clone());
+            }
+            meta
+        });
         let id = self
             .next_id
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -1,0 +1,450 @@
+//! The Tasks extension (`io.modelcontextprotocol/tasks`) through the in-process client:
+//! when a call becomes a task, the shape of every task state, answers through
+//! `tasks/update`, cooperative cancellation, principal isolation, expiry, status
+//! notifications on `subscriptions/listen`, and the handshake era left out. Requirement ids
+//! (S-nnn) refer to the server checklist.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_runtime::testing::TestClient;
+use mcp_runtime::{App, Principal, Server};
+use mcp_workspace_tests::long::{self, TaskProbe};
+use serde_json::{json, Value};
+
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+fn app_with(configure: impl FnOnce(Server) -> Server) -> (App, Arc<TaskProbe>) {
+    let probe = Arc::new(TaskProbe::default());
+    (
+        configure(long::server(probe.clone())).build().unwrap(),
+        probe,
+    )
+}
+
+fn app() -> (App, Arc<TaskProbe>) {
+    app_with(|s| s)
+}
+
+/// A client declaring the extension (and form elicitation).
+fn tasking(app: &App) -> TestClient {
+    TestClient::new(app.clone()).with_capabilities(json!({
+        "elicitation": {"form": {}},
+        "extensions": {TASKS: {}}
+    }))
+}
+
+/// `tools/call` returning a task: its id.
+async fn start(client: &TestClient, tool: &str, arguments: Value) -> String {
+    let result = client.call_tool(tool, arguments).await;
+    assert_eq!(result["resultType"], "task", "{result}");
+    result["taskId"].as_str().unwrap().to_owned()
+}
+
+async fn get(client: &TestClient, id: &str) -> Value {
+    client.request("tasks/get", json!({"taskId": id})).await
+}
+
+/// Poll until `status` (within 10 s); the task.
+async fn wait_for(client: &TestClient, id: &str, status: &str) -> Value {
+    for _ in 0..500 {
+        let reply = get(client, id).await;
+        if reply["result"]["status"] == status {
+            return reply["result"].clone();
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!(
+        "task {id} never reached {status}: {}",
+        get(client, id).await
+    );
+}
+
+// S-349 (advertised), S-377, S-379: the extension is announced in server/discover, and
+// never to a handshake-era session.
+#[tokio::test]
+async fn the_extension_is_announced_to_modern_clients_only() {
+    let (app, _) = app();
+    let discovered = TestClient::new(app.clone())
+        .request("server/discover", json!({}))
+        .await;
+    assert_eq!(
+        discovered["result"]["capabilities"]["extensions"],
+        json!({TASKS: {}})
+    );
+    #[cfg(feature = "legacy")]
+    {
+        let mut legacy = mcp_runtime::testing::LegacyTestClient::connect(
+            &app,
+            "2025-11-25",
+            json!({"extensions": {TASKS: {}}}),
+        )
+        .await
+        .unwrap();
+        let caps = &legacy.initialize_result()["capabilities"];
+        assert!(caps.get("extensions").is_none(), "{caps}");
+        assert!(caps.get("tasks").is_none(), "{caps}");
+        // S-377: a task tool answers synchronously in the handshake era,
+        let result = legacy.call_tool("takes", json!({"ms": 300})).await.unwrap();
+        assert_eq!(result["content"][0]["text"], "took 300 ms");
+        // one that needs a task is refused, and tasks/* do not exist there.
+        let refused = legacy
+            .request(
+                "tools/call",
+                json!({"name": "ask_then_task", "arguments": {}}),
+            )
+            .await
+            .unwrap();
+        assert_eq!(refused["error"]["code"], -32021, "{refused}");
+        let unknown = legacy
+            .request("tasks/get", json!({"taskId": "x"}))
+            .await
+            .unwrap();
+        assert_eq!(unknown["error"]["code"], -32601);
+    }
+}
+
+// S-350, S-351, S-352: fast calls answer directly, slow ones become tasks, only for
+// clients declaring the extension on that request; a tool that needs a task refuses the
+// others with -32021 naming the extension.
+#[tokio::test]
+async fn when_a_call_becomes_a_task() {
+    let (app, _) = app();
+    let tasks = tasking(&app);
+    let plain = TestClient::new(app.clone());
+    assert_eq!(
+        tasks.call_tool("plain", json!({})).await["resultType"],
+        "complete"
+    );
+    let fast = tasks.call_tool("takes", json!({"ms": 5})).await;
+    assert_eq!(fast["resultType"], "complete");
+    assert_eq!(fast["content"][0]["text"], "took 5 ms");
+    let slow = tasks.call_tool("takes", json!({"ms": 400})).await;
+    assert_eq!(slow["resultType"], "task");
+    for key in [
+        "taskId",
+        "status",
+        "createdAt",
+        "lastUpdatedAt",
+        "ttlMs",
+        "pollIntervalMs",
+    ] {
+        assert!(slow.get(key).is_some(), "{key} in {slow}");
+    }
+    assert!(slow.get("requestState").is_none() && slow.get("task").is_none());
+    let without = plain.call_tool("takes", json!({"ms": 400})).await;
+    assert_eq!(without["resultType"], "complete");
+    assert_eq!(without["content"][0]["text"], "took 400 ms");
+    let refused = plain
+        .request(
+            "tools/call",
+            json!({"name": "ask_then_task", "arguments": {}}),
+        )
+        .await;
+    assert_eq!(refused["error"]["code"], -32021);
+    assert_eq!(
+        refused["error"]["data"]["requiredCapabilities"],
+        json!({"extensions": {TASKS: {}}})
+    );
+    // S-369: tasks/* need the extension too.
+    let id = slow["taskId"].as_str().unwrap();
+    let hidden = plain.request("tasks/get", json!({"taskId": id})).await;
+    assert_eq!(hidden["error"]["code"], -32021);
+}
+
+// S-358, S-359, S-360, S-361: what tasks/get says in each state; a tool's own error
+// completes the task (`isError`), a JSON-RPC error or a panic fails it.
+#[tokio::test]
+async fn task_states_have_their_payloads() {
+    let (app, _) = app();
+    let client = tasking(&app);
+    let id = start(&client, "takes", json!({"ms": 400})).await;
+    let working = get(&client, &id).await;
+    assert_eq!(working["result"]["status"], "working");
+    assert_eq!(working["result"]["resultType"], "complete");
+    assert!(working["result"].get("result").is_none());
+    let done = wait_for(&client, &id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "took 400 ms");
+    assert!(
+        done["result"].get("_meta").is_none(),
+        "no related-task _meta: {done}"
+    );
+
+    let id = start(&client, "task_tool_error", json!({})).await;
+    let done = wait_for(&client, &id, "completed").await;
+    assert_eq!(done["result"]["isError"], true);
+    assert!(done.get("error").is_none());
+
+    let id = start(&client, "task_rpc_error", json!({})).await;
+    let failed = wait_for(&client, &id, "failed").await;
+    assert_eq!(failed["error"]["code"], -32603);
+    assert_eq!(failed["error"]["message"], "the backend is down");
+    assert!(failed["statusMessage"]
+        .as_str()
+        .unwrap()
+        .contains("the backend is down"));
+    assert!(failed.get("result").is_none());
+}
+
+// S-362, S-363, S-364, S-365: a task waiting for two answers shows both; a partial
+// answer leaves the other outstanding, unknown keys are ignored, and the task runs again
+// with every answer once all are in.
+#[tokio::test]
+async fn answers_arrive_through_tasks_update() {
+    let (app, probe) = app();
+    let client = tasking(&app);
+    let id = start(&client, "task_asks", json!({})).await;
+    let asked = wait_for(&client, &id, "input_required").await;
+    let keys: Vec<&String> = asked["inputRequests"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["first", "second"]);
+    assert_eq!(
+        asked["inputRequests"]["first"]["method"],
+        "elicitation/create"
+    );
+    let accept = json!({"action": "accept", "content": {"ok": true}});
+    let ack = client
+        .request(
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": {"first": accept, "nonsense": accept}}),
+        )
+        .await;
+    assert_eq!(
+        ack["result"],
+        json!({"resultType": "complete", "_meta": ack["result"]["_meta"]})
+    );
+    let partial = get(&client, &id).await;
+    assert_eq!(partial["result"]["status"], "input_required");
+    let keys: Vec<&String> = partial["result"]["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(keys, ["second"]);
+    let decline = json!({"action": "decline"});
+    client
+        .request(
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": {"second": decline, "first": {"action": "decline"}}}),
+        )
+        .await;
+    let done = wait_for(&client, &id, "completed").await;
+    // The first answer stayed as first given: answered keys are not asked or taken again.
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "first true, second false"
+    );
+    assert_eq!(
+        probe.runs.load(Ordering::SeqCst),
+        2,
+        "one run per round of answers"
+    );
+    // A completed task takes no more answers, but acknowledges them.
+    let late = client
+        .request(
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": {"second": accept}}),
+        )
+        .await;
+    assert_eq!(late["result"]["resultType"], "complete");
+    let bad = client
+        .request(
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": {"second": 3}}),
+        )
+        .await;
+    assert_eq!(bad["error"]["code"], -32602);
+}
+
+// S-356: input needed before the work starts is gathered synchronously; only then is a
+// task made, and its result uses that input.
+#[tokio::test]
+async fn input_before_the_task_is_a_round_trip_on_the_call() {
+    let (app, _) = app();
+    let client = tasking(&app);
+    let first = client.call_tool("ask_then_task", json!({})).await;
+    assert_eq!(first["resultType"], "input_required");
+    assert!(first.get("taskId").is_none());
+    let second = client.call_tool("ask_then_task", json!({})).await;
+    assert_eq!(
+        second["resultType"], "input_required",
+        "no answer, no task: {second}"
+    );
+    let second = client
+        .request(
+            "tools/call",
+            json!({
+                "name": "ask_then_task",
+                "arguments": {},
+                "inputResponses": {"name": {"action": "accept", "content": {"name": "Ada"}}},
+                "requestState": first["requestState"],
+            }),
+        )
+        .await["result"]
+        .clone();
+    assert_eq!(second["resultType"], "task", "{second}");
+    assert!(second.get("requestState").is_none());
+    let id = second["taskId"].as_str().unwrap();
+    let done = wait_for(&client, id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "hello Ada");
+}
+
+// S-366: tasks/cancel acknowledges, the handler's cancellation fires and the task ends
+// cancelled; cancelling again, or a finished task, is acknowledged too.
+#[tokio::test]
+async fn cancellation_is_cooperative_and_acknowledged() {
+    let (app, probe) = app();
+    let client = tasking(&app);
+    let id = start(&client, "until_cancelled", json!({})).await;
+    let ack = client.request("tasks/cancel", json!({"taskId": id})).await;
+    assert_eq!(ack["result"]["resultType"], "complete");
+    assert!(
+        ack["result"].get("status").is_none(),
+        "no task envelope on the ack"
+    );
+    let cancelled = wait_for(&client, &id, "cancelled").await;
+    assert!(cancelled.get("result").is_none());
+    for _ in 0..100 {
+        if probe.cancelled.load(Ordering::SeqCst) == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        probe.cancelled.load(Ordering::SeqCst),
+        1,
+        "the handler's token fired"
+    );
+    let again = client.request("tasks/cancel", json!({"taskId": id})).await;
+    assert_eq!(again["result"]["resultType"], "complete");
+    // A task waiting for input is cancelled at once.
+    let waiting = start(&client, "task_asks", json!({})).await;
+    wait_for(&client, &waiting, "input_required").await;
+    client
+        .request("tasks/cancel", json!({"taskId": waiting}))
+        .await;
+    assert_eq!(
+        get(&client, &waiting).await["result"]["status"],
+        "cancelled"
+    );
+}
+
+// S-367, S-368, S-375, S-376: unknown ids, and another principal's tasks, are -32602 on
+// every method; ids are long and random; tasks/result and tasks/list do not exist.
+#[tokio::test]
+async fn tasks_belong_to_their_principal() {
+    let (app, _) = app();
+    let caps = json!({"elicitation": {"form": {}}, "extensions": {TASKS: {}}});
+    let alice = TestClient::new(app.clone())
+        .with_capabilities(caps.clone())
+        .as_principal(Principal::new("alice"));
+    let bob = TestClient::new(app.clone())
+        .with_capabilities(caps.clone())
+        .as_principal(Principal::new("bob"));
+    let anonymous = tasking(&app);
+    let id = start(&alice, "task_asks", json!({})).await;
+    assert!(id.len() >= 32, "{id}");
+    wait_for(&alice, &id, "input_required").await;
+    for client in [&bob, &anonymous] {
+        for (method, params) in [
+            ("tasks/get", json!({"taskId": id})),
+            ("tasks/update", json!({"taskId": id, "inputResponses": {}})),
+            ("tasks/cancel", json!({"taskId": id})),
+        ] {
+            let refused = client.request(method, params).await;
+            assert_eq!(refused["error"]["code"], -32602, "{method}: {refused}");
+        }
+    }
+    assert_eq!(get(&alice, &id).await["result"]["status"], "input_required");
+    let unknown = alice
+        .request("tasks/get", json!({"taskId": "no-such-task"}))
+        .await;
+    assert_eq!(unknown["error"]["code"], -32602);
+    let missing = alice.request("tasks/get", json!({})).await;
+    assert_eq!(missing["error"]["code"], -32602);
+    for removed in ["tasks/result", "tasks/list"] {
+        let gone = alice.request(removed, json!({"taskId": id})).await;
+        assert_eq!(gone["error"]["code"], -32601, "{removed}");
+    }
+}
+
+// S-374: a task expires with its TTL: afterwards it is unknown.
+#[tokio::test]
+async fn tasks_expire_with_their_ttl() {
+    let (app, _) = app_with(|s| s.task_ttl(Some(Duration::from_millis(600))));
+    let client = tasking(&app);
+    let id = start(&client, "takes", json!({"ms": 200})).await;
+    let task = wait_for(&client, &id, "completed").await;
+    assert_eq!(task["ttlMs"], 600);
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let expired = get(&client, &id).await;
+    assert_eq!(expired["error"]["code"], -32602, "{expired}");
+}
+
+// Progress of a task becomes its status message (no notifications: S-372).
+#[tokio::test]
+async fn progress_of_a_task_is_its_status_message() {
+    let (app, _) = app();
+    let client = tasking(&app);
+    let id = start(&client, "reports", json!({})).await;
+    for _ in 0..100 {
+        let task = get(&client, &id).await;
+        if task["result"]["statusMessage"] == "Copying files (3/10)" {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("no status message: {}", get(&client, &id).await);
+}
+
+// S-370, S-371: listening for task ids needs the extension; with it, every change of the
+// task arrives as notifications/tasks with the full task, up to its end.
+#[tokio::test]
+async fn task_status_notifications_on_listen() {
+    let (app, _) = app();
+    let plain = TestClient::new(app.clone());
+    let refused = plain
+        .listen(json!({"notifications": {"taskIds": ["x"]}}))
+        .err()
+        .unwrap();
+    assert_eq!(refused["error"]["code"], -32021);
+    let client = tasking(&app);
+    let id = start(&client, "task_asks", json!({})).await;
+    let mut subscription = client
+        .listen(json!({"notifications": {"taskIds": [id]}}))
+        .unwrap();
+    assert_eq!(
+        subscription.acknowledgement()["params"]["notifications"]["taskIds"],
+        json!([id])
+    );
+    let mut statuses = Vec::new();
+    let answers = json!({"first": {"action": "decline"}, "second": {"action": "decline"}});
+    while statuses.last().map(String::as_str) != Some("completed") {
+        let note = tokio::time::timeout(Duration::from_secs(10), subscription.next())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(note["method"], "notifications/tasks");
+        assert_eq!(note["params"]["taskId"], id);
+        let status = note["params"]["status"].as_str().unwrap().to_owned();
+        if status == "input_required" {
+            client
+                .request(
+                    "tasks/update",
+                    json!({"taskId": id, "inputResponses": answers}),
+                )
+                .await;
+        }
+        if status == "completed" {
+            assert_eq!(
+                note["params"]["result"]["content"][0]["text"],
+                "first false, second false"
+            );
+        }
+        statuses.push(status);
+    }
+    assert!(
+        statuses.contains(&"input_required".to_owned()),
+        "{statuses:?}"
+    );
+}

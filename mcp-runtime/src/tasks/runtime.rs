@@ -306,8 +306,7 @@ impl TaskRuntime {
         let _ = link.id.set(task.id.clone());
         match run {
             Escalation::Ended(outcome) => {
-                let mut settled = settle(&ctx, outcome, false);
-                settled.message = settled.message.or(task.status_message.take());
+                let settled = settle(&ctx, outcome, false);
                 apply(&mut task, settled);
                 task.lease_owner = None;
                 self.store.insert(&task).await.map_err(store_failed)?;
@@ -634,8 +633,12 @@ fn settle(
 }
 
 fn apply(task: &mut TaskRecord, settled: Settled) {
+    // Waiting for input, the handler's own word on what it waits for beats the default.
+    let keep = settled.status == TaskStatus::InputRequired && task.status_message.is_some();
     task.status = settled.status;
-    task.status_message = settled.message;
+    if !keep {
+        task.status_message = settled.message;
+    }
     task.result = settled.result;
     task.error = settled.error;
     task.input_requests = settled.input_requests;

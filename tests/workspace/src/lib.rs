@@ -822,6 +822,7 @@ pub mod long {
         pub name: String,
     }
 
+    // ANCHOR: ask_then_task
     /// Asks for a name synchronously, then goes on as a task.
     #[tool(task = required)]
     pub async fn ask_then_task(ctx: RequestContext) -> Result<String, ToolError> {
@@ -831,6 +832,7 @@ pub mod long {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         Ok(format!("hello {name}"))
     }
+    // ANCHOR_END: ask_then_task
 
     /// A task that runs until cancelled.
     #[tool(task)]

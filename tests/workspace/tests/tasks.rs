@@ -27,6 +27,7 @@ fn app() -> (App, Arc<TaskProbe>) {
     app_with(|s| s)
 }
 
+// ANCHOR: tasking
 /// A client declaring the extension (and form elicitation).
 fn tasking(app: &App) -> TestClient {
     TestClient::new(app.clone()).with_capabilities(json!({
@@ -34,6 +35,8 @@ fn tasking(app: &App) -> TestClient {
         "extensions": {TASKS: {}}
     }))
 }
+
+// ANCHOR_END: tasking
 
 /// `tools/call` returning a task: its id.
 async fn start(client: &TestClient, tool: &str, arguments: Value) -> String {

@@ -155,6 +155,7 @@ async fn hostile_http_requests_get_exact_errors_and_lose_nothing() {
         ("Mcp-Method missing", post(&[("MCP-Protocol-Version", "2026-07-28")], &body(1, "tools/list", json!({}))), Expect::Rpc(400, -32020)),
         ("Mcp-Method claims another method", post(&common::headers("tools/list", None, &[]), &call_body(json!({"a": 1, "b": 2}))), Expect::Rpc(400, -32020)),
         ("Mcp-Name claims another tool", post(&common::headers("tools/call", Some("greet"), &[]), &call_body(json!({"a": 1, "b": 2}))), Expect::Rpc(400, -32020)),
+        ("Mcp-Name names another task", post(&common::headers("tasks/get", Some("theirs"), &[]), &body(1, "tasks/get", json!({"taskId": "mine"}))), Expect::Rpc(400, -32020)),
         ("Mcp-Name is broken base64", post(&common::headers("tools/call", Some("=?base64?!!!?="), &[]), &call_body(json!({"a": 1, "b": 2}))), Expect::Rpc(400, -32020)),
         ("Mcp-Name carries non-ASCII bytes", {
             let mut r = post(&common::headers("tools/call", Some("addX"), &[]), &call_body(json!({"a": 1, "b": 2})));

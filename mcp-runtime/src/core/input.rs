@@ -560,19 +560,10 @@ impl Rounds {
     /// a handler that recovers from a missing answer finishes normally.
     pub(crate) fn close(&self, ctx: &RequestContext, binding: &Binding, failed: bool) -> RoundEnd {
         let mut exchange = ctx.exchange();
-        if !failed {
-            return RoundEnd::Finished;
-        }
-        if let Some(error) = exchange.invalid.take() {
-            return RoundEnd::Error(error);
-        }
-        if !exchange.missing.is_empty() {
-            return RoundEnd::Error(RpcError::missing_capability(Value::Object(std::mem::take(
-                &mut exchange.missing,
-            ))));
-        }
-        if exchange.pending.is_empty() {
-            return RoundEnd::Finished;
+        match waiting_for(&mut exchange, failed) {
+            RunEnd::Finished => return RoundEnd::Finished,
+            RunEnd::Error(error) => return RoundEnd::Error(error),
+            RunEnd::Input(pending) => exchange.pending = pending,
         }
         let answers: Map<String, Value> = exchange
             .answers
@@ -607,8 +598,8 @@ impl Rounds {
 
 // ---- tasks ---------------------------------------------------------------------------
 
-/// How a task's handler run ended, as far as input goes.
-pub(crate) enum TaskEnd {
+/// How a handler run ended, as far as input goes (a call's round, or a task's run).
+pub(crate) enum RunEnd {
     /// Use the handler's own outcome.
     Finished,
     /// The task waits for the client's answers to these requests.
@@ -624,23 +615,30 @@ pub(crate) fn task_state(ctx: &RequestContext) -> (Map<String, Value>, Map<Strin
 }
 
 /// After a task's handler run: what it waits for, or the error it ends with.
-pub(crate) fn task_end(ctx: &RequestContext, failed: bool) -> TaskEnd {
-    let mut exchange = ctx.exchange();
+pub(crate) fn task_end(ctx: &RequestContext, failed: bool) -> RunEnd {
+    waiting_for(&mut ctx.exchange(), failed)
+}
+
+/// After a handler run (of a call's round or a task's): the error it ends with (a bad
+/// answer, a missing capability), the requests it waits for, or neither. Input requests
+/// only count when the handler failed, so one that recovers from a missing answer
+/// finishes normally.
+fn waiting_for(exchange: &mut Exchange, failed: bool) -> RunEnd {
     if !failed {
-        return TaskEnd::Finished;
+        return RunEnd::Finished;
     }
     if let Some(error) = exchange.invalid.take() {
-        return TaskEnd::Error(error);
+        return RunEnd::Error(error);
     }
     if !exchange.missing.is_empty() {
-        return TaskEnd::Error(RpcError::missing_capability(Value::Object(std::mem::take(
+        return RunEnd::Error(RpcError::missing_capability(Value::Object(std::mem::take(
             &mut exchange.missing,
         ))));
     }
     if exchange.pending.is_empty() {
-        return TaskEnd::Finished;
+        return RunEnd::Finished;
     }
-    TaskEnd::Input(std::mem::take(&mut exchange.pending))
+    RunEnd::Input(std::mem::take(&mut exchange.pending))
 }
 
 /// Open a task's run: its answers so far and kept values.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use tokio::sync::Mutex;
 use tokio_postgres::{Client, NoTls};
 
-use super::store::{decode, encode, StoreError, TaskRecord, TaskStore};
+use super::store::{decode, encode, StoreError, TaskRecord, TaskStore, SCHEMA};
 
 /// Task storage in PostgreSQL. The connection is opened on first use and again after it
 /// breaks; the table `mcp_tasks` is created if missing.
@@ -55,18 +55,7 @@ impl PostgresStore {
                 tracing::warn!("the task store's PostgreSQL connection ended: {e}");
             }
         });
-        client
-            .batch_execute(
-                "CREATE TABLE IF NOT EXISTS mcp_tasks (
-                    id TEXT PRIMARY KEY,
-                    version BIGINT NOT NULL,
-                    expires_at BIGINT NOT NULL,
-                    body TEXT NOT NULL
-                );
-                CREATE INDEX IF NOT EXISTS mcp_tasks_expires ON mcp_tasks (expires_at);",
-            )
-            .await
-            .map_err(failed)?;
+        client.batch_execute(SCHEMA).await.map_err(failed)?;
         let client = Arc::new(client);
         *slot = Some(client.clone());
         Ok(client)

@@ -13,7 +13,7 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use super::store::{DynStore, StoreError, TaskRecord, TaskStatus};
-use crate::core::input::TaskEnd;
+use crate::core::input::RunEnd;
 use crate::core::RequestContext;
 use crate::protocol::{CallToolResult, RpcError};
 
@@ -610,13 +610,13 @@ fn settle(
         settled.error = serde_json::to_value(&error).ok();
     };
     match crate::core::input::task_end(ctx, failed) {
-        TaskEnd::Input(requests) => {
+        RunEnd::Input(requests) => {
             settled.status = TaskStatus::InputRequired;
             settled.message = Some("Waiting for the client's input".into());
             settled.input_requests = requests;
         }
-        TaskEnd::Error(error) => fail(&mut settled, error),
-        TaskEnd::Finished => match outcome {
+        RunEnd::Error(error) => fail(&mut settled, error),
+        RunEnd::Finished => match outcome {
             Ok(result) => match serde_json::to_value(&result) {
                 Ok(value) => settled.result = Some(value),
                 Err(e) => fail(

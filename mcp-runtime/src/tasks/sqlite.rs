@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::store::{decode, encode, StoreError, TaskRecord, TaskStore};
+use super::store::{decode, encode, StoreError, TaskRecord, TaskStore, SCHEMA};
 
 /// Task storage in SQLite. Cheap to clone (one connection, shared).
 #[derive(Clone)]
@@ -56,17 +56,7 @@ impl SqliteStore {
         connection
             .busy_timeout(std::time::Duration::from_secs(5))
             .map_err(failed)?;
-        connection
-            .execute_batch(
-                "CREATE TABLE IF NOT EXISTS mcp_tasks (
-                    id TEXT PRIMARY KEY,
-                    version INTEGER NOT NULL,
-                    expires_at INTEGER NOT NULL,
-                    body TEXT NOT NULL
-                );
-                CREATE INDEX IF NOT EXISTS mcp_tasks_expires ON mcp_tasks (expires_at);",
-            )
-            .map_err(failed)?;
+        connection.execute_batch(SCHEMA).map_err(failed)?;
         Ok(SqliteStore {
             connection: Arc::new(Mutex::new(connection)),
         })

@@ -158,6 +158,17 @@ impl<S: TaskStore> DynStore for S {
     }
 }
 
+/// The table every SQL store keeps records in: the id, the version compared on replace,
+/// the expiry (for deleting expired tasks without reading them) and the record as JSON.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS mcp_tasks (
+    id TEXT PRIMARY KEY,
+    version BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS mcp_tasks_expires ON mcp_tasks (expires_at);";
+
 /// The record as stored: JSON text.
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn encode(task: &TaskRecord) -> Result<String, StoreError> {

@@ -297,6 +297,9 @@ impl TaskRuntime {
         arguments: Map<String, Value>,
         run: Escalation,
     ) -> Result<Map<String, Value>, RpcError> {
+        // Becoming a task by running long counts as asking to: from now on its progress
+        // is its status message, not notifications on a stream that has ended.
+        link.started.store(true, Ordering::SeqCst);
         let mut task = self.record(&ctx, tool, arguments)?;
         task.status_message = link
             .early_status

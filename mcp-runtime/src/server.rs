@@ -658,6 +658,12 @@ impl App {
         if app.stdio.principal.is_none() {
             app.stdio.principal = self.principal_from_env().await?;
         }
+        // Pipes (as a host spawns servers) are read and written without a blocking thread
+        // per operation; a terminal or a file falls back to tokio's blocking stdio.
+        #[cfg(unix)]
+        if let Some((input, output)) = crate::transport::stdio::pipes() {
+            return app.serve_io(input, output).await;
+        }
         app.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
     }
 

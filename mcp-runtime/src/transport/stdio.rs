@@ -404,10 +404,26 @@ async fn send(tx: &mpsc::Sender<Vec<u8>>, message: &Value) {
     }
 }
 
+/// This process's stdin and stdout as non-blocking pipes, when they are pipes.
+#[cfg(unix)]
+pub(crate) fn pipes() -> Option<(
+    tokio::net::unix::pipe::Receiver,
+    tokio::net::unix::pipe::Sender,
+)> {
+    use std::os::fd::AsFd;
+    let input = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let output = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+    let input = tokio::net::unix::pipe::Receiver::from_owned_fd(input).ok()?;
+    let output = tokio::net::unix::pipe::Sender::from_owned_fd(output).ok()?;
+    Some((input, output))
+}
+
 async fn write_frames<W: AsyncWrite + Unpin>(
-    mut writer: W,
+    writer: W,
     mut rx: mpsc::Receiver<Vec<u8>>,
 ) -> std::io::Result<()> {
+    // Frames queued together leave in one write.
+    let mut writer = tokio::io::BufWriter::with_capacity(64 * 1024, writer);
     while let Some(mut frame) = rx.recv().await {
         frame.push(b'\n');
         writer.write_all(&frame).await?;

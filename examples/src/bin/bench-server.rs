@@ -1,0 +1,33 @@
+//! The benchmark server: one tool, `add {a, b}`, answering text `"5"` and structured
+//! content `{"sum": 5}` with an output schema, as every peer of the side-by-side benchmark
+//! does. Argument validation and the authorization step run as in any server.
+//!
+//! `cargo run --release -p mcp-examples --bin bench-server -- --http 127.0.0.1:8080`
+
+use mcp_runtime::prelude::*;
+
+/// The sum of two integers.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Sum {
+    /// `a + b`.
+    sum: i64,
+}
+
+/// Adds two integers.
+#[tool(read_only, idempotent)]
+async fn add(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> Result<Json<Sum>, ToolError> {
+    let sum = a.checked_add(b).ok_or_else(|| ToolError::new("overflow"))?;
+    Ok(Json(Sum { sum }).with_text(sum.to_string()))
+}
+
+#[tokio::main]
+async fn main() -> Result<(), mcp_runtime::Error> {
+    Server::new("bench-server", env!("CARGO_PKG_VERSION"))
+        .serve_from_args()
+        .await
+}

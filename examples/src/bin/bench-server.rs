@@ -25,9 +25,30 @@ async fn add(
     Ok(Json(Sum { sum }).with_text(sum.to_string()))
 }
 
-#[tokio::main]
-async fn main() -> Result<(), mcp_runtime::Error> {
-    Server::new("bench-server", env!("CARGO_PKG_VERSION"))
-        .serve_from_args()
-        .await
+// ANCHOR: runtime
+fn main() -> Result<(), mcp_runtime::Error> {
+    use mcp_runtime::transport::args::{self, Mode};
+    let mode = args::parse(std::env::args().skip(1))?;
+    // One client on stdio gains nothing from several threads; HTTP clients do.
+    let runtime = match mode {
+        Mode::Http(_) => tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build(),
+        _ => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
+    }
+    .map_err(mcp_runtime::Error::Io)?;
+    runtime.block_on(async {
+        let app = Server::new("bench-server", env!("CARGO_PKG_VERSION")).build()?;
+        match mode {
+            Mode::Http(addr) => app.serve_http(addr).await,
+            Mode::Stdio => app.serve_stdio().await,
+            Mode::Help(text) => {
+                eprintln!("{text}");
+                Ok(())
+            }
+        }
+    })
 }
+// ANCHOR_END: runtime

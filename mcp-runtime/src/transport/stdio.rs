@@ -231,7 +231,8 @@ impl Connection {
             #[cfg(feature = "legacy")]
             Era::Legacy(session) => {
                 let session = session.clone();
-                self.legacy_request(session, id, method, params, tasks);
+                self.legacy_request(session, id, method, params, tasks)
+                    .await;
                 return;
             }
             _ => {}
@@ -266,7 +267,7 @@ impl Connection {
     /// Run a handshake-era request as a task; its notifications and the server's requests
     /// to the client go out on stdout before its response.
     #[cfg(feature = "legacy")]
-    fn legacy_request(
+    async fn legacy_request(
         &mut self,
         session: Arc<Session>,
         id: RequestId,
@@ -280,7 +281,8 @@ impl Connection {
             session
                 .handle_request(&core, id, method, params, inbound)
                 .await
-        });
+        })
+        .await;
     }
 
     /// A 2025-03-26 batch: its requests run together and are answered in one array.
@@ -357,12 +359,13 @@ impl Connection {
             modern::handle_request(&core, id, method, params, inbound)
                 .await
                 .message
-        });
+        })
+        .await;
     }
 
     /// Run a request as a task registered for cancellation; its response goes out unless
     /// the client cancelled the request first.
-    fn spawn_request<F, Fut>(
+    async fn spawn_request<F, Fut>(
         &self,
         id: RequestId,
         notifier: Option<Notifier>,
@@ -382,9 +385,17 @@ impl Connection {
             principal: self.principal.clone(),
         };
         let key = id.clone();
+        let mut future = Box::pin(serve(inbound));
+        // Most requests finish without waiting on anything: answer those right here,
+        // without a task (nothing can cancel them in the meantime: this loop reads the
+        // next message only afterwards).
+        if let Some(response) = futures_util::FutureExt::now_or_never(&mut future) {
+            send(&tx, &response).await;
+            return;
+        }
         self.in_flight.spawn(id, cancel, || {
             tasks.spawn(async move {
-                let response = serve(inbound).await;
+                let response = future.await;
                 // Unregister before sending: a cancellation arriving now finds nothing to
                 // abort, and a cancelled request's response is not sent.
                 if registry.finish(&key) {

@@ -454,6 +454,7 @@ impl Server {
             tasks,
             states,
             info: self.info,
+            info_value: std::sync::OnceLock::new(),
             instructions: self.instructions,
             list_cache: self.list_cache,
             read_cache: self.read_cache,

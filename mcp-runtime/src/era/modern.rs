@@ -325,7 +325,7 @@ fn add_server_info(core: &Core, body: &mut Map<String, Value>) {
     if let Value::Object(meta) = meta {
         meta.insert(
             crate::protocol::meta::SERVER_INFO.into(),
-            serde_json::to_value(core.info()).unwrap_or(Value::Null),
+            core.info_value().clone(),
         );
     }
 }

@@ -494,15 +494,7 @@ impl Server {
     pub async fn serve_from_args(self) -> Result<(), Error> {
         let mode = crate::transport::args::parse(std::env::args().skip(1))?;
         crate::transport::args::init_logging();
-        let app = self.build()?;
-        match mode {
-            crate::transport::args::Mode::Stdio => app.serve_stdio().await,
-            crate::transport::args::Mode::Http(addr) => app.serve_http(addr).await,
-            crate::transport::args::Mode::Help(text) => {
-                eprintln!("{text}");
-                Ok(())
-            }
-        }
+        self.build()?.serve(mode).await
     }
 }
 
@@ -646,6 +638,19 @@ impl App {
             self.http.clone(),
             self.closing.clone(),
         )
+    }
+
+    /// Serve as `mode` says (from [`args::parse`](crate::transport::args::parse)): stdio,
+    /// HTTP at an address, or print the help text.
+    pub async fn serve(&self, mode: crate::transport::args::Mode) -> Result<(), Error> {
+        match mode {
+            crate::transport::args::Mode::Stdio => self.serve_stdio().await,
+            crate::transport::args::Mode::Http(addr) => self.serve_http(addr).await,
+            crate::transport::args::Mode::Help(text) => {
+                eprintln!("{text}");
+                Ok(())
+            }
+        }
     }
 
     /// Serve over this process's stdin and stdout until EOF.

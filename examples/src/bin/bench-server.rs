@@ -40,15 +40,10 @@ fn main() -> Result<(), mcp_runtime::Error> {
     }
     .map_err(mcp_runtime::Error::Io)?;
     runtime.block_on(async {
-        let app = Server::new("bench-server", env!("CARGO_PKG_VERSION")).build()?;
-        match mode {
-            Mode::Http(addr) => app.serve_http(addr).await,
-            Mode::Stdio => app.serve_stdio().await,
-            Mode::Help(text) => {
-                eprintln!("{text}");
-                Ok(())
-            }
-        }
+        Server::new("bench-server", env!("CARGO_PKG_VERSION"))
+            .build()?
+            .serve(mode)
+            .await
     })
 }
 // ANCHOR_END: runtime

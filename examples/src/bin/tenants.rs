@@ -224,14 +224,6 @@ async fn main() -> Result<(), mcp_runtime::Error> {
             .name("Tenant orders");
         server = server.oauth(metadata, verifier);
     }
-    let app = server.build()?;
-    match mode {
-        Mode::Http(addr) => app.serve_http(addr).await,
-        Mode::Stdio => app.serve_stdio().await,
-        Mode::Help(text) => {
-            eprintln!("{text}");
-            Ok(())
-        }
-    }
+    server.build()?.serve(mode).await
 }
 // ANCHOR_END: main

@@ -453,8 +453,8 @@ impl Server {
             limiter: Limiter::new(self.limits),
             tasks,
             states,
+            info_value: serde_json::to_value(&self.info).unwrap_or(serde_json::Value::Null),
             info: self.info,
-            info_value: std::sync::OnceLock::new(),
             instructions: self.instructions,
             list_cache: self.list_cache,
             read_cache: self.read_cache,
@@ -534,10 +534,6 @@ fn store_from_env() -> Result<Arc<dyn crate::tasks::DynStore>, Error> {
             ));
         }
     }
-}
-
-fn is_loopback_name(host: &str) -> bool {
-    matches!(host, "localhost" | "127.0.0.1" | "[::1]")
 }
 
 /// Items named explicitly with `Server::only*`.
@@ -723,7 +719,14 @@ impl App {
                 "refusing to serve {addr} without authentication: anyone who can reach it could call every tool. Configure a token verifier with Server::oauth(..), bind to 127.0.0.1, or call Server::allow_unauthenticated_remote() when a gateway in front authenticates callers"
             ))]));
         }
-        if !addr.ip().is_loopback() && self.http.allowed_hosts.iter().all(|h| is_loopback_name(h)) {
+        let loopback_names = HttpConfig::default().allowed_hosts;
+        if !addr.ip().is_loopback()
+            && self
+                .http
+                .allowed_hosts
+                .iter()
+                .all(|h| loopback_names.contains(h))
+        {
             tracing::warn!("serving on {addr}, but only loopback host names are allowed in Host and Origin: set Server::allowed_hosts to the names clients use");
         }
         let listener = tokio::net::TcpListener::bind(addr)

@@ -63,7 +63,7 @@ pub struct Core {
     pub(crate) tasks: Option<Arc<crate::tasks::TaskRuntime>>,
     pub(crate) states: Arc<StateMap>,
     pub(crate) info: Implementation,
-    pub(crate) info_value: std::sync::OnceLock<Value>,
+    pub(crate) info_value: Value,
     pub(crate) instructions: Option<String>,
     pub(crate) list_cache: CacheHints,
     pub(crate) read_cache: CacheHints,
@@ -172,11 +172,10 @@ impl Core {
         &self.info
     }
 
-    /// The server's name and version as JSON, made once (every 2026-07-28 result carries
-    /// it).
+    /// The server's name and version as JSON, made once at start (every 2026-07-28 result
+    /// carries it).
     pub(crate) fn info_value(&self) -> &Value {
-        self.info_value
-            .get_or_init(|| serde_json::to_value(&self.info).unwrap_or(Value::Null))
+        &self.info_value
     }
 
     /// Protocol versions this server accepts.

@@ -29,3 +29,11 @@ pub(crate) use store::DynStore;
 
 /// The extension's identifier, as declared in capabilities.
 pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// -32021 naming the extension: a request that needs it came from a client that did not
+/// declare it.
+pub(crate) fn missing_extension() -> crate::protocol::RpcError {
+    let mut extensions = serde_json::Map::new();
+    extensions.insert(EXTENSION.into(), serde_json::json!({}));
+    crate::protocol::RpcError::missing_capability(serde_json::json!({ "extensions": extensions }))
+}

@@ -43,10 +43,8 @@ impl Core {
         {
             return reply;
         }
-        if let Err(error) = self
-            .limiter
-            .check_arguments(&format!("prompt {name}"), &arguments)
-        {
+        let target = format!("prompt {name}");
+        if let Err(error) = self.limiter.check_arguments(&target, &arguments) {
             return Reply::Error(error);
         }
         if let Err(error) = check_prompt_arguments(&prompt.prompt, &arguments) {
@@ -57,11 +55,7 @@ impl Core {
             return Reply::Error(error);
         }
         let outcome = self
-            .run(
-                &ctx,
-                &format!("prompt {name}"),
-                (prompt.def.get)(ctx.clone(), arguments),
-            )
+            .run(&ctx, &target, (prompt.def.get)(ctx.clone(), arguments))
             .await;
         let failed = outcome.is_err();
         self.finish_round(&ctx, &binding, failed, || match outcome {

@@ -103,11 +103,7 @@ impl Core {
         };
         let task_ids = match asked.get("taskIds") {
             None | Some(Value::Null) => Vec::new(),
-            Some(_) if !takes_tasks => {
-                let mut extensions = Map::new();
-                extensions.insert(crate::tasks::EXTENSION.into(), json!({}));
-                return Err(RpcError::missing_capability(json!({ "extensions": extensions })));
-            }
+            Some(_) if !takes_tasks => return Err(crate::tasks::missing_extension()),
             Some(Value::Array(items)) if items.len() <= MAX_TASK_SUBSCRIPTIONS => items
                 .iter()
                 .map(|item| match item.as_str() {

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::era::Inbound;
 use crate::protocol::{RequestId, RpcError};
@@ -25,11 +25,7 @@ impl Core {
     /// The task runtime and the `taskId` of a `tasks/*` request, or the refusal.
     fn task_request(&self, call: &Call) -> Result<(Arc<TaskRuntime>, String), Reply> {
         if !takes_tasks(&call.ctx) {
-            let mut extensions = Map::new();
-            extensions.insert(crate::tasks::EXTENSION.into(), json!({}));
-            return Err(Reply::Error(RpcError::missing_capability(
-                json!({ "extensions": extensions }),
-            )));
+            return Err(Reply::Error(crate::tasks::missing_extension()));
         }
         let Some(runtime) = self.tasks.clone() else {
             return Err(Reply::Error(RpcError::method_not_found(call.ctx.method())));

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::core::RequestContext;
 use crate::policy::auth::Action;
@@ -51,19 +51,13 @@ impl Core {
             support => match (&self.tasks, takes_tasks(&ctx)) {
                 (Some(runtime), true) => Some(runtime.clone()),
                 _ if support == TaskSupport::Required => {
-                    let mut extensions = Map::new();
-                    extensions.insert(crate::tasks::EXTENSION.into(), json!({}));
-                    return Reply::Error(RpcError::missing_capability(
-                        json!({ "extensions": extensions }),
-                    ));
+                    return Reply::Error(crate::tasks::missing_extension());
                 }
                 _ => None,
             },
         };
-        if let Err(error) = self
-            .limiter
-            .check_arguments(&format!("tool {name}"), &arguments)
-        {
+        let target = format!("tool {name}");
+        if let Err(error) = self.limiter.check_arguments(&target, &arguments) {
             return Reply::Error(error);
         }
         let args_value = Value::Object(arguments);
@@ -85,15 +79,11 @@ impl Core {
         }
         if let Some(runtime) = tasks {
             return self
-                .call_as_task(runtime, ctx, tool.def, &name, arguments, &binding)
+                .call_as_task(runtime, ctx, tool.def, (&name, target), arguments, &binding)
                 .await;
         }
         let outcome = self
-            .run(
-                &ctx,
-                &format!("tool {name}"),
-                (tool.def.call)(ctx.clone(), arguments),
-            )
+            .run(&ctx, &target, (tool.def.call)(ctx.clone(), arguments))
             .await;
         let failed = !matches!(&outcome, Ok(result) if !result.is_error);
         self.finish_round(&ctx, &binding, failed, || match outcome {
@@ -110,13 +100,12 @@ impl Core {
         runtime: Arc<TaskRuntime>,
         ctx: RequestContext,
         def: &'static ToolDef,
-        name: &str,
+        (name, target): (&str, String),
         arguments: Map<String, Value>,
         binding: &Binding,
     ) -> Reply {
         let link = TaskLink::new(runtime.clone());
         ctx.attach_task(link.clone());
-        let target = format!("tool {name}");
         let slot = match self.limiter.admit(ctx.principal_subject(), &target) {
             Ok(slot) => slot,
             Err(error) => return Reply::Error(error),

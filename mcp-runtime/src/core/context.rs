@@ -227,7 +227,7 @@ impl RequestContext {
 
     /// Whether this call is, or is becoming, a task.
     pub(crate) fn is_task(&self) -> bool {
-        self.task_link().is_some_and(|link| link.is_task())
+        self.task_link().is_some_and(|link| link.is_started())
     }
 
     /// Say what the task is doing (its `statusMessage`, seen by clients polling

@@ -105,11 +105,6 @@ impl TaskLink {
         link
     }
 
-    /// Whether the call is (or is becoming) a task.
-    pub(crate) fn is_task(&self) -> bool {
-        self.is_started()
-    }
-
     /// The handler asked to continue as a task.
     pub(crate) fn start(&self) {
         if !self.started.swap(true, Ordering::SeqCst) {
@@ -171,6 +166,7 @@ pub(crate) struct TaskRuntime {
 }
 
 /// What an outcome makes of a task.
+#[derive(Clone)]
 struct Settled {
     status: TaskStatus,
     message: Option<String>,
@@ -324,7 +320,8 @@ impl TaskRuntime {
             }
         }
         self.sweep().await;
-        Ok(created(&task))
+        // A CreateTaskResult is the bare task (the adapter adds `resultType: "task"`).
+        Ok(base(&task))
     }
 
     /// Drive `future` (a task's handler) here, renewing the lease, until it ends or is
@@ -376,7 +373,7 @@ impl TaskRuntime {
                     if task.status.is_terminal() || task.lease_owner.as_deref() != Some(&instance) {
                         return false;
                     }
-                    apply(task, clone_settled(&settled));
+                    apply(task, settled.clone());
                     task.lease_owner = None;
                     true
                 })
@@ -573,18 +570,6 @@ pub(crate) enum Escalation {
     Running(BoxFuture<'static, Result<CallToolResult, RpcError>>),
 }
 
-fn clone_settled(s: &Settled) -> Settled {
-    Settled {
-        status: s.status,
-        message: s.message.clone(),
-        result: s.result.clone(),
-        error: s.error.clone(),
-        input_requests: s.input_requests.clone(),
-        answers: s.answers.clone(),
-        kept: s.kept.clone(),
-    }
-}
-
 /// What a handler's outcome makes of its task.
 fn settle(
     ctx: &RequestContext,
@@ -662,11 +647,6 @@ fn base(task: &TaskRecord) -> Map<String, Value> {
     body.insert("ttlMs".into(), json!(task.ttl_ms));
     body.insert("pollIntervalMs".into(), json!(task.poll_interval_ms));
     body
-}
-
-/// A `CreateTaskResult` body (without `resultType`).
-fn created(task: &TaskRecord) -> Map<String, Value> {
-    base(task)
 }
 
 /// A `DetailedTask`: the task plus its status's payload.

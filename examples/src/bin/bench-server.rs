@@ -25,7 +25,6 @@ async fn add(
     Ok(Json(Sum { sum }).with_text(sum.to_string()))
 }
 
-// ANCHOR: runtime
 fn main() -> Result<(), mcp_runtime::Error> {
     use mcp_runtime::transport::args::{self, Mode};
     let mode = args::parse(std::env::args().skip(1))?;
@@ -46,4 +45,3 @@ fn main() -> Result<(), mcp_runtime::Error> {
             .await
     })
 }
-// ANCHOR_END: runtime

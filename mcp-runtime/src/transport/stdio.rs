@@ -422,8 +422,20 @@ pub(crate) fn pipes() -> Option<(
     tokio::net::unix::pipe::Sender,
 )> {
     use std::os::fd::AsFd;
+    use std::os::unix::fs::FileTypeExt as _;
     let input = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
     let output = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+    // Both must be pipes before either is touched: making one non-blocking changes the
+    // file description itself, which the blocking fallback would then read with EAGAIN.
+    let is_pipe = |fd: &std::os::fd::OwnedFd| {
+        fd.try_clone()
+            .map(std::fs::File::from)
+            .and_then(|file| file.metadata())
+            .is_ok_and(|meta| meta.file_type().is_fifo())
+    };
+    if !is_pipe(&input) || !is_pipe(&output) {
+        return None;
+    }
     let input = tokio::net::unix::pipe::Receiver::from_owned_fd(input).ok()?;
     let output = tokio::net::unix::pipe::Sender::from_owned_fd(output).ok()?;
     Some((input, output))

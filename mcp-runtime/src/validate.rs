@@ -46,6 +46,10 @@ impl ArgValidator {
     /// Check `value`; on failure, messages a model can act on (`/path: problem`).
     pub fn check(&self, value: &Value) -> Result<(), Vec<String>> {
         check_bounds(value)?;
+        // The common case, valid arguments, stops at a yes/no and builds no error values.
+        if self.inner.is_valid(value) {
+            return Ok(());
+        }
         let mut messages = Vec::new();
         for error in self.inner.iter_errors(value) {
             if messages.len() == MAX_MESSAGES {

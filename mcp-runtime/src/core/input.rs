@@ -433,7 +433,10 @@ fn canonical(value: &Value, out: &mut Vec<u8>) {
             }
             out.push(b']');
         }
-        other => out.extend_from_slice(other.to_string().as_bytes()),
+        // Writing to a Vec cannot fail, and a scalar always serializes.
+        other => {
+            let _ = serde_json::to_writer(&mut *out, other);
+        }
     }
 }
 
@@ -446,7 +449,7 @@ fn canonical_object(map: &Map<String, Value>, out: &mut Vec<u8>) {
             out.push(b',');
         }
         // serde_json escapes the key exactly as it would a string value.
-        out.extend_from_slice(Value::from(key.as_str()).to_string().as_bytes());
+        let _ = serde_json::to_writer(&mut *out, key);
         out.push(b':');
         canonical(value, out);
     }

@@ -18,6 +18,8 @@ cargo clippy --workspace --all-targets -- -D warnings
 
 step "cargo test"
 cargo test --workspace 2>&1 | tee target/cargo-test.log
+# Each criterion benchmark once, as a test (the measured run is `cargo bench`, see the book).
+cargo test --workspace --bench dispatch
 
 step "modern-only build (without the legacy feature): clippy and cargo test"
 cargo clippy --workspace --all-targets --no-default-features -- -D warnings

@@ -6,6 +6,7 @@
 
 use mcp_runtime::prelude::*;
 
+// ANCHOR: add
 /// The sum of two integers.
 #[derive(serde::Serialize, schemars::JsonSchema)]
 struct Sum {
@@ -24,6 +25,7 @@ async fn add(
     let sum = a.checked_add(b).ok_or_else(|| ToolError::new("overflow"))?;
     Ok(Json(Sum { sum }).with_text(sum.to_string()))
 }
+// ANCHOR_END: add
 
 fn main() -> Result<(), mcp_runtime::Error> {
     use mcp_runtime::transport::args::{self, Mode};

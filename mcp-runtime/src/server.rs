@@ -56,6 +56,7 @@ pub struct Server {
     discover_cache: CacheHints,
     seal_key: Option<SealKey>,
     request_state_ttl: std::time::Duration,
+    shutdown_grace: Option<std::time::Duration>,
     http: HttpConfig,
     stdio: StdioConfig,
     #[cfg(feature = "legacy")]
@@ -89,6 +90,7 @@ impl Server {
             discover_cache: CacheHints::default(),
             seal_key: None,
             request_state_ttl: std::time::Duration::from_secs(600),
+            shutdown_grace: None,
             http: HttpConfig::default(),
             stdio: StdioConfig::default(),
             #[cfg(feature = "legacy")]
@@ -201,6 +203,17 @@ impl Server {
     /// `Retry-After`) and `data.retryAfterMs`.
     pub fn rate_limit(mut self, limit: RateLimit) -> Self {
         self.limits.rate = Some(limit);
+        self
+    }
+
+    /// How long calls and tasks already running may take to finish once shutdown starts
+    /// (SIGTERM, Ctrl-C, EOF on stdio, or [`App::shutdown`]); default 20 s. Calls still
+    /// running then are stopped and answer with -31503 (HTTP 503), and running tasks
+    /// fail with the same reason. Keep it below your orchestrator's own limit (Kubernetes'
+    /// `terminationGracePeriodSeconds` is 30 s by default). Without this call, the
+    /// `MCP_SHUTDOWN_GRACE_MS` environment variable sets it.
+    pub fn shutdown_grace(mut self, grace: std::time::Duration) -> Self {
+        self.shutdown_grace = Some(grace);
         self
     }
 
@@ -425,6 +438,11 @@ impl Server {
             }
             http.auth = Some(auth);
         }
+        let shutdown_grace = match self.shutdown_grace {
+            Some(grace) => grace,
+            None => crate::core::lifecycle::grace_from_env()
+                .map_err(|e| Error::Build(vec![BuildError::Config(e)]))?,
+        };
         let sealer = Sealer::new(&seal_key);
         let defs = select(self.only, &self.modules);
         let wants_tasks = defs
@@ -460,6 +478,7 @@ impl Server {
             read_cache: self.read_cache,
             discover_cache: self.discover_cache,
             supported_versions: version::MODERN_VERSIONS.to_vec(),
+            lifecycle: Arc::new(crate::core::lifecycle::Lifecycle::new(shutdown_grace)),
         };
         Ok(App {
             closing: tokio_util::sync::CancellationToken::new(),
@@ -662,11 +681,30 @@ impl App {
         }
         // Pipes (as a host spawns servers) are read and written without a blocking thread
         // per operation; a terminal or a file falls back to tokio's blocking stdio.
+        // SIGTERM or Ctrl-C ends the input as EOF does; the grace period follows.
+        let core = self.core.clone();
+        let signal = async move {
+            crate::transport::args::shutdown_signal().await;
+            core.lifecycle.begin_draining();
+        };
         #[cfg(unix)]
-        if let Some((input, output)) = crate::transport::stdio::pipes() {
-            return app.serve_io(input, output).await;
+        let served = match crate::transport::stdio::pipes() {
+            Some((input, output)) => app.serve_stream(input, output, signal).await,
+            None => {
+                app.serve_stream(tokio::io::stdin(), tokio::io::stdout(), signal)
+                    .await
+            }
+        };
+        #[cfg(not(unix))]
+        let served = app
+            .serve_stream(tokio::io::stdin(), tokio::io::stdout(), signal)
+            .await;
+        // The calls of the connection have answered or been stopped; tasks running in
+        // the background get the grace period too.
+        if let Some(runtime) = &self.core.tasks {
+            runtime.shutdown(self.core.lifecycle.grace).await;
         }
-        app.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+        served
     }
 
     async fn principal_from_env(&self) -> Result<Option<Principal>, Error> {
@@ -694,12 +732,27 @@ impl App {
         R: tokio::io::AsyncRead + Unpin + Send,
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
+        self.serve_stream(reader, writer, std::future::pending())
+            .await
+    }
+
+    /// Serve one byte stream pair until EOF or `shutdown`, then drain.
+    async fn serve_stream<R, W>(
+        &self,
+        reader: R,
+        writer: W,
+        shutdown: impl std::future::Future<Output = ()>,
+    ) -> Result<(), Error>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
         crate::transport::stdio::serve(
             self.core.clone(),
             self.eras.clone(),
             &self.stdio,
-            reader,
-            writer,
+            (reader, writer),
+            shutdown,
         )
         .await
         .map_err(Error::Io)
@@ -734,15 +787,72 @@ impl App {
             .map_err(Error::Io)?;
         let local = listener.local_addr().map_err(Error::Io)?;
         tracing::info!("serving MCP over Streamable HTTP at http://{local}/mcp");
+        let lifecycle = self.core.lifecycle.clone();
+        let signal = tokio::spawn(async move {
+            crate::transport::args::shutdown_signal().await;
+            lifecycle.begin_draining();
+        });
+        // Once shutdown starts (a signal, or App::shutdown), the drain runs beside the
+        // server: calls get the grace period and are then stopped, so the connections
+        // the listener waits for do end.
+        let draining = self.core.lifecycle.draining().clone();
         let app = self.clone();
-        axum::serve(listener, self.router())
-            .with_graceful_shutdown(async move {
-                crate::transport::args::shutdown_signal().await;
-                // Long-lived streams would hold the shutdown open: end them.
-                app.close_subscriptions();
-            })
+        let drain = tokio::spawn(async move {
+            app.core.lifecycle.draining().cancelled().await;
+            app.drain().await;
+        });
+        let served = axum::serve(listener, self.router())
+            .with_graceful_shutdown(draining.clone().cancelled_owned())
             .await
-            .map_err(Error::Io)
+            .map_err(Error::Io);
+        signal.abort();
+        if draining.is_cancelled() {
+            // Tasks may still be storing their outcomes.
+            let _ = drain.await;
+            tracing::info!("shut down");
+        } else {
+            drain.abort();
+        }
+        served
+    }
+
+    /// Shut down gracefully, as SIGTERM does: readiness (`/readyz`) turns false, HTTP
+    /// stops accepting connections, subscriptions and handshake-era sessions end, and
+    /// calls and tasks already running get the grace period ([`Server::shutdown_grace`]).
+    /// Calls still running then are stopped and answer with -31503; tasks still running
+    /// fail with the same reason. Returns when all of that is done.
+    pub async fn shutdown(&self) {
+        self.core.lifecycle.begin_draining();
+        self.drain().await;
+    }
+
+    /// Whether this server takes new work: true until shutdown starts.
+    pub fn is_ready(&self) -> bool {
+        self.core.lifecycle.is_ready()
+    }
+
+    async fn drain(&self) {
+        // Long-lived streams would hold the shutdown open: end them.
+        self.close_subscriptions();
+        let lifecycle = &self.core.lifecycle;
+        let grace = lifecycle.grace;
+        let calls = async {
+            if !lifecycle.wait_idle(grace).await {
+                tracing::warn!(
+                    running = lifecycle.running(),
+                    "calls still running {} s after shutdown began; stopping them",
+                    grace.as_secs_f64()
+                );
+                lifecycle.stop();
+                lifecycle.wait_idle(std::time::Duration::from_secs(1)).await;
+            }
+        };
+        let tasks = async {
+            if let Some(runtime) = &self.core.tasks {
+                runtime.shutdown(grace).await;
+            }
+        };
+        tokio::join!(calls, tasks);
     }
 
     /// End every open `subscriptions/listen` stream on HTTP with its closing result, and

@@ -123,6 +123,8 @@ pub(crate) struct ContextParts {
     pub(crate) progress_token: Option<Value>,
     pub(crate) notifier: Option<Notifier>,
     pub(crate) cancel: CancellationToken,
+    /// Fired when the connection's grace period runs out (see `core::lifecycle`).
+    pub(crate) stop: CancellationToken,
     pub(crate) principal: Option<Principal>,
     pub(crate) server: super::live::ServerHandle,
 }
@@ -242,6 +244,12 @@ impl RequestContext {
     /// Fire this request's cancellation (the server gave up on it).
     pub(crate) fn cancel_now(&self) {
         self.0.parts.cancel.cancel();
+    }
+
+    /// Completes when the transport stops this request (its connection ended and the
+    /// grace period ran out).
+    pub(crate) async fn stopped(&self) {
+        self.0.parts.stop.cancelled().await;
     }
 
     /// Completes when the client cancels this request.

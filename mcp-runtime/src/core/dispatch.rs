@@ -69,6 +69,7 @@ pub struct Core {
     pub(crate) read_cache: CacheHints,
     pub(crate) discover_cache: CacheHints,
     pub(crate) supported_versions: Vec<&'static str>,
+    pub(crate) lifecycle: Arc<super::lifecycle::Lifecycle>,
 }
 
 /// The methods the core knows, told apart once per request.
@@ -404,16 +405,33 @@ impl Core {
         future: futures_util::future::BoxFuture<'static, Result<T, RpcError>>,
     ) -> Result<T, RpcError> {
         let _slot = self.limiter.admit(ctx.principal_subject(), target)?;
-        match self.limiter.limits().call_timeout {
-            Some(limit) => match tokio::time::timeout(limit, guarded(target, future)).await {
-                Ok(outcome) => outcome,
-                Err(_) => {
-                    ctx.cancel_now();
-                    tracing::warn!(target = %target, "handler timed out");
-                    Err(Limiter::timed_out(target, limit))
-                }
-            },
-            None => guarded(target, future).await,
+        let _running = self.lifecycle.enter();
+        let work = async {
+            match self.limiter.limits().call_timeout {
+                Some(limit) => match tokio::time::timeout(limit, guarded(target, future)).await {
+                    Ok(outcome) => outcome,
+                    Err(_) => {
+                        ctx.cancel_now();
+                        tracing::warn!(target = %target, "handler timed out");
+                        Err(Limiter::timed_out(target, limit))
+                    }
+                },
+                None => guarded(target, future).await,
+            }
+        };
+        // Shutdown's grace period over (the server's, or this connection's): the handler is
+        // dropped, work it spawned sees the cancellation, and the call answers once.
+        tokio::select! {
+            biased;
+            outcome = work => outcome,
+            _ = self.lifecycle.stop_token().cancelled() => {
+                ctx.cancel_now();
+                Err(super::lifecycle::shut_down(target))
+            }
+            _ = ctx.stopped() => {
+                ctx.cancel_now();
+                Err(super::lifecycle::shut_down(target))
+            }
         }
     }
 }

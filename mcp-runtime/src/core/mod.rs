@@ -9,6 +9,7 @@ mod dispatch;
 mod error;
 mod extract;
 pub(crate) mod input;
+pub(crate) mod lifecycle;
 pub(crate) mod live;
 pub(crate) mod methods;
 mod notify;

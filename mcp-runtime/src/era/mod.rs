@@ -36,6 +36,9 @@ pub struct Inbound {
     pub notifier: Option<Notifier>,
     /// Cancelled when the client cancels the request.
     pub cancel: CancellationToken,
+    /// Cancelled when the connection's grace period after its end runs out (stdio EOF):
+    /// the call is stopped and answered with a shutdown error.
+    pub stop: CancellationToken,
     /// The caller, when the transport authenticated one.
     pub principal: Option<Principal>,
 }
@@ -47,6 +50,7 @@ impl Inbound {
             transport,
             notifier: None,
             cancel: CancellationToken::new(),
+            stop: CancellationToken::new(),
             principal: None,
         }
     }

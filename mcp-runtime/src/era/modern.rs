@@ -233,6 +233,7 @@ pub(crate) fn context(
             progress_token: admission.progress_token,
             notifier: inbound.notifier,
             cancel: inbound.cancel,
+            stop: inbound.stop,
             principal: inbound.principal,
             server: core.handle_to_server(),
         },
@@ -339,6 +340,7 @@ pub fn status_of(error: &RpcError) -> u16 {
         | codes::UNSUPPORTED_PROTOCOL_VERSION => 400,
         codes::PARSE_ERROR | codes::INVALID_REQUEST => 400,
         codes::RATE_LIMITED => 429,
+        codes::SHUTTING_DOWN => 503,
         _ => 200,
     }
 }

@@ -32,6 +32,9 @@ pub mod codes {
     pub const RATE_LIMITED: i64 = -31429;
     /// The handler did not finish within the server's call timeout and was cancelled.
     pub const REQUEST_TIMEOUT: i64 = -31408;
+    /// The server shut down before the call finished; it was stopped and may be sent
+    /// again, to this server once it is back or to another instance (HTTP 503).
+    pub const SHUTTING_DOWN: i64 = -31503;
 }
 
 /// A JSON-RPC error object: `{code, message, data?}`.

@@ -163,6 +163,11 @@ pub(crate) struct TaskRuntime {
     /// Tasks running here, with their cancellation.
     local: Mutex<HashMap<String, CancellationToken>>,
     last_sweep: Mutex<Option<Instant>>,
+    /// The workers running here, so shutdown can wait for them.
+    workers: tokio_util::task::TaskTracker,
+    /// Set when shutdown stops the workers: their tasks fail rather than read as
+    /// cancelled by the client.
+    stopping: std::sync::atomic::AtomicBool,
 }
 
 /// What an outcome makes of a task.
@@ -197,7 +202,34 @@ impl TaskRuntime {
             instance: crate::policy::seal::random_token(12)?,
             local: Mutex::default(),
             last_sweep: Mutex::default(),
+            workers: tokio_util::task::TaskTracker::new(),
+            stopping: std::sync::atomic::AtomicBool::new(false),
         })
+    }
+
+    /// Shutdown: let tasks running here finish within `grace`, then stop the rest (they
+    /// fail, saying the server shut down) and wait until their outcomes are stored.
+    pub(crate) async fn shutdown(&self, grace: Duration) {
+        self.workers.close();
+        if tokio::time::timeout(grace, self.workers.wait())
+            .await
+            .is_ok()
+        {
+            return;
+        }
+        self.stopping
+            .store(true, std::sync::atomic::Ordering::Release);
+        let running: Vec<CancellationToken> = self.local().values().cloned().collect();
+        tracing::warn!(
+            tasks = running.len(),
+            "tasks still running after the shutdown grace period; failing them"
+        );
+        for cancel in running {
+            cancel.cancel();
+        }
+        // Storing an outcome is one write; a store that does not answer in time leaves
+        // the task to the lease sweep of another instance.
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.workers.wait()).await;
     }
 
     fn local(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
@@ -334,7 +366,8 @@ impl TaskRuntime {
     ) {
         let cancel = CancellationToken::new();
         self.local().insert(id.clone(), cancel.clone());
-        tokio::spawn(async move {
+        let workers = self.workers.clone();
+        workers.spawn(async move {
             let renew_every = (self.config.lease / 3).max(Duration::from_millis(50));
             let mut renew = tokio::time::interval(renew_every);
             renew.tick().await;
@@ -361,6 +394,10 @@ impl TaskRuntime {
             drop(future);
             let settled = match outcome {
                 Some(outcome) => settle(&ctx, outcome, false),
+                None if self.stopping.load(std::sync::atomic::Ordering::Acquire) => {
+                    ctx.cancel_now();
+                    shut_down(&ctx)
+                }
                 None => {
                     // Dropping the handler stopped it; work it spawned sees the token.
                     ctx.cancel_now();
@@ -571,6 +608,21 @@ pub(crate) enum Escalation {
 }
 
 /// What a handler's outcome makes of its task.
+/// A task stopped by the server's shutdown: failed, saying so, so no client waits on it.
+fn shut_down(ctx: &RequestContext) -> Settled {
+    let (answers, kept) = crate::core::input::task_state(ctx);
+    let error = crate::core::lifecycle::shut_down("the task");
+    Settled {
+        status: TaskStatus::Failed,
+        message: Some(error.message.clone()),
+        result: None,
+        error: serde_json::to_value(&error).ok(),
+        input_requests: Map::new(),
+        answers,
+        kept,
+    }
+}
+
 fn settle(
     ctx: &RequestContext,
     outcome: Result<CallToolResult, RpcError>,

@@ -107,7 +107,10 @@ pub(crate) fn router(
 ) -> Router {
     #[cfg(not(feature = "legacy"))]
     let _ = eras;
-    let mut router = Router::new().route("/mcp", any(endpoint));
+    let mut router = Router::new()
+        .route("/mcp", any(endpoint))
+        .route("/healthz", axum::routing::get(healthz))
+        .route("/readyz", axum::routing::get(readyz));
     if let Some(auth) = &config.auth {
         // RFC 9728: at the path-inserted location, and at the root for clients that look
         // there first.
@@ -135,6 +138,31 @@ pub(crate) fn router(
         #[cfg(feature = "legacy")]
         legacy: eras.legacy.clone(),
     })
+}
+
+/// Liveness for orchestrators: 200 while the process serves at all. Off the MCP path: no
+/// Host check (probes use the pod's address) and no token.
+async fn healthz() -> Response {
+    probe(StatusCode::OK, "ok")
+}
+
+/// Readiness: 200 while the server takes new work, 503 once shutdown has begun, so a load
+/// balancer stops routing here before the listener closes.
+async fn readyz(State(shared): State<Shared>) -> Response {
+    if shared.core.lifecycle.is_ready() {
+        probe(StatusCode::OK, "ready")
+    } else {
+        probe(StatusCode::SERVICE_UNAVAILABLE, "draining")
+    }
+}
+
+fn probe(status: StatusCode, state: &str) -> Response {
+    let mut response = json(status, &serde_json::json!({ "status": state }));
+    response.headers_mut().insert(
+        axum::http::header::CACHE_CONTROL,
+        axum::http::HeaderValue::from_static("no-store"),
+    );
+    response
 }
 
 async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
@@ -272,6 +300,7 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
                 transport: Transport::Http,
                 notifier: None,
                 cancel: cancel.clone(),
+                stop: shared.core.lifecycle.stop_token().child_token(),
                 principal,
             };
             if modern::wants_stream(params.as_ref()) && accepts_event_stream(&headers) {

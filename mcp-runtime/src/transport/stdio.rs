@@ -64,18 +64,23 @@ struct Connection {
     in_flight: InFlight,
     /// Cancelled at EOF: open subscriptions end gracefully.
     closing: CancellationToken,
+    /// Cancelled when the grace period after EOF (or a shutdown signal) runs out: calls
+    /// still running stop and answer with a shutdown error.
+    stop: CancellationToken,
     era: Era,
     /// Who every request of this connection comes from (the host vouches for it).
     principal: Option<crate::Principal>,
 }
 
-/// Serve until `reader` reaches EOF and every in-flight call has answered.
+/// Serve until `reader` reaches EOF or `shutdown` completes, then give in-flight calls the
+/// server's grace period to answer, stop the rest (they answer with a shutdown error) and
+/// flush.
 pub(crate) async fn serve<R, W>(
     core: Arc<Core>,
     #[cfg_attr(not(feature = "legacy"), allow(dead_code))] eras: Eras,
     config: &StdioConfig,
-    reader: R,
-    writer: W,
+    (reader, writer): (R, W),
+    shutdown: impl std::future::Future<Output = ()>,
 ) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin + Send,
@@ -85,18 +90,27 @@ where
     let writer_task = tokio::spawn(write_frames(writer, rx));
     let mut reader = BufReader::new(reader);
     let mut tasks = JoinSet::new();
+    let core_stop = core.lifecycle.stop_token().child_token();
+    let grace = core.lifecycle.grace;
     let mut connection = Connection {
         core,
         eras,
         tx: tx.clone(),
         in_flight: InFlight::default(),
         closing: CancellationToken::new(),
+        stop: core_stop,
         era: Era::Undecided,
         principal: config.principal.clone(),
     };
     let mut line = Vec::new();
+    tokio::pin!(shutdown);
     loop {
-        match read_line(&mut reader, &mut line, config.max_line_bytes).await? {
+        let next = tokio::select! {
+            next = read_line(&mut reader, &mut line, config.max_line_bytes) => next?,
+            // A signal: read nothing more, as at EOF (a line half read is dropped).
+            _ = &mut shutdown => Line::Eof,
+        };
+        match next {
             Line::Eof => break,
             Line::TooLong => {
                 let error = RpcError::invalid_request(format!(
@@ -121,7 +135,27 @@ where
         // Its change forwarder and any request waiting on the client stop.
         session.ended.cancel();
     }
-    while tasks.join_next().await.is_some() {}
+    let finished =
+        tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} })
+            .await
+            .is_ok();
+    if !finished {
+        tracing::warn!(
+            "calls still running {} s after the end of input; stopping them",
+            grace.as_secs_f64()
+        );
+        connection.stop.cancel();
+        // Stopped calls answer at once; anything else still open (a subscription, a
+        // request waiting on the client) is ended.
+        if tokio::time::timeout(std::time::Duration::from_secs(1), async {
+            while tasks.join_next().await.is_some() {}
+        })
+        .await
+        .is_err()
+        {
+            tasks.abort_all();
+        }
+    }
     drop(tx);
     drop(connection);
     match writer_task.await {
@@ -290,10 +324,12 @@ impl Connection {
     async fn batch(&mut self, session: Arc<Session>, items: Vec<Value>, tasks: &mut JoinSet<()>) {
         let tx = self.tx.clone();
         let principal = self.principal.clone();
+        let stop = self.stop.clone();
         let inbound = || Inbound {
             transport: Transport::Stdio,
             notifier: Some(Notifier::new(tx.clone())),
             cancel: CancellationToken::new(),
+            stop: stop.clone(),
             principal: principal.clone(),
         };
         let in_flight = self.in_flight.clone();
@@ -382,6 +418,7 @@ impl Connection {
             transport: Transport::Stdio,
             notifier,
             cancel: cancel.clone(),
+            stop: self.stop.clone(),
             principal: self.principal.clone(),
         };
         let key = id.clone();

@@ -110,6 +110,7 @@ impl Core {
             Ok(slot) => slot,
             Err(error) => return Reply::Error(error),
         };
+        let running = self.lifecycle.enter();
         let mut future = guarded_task(target, (def.call)(ctx.clone(), arguments.clone()));
         let timer = tokio::time::sleep(runtime.config.task_after);
         tokio::pin!(timer);
@@ -118,7 +119,12 @@ impl Core {
             outcome = &mut future => Some(outcome),
             _ = link.started() => None,
             _ = &mut timer => None,
+            _ = self.lifecycle.stop_token().cancelled() => {
+                ctx.cancel_now();
+                return Reply::Error(crate::core::lifecycle::shut_down(&format!("tool {name}")));
+            }
         };
+        drop(running);
         drop(slot);
         let escalation = match ended {
             Some(outcome) if !link.is_started() => {

@@ -326,6 +326,7 @@ impl Session {
                 progress_token,
                 notifier: inbound.notifier.clone(),
                 cancel: inbound.cancel.clone(),
+                stop: inbound.stop.clone(),
                 principal: inbound.principal.clone(),
                 server: core.handle_to_server(),
             },

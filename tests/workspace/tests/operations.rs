@@ -1,0 +1,196 @@
+//! Running in production: graceful shutdown (calls within the grace period finish, the rest
+//! answer once with -31503, tasks fail saying why), and the health and readiness probes.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use mcp_runtime::testing::{default_meta, TestClient};
+use mcp_runtime::App;
+use mcp_workspace_tests::long::{self, TaskProbe};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+use tower::ServiceExt as _;
+
+const SHUTTING_DOWN: i64 = -31503;
+
+fn app(grace_ms: u64) -> App {
+    long::server(Arc::new(TaskProbe::default()))
+        .shutdown_grace(Duration::from_millis(grace_ms))
+        .build()
+        .unwrap()
+}
+
+/// The error object of a call that did not complete, or a panic naming what came back.
+fn error_of(response: &Value) -> &Value {
+    response
+        .get("error")
+        .unwrap_or_else(|| panic!("an error response, got {response}"))
+}
+
+#[tokio::test]
+async fn shutdown_lets_calls_in_the_grace_period_finish_and_stops_the_rest_once() {
+    let app = app(300);
+    let client = TestClient::new(app.clone());
+    let started = tokio::time::Instant::now();
+    let (quick, slow, ()) = tokio::join!(
+        client.request(
+            "tools/call",
+            json!({"name": "takes", "arguments": {"ms": 100}})
+        ),
+        client.request(
+            "tools/call",
+            json!({"name": "takes", "arguments": {"ms": 60_000}})
+        ),
+        async {
+            tokio::time::sleep(Duration::from_millis(30)).await;
+            assert!(app.is_ready());
+            app.shutdown().await;
+        }
+    );
+    // Finished within the grace period: its ordinary answer.
+    assert_eq!(
+        quick["result"]["content"][0]["text"], "took 100 ms",
+        "{quick}"
+    );
+    // Still running when it ran out: stopped, answered once with the reason.
+    let error = error_of(&slow);
+    assert_eq!(error["code"], SHUTTING_DOWN, "{slow}");
+    assert_eq!(error["data"]["reason"], "shutdown");
+    assert!(
+        error["message"].as_str().unwrap().contains("shutting down"),
+        "{error}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert!(!app.is_ready());
+}
+
+#[tokio::test]
+async fn a_task_running_past_the_grace_period_fails_saying_the_server_shut_down() {
+    let app = app(200);
+    let client = TestClient::new(app.clone()).with_capabilities(json!({
+        "extensions": {"io.modelcontextprotocol/tasks": {}}
+    }));
+    let handle = client.call_tool("takes", json!({"ms": 60_000})).await;
+    assert_eq!(handle["resultType"], "task", "{handle}");
+    let id = handle["taskId"].as_str().unwrap().to_owned();
+    app.shutdown().await;
+    // The outcome was stored before shutdown returned.
+    let task = client.request("tasks/get", json!({"taskId": id})).await;
+    assert_eq!(task["result"]["status"], "failed", "{task}");
+    assert!(
+        task["result"]["statusMessage"]
+            .as_str()
+            .unwrap()
+            .contains("shutting down"),
+        "{task}"
+    );
+}
+
+#[tokio::test]
+async fn shutdown_with_nothing_running_returns_at_once() {
+    let app = app(60_000);
+    tokio::time::timeout(Duration::from_secs(10), app.shutdown())
+        .await
+        .expect("an idle server does not wait out its grace period");
+}
+
+async fn probe(app: &App, path: &str, host: &str) -> (StatusCode, Value) {
+    let request = Request::get(path)
+        .header("host", host)
+        .body(Body::empty())
+        .unwrap();
+    let response = app.router().oneshot(request).await.unwrap();
+    let status = response.status();
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    let body = axum::body::to_bytes(response.into_body(), 1 << 16)
+        .await
+        .unwrap();
+    (status, serde_json::from_slice(&body).unwrap())
+}
+
+#[tokio::test]
+async fn health_and_readiness_answer_probes_from_any_host_and_readiness_drops_on_shutdown() {
+    let app = app(100);
+    // A kubelet probes the pod's own address, which no MCP client would use as Host.
+    for host in ["127.0.0.1:8080", "10.1.2.3:8080"] {
+        assert_eq!(
+            probe(&app, "/healthz", host).await,
+            (StatusCode::OK, json!({"status": "ok"}))
+        );
+        assert_eq!(
+            probe(&app, "/readyz", host).await,
+            (StatusCode::OK, json!({"status": "ready"}))
+        );
+    }
+    app.shutdown().await;
+    assert_eq!(
+        probe(&app, "/readyz", "10.1.2.3:8080").await,
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            json!({"status": "draining"})
+        )
+    );
+    assert_eq!(
+        probe(&app, "/healthz", "10.1.2.3:8080").await,
+        (StatusCode::OK, json!({"status": "ok"}))
+    );
+}
+
+#[tokio::test]
+async fn a_stopped_call_over_http_answers_503_with_its_json_rpc_error() {
+    let app = app(100);
+    let router = app.router();
+    let body = json!({
+        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "takes", "arguments": {"ms": 60_000}, "_meta": default_meta()}
+    });
+    let request = mcp_runtime::testing::http_request(&body.to_string()).unwrap();
+    let (response, ()) = tokio::join!(router.oneshot(request), async {
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        app.shutdown().await;
+    });
+    let response = response.unwrap();
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let body = axum::body::to_bytes(response.into_body(), 1 << 16)
+        .await
+        .unwrap();
+    let answer: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(answer["id"], 7);
+    assert_eq!(error_of(&answer)["code"], SHUTTING_DOWN);
+}
+
+/// stdio: at EOF, calls get the grace period; the one that outlives it is answered with
+/// the shutdown error, then the server returns.
+#[tokio::test]
+async fn stdio_eof_waits_the_grace_period_then_answers_what_is_left() {
+    let app = app(300);
+    let (client, server) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(server);
+    let (client_read, mut client_write) = tokio::io::split(client);
+    let call = |id: u64, ms: u64| {
+        json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "takes", "arguments": {"ms": ms}, "_meta": default_meta()}
+        })
+        .to_string()
+            + "\n"
+    };
+    client_write
+        .write_all((call(1, 100) + &call(2, 60_000)).as_bytes())
+        .await
+        .unwrap();
+    client_write.shutdown().await.unwrap();
+    let served = tokio::spawn(async move { app.serve_io(server_read, server_write).await });
+    let mut lines = BufReader::new(client_read).lines();
+    let mut answers = Vec::new();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        answers.push(serde_json::from_str::<Value>(&line).unwrap());
+    }
+    served.await.unwrap().unwrap();
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    let by_id = |id: u64| answers.iter().find(|a| a["id"] == id).unwrap();
+    assert_eq!(by_id(1)["result"]["content"][0]["text"], "took 100 ms");
+    assert_eq!(error_of(by_id(2))["code"], SHUTTING_DOWN);
+}

@@ -49,6 +49,7 @@
 
 pub mod core;
 pub mod era;
+mod metrics;
 mod observe;
 pub mod policy;
 #[cfg(test)]

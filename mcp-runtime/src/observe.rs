@@ -1,13 +1,79 @@
-//! Trace events: one `tracing` span per request.
+//! Trace events: one `tracing` span per request, and the outcome it records.
 //!
-//! Fields: `protocol_version`, `transport`, `method`, `name`, `request_id`, `phase`
-//! (input_required, completed, failed) and `error_layer` (jsonrpc, mcp, business), so a protocol error and a
-//! tool's business failure are told apart in logs.
+//! Fields: `protocol_version`, `transport`, `method`, `name`, `request_id`, `phase` (sent,
+//! input_required, completed, failed) and `error_layer` (transport, jsonrpc, mcp,
+//! business). So an HTTP refusal, a JSON-RPC error inside a 2xx, a protocol error and a
+//! tool's business failure (`isError: true`) are told apart in logs and in metrics.
+
+use std::time::Instant;
 
 use tracing::field::Empty;
 
-use crate::core::Transport;
-use crate::protocol::{RequestId, RpcError};
+use crate::core::{Core, Reply, Transport};
+use crate::protocol::{codes, RequestId, RpcError};
+
+/// How one request ended, as logs and metrics name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// A complete result.
+    Completed,
+    /// An `input_required` result: the client answers and calls again.
+    InputRequired,
+    /// The call became a task; the client polls it.
+    Task,
+    /// Failed, in this layer: `transport` (refused before JSON-RPC: host, token, size,
+    /// method), `jsonrpc` (malformed message), `mcp` (a protocol error: unknown tool,
+    /// invalid params, denied, rate limited...) or `business` (the tool said `isError`).
+    Failed(&'static str),
+}
+
+impl Outcome {
+    /// The `outcome` label: completed, input_required, task or failed.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Outcome::Completed => "completed",
+            Outcome::InputRequired => "input_required",
+            Outcome::Task => "task",
+            Outcome::Failed(_) => "failed",
+        }
+    }
+
+    /// The `error_layer` label; empty unless failed.
+    pub(crate) fn error_layer(self) -> &'static str {
+        match self {
+            Outcome::Failed(layer) => layer,
+            _ => "",
+        }
+    }
+
+    /// The layer a JSON-RPC error belongs to: the message itself (unparsable, no valid
+    /// request, a method nobody serves) or MCP (invalid params such as an unknown tool,
+    /// access denied, rate limited, internal errors).
+    pub(crate) fn of_error(error: &RpcError) -> Outcome {
+        match error.code {
+            codes::PARSE_ERROR | codes::INVALID_REQUEST | codes::METHOD_NOT_FOUND => {
+                Outcome::Failed("jsonrpc")
+            }
+            _ => Outcome::Failed("mcp"),
+        }
+    }
+
+    /// How a core reply ends its request.
+    pub(crate) fn of_reply(reply: &Reply) -> Outcome {
+        match reply {
+            Reply::Complete { body, .. } => {
+                if body.get("isError") == Some(&serde_json::Value::Bool(true)) {
+                    Outcome::Failed("business")
+                } else {
+                    Outcome::Completed
+                }
+            }
+            Reply::InputRequired { .. } => Outcome::InputRequired,
+            Reply::Task { .. } => Outcome::Task,
+            Reply::Error(error) => Outcome::of_error(error),
+        }
+    }
+}
 
 pub(crate) fn request_span(
     transport: Transport,
@@ -22,43 +88,72 @@ pub(crate) fn request_span(
         method = method,
         name = name.unwrap_or(""),
         request_id = %id,
-        phase = Empty,
+        phase = "sent",
         error_layer = Empty,
     )
 }
 
-/// Record how the current request ended.
-fn finish(error_layer: &str, error: Option<&RpcError>) {
+/// Record how the current request ended in its span, with a debug event.
+pub(crate) fn finish(outcome: Outcome, error: Option<&RpcError>) {
     let span = tracing::Span::current();
-    if error_layer.is_empty() {
-        span.record("phase", "completed");
-    } else {
-        span.record("phase", "failed");
-        span.record("error_layer", error_layer);
+    span.record("phase", phase(outcome));
+    if let Outcome::Failed(layer) = outcome {
+        span.record("error_layer", layer);
     }
-    match error {
-        Some(e) => tracing::debug!(code = e.code, message = %e.message, "request failed"),
-        None => tracing::debug!("request completed"),
+    match (outcome, error) {
+        (_, Some(e)) => tracing::debug!(code = e.code, message = %e.message, "request failed"),
+        (Outcome::Failed(layer), None) => tracing::debug!(error_layer = layer, "request failed"),
+        (Outcome::InputRequired, None) => tracing::debug!("request needs client input"),
+        (Outcome::Task, None) => tracing::debug!("request became a task"),
+        (Outcome::Completed, None) => tracing::debug!("request completed"),
     }
 }
 
-/// Record a complete result; a tool result with `isError: true` is a business failure.
-pub(crate) fn completed(body: &serde_json::Map<String, serde_json::Value>) {
-    let is_error = body.get("isError") == Some(&serde_json::Value::Bool(true));
-    finish(if is_error { "business" } else { "" }, None);
+/// The span's `phase` for an outcome.
+fn phase(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Completed | Outcome::Task => "completed",
+        Outcome::InputRequired => "input_required",
+        Outcome::Failed(_) => "failed",
+    }
 }
 
-/// Record a JSON-RPC error, in the layer its code belongs to.
-pub(crate) fn failed(error: &RpcError) {
-    let layer = match error.code {
-        -32700..=-32600 => "jsonrpc",
-        _ => "mcp",
-    };
-    finish(layer, Some(error));
-}
-
-/// Record that the current request ended waiting for client input.
+/// Record that the current request is waiting on client input (a round of the handshake
+/// era's bridge, inside one request).
+#[cfg(feature = "legacy")]
 pub(crate) fn input_required(keys: usize) {
     tracing::Span::current().record("phase", "input_required");
     tracing::debug!(requests = keys, "request needs client input");
+}
+
+/// Count a finished request in the server's metrics, when they are on.
+pub(crate) fn count(
+    core: &Core,
+    method: &str,
+    name: Option<&str>,
+    outcome: Outcome,
+    started: Instant,
+) {
+    if let Some(metrics) = &core.metrics {
+        let label = core.metric_target(method, name);
+        metrics.record(method, &label, outcome, started.elapsed());
+    }
+}
+
+/// A request refused by the HTTP transport before any JSON-RPC handling: a span of its
+/// own with `error_layer = transport` (or `jsonrpc` for a body that is no JSON-RPC
+/// message), and a count.
+pub(crate) fn refused(core: &Core, layer: &'static str, status: u16, reason: &str) {
+    let span = tracing::info_span!(
+        "mcp.request",
+        transport = "http",
+        method = "",
+        phase = "failed",
+        error_layer = layer,
+        http_status = status,
+    );
+    span.in_scope(|| tracing::debug!(%reason, "request refused"));
+    if let Some(metrics) = &core.metrics {
+        metrics.record("", "", Outcome::Failed(layer), std::time::Duration::ZERO);
+    }
 }

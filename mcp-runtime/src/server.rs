@@ -12,6 +12,9 @@ use crate::policy::limits::{Limiter, Limits, RateLimit};
 use crate::policy::oauth::{HttpAuth, ProtectedResource, TokenVerifier};
 use crate::policy::principal::Principal;
 use crate::policy::seal::{SealKey, Sealer, SEAL_KEY_ENV};
+
+/// The environment variable that turns the metrics endpoint on at an address.
+pub const METRICS_ENV: &str = "MCP_METRICS_ADDR";
 use crate::protocol::{version, Implementation};
 use crate::registry::{
     BuildError, Defs, PromptDef, PromptRef, PromptRegistration, ResourceDef, ResourceRef,
@@ -57,6 +60,7 @@ pub struct Server {
     seal_key: Option<SealKey>,
     request_state_ttl: std::time::Duration,
     shutdown_grace: Option<std::time::Duration>,
+    metrics_addr: Option<SocketAddr>,
     http: HttpConfig,
     stdio: StdioConfig,
     #[cfg(feature = "legacy")]
@@ -91,6 +95,7 @@ impl Server {
             seal_key: None,
             request_state_ttl: std::time::Duration::from_secs(600),
             shutdown_grace: None,
+            metrics_addr: None,
             http: HttpConfig::default(),
             stdio: StdioConfig::default(),
             #[cfg(feature = "legacy")]
@@ -214,6 +219,16 @@ impl Server {
     /// `MCP_SHUTDOWN_GRACE_MS` environment variable sets it.
     pub fn shutdown_grace(mut self, grace: std::time::Duration) -> Self {
         self.shutdown_grace = Some(grace);
+        self
+    }
+
+    /// Count requests (by method, target, outcome and error layer, with latency) and
+    /// serve them in the Prometheus text format at `http://addr/metrics`, a listener of
+    /// its own so the MCP port does not expose them. Without this call, the
+    /// `MCP_METRICS_ADDR` environment variable (e.g. `127.0.0.1:9464`) turns it on.
+    /// [`App::metrics`] renders the same text for a router of your own.
+    pub fn metrics_endpoint(mut self, addr: SocketAddr) -> Self {
+        self.metrics_addr = Some(addr);
         self
     }
 
@@ -443,6 +458,17 @@ impl Server {
             None => crate::core::lifecycle::grace_from_env()
                 .map_err(|e| Error::Build(vec![BuildError::Config(e)]))?,
         };
+        let metrics_addr = match self.metrics_addr {
+            Some(addr) => Some(addr),
+            None => match std::env::var(METRICS_ENV) {
+                Ok(text) => Some(text.trim().parse::<SocketAddr>().map_err(|_| {
+                    Error::Build(vec![BuildError::Config(format!(
+                        "{METRICS_ENV} must be an address such as 127.0.0.1:9464, not {text:?}"
+                    ))])
+                })?),
+                Err(_) => None,
+            },
+        };
         let sealer = Sealer::new(&seal_key);
         let defs = select(self.only, &self.modules);
         let wants_tasks = defs
@@ -479,8 +505,10 @@ impl Server {
             discover_cache: self.discover_cache,
             supported_versions: version::MODERN_VERSIONS.to_vec(),
             lifecycle: Arc::new(crate::core::lifecycle::Lifecycle::new(shutdown_grace)),
+            metrics: metrics_addr.map(|_| crate::metrics::Metrics::new()),
         };
         Ok(App {
+            metrics_addr,
             closing: tokio_util::sync::CancellationToken::new(),
             core: Arc::new(core),
             http: Arc::new(http),
@@ -627,6 +655,7 @@ fn select(only: Option<Selection>, modules: &[String]) -> Defs {
 /// A built server, ready to serve on any transport. Cheap to clone.
 #[derive(Clone)]
 pub struct App {
+    pub(crate) metrics_addr: Option<SocketAddr>,
     pub(crate) closing: tokio_util::sync::CancellationToken,
     pub(crate) core: Arc<Core>,
     pub(crate) http: Arc<HttpConfig>,
@@ -681,6 +710,7 @@ impl App {
         }
         // Pipes (as a host spawns servers) are read and written without a blocking thread
         // per operation; a terminal or a file falls back to tokio's blocking stdio.
+        self.start_metrics().await?;
         // SIGTERM or Ctrl-C ends the input as EOF does; the grace period follows.
         let core = self.core.clone();
         let signal = async move {
@@ -786,6 +816,7 @@ impl App {
             .await
             .map_err(Error::Io)?;
         let local = listener.local_addr().map_err(Error::Io)?;
+        self.start_metrics().await?;
         tracing::info!("serving MCP over Streamable HTTP at http://{local}/mcp");
         let lifecycle = self.core.lifecycle.clone();
         let signal = tokio::spawn(async move {
@@ -824,6 +855,52 @@ impl App {
     pub async fn shutdown(&self) {
         self.core.lifecycle.begin_draining();
         self.drain().await;
+    }
+
+    /// The request metrics in the OpenMetrics text format (what Prometheus scrapes), or
+    /// `None` when they are off ([`Server::metrics_endpoint`]).
+    pub fn metrics(&self) -> Option<String> {
+        self.core
+            .metrics
+            .as_ref()
+            .map(|metrics| metrics.render(self.core.lifecycle.running()))
+    }
+
+    /// Bind the metrics listener, if one is configured, and serve it in the background
+    /// until shutdown begins.
+    async fn start_metrics(&self) -> Result<(), Error> {
+        let Some(addr) = self.metrics_addr else {
+            return Ok(());
+        };
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(Error::Io)?;
+        let local = listener.local_addr().map_err(Error::Io)?;
+        tracing::info!("serving metrics at http://{local}/metrics");
+        let app = self.clone();
+        let scrape = move || {
+            let app = app.clone();
+            async move {
+                (
+                    [(
+                        axum::http::header::CONTENT_TYPE,
+                        "application/openmetrics-text; version=1.0.0; charset=utf-8",
+                    )],
+                    app.metrics().unwrap_or_default(),
+                )
+            }
+        };
+        let router = axum::Router::new().route("/metrics", axum::routing::get(scrape));
+        let draining = self.core.lifecycle.draining().clone();
+        tokio::spawn(async move {
+            let served = axum::serve(listener, router)
+                .with_graceful_shutdown(draining.cancelled_owned())
+                .await;
+            if let Err(e) = served {
+                tracing::error!("the metrics listener failed: {e}");
+            }
+        });
+        Ok(())
     }
 
     /// Whether this server takes new work: true until shutdown starts.

@@ -70,6 +70,8 @@ pub struct Core {
     pub(crate) discover_cache: CacheHints,
     pub(crate) supported_versions: Vec<&'static str>,
     pub(crate) lifecycle: Arc<super::lifecycle::Lifecycle>,
+    /// Request metrics, when a scrape endpoint is configured.
+    pub(crate) metrics: Option<Arc<crate::metrics::Metrics>>,
 }
 
 /// The methods the core knows, told apart once per request.
@@ -239,6 +241,31 @@ impl Core {
             _ => None,
         };
         found.unwrap_or(&[])
+    }
+
+    /// The `name` label of a request's metrics: a served tool or prompt, the URI or
+    /// template of a served resource, `(unknown)` for anything else a client named.
+    pub(crate) fn metric_target(&self, method: &str, name: Option<&str>) -> String {
+        let Some(name) = name else {
+            return String::new();
+        };
+        let snapshot = self.live.load();
+        let known = match method {
+            "tools/call" => snapshot.catalog.get(name).map(|_| name.to_owned()),
+            "prompts/get" => snapshot.catalog.prompt(name).map(|_| name.to_owned()),
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+                if name.len() <= crate::registry::uri::MAX_URI_BYTES {
+                    snapshot
+                        .catalog
+                        .resolve(name)
+                        .map(|(resource, _)| resource.published.clone())
+                } else {
+                    None
+                }
+            }
+            _ => return String::new(),
+        };
+        known.unwrap_or_else(|| "(unknown)".to_owned())
     }
 
     /// Handle one request.

@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 use tracing::Instrument as _;
 
 use crate::core::{Call, ClientCapabilities, ContextParts, Core, Reply, RequestContext};
-use crate::observe;
+use crate::observe::{self, Outcome};
 use crate::protocol::jsonrpc::{error_response, result_response};
 use crate::protocol::{codes, meta, Implementation, LogLevel, RequestId, RpcError};
 
@@ -182,6 +182,7 @@ pub async fn handle_request(
     params: Option<Map<String, Value>>,
     inbound: Inbound,
 ) -> Answer {
+    let started = std::time::Instant::now();
     let mut params = params.unwrap_or_default();
     let name = crate::era::target_of(&params);
     let span = observe::request_span(inbound.transport, &method, name.as_deref(), &id);
@@ -189,12 +190,15 @@ pub async fn handle_request(
         let admission = match admit(core, &method, &mut params) {
             Ok(a) => a,
             Err((error, status)) => {
-                observe::failed(&error);
+                let outcome = Outcome::of_error(&error);
+                observe::finish(outcome, Some(&error));
+                observe::count(core, &method, name.as_deref(), outcome, started);
                 return Answer::error(Some(&id), &error, status);
             }
         };
         tracing::Span::current().record("protocol_version", admission.protocol_version.as_str());
         let ctx = context(core, &id, method, name, admission, inbound);
+        let (method, name) = (ctx.method(), ctx.name());
         let reply = core
             .handle(Call {
                 ctx: ctx.clone(),
@@ -205,6 +209,15 @@ pub async fn handle_request(
         if let Some(notifier) = ctx.notifier() {
             notifier.close();
         }
+        let outcome = Outcome::of_reply(&reply);
+        observe::finish(
+            outcome,
+            match &reply {
+                Reply::Error(error) => Some(error),
+                _ => None,
+            },
+        );
+        observe::count(core, method, name, outcome, started);
         render(core, &id, reply)
     }
     .instrument(span)
@@ -280,14 +293,12 @@ pub(crate) fn render(core: &Core, id: &RequestId, reply: Reply) -> Answer {
                 );
             }
             add_server_info(core, &mut body);
-            observe::completed(&body);
             Answer {
                 message: result_response(id, Value::Object(body)),
                 status: 200,
             }
         }
         Reply::InputRequired { requests, state } => {
-            observe::input_required(requests.len());
             let mut body = Map::new();
             body.insert("resultType".into(), Value::String("input_required".into()));
             if !requests.is_empty() {
@@ -303,7 +314,6 @@ pub(crate) fn render(core: &Core, id: &RequestId, reply: Reply) -> Answer {
         Reply::Task { mut body } => {
             body.insert("resultType".into(), Value::String("task".into()));
             add_server_info(core, &mut body);
-            observe::completed(&body);
             Answer {
                 message: result_response(id, Value::Object(body)),
                 status: 200,
@@ -311,7 +321,6 @@ pub(crate) fn render(core: &Core, id: &RequestId, reply: Reply) -> Answer {
         }
         Reply::Error(error) => {
             let status = status_of(&error);
-            observe::failed(&error);
             Answer::error(Some(id), &error, status)
         }
     }

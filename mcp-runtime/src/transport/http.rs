@@ -33,6 +33,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use crate::core::{Core, Notifier, Subscription, Transport};
 use crate::era::modern::{self, Answer, Inbound};
 use crate::era::Eras;
+use crate::observe;
 use crate::policy::auth::Principal;
 use crate::policy::limits::check_depth;
 use crate::policy::oauth::HttpAuth;
@@ -171,6 +172,7 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
     let headers = parts.headers;
     if let Err(reason) = check_host_and_origin(&headers, &shared.config.allowed_hosts) {
         tracing::warn!(%reason, "refused a request from a foreign host or origin");
+        observe::refused(&shared.core, "transport", 403, &reason);
         return json(
             StatusCode::FORBIDDEN,
             &error_response(
@@ -185,7 +187,11 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
     let principal = match &shared.config.auth {
         Some(auth) => match auth.authenticate(&headers, parts.uri.query()).await {
             Ok(principal) => Some(principal),
-            Err(refusal) => return refusal,
+            Err(refusal) => {
+                let status = refusal.status().as_u16();
+                observe::refused(&shared.core, "transport", status, "no valid access token");
+                return refusal;
+            }
         },
         None => parts.extensions.get::<Principal>().cloned(),
     };
@@ -210,6 +216,7 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
         let error = RpcError::invalid_request(format!(
             "{method} is not supported on this endpoint: send each JSON-RPC message as a POST"
         ));
+        observe::refused(&shared.core, "transport", 405, &error.message);
         let mut response = json(
             StatusCode::METHOD_NOT_ALLOWED,
             &error_response(None, &error),
@@ -225,6 +232,7 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
+        observe::refused(&shared.core, "transport", 413, "declared body too large");
         return too_large(limit);
     }
     let bytes: Bytes = match tokio::time::timeout(
@@ -234,8 +242,12 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
     .await
     {
         Ok(Ok(b)) => b,
-        Ok(Err(_)) => return too_large(limit),
+        Ok(Err(_)) => {
+            observe::refused(&shared.core, "transport", 413, "body too large");
+            return too_large(limit);
+        }
         Err(_) => {
+            observe::refused(&shared.core, "transport", 408, "body too slow");
             let error = RpcError::invalid_request(format!(
                 "The request body did not arrive within {} s",
                 shared.config.body_timeout.as_secs_f64()
@@ -244,19 +256,20 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
         }
     };
     if let Err(error) = check_depth(&bytes, shared.core.limiter.limits().max_json_depth) {
+        observe::refused(&shared.core, "jsonrpc", 400, &error.message);
         return json(StatusCode::BAD_REQUEST, &error_response(None, &error));
     }
     let value: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(e) => {
-            return json(
-                StatusCode::BAD_REQUEST,
-                &error_response(None, &RpcError::parse_error(e)),
-            )
+            let error = RpcError::parse_error(e);
+            observe::refused(&shared.core, "jsonrpc", 400, &error.message);
+            return json(StatusCode::BAD_REQUEST, &error_response(None, &error));
         }
     };
     if let (Some(auth), Some(principal)) = (&shared.config.auth, &principal) {
         if let Some(refusal) = scope_challenge(&shared.core, auth, principal, &value) {
+            observe::refused(&shared.core, "transport", 403, "insufficient scope");
             return refusal;
         }
     }
@@ -271,15 +284,19 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
         return crate::era::legacy::http::post(incoming, value).await;
     }
     match Message::from_value(value) {
-        Err(malformed) => json(
-            StatusCode::BAD_REQUEST,
-            &error_response(malformed.id.as_ref(), &malformed.error),
-        ),
+        Err(malformed) => {
+            observe::refused(&shared.core, "jsonrpc", 400, &malformed.error.message);
+            json(
+                StatusCode::BAD_REQUEST,
+                &error_response(malformed.id.as_ref(), &malformed.error),
+            )
+        }
         Ok(Message::Notification { .. }) => StatusCode::ACCEPTED.into_response(),
         Ok(Message::Response { id, .. }) => {
             let error = RpcError::invalid_request(
                 "Clients do not send responses in this protocol revision",
             );
+            observe::refused(&shared.core, "jsonrpc", 400, &error.message);
             json(
                 StatusCode::BAD_REQUEST,
                 &error_response(id.as_ref(), &error),
@@ -287,6 +304,7 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
         }
         Ok(Message::Request { id, method, params }) => {
             if let Err(error) = check_headers(&headers, &method, params.as_ref(), &shared.core) {
+                observe::refused(&shared.core, "mcp", 400, &error.message);
                 return answer(Answer::error(Some(&id), &error, 400));
             }
             if method == "subscriptions/listen" {

@@ -194,3 +194,179 @@ async fn stdio_eof_waits_the_grace_period_then_answers_what_is_left() {
     assert_eq!(by_id(1)["result"]["content"][0]["text"], "took 100 ms");
     assert_eq!(error_of(by_id(2))["code"], SHUTTING_DOWN);
 }
+
+/// The `mcp.request` spans a test saw: each one's fields as strings.
+#[derive(Clone, Default)]
+struct Spans(Arc<std::sync::Mutex<Vec<std::collections::BTreeMap<String, String>>>>);
+
+struct Fields<'a>(&'a mut std::collections::BTreeMap<String, String>);
+
+impl tracing::field::Visit for Fields<'_> {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        self.0.insert(
+            field.name().to_owned(),
+            format!("{value:?}").trim_matches('"').to_owned(),
+        );
+    }
+    fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+        self.0.insert(field.name().to_owned(), value.to_owned());
+    }
+}
+
+/// Index of a span in `Spans`, kept in the span's extensions.
+struct Slot(usize);
+
+impl<S> tracing_subscriber::Layer<S> for Spans
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    fn on_new_span(
+        &self,
+        attrs: &tracing::span::Attributes<'_>,
+        id: &tracing::span::Id,
+        ctx: tracing_subscriber::layer::Context<'_, S>,
+    ) {
+        if attrs.metadata().name() != "mcp.request" {
+            return;
+        }
+        let mut fields = std::collections::BTreeMap::new();
+        attrs.record(&mut Fields(&mut fields));
+        let mut spans = self.0.lock().unwrap();
+        spans.push(fields);
+        if let Some(span) = ctx.span(id) {
+            span.extensions_mut().insert(Slot(spans.len() - 1));
+        }
+    }
+
+    fn on_record(
+        &self,
+        id: &tracing::span::Id,
+        values: &tracing::span::Record<'_>,
+        ctx: tracing_subscriber::layer::Context<'_, S>,
+    ) {
+        if let Some(span) = ctx.span(id) {
+            if let Some(Slot(index)) = span.extensions().get::<Slot>() {
+                if let Some(fields) = self.0.lock().unwrap().get_mut(*index) {
+                    values.record(&mut Fields(fields));
+                }
+            }
+        }
+    }
+}
+
+impl Spans {
+    fn all(&self) -> Vec<std::collections::BTreeMap<String, String>> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+async fn post(app: &App, host: &str, body: &str) -> (StatusCode, Value) {
+    let mut request = mcp_runtime::testing::http_request(body).unwrap();
+    request.headers_mut().insert("host", host.parse().unwrap());
+    let response = app.router().oneshot(request).await.unwrap();
+    let status = response.status();
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+        .await
+        .unwrap();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
+fn call_body(name: &str, arguments: Value) -> String {
+    json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments, "_meta": default_meta()}
+    })
+    .to_string()
+}
+
+/// One span per request, with the fields that tell the failure layers apart, and the
+/// same outcomes counted in the metrics.
+#[tokio::test]
+async fn spans_and_metrics_tell_transport_jsonrpc_protocol_and_business_failures_apart() {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    let spans = Spans::default();
+    let _guard =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(spans.clone()));
+    let app = long::server(Arc::new(TaskProbe::default()))
+        .metrics_endpoint("127.0.0.1:0".parse().unwrap())
+        .build()
+        .unwrap();
+
+    // Completed.
+    let (status, ok) = post(&app, "localhost", &call_body("takes", json!({"ms": 1}))).await;
+    assert_eq!(
+        (status, &ok["result"]["resultType"]),
+        (StatusCode::OK, &json!("complete"))
+    );
+    // Business: the tool answered isError.
+    let (_, failed) = post(&app, "localhost", &call_body("task_tool_error", json!({}))).await;
+    assert_eq!(failed["result"]["isError"], true, "{failed}");
+    // Protocol: an unknown tool, a JSON-RPC error inside HTTP 200.
+    let (status, unknown) = post(&app, "localhost", &call_body("nope", json!({}))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(unknown["error"]["code"], -32602);
+    // JSON-RPC: no JSON at all.
+    let (status, _) = post(&app, "localhost", "{not json").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    // Transport: a foreign Host, refused before any JSON-RPC.
+    let (status, _) = post(&app, "evil.example", &call_body("takes", json!({"ms": 1}))).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+
+    let seen: Vec<(String, String, String, String)> = spans
+        .all()
+        .into_iter()
+        .map(|f| {
+            let get = |k: &str| f.get(k).cloned().unwrap_or_default();
+            (
+                get("name"),
+                get("phase"),
+                get("error_layer"),
+                get("transport"),
+            )
+        })
+        .collect();
+    let http = |name: &str, phase: &str, layer: &str| {
+        (
+            name.to_owned(),
+            phase.to_owned(),
+            layer.to_owned(),
+            "http".to_owned(),
+        )
+    };
+    assert_eq!(
+        seen,
+        [
+            http("takes", "completed", ""),
+            http("task_tool_error", "failed", "business"),
+            http("nope", "failed", "mcp"),
+            http("", "failed", "jsonrpc"),
+            http("", "failed", "transport"),
+        ]
+    );
+    let completed = spans.all().remove(0);
+    assert_eq!(completed["method"], "tools/call");
+    assert_eq!(completed["protocol_version"], "2026-07-28");
+    assert_eq!(completed["request_id"], "1");
+
+    let text = app.metrics().expect("metrics are on");
+    for line in [
+        r#"mcp_requests_total{method="tools/call",name="takes",outcome="completed",error_layer=""} 1"#,
+        r#"mcp_requests_total{method="tools/call",name="task_tool_error",outcome="failed",error_layer="business"} 1"#,
+        r#"mcp_requests_total{method="tools/call",name="(unknown)",outcome="failed",error_layer="mcp"} 1"#,
+        r#"mcp_requests_total{method="",name="",outcome="failed",error_layer="jsonrpc"} 1"#,
+        r#"mcp_requests_total{method="",name="",outcome="failed",error_layer="transport"} 1"#,
+        r#"mcp_request_duration_seconds_count{method="tools/call",name="takes",outcome="completed"} 1"#,
+        "mcp_calls_in_flight 0",
+    ] {
+        assert!(text.contains(line), "missing {line} in\n{text}");
+    }
+}
+
+#[test]
+fn metrics_are_off_unless_asked_for() {
+    let app = app(100);
+    assert_eq!(app.metrics(), None);
+}

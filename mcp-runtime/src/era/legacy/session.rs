@@ -149,10 +149,12 @@ impl Session {
         params: Option<Map<String, Value>>,
         inbound: Inbound,
     ) -> Value {
+        let started = std::time::Instant::now();
         let mut params = params.unwrap_or_default();
         let name = crate::era::target_of(&params);
         let span = observe::request_span(inbound.transport, &method, name.as_deref(), &id);
         span.record("protocol_version", self.version);
+        let target = name.clone();
         async move {
             let meta = match params.remove("_meta") {
                 Some(Value::Object(meta)) => meta,
@@ -180,6 +182,15 @@ impl Session {
             if let Some(notifier) = &inbound.notifier {
                 notifier.close();
             }
+            let outcome = observe::Outcome::of_reply(&reply);
+            observe::finish(
+                outcome,
+                match &reply {
+                    Reply::Error(error) => Some(error),
+                    _ => None,
+                },
+            );
+            observe::count(core, &method, target.as_deref(), outcome, started);
             self.render(&id, &method, reply)
         }
         .instrument(span)
@@ -281,19 +292,16 @@ impl Session {
         match reply {
             Reply::Complete { body, .. } => {
                 let body = shape::result(self.version, method, body);
-                observe::completed(&body);
                 result_response(id, Value::Object(body))
             }
             Reply::InputRequired { .. } | Reply::Task { .. } => {
                 // The bridge turns input requests into requests to the client, and no task
                 // is made for a handshake-era request; either escaping is a bug.
                 let error = RpcError::internal("Internal error: unanswered input request");
-                observe::failed(&error);
                 error_response(Some(id), &error)
             }
             Reply::Error(error) => {
                 let error = shape::error(error);
-                observe::failed(&error);
                 error_response(Some(id), &error)
             }
         }

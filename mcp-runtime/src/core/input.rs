@@ -488,6 +488,11 @@ impl Rounds {
         Rounds { sealer, ttl }
     }
 
+    /// The server's sealer (its key is shared by the instances behind one balancer).
+    pub(crate) fn sealer(&self) -> &Sealer {
+        &self.sealer
+    }
+
     /// Read `inputResponses` and `requestState` out of `params` into `ctx`. Errors are
     /// -32602 with a message saying what to fix.
     pub(crate) fn open(

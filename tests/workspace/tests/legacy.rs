@@ -459,7 +459,7 @@ async fn session_ids_are_unguessable_visible_ascii() {
     let (a, _) = Http::open(&app, "2025-11-25", json!({})).await;
     let (b, _) = Http::open(&app, "2025-11-25", json!({})).await;
     assert_ne!(a.session, b.session);
-    assert!(a.session.len() >= 40, "256 bits of randomness");
+    assert!(a.session.len() >= 40, "sealed with a random 192-bit nonce");
     assert!(a.session.bytes().all(|c| (0x21..=0x7e).contains(&c)));
 }
 
@@ -1458,4 +1458,81 @@ async fn bad_session_traffic_gets_clear_errors_and_the_session_survives() {
     // The session still works.
     let pong = http.call(request(2, "ping", json!({})), agreeable).await;
     assert_eq!(pong.response["result"], json!({}));
+}
+
+/// Session ids are portable between instances sharing the seal key: a load balancer that
+/// hashes `Mcp-Session-Id` sends a session's messages to one instance, which need not be
+/// the one that answered `initialize`. An ended id stays ended there; an id from another
+/// key, or altered, opens nothing.
+#[tokio::test]
+async fn a_session_id_opens_its_session_on_another_instance_with_the_same_key() {
+    let key = mcp_runtime::SealKey::from_bytes([9; 32]);
+    let first = build(interactive().seal_key(key.clone()));
+    let second = build(interactive().seal_key(key));
+    let stranger = build(interactive().seal_key(mcp_runtime::SealKey::from_bytes([8; 32])));
+    let (opened, _) = Http::open(&first, "2025-06-18", json!({"elicitation": {}})).await;
+
+    // The second instance has never seen the session, and serves it as negotiated: the
+    // revision and the client's capabilities travel in the id.
+    let moved = Http {
+        router: second.router(),
+        session: opened.session.clone(),
+        version: opened.version.clone(),
+    };
+    let listed = moved.send(&request(1, "tools/list", json!({}))).await;
+    assert_eq!(listed.status(), 200);
+    assert!(json_body(listed).await["result"]["tools"].is_array());
+    let wrong_version = moved
+        .router
+        .clone()
+        .oneshot(post(
+            &request(2, "ping", json!({})),
+            Some(&moved.session),
+            Some("2025-11-25"),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        wrong_version.status(),
+        400,
+        "still the negotiated 2025-06-18"
+    );
+
+    // Another key, or a changed id: unknown.
+    let foreign = Http {
+        router: stranger.router(),
+        session: opened.session.clone(),
+        version: opened.version.clone(),
+    };
+    assert_eq!(
+        foreign.send(&request(3, "ping", json!({}))).await.status(),
+        404
+    );
+    let mut altered = opened.session.clone();
+    let last = altered.pop().unwrap();
+    altered.push(if last == 'A' { 'B' } else { 'A' });
+    let tampered = Http {
+        router: second.router(),
+        session: altered,
+        version: opened.version.clone(),
+    };
+    assert_eq!(
+        tampered.send(&request(4, "ping", json!({}))).await.status(),
+        404
+    );
+
+    // Ended where it lives: it does not open again there.
+    let delete = Request::delete("/mcp")
+        .header("host", "127.0.0.1")
+        .header("mcp-session-id", &moved.session)
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(
+        moved.router.clone().oneshot(delete).await.unwrap().status(),
+        200
+    );
+    assert_eq!(
+        moved.send(&request(5, "ping", json!({}))).await.status(),
+        404
+    );
 }

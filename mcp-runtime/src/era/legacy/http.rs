@@ -11,6 +11,13 @@
 //! resource updates go. `DELETE` ends the session; an unknown or ended session is 404.
 //! Closing a connection does not cancel a request in this era; `notifications/cancelled`
 //! does.
+//!
+//! Session ids are portable: each is the negotiated session (revision, client
+//! capabilities and info, owner), sealed with the server's key. Behind a load balancer
+//! that routes by the `Mcp-Session-Id` header (nginx `hash $http_mcp_session_id`),
+//! `initialize` may land on any instance. The instance the hash picks for the session's
+//! later messages opens the session from its id the first time it sees it. From then on
+//! the session lives there: its streams, subscriptions and pending requests to the client.
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
@@ -40,6 +47,18 @@ pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Finished response streams kept per session for clients that come back for them.
 const KEPT_STREAMS: usize = 16;
+
+/// What a sealed session id is bound to.
+const SESSION_PURPOSE: &str = "mcp-session-id";
+
+/// How long after `initialize` a session id can open its session on another instance.
+const PORTABLE_FOR: Duration = Duration::from_secs(24 * 3600);
+
+/// Longest portable id; a larger session (huge capabilities) gets a random, local id.
+const MAX_PORTABLE_ID: usize = 4096;
+
+/// Ended session ids remembered so they do not open again here.
+const MAX_ENDED: usize = 100_000;
 
 /// Events kept on a session's own stream (list changes and resource updates, which a
 /// client that missed some only needs to see once to list or read again).
@@ -136,6 +155,9 @@ impl HttpSession {
 pub(crate) struct Sessions {
     config: Arc<LegacyConfig>,
     map: Mutex<HashMap<String, Arc<HttpSession>>>,
+    /// Sessions ended here (DELETE, idle expiry, eviction), with when: their ids stay
+    /// ended for as long as they could otherwise open again.
+    ended: Mutex<HashMap<String, Instant>>,
     /// When expired sessions were last swept out.
     swept: Mutex<Instant>,
 }
@@ -145,6 +167,7 @@ impl Sessions {
         Sessions {
             config,
             map: Mutex::default(),
+            ended: Mutex::default(),
             swept: Mutex::new(Instant::now()),
         }
     }
@@ -172,8 +195,30 @@ impl Sessions {
             if let Some(gone) = map.remove(&key) {
                 tracing::debug!("a session expired after being idle");
                 gone.end();
+                self.remember_ended(key);
             }
         }
+    }
+
+    /// Keep `id` from opening again here.
+    fn remember_ended(&self, id: String) {
+        let mut ended = lock(&self.ended);
+        if ended.len() >= MAX_ENDED {
+            ended.retain(|_, at| at.elapsed() < PORTABLE_FOR);
+            if ended.len() >= MAX_ENDED {
+                // Still full: forget the oldest half rather than grow without bound.
+                let mut ages: Vec<Instant> = ended.values().copied().collect();
+                ages.sort_unstable();
+                if let Some(cut) = ages.get(ages.len() / 2).copied() {
+                    ended.retain(|_, at| *at > cut);
+                }
+            }
+        }
+        ended.insert(id, Instant::now());
+    }
+
+    fn was_ended(&self, id: &str) -> bool {
+        lock(&self.ended).contains_key(id)
     }
 
     fn insert(&self, id: String, entry: Arc<HttpSession>) {
@@ -184,15 +229,50 @@ impl Sessions {
                 .iter()
                 .max_by_key(|(_, e)| e.idle_for())
                 .map(|(k, _)| k.clone());
-            match oldest.and_then(|key| map.remove(&key)) {
-                Some(gone) => {
+            match oldest.and_then(|key| map.remove(&key).map(|gone| (key, gone))) {
+                Some((key, gone)) => {
                     tracing::info!("session store full: ended the least recently used session");
                     gone.end();
+                    self.remember_ended(key);
                 }
                 None => break,
             }
         }
         map.insert(id, entry);
+    }
+
+    /// Open the session a portable id names, unless it is open here already (then that
+    /// one), ended here, expired, not this server's, or another principal's.
+    fn revive(
+        &self,
+        core: &Arc<Core>,
+        id: &str,
+        principal: Option<&Principal>,
+    ) -> Option<Arc<HttpSession>> {
+        if self.was_ended(id) {
+            return None;
+        }
+        let plain = core
+            .rounds
+            .sealer()
+            .open_with(SESSION_PURPOSE.as_bytes(), id, MAX_PORTABLE_ID)
+            .ok()?;
+        let portable: super::session::Portable = serde_json::from_slice(&plain).ok()?;
+        let (session, opened_ms) = Session::restore(&self.config, portable)?;
+        let age = now_ms().saturating_sub(opened_ms);
+        if u128::from(age) > PORTABLE_FOR.as_millis() || !session.admits(principal) {
+            return None;
+        }
+        let mut map = lock(&self.map);
+        if let Some(existing) = map.get(id) {
+            // Opened by a request that came in at the same moment.
+            return Some(existing.clone());
+        }
+        let entry = open_entry(core, session);
+        map.insert(id.to_owned(), entry.clone());
+        drop(map);
+        tracing::info!("handshake-era session opened here from its portable id");
+        Some(entry)
     }
 
     /// The live session `id`, if it exists, has not idled out and belongs to `principal`.
@@ -202,7 +282,9 @@ impl Sessions {
         let entry = map.get(id)?.clone();
         if self.expired(&entry) {
             map.remove(id);
+            drop(map);
             entry.end();
+            self.remember_ended(id.to_owned());
             tracing::debug!("a session expired after being idle");
             return None;
         }
@@ -215,7 +297,9 @@ impl Sessions {
     }
 
     fn remove(&self, id: &str) -> Option<Arc<HttpSession>> {
-        lock(&self.map).remove(id)
+        let gone = lock(&self.map).remove(id);
+        self.remember_ended(id.to_owned());
+        gone
     }
 
     /// End every session (the server is shutting down).
@@ -279,9 +363,13 @@ fn find(incoming: &Incoming<'_>) -> Result<(String, Arc<HttpSession>), Refusal> 
     let id = header_text(incoming.headers, SESSION_HEADER)
         .map_err(|_| Refusal::Malformed)?
         .ok_or(Refusal::Missing)?;
-    match incoming.sessions.get(&id, incoming.principal.as_ref()) {
+    let principal = incoming.principal.as_ref();
+    match incoming.sessions.get(&id, principal) {
         Some(entry) => Ok((id, entry)),
-        None => Err(Refusal::Unknown),
+        None => match incoming.sessions.revive(incoming.core, &id, principal) {
+            Some(entry) => Ok((id, entry)),
+            None => Err(Refusal::Unknown),
+        },
     }
 }
 
@@ -358,7 +446,18 @@ fn initialize(incoming: &Incoming<'_>, body: Value) -> Response {
         Ok(opened) => opened,
         Err(e) => return error(StatusCode::BAD_REQUEST, Some(&id), e),
     };
-    let session_id = match crate::policy::seal::random_token(32) {
+    let portable = serde_json::to_vec(&session.portable(now_ms()))
+        .map_err(|e| e.to_string())
+        .and_then(|plain| {
+            incoming
+                .core
+                .rounds
+                .sealer()
+                .seal_with(SESSION_PURPOSE.as_bytes(), &plain)
+        })
+        .ok()
+        .filter(|id| id.len() <= MAX_PORTABLE_ID);
+    let session_id = match portable.map_or_else(|| crate::policy::seal::random_token(32), Ok) {
         Ok(token) => token,
         Err(e) => {
             tracing::error!("cannot mint a session id: {e}");
@@ -369,6 +468,17 @@ fn initialize(incoming: &Incoming<'_>, body: Value) -> Response {
             );
         }
     };
+    let entry = open_entry(incoming.core, session);
+    incoming.sessions.insert(session_id.clone(), entry);
+    let mut response = json(StatusCode::OK, &result_response(&id, result));
+    if let Ok(value) = HeaderValue::from_str(&session_id) {
+        response.headers_mut().insert(SESSION_HEADER, value);
+    }
+    response
+}
+
+/// A session's HTTP side, with its forwarder of list changes started.
+fn open_entry(core: &Arc<Core>, session: Arc<Session>) -> Arc<HttpSession> {
     let entry = Arc::new(HttpSession {
         session: session.clone(),
         standalone: Arc::new(EventLog::new(0, SESSION_STREAM_EVENTS)),
@@ -378,16 +488,16 @@ fn initialize(incoming: &Incoming<'_>, body: Value) -> Response {
         open_streams: AtomicUsize::new(0),
         in_flight: InFlight::default(),
     });
-    tokio::spawn(session.forward_changes(
-        incoming.core.clone(),
-        entry.standalone.clone() as Arc<dyn FrameSink>,
-    ));
-    incoming.sessions.insert(session_id.clone(), entry);
-    let mut response = json(StatusCode::OK, &result_response(&id, result));
-    if let Ok(value) = HeaderValue::from_str(&session_id) {
-        response.headers_mut().insert(SESSION_HEADER, value);
-    }
-    response
+    tokio::spawn(
+        session.forward_changes(core.clone(), entry.standalone.clone() as Arc<dyn FrameSink>),
+    );
+    entry
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 fn notify(entry: &HttpSession, method: &str, params: Option<&Map<String, Value>>) {

@@ -5,6 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use tokio::sync::{broadcast, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -49,7 +50,76 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// What a portable session id carries: the negotiated session, so any instance that
+/// shares the seal key can open it (sealed: the client can neither read nor change it).
+#[derive(Serialize, Deserialize)]
+pub(crate) struct Portable {
+    version: String,
+    capabilities: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    client_info: Option<Implementation>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    owner: Option<String>,
+    /// When the session was opened (ms since the epoch).
+    opened_ms: u64,
+}
+
 impl Session {
+    fn open(
+        config: &Arc<LegacyConfig>,
+        version: &'static str,
+        capabilities: ClientCapabilities,
+        client_info: Option<Implementation>,
+        owner: Option<String>,
+    ) -> Arc<Session> {
+        Arc::new(Session {
+            version,
+            capabilities,
+            client_info,
+            owner,
+            log_level: Mutex::new(None),
+            subscriptions: Mutex::default(),
+            waiting: Mutex::default(),
+            next_id: AtomicU64::new(1),
+            ended: CancellationToken::new(),
+            config: config.clone(),
+        })
+    }
+
+    /// This session as a portable id would carry it.
+    pub(crate) fn portable(&self, opened_ms: u64) -> Portable {
+        Portable {
+            version: self.version.to_owned(),
+            capabilities: self.capabilities.as_map().clone(),
+            client_info: self.client_info.clone(),
+            owner: self.owner.clone(),
+            opened_ms,
+        }
+    }
+
+    /// Open the session a portable id describes on this instance (another one answered
+    /// its `initialize`), if its revision is still spoken here; with its age in ms.
+    pub(crate) fn restore(
+        config: &Arc<LegacyConfig>,
+        portable: Portable,
+    ) -> Option<(Arc<Session>, u64)> {
+        let version = config
+            .versions
+            .iter()
+            .copied()
+            .find(|v| *v == portable.version)?;
+        Some((
+            Session::open(
+                config,
+                version,
+                ClientCapabilities::new(portable.capabilities),
+                portable.client_info,
+                portable.owner,
+            ),
+            portable.opened_ms,
+        ))
+    }
+
     /// Answer an `initialize` request: the new session and the `InitializeResult`.
     pub(crate) fn initialize(
         core: &Core,
@@ -97,18 +167,13 @@ impl Session {
             ))
             .with_data(json!({ "supported": supported })));
         };
-        let session = Arc::new(Session {
+        let session = Session::open(
+            config,
             version,
             capabilities,
             client_info,
-            owner: principal.map(|p| p.subject.clone()),
-            log_level: Mutex::new(None),
-            subscriptions: Mutex::default(),
-            waiting: Mutex::default(),
-            next_id: AtomicU64::new(1),
-            ended: CancellationToken::new(),
-            config: config.clone(),
-        });
+            principal.map(|p| p.subject.clone()),
+        );
         let mut result = Map::new();
         result.insert("protocolVersion".into(), Value::String(version.into()));
         result.insert(

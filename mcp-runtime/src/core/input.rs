@@ -489,6 +489,7 @@ impl Rounds {
     }
 
     /// The server's sealer (its key is shared by the instances behind one balancer).
+    #[cfg(feature = "legacy")]
     pub(crate) fn sealer(&self) -> &Sealer {
         &self.sealer
     }

@@ -59,9 +59,11 @@ start_http() {
 }
 pids=()
 pgdir=""
+fleet_dir=""
 cleanup() {
   for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
   if [ -n "$pgdir" ]; then scripts/postgres.sh stop "$pgdir"; rm -rf "$pgdir"; fi
+  if [ -n "$fleet_dir" ]; then rm -rf "$fleet_dir"; fi
 }
 trap cleanup EXIT
 
@@ -96,6 +98,29 @@ for mode in 2026-07-28 legacy; do
   node tests/clients/ts/confirm.mjs "$mode" http "$(cat "target/orders-ts-$mode.url")"
   node tests/clients/ts/confirm.mjs "$mode" stdio "$root/target/release/orders"
 done
+
+step "scale-out behind nginx (installs it from the Debian packages when missing): three instances, both eras"
+nginx_bin=$(scripts/nginx.sh)
+MCP_TEST_NGINX=$nginx_bin cargo test -p mcp-examples --test scale_out -- --ignored --nocapture 2>&1 | tee target/cargo-test-scale-out.log
+# The TypeScript SDK v2 client in the handshake era through legacy.conf: the server's
+# elicitation/create and the client's answer are separate POSTs, which must meet on the
+# instance holding the session. Three `orders` instances sharing the seal key; each
+# keeps its own orders, as the session keeps to one of them.
+fleet_dir=$(mktemp -d /tmp/mcp-fleet.XXXXXX)
+fleet_conf=$(cat examples/deploy/nginx/legacy.conf)
+for n in 1 2 3; do
+  port=$(free_port)
+  MCP_SEAL_KEY=$(printf '7%.0s' $(seq 64)) "$root/target/release/orders" --http "127.0.0.1:$port" >"$fleet_dir/orders-$n.log" 2>&1 &
+  pids+=("$!")
+  wait_for_port "$port"
+  fleet_conf=${fleet_conf//127.0.0.1:808$n/127.0.0.1:$port}
+done
+nginx_port=$(free_port)
+printf '%s\n' "${fleet_conf//127.0.0.1:8080/127.0.0.1:$nginx_port}" >"$fleet_dir/nginx.conf"
+"$nginx_bin" -p "$fleet_dir" -e "$fleet_dir/error.log" -c "$fleet_dir/nginx.conf" &
+pids+=("$!")
+wait_for_port "$nginx_port"
+node tests/clients/ts/confirm.mjs legacy http "http://127.0.0.1:$nginx_port/mcp"
 
 step "real clients: Python SDK mcp 2.3.0 (pinned, legacy, auto), stdio and HTTP, with an elicitation round trip"
 venv=tests/clients/py/.venv

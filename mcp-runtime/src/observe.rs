@@ -140,6 +140,13 @@ pub(crate) fn count(
     }
 }
 
+/// Count a handshake-era `initialize` (answered by the transport, not the core).
+#[cfg(feature = "legacy")]
+pub(crate) fn count_initialize(core: &Core, error: Option<&RpcError>, started: Instant) {
+    let outcome = error.map_or(Outcome::Completed, Outcome::of_error);
+    count(core, "initialize", None, outcome, started);
+}
+
 /// A request refused by the HTTP transport before any JSON-RPC handling: a span of its
 /// own with `error_layer = transport` (or `jsonrpc` for a body that is no JSON-RPC
 /// message), and a count.

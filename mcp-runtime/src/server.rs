@@ -13,6 +13,9 @@ use crate::policy::oauth::{HttpAuth, ProtectedResource, TokenVerifier};
 use crate::policy::principal::Principal;
 use crate::policy::seal::{SealKey, Sealer, SEAL_KEY_ENV};
 
+/// The environment variable that sets the list page size when the code does not.
+pub const PAGE_SIZE_ENV: &str = "MCP_PAGE_SIZE";
+
 /// The environment variable that turns the metrics endpoint on at an address.
 pub const METRICS_ENV: &str = "MCP_METRICS_ADDR";
 use crate::protocol::{version, Implementation};
@@ -53,7 +56,7 @@ pub struct Server {
     tasks: crate::tasks::TaskConfig,
     only: Option<Selection>,
     modules: Vec<String>,
-    page_size: usize,
+    page_size: Option<usize>,
     list_cache: CacheHints,
     read_cache: CacheHints,
     discover_cache: CacheHints,
@@ -88,7 +91,7 @@ impl Server {
             tasks: Default::default(),
             only: None,
             modules: Vec::new(),
-            page_size: 100,
+            page_size: None,
             list_cache: CacheHints::default(),
             read_cache: CacheHints::default(),
             discover_cache: CacheHints::default(),
@@ -321,9 +324,10 @@ impl Server {
         self
     }
 
-    /// Entries per page of every list method (default 100).
+    /// Entries per page of every list method (default 100; without this call, the
+    /// `MCP_PAGE_SIZE` environment variable sets it).
     pub fn page_size(mut self, size: usize) -> Self {
-        self.page_size = size.max(1);
+        self.page_size = Some(size.max(1));
         self
     }
 
@@ -487,8 +491,24 @@ impl Server {
         })
         .transpose()?;
         let states = Arc::new(self.states);
-        let live = Live::new(defs, self.page_size, sealer.clone(), states.clone())
-            .map_err(Error::Build)?;
+        let page_size = match self.page_size {
+            Some(size) => size,
+            None => match std::env::var(PAGE_SIZE_ENV) {
+                Ok(text) => text
+                    .trim()
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| {
+                        Error::Build(vec![BuildError::Config(format!(
+                            "{PAGE_SIZE_ENV} must be a positive whole number, not {text:?}"
+                        ))])
+                    })?,
+                Err(_) => 100,
+            },
+        };
+        let live =
+            Live::new(defs, page_size, sealer.clone(), states.clone()).map_err(Error::Build)?;
         let core = Core {
             live: Arc::new(live),
             rounds: Rounds::new(sealer, self.request_state_ttl),

@@ -282,12 +282,15 @@ impl Connection {
         tasks: &mut JoinSet<()>,
     ) {
         use crate::protocol::jsonrpc::result_response;
-        match Session::initialize(
+        let started = std::time::Instant::now();
+        let opened = Session::initialize(
             &self.core,
             &self.eras.legacy,
             params,
             self.principal.as_ref(),
-        ) {
+        );
+        crate::observe::count_initialize(&self.core, opened.as_ref().err(), started);
+        match opened {
             Ok((session, result)) => {
                 send(&self.tx, &result_response(&id, result)).await;
                 let sink: Arc<dyn crate::core::FrameSink> = Arc::new(self.tx.clone());

@@ -437,12 +437,15 @@ fn initialize(incoming: &Incoming<'_>, body: Value) -> Response {
         }
     };
     let config = &incoming.sessions.config;
-    let (session, result) = match Session::initialize(
+    let started = std::time::Instant::now();
+    let opened = Session::initialize(
         incoming.core,
         config,
         params.as_ref(),
         incoming.principal.as_ref(),
-    ) {
+    );
+    crate::observe::count_initialize(incoming.core, opened.as_ref().err(), started);
+    let (session, result) = match opened {
         Ok(opened) => opened,
         Err(e) => return error(StatusCode::BAD_REQUEST, Some(&id), e),
     };

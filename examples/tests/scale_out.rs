@@ -68,9 +68,29 @@ async fn fleet(name: &str) -> Fleet {
     Fleet { instances, dir }
 }
 
+/// An nginx master process, stopped with SIGTERM so it takes its workers along (a
+/// SIGKILL would leave them serving the port).
+struct Nginx(std::process::Child);
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.0.id().to_string()])
+            .status();
+        for _ in 0..100 {
+            if matches!(self.0.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// nginx in the foreground with `config` (from `examples/deploy/nginx/`), its ports
 /// replaced by ours; the URL of its `/mcp`.
-async fn nginx(fleet: &Fleet, config: &str) -> (Running, String) {
+async fn nginx(fleet: &Fleet, config: &str) -> (Nginx, String) {
     let binary = std::env::var("MCP_TEST_NGINX").unwrap_or_else(|_| "/usr/sbin/nginx".into());
     assert!(
         Path::new(&binary).exists(),
@@ -113,7 +133,7 @@ async fn nginx(fleet: &Fleet, config: &str) -> (Running, String) {
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
-    (Running(child), format!("http://127.0.0.1:{port}/mcp"))
+    (Nginx(child), format!("http://127.0.0.1:{port}/mcp"))
 }
 
 /// Every tool name, page by page, and the cursors that led there.

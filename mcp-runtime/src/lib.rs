@@ -51,6 +51,8 @@ pub mod core;
 pub mod era;
 mod metrics;
 mod observe;
+#[cfg(feature = "otel")]
+mod otel;
 pub mod policy;
 #[cfg(test)]
 mod props;

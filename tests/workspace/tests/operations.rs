@@ -370,3 +370,87 @@ fn metrics_are_off_unless_asked_for() {
     let app = app(100);
     assert_eq!(app.metrics(), None);
 }
+
+/// With the `otel` feature, a request's span is a child of the span the client named in
+/// `_meta.traceparent` (W3C trace context), and baggage comes along; a request without
+/// one starts its own trace.
+#[tokio::test]
+async fn a_request_span_continues_the_callers_trace_from_meta() {
+    use opentelemetry::trace::{SpanId, TraceId, TracerProvider as _};
+    use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
+    use tracing_subscriber::layer::SubscriberExt as _;
+
+    let exporter = InMemorySpanExporter::default();
+    let provider = SdkTracerProvider::builder()
+        .with_simple_exporter(exporter.clone())
+        .build();
+    let subscriber = tracing_subscriber::registry()
+        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("operations-test")));
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let client = TestClient::new(app(100));
+    let mut meta = default_meta();
+    meta["traceparent"] = json!("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+    meta["baggage"] = json!("tenant=acme");
+    let traced = client
+        .message(
+            json!({"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": {
+                "name": "takes", "arguments": {"ms": 1}, "_meta": meta
+            }}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        traced["result"]["content"][0]["text"], "took 1 ms",
+        "{traced}"
+    );
+    let untraced = client
+        .message(
+            json!({"jsonrpc": "2.0", "id": 42, "method": "tools/list", "params": {
+                "_meta": default_meta()
+            }}),
+        )
+        .await
+        .unwrap();
+    assert!(untraced["result"]["tools"].is_array());
+    provider.force_flush().unwrap();
+
+    let spans = exporter.get_finished_spans().unwrap();
+    let request = |id: &str| {
+        spans
+            .iter()
+            .find(|s| {
+                s.name == "mcp.request"
+                    && s.attributes
+                        .iter()
+                        .any(|kv| kv.key.as_str() == "request_id" && kv.value.as_str() == id)
+            })
+            .unwrap_or_else(|| panic!("span of request {id} in {spans:#?}"))
+    };
+    let child = request("41");
+    assert_eq!(
+        child.span_context.trace_id(),
+        TraceId::from_hex("4bf92f3577b34da6a3ce929d0e0e4736").unwrap()
+    );
+    assert_eq!(
+        child.parent_span_id,
+        SpanId::from_hex("00f067aa0ba902b7").unwrap()
+    );
+    // A field recorded later is a later attribute of the same key: the last one counts.
+    let attribute = |span: &opentelemetry_sdk::trace::SpanData, key: &str| {
+        span.attributes
+            .iter()
+            .rfind(|kv| kv.key.as_str() == key)
+            .map(|kv| kv.value.as_str().into_owned())
+    };
+    assert_eq!(attribute(child, "method").as_deref(), Some("tools/call"));
+    assert_eq!(attribute(child, "name").as_deref(), Some("takes"));
+    assert_eq!(attribute(child, "phase").as_deref(), Some("completed"));
+
+    let root = request("42");
+    assert_ne!(
+        root.span_context.trace_id(),
+        TraceId::from_hex("4bf92f3577b34da6a3ce929d0e0e4736").unwrap()
+    );
+    assert_eq!(root.parent_span_id, SpanId::INVALID);
+}

@@ -219,6 +219,7 @@ impl Session {
         let name = crate::era::target_of(&params);
         let span = observe::request_span(inbound.transport, &method, name.as_deref(), &id);
         span.record("protocol_version", self.version);
+        observe::continue_trace(&span, params.get("_meta"));
         let target = name.clone();
         async move {
             let meta = match params.remove("_meta") {

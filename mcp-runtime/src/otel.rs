@@ -1,0 +1,52 @@
+//! OpenTelemetry (feature `otel`): a request's span continues the caller's trace.
+//!
+//! A client that traces its own work puts the W3C trace context in the request's
+//! `_meta`: `traceparent`, optionally `tracestate`, and `baggage`. The request's
+//! `mcp.request` span becomes a child of the client's span, so one trace runs from the
+//! agent through the server into whatever the tool calls. Exporting is the
+//! application's choice: add a `tracing_opentelemetry` layer with its tracer to the
+//! subscriber, as for any other `tracing` span.
+
+use std::sync::LazyLock;
+
+use opentelemetry::propagation::{Extractor, TextMapCompositePropagator, TextMapPropagator};
+use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
+use serde_json::{Map, Value};
+use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+
+/// W3C trace context, then baggage.
+static PROPAGATOR: LazyLock<TextMapCompositePropagator> = LazyLock::new(|| {
+    TextMapCompositePropagator::new(vec![
+        Box::new(TraceContextPropagator::new()),
+        Box::new(BaggagePropagator::new()),
+    ])
+});
+
+/// `_meta` read as a carrier of string fields.
+struct Meta<'a>(&'a Map<String, Value>);
+
+impl Extractor for Meta<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).and_then(Value::as_str)
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        self.0.keys().map(String::as_str).collect()
+    }
+}
+
+/// Make `span` (not yet entered) a child of the trace `meta` carries, if it carries one.
+pub(crate) fn continue_trace(span: &tracing::Span, meta: Option<&Value>) {
+    let Some(Value::Object(meta)) = meta else {
+        return;
+    };
+    if !meta.contains_key("traceparent") {
+        return;
+    }
+    let parent = PROPAGATOR.extract(&Meta(meta));
+    // Without an OpenTelemetry layer in the subscriber there is no trace to continue,
+    // and a malformed traceparent extracts as no parent: both leave the span a root.
+    if let Err(e) = span.set_parent(parent) {
+        tracing::trace!("the request's trace context was not applied: {e:?}");
+    }
+}

@@ -154,13 +154,20 @@ pub(crate) fn count_initialize(core: &Core, error: Option<&RpcError>, started: I
     count(core, "initialize", None, outcome, started);
 }
 
-/// A request refused by the HTTP transport before any JSON-RPC handling: a span of its
-/// own with `error_layer = transport` (or `jsonrpc` for a body that is no JSON-RPC
-/// message), and a count.
-pub(crate) fn refused(core: &Core, layer: &'static str, status: u16, reason: &str) {
+/// A message refused before it reached an era adapter: on HTTP for the transport's own
+/// reasons (`transport`: host, token, size, method, slowness) or because the body is no
+/// JSON-RPC request (`jsonrpc`); on stdio for a line that is none. A span of its own, and
+/// a count.
+pub(crate) fn refused(
+    core: &Core,
+    transport: Transport,
+    layer: &'static str,
+    status: Option<u16>,
+    reason: &str,
+) {
     let span = tracing::info_span!(
         "mcp.request",
-        transport = "http",
+        transport = transport.as_str(),
         method = "",
         phase = "failed",
         error_layer = layer,

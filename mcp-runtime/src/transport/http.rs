@@ -172,7 +172,13 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
     let headers = parts.headers;
     if let Err(reason) = check_host_and_origin(&headers, &shared.config.allowed_hosts) {
         tracing::warn!(%reason, "refused a request from a foreign host or origin");
-        observe::refused(&shared.core, "transport", 403, &reason);
+        observe::refused(
+            &shared.core,
+            Transport::Http,
+            "transport",
+            Some(403),
+            &reason,
+        );
         return json(
             StatusCode::FORBIDDEN,
             &error_response(
@@ -189,7 +195,13 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
             Ok(principal) => Some(principal),
             Err(refusal) => {
                 let status = refusal.status().as_u16();
-                observe::refused(&shared.core, "transport", status, "no valid access token");
+                observe::refused(
+                    &shared.core,
+                    Transport::Http,
+                    "transport",
+                    Some(status),
+                    "no valid access token",
+                );
                 return refusal;
             }
         },
@@ -216,7 +228,13 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
         let error = RpcError::invalid_request(format!(
             "{method} is not supported on this endpoint: send each JSON-RPC message as a POST"
         ));
-        observe::refused(&shared.core, "transport", 405, &error.message);
+        observe::refused(
+            &shared.core,
+            Transport::Http,
+            "transport",
+            Some(405),
+            &error.message,
+        );
         let mut response = json(
             StatusCode::METHOD_NOT_ALLOWED,
             &error_response(None, &error),
@@ -232,7 +250,13 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
-        observe::refused(&shared.core, "transport", 413, "declared body too large");
+        observe::refused(
+            &shared.core,
+            Transport::Http,
+            "transport",
+            Some(413),
+            "declared body too large",
+        );
         return too_large(limit);
     }
     let bytes: Bytes = match tokio::time::timeout(
@@ -243,11 +267,23 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
     {
         Ok(Ok(b)) => b,
         Ok(Err(_)) => {
-            observe::refused(&shared.core, "transport", 413, "body too large");
+            observe::refused(
+                &shared.core,
+                Transport::Http,
+                "transport",
+                Some(413),
+                "body too large",
+            );
             return too_large(limit);
         }
         Err(_) => {
-            observe::refused(&shared.core, "transport", 408, "body too slow");
+            observe::refused(
+                &shared.core,
+                Transport::Http,
+                "transport",
+                Some(408),
+                "body too slow",
+            );
             let error = RpcError::invalid_request(format!(
                 "The request body did not arrive within {} s",
                 shared.config.body_timeout.as_secs_f64()
@@ -256,20 +292,38 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
         }
     };
     if let Err(error) = check_depth(&bytes, shared.core.limiter.limits().max_json_depth) {
-        observe::refused(&shared.core, "jsonrpc", 400, &error.message);
+        observe::refused(
+            &shared.core,
+            Transport::Http,
+            "jsonrpc",
+            Some(400),
+            &error.message,
+        );
         return json(StatusCode::BAD_REQUEST, &error_response(None, &error));
     }
     let value: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(e) => {
             let error = RpcError::parse_error(e);
-            observe::refused(&shared.core, "jsonrpc", 400, &error.message);
+            observe::refused(
+                &shared.core,
+                Transport::Http,
+                "jsonrpc",
+                Some(400),
+                &error.message,
+            );
             return json(StatusCode::BAD_REQUEST, &error_response(None, &error));
         }
     };
     if let (Some(auth), Some(principal)) = (&shared.config.auth, &principal) {
         if let Some(refusal) = scope_challenge(&shared.core, auth, principal, &value) {
-            observe::refused(&shared.core, "transport", 403, "insufficient scope");
+            observe::refused(
+                &shared.core,
+                Transport::Http,
+                "transport",
+                Some(403),
+                "insufficient scope",
+            );
             return refusal;
         }
     }
@@ -285,7 +339,13 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
     }
     match Message::from_value(value) {
         Err(malformed) => {
-            observe::refused(&shared.core, "jsonrpc", 400, &malformed.error.message);
+            observe::refused(
+                &shared.core,
+                Transport::Http,
+                "jsonrpc",
+                Some(400),
+                &malformed.error.message,
+            );
             json(
                 StatusCode::BAD_REQUEST,
                 &error_response(malformed.id.as_ref(), &malformed.error),
@@ -296,7 +356,13 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
             let error = RpcError::invalid_request(
                 "Clients do not send responses in this protocol revision",
             );
-            observe::refused(&shared.core, "jsonrpc", 400, &error.message);
+            observe::refused(
+                &shared.core,
+                Transport::Http,
+                "jsonrpc",
+                Some(400),
+                &error.message,
+            );
             json(
                 StatusCode::BAD_REQUEST,
                 &error_response(id.as_ref(), &error),
@@ -304,7 +370,13 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
         }
         Ok(Message::Request { id, method, params }) => {
             if let Err(error) = check_headers(&headers, &method, params.as_ref(), &shared.core) {
-                observe::refused(&shared.core, "mcp", 400, &error.message);
+                observe::refused(
+                    &shared.core,
+                    Transport::Http,
+                    "mcp",
+                    Some(400),
+                    &error.message,
+                );
                 return answer(Answer::error(Some(&id), &error, 400));
             }
             if method == "subscriptions/listen" {

@@ -24,6 +24,7 @@ use crate::core::{Core, Notifier, Transport};
 use crate::era::legacy::Session;
 use crate::era::modern::{self, Inbound};
 use crate::era::Eras;
+use crate::observe;
 use crate::policy::limits::check_depth;
 use crate::protocol::jsonrpc::{error_response, Message};
 use crate::protocol::{meta, RequestId, RpcError};
@@ -167,13 +168,28 @@ where
 impl Connection {
     async fn handle_line(&mut self, line: &[u8], tasks: &mut JoinSet<()>) {
         if let Err(error) = check_depth(line, self.core.limiter.limits().max_json_depth) {
+            observe::refused(
+                &self.core,
+                Transport::Stdio,
+                "jsonrpc",
+                None,
+                &error.message,
+            );
             send(&self.tx, &error_response(None, &error)).await;
             return;
         }
         let value: Value = match serde_json::from_slice(line) {
             Ok(v) => v,
             Err(e) => {
-                send(&self.tx, &error_response(None, &RpcError::parse_error(e))).await;
+                let error = RpcError::parse_error(e);
+                observe::refused(
+                    &self.core,
+                    Transport::Stdio,
+                    "jsonrpc",
+                    None,
+                    &error.message,
+                );
+                send(&self.tx, &error_response(None, &error)).await;
                 return;
             }
         };
@@ -188,6 +204,13 @@ impl Connection {
         }
         match Message::from_value(value) {
             Err(malformed) => {
+                observe::refused(
+                    &self.core,
+                    Transport::Stdio,
+                    "jsonrpc",
+                    None,
+                    &malformed.error.message,
+                );
                 send(
                     &self.tx,
                     &error_response(malformed.id.as_ref(), &malformed.error),

@@ -454,3 +454,56 @@ async fn a_request_span_continues_the_callers_trace_from_meta() {
     );
     assert_eq!(root.parent_span_id, SpanId::INVALID);
 }
+
+/// On stdio, a line that is no JSON-RPC message is answered and traced as a `jsonrpc`
+/// failure, and the calls around it as usual.
+#[tokio::test]
+async fn a_bad_stdio_line_is_a_jsonrpc_failure_in_its_span() {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    let spans = Spans::default();
+    let _guard =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(spans.clone()));
+    let app = app(100);
+    let (client, server) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(server);
+    let (client_read, mut client_write) = tokio::io::split(client);
+    let good = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "takes", "arguments": {"ms": 1}, "_meta": default_meta()}
+    });
+    client_write
+        .write_all(format!("{{oops\n{good}\n").as_bytes())
+        .await
+        .unwrap();
+    client_write.shutdown().await.unwrap();
+    let (served, answers) = tokio::join!(app.serve_io(server_read, server_write), async {
+        let mut lines = BufReader::new(client_read).lines();
+        let mut answers = Vec::new();
+        while let Some(line) = lines.next_line().await.unwrap() {
+            answers.push(serde_json::from_str::<Value>(&line).unwrap());
+        }
+        answers
+    });
+    served.unwrap();
+    assert_eq!(answers[0]["error"]["code"], -32700);
+    assert_eq!(answers[1]["result"]["content"][0]["text"], "took 1 ms");
+    let seen: Vec<(String, String, String)> = spans
+        .all()
+        .into_iter()
+        .map(|f| {
+            let get = |k: &str| f.get(k).cloned().unwrap_or_default();
+            (get("transport"), get("phase"), get("error_layer"))
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (
+                "stdio".to_owned(),
+                "failed".to_owned(),
+                "jsonrpc".to_owned()
+            ),
+            ("stdio".to_owned(), "completed".to_owned(), String::new()),
+        ]
+    );
+}

@@ -57,14 +57,41 @@ fn parse_addr(text: &str) -> Result<SocketAddr, Error> {
 }
 
 /// Log to stderr (never stdout, which carries the protocol on stdio). `RUST_LOG` filters;
-/// the default shows info and above.
+/// the default shows info and above. `MCP_LOG_FORMAT=json` writes one JSON object per
+/// line, for log collectors. `MCP_LOG_REQUESTS=1` adds one line per request as it ends,
+/// with its span's fields (`method`, `name`, `request_id`, `phase`, `error_layer`,
+/// `protocol_version`, `transport`) and its time.
 pub fn init_logging() {
+    use tracing_subscriber::fmt::format::FmtSpan;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
+    let spans = if flag("MCP_LOG_REQUESTS") {
+        FmtSpan::CLOSE
+    } else {
+        FmtSpan::NONE
+    };
+    let builder = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(filter)
-        .try_init();
+        .with_span_events(spans);
+    let _ = match std::env::var("MCP_LOG_FORMAT").as_deref() {
+        Ok("json") => builder
+            .json()
+            .with_current_span(true)
+            .with_span_list(false)
+            .try_init(),
+        _ => builder.try_init(),
+    };
+}
+
+/// Whether an environment variable says yes (`1`, `true`, `yes`, `on`).
+fn flag(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "1" | "true" | "yes" | "on"
+        )
+    })
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

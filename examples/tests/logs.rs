@@ -1,0 +1,68 @@
+//! Request logs for collectors: with `MCP_LOG_FORMAT=json` and `MCP_LOG_REQUESTS=1`, each
+//! request ends with one JSON line on stderr carrying its span's fields, so a completed
+//! call and a protocol failure are told apart (stdout keeps carrying only the protocol).
+
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+
+use serde_json::{json, Value};
+
+#[test]
+fn each_request_ends_with_one_json_line_naming_its_fate() {
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let mut child = Command::new(env!("CARGO_BIN_EXE_exports"))
+        .arg("--stdio")
+        .env("MCP_LOG_FORMAT", "json")
+        .env("MCP_LOG_REQUESTS", "1")
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("exports starts");
+    let mut stdin = child.stdin.take().unwrap();
+    for (id, name) in [(1, "export_report"), (2, "no_such_tool")] {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": {"rows": 1}, "_meta": meta}});
+        writeln!(stdin, "{call}").unwrap();
+    }
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    // stdout: the two answers and nothing else.
+    let answers: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("only JSON-RPC on stdout"))
+        .collect();
+    assert_eq!(answers.len(), 2);
+    let closes: Vec<Value> = String::from_utf8_lossy(&output.stderr)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON log lines"))
+        .filter(|l| l["fields"]["message"] == "close")
+        .collect();
+    let by_id = |id: &str| {
+        closes
+            .iter()
+            .find(|l| l["span"]["request_id"] == id)
+            .unwrap_or_else(|| panic!("a line for request {id} in {closes:#?}"))
+    };
+    let done = &by_id("1")["span"];
+    assert_eq!(
+        (
+            done["method"].as_str(),
+            done["phase"].as_str(),
+            done["transport"].as_str()
+        ),
+        (Some("tools/call"), Some("completed"), Some("stdio"))
+    );
+    assert_eq!(done["protocol_version"], "2026-07-28");
+    let failed = &by_id("2")["span"];
+    assert_eq!(
+        (failed["phase"].as_str(), failed["error_layer"].as_str()),
+        (Some("failed"), Some("mcp"))
+    );
+    assert!(by_id("1")["fields"]["time.busy"].is_string());
+}

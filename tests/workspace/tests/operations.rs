@@ -380,12 +380,15 @@ async fn a_request_span_continues_the_callers_trace_from_meta() {
     use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
     use tracing_subscriber::layer::SubscriberExt as _;
 
+    // ANCHOR: otel
+    // Any span exporter works here; an OTLP one sends the spans to a collector.
     let exporter = InMemorySpanExporter::default();
     let provider = SdkTracerProvider::builder()
         .with_simple_exporter(exporter.clone())
         .build();
     let subscriber = tracing_subscriber::registry()
         .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("operations-test")));
+    // ANCHOR_END: otel
     let _guard = tracing::subscriber::set_default(subscriber);
 
     let client = TestClient::new(app(100));

@@ -12,12 +12,6 @@ use crate::policy::limits::{Limiter, Limits, RateLimit};
 use crate::policy::oauth::{HttpAuth, ProtectedResource, TokenVerifier};
 use crate::policy::principal::Principal;
 use crate::policy::seal::{SealKey, Sealer, SEAL_KEY_ENV};
-
-/// The environment variable that sets the list page size when the code does not.
-pub const PAGE_SIZE_ENV: &str = "MCP_PAGE_SIZE";
-
-/// The environment variable that turns the metrics endpoint on at an address.
-pub const METRICS_ENV: &str = "MCP_METRICS_ADDR";
 use crate::protocol::{version, Implementation};
 use crate::registry::{
     BuildError, Defs, PromptDef, PromptRef, PromptRegistration, ResourceDef, ResourceRef,
@@ -26,6 +20,12 @@ use crate::registry::{
 use crate::transport::http::HttpConfig;
 use crate::transport::stdio::StdioConfig;
 use crate::Error;
+
+/// The environment variable that sets the list page size when the code does not.
+pub const PAGE_SIZE_ENV: &str = "MCP_PAGE_SIZE";
+
+/// The environment variable that turns the metrics endpoint on at an address.
+pub const METRICS_ENV: &str = "MCP_METRICS_ADDR";
 
 /// Builds an MCP server from the `#[tool]`, `#[resource]` and `#[prompt]` functions linked
 /// into the binary.
@@ -892,9 +892,12 @@ impl App {
         let Some(addr) = self.metrics_addr else {
             return Ok(());
         };
-        let listener = tokio::net::TcpListener::bind(addr)
-            .await
-            .map_err(Error::Io)?;
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+            Error::Io(std::io::Error::new(
+                e.kind(),
+                format!("the metrics endpoint cannot listen on {addr} ({METRICS_ENV}): {e}"),
+            ))
+        })?;
         let local = listener.local_addr().map_err(Error::Io)?;
         tracing::info!("serving metrics at http://{local}/metrics");
         let app = self.clone();

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{free_port, start_http, Client, Running};
+use common::{free_port, start_http, wait_for_port, Client, Running};
 use serde_json::{json, Value};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_conformance-server");
@@ -124,15 +124,7 @@ async fn nginx(fleet: &Fleet, config: &str) -> (Nginx, String) {
         .stderr(Stdio::inherit())
         .spawn()
         .expect("nginx starts");
-    for _ in 0..200 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    wait_for_port(port).await;
     (Nginx(child), format!("http://127.0.0.1:{port}/mcp"))
 }
 

@@ -40,16 +40,21 @@ pub async fn start_http(binary: &str, env: &[(&str, &str)]) -> (Running, String)
         .stderr(Stdio::null())
         .spawn()
         .expect("the example starts");
+    wait_for_port(port).await;
+    (Running(child), format!("http://127.0.0.1:{port}/mcp"))
+}
+
+/// Wait (up to 5 s) until something listens on loopback `port`.
+pub async fn wait_for_port(port: u16) {
     for _ in 0..200 {
         if tokio::net::TcpStream::connect(("127.0.0.1", port))
             .await
             .is_ok()
         {
-            break;
+            return;
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
-    (Running(child), format!("http://127.0.0.1:{port}/mcp"))
 }
 
 /// A 2026-07-28 client of one endpoint.

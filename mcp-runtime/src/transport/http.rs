@@ -38,7 +38,7 @@ use crate::policy::auth::Principal;
 use crate::policy::limits::check_depth;
 use crate::policy::oauth::HttpAuth;
 use crate::protocol::jsonrpc::{error_response, Message};
-use crate::protocol::{meta, RpcError};
+use crate::protocol::{meta, RequestId, RpcError};
 
 /// HTTP limits, the DNS-rebinding allowlist and the bearer-token check.
 #[derive(Clone)]
@@ -139,6 +139,12 @@ pub(crate) fn router(
         #[cfg(feature = "legacy")]
         legacy: eras.legacy.clone(),
     })
+}
+
+/// Refuse a body that is no JSON-RPC request (400), traced as a `jsonrpc` failure.
+fn not_jsonrpc(core: &Core, id: Option<&RequestId>, error: &RpcError) -> Response {
+    observe::refused(core, Transport::Http, "jsonrpc", Some(400), &error.message);
+    json(StatusCode::BAD_REQUEST, &error_response(id, error))
 }
 
 /// Liveness for orchestrators: 200 while the process serves at all. Off the MCP path: no
@@ -292,28 +298,11 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
         }
     };
     if let Err(error) = check_depth(&bytes, shared.core.limiter.limits().max_json_depth) {
-        observe::refused(
-            &shared.core,
-            Transport::Http,
-            "jsonrpc",
-            Some(400),
-            &error.message,
-        );
-        return json(StatusCode::BAD_REQUEST, &error_response(None, &error));
+        return not_jsonrpc(&shared.core, None, &error);
     }
     let value: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
-        Err(e) => {
-            let error = RpcError::parse_error(e);
-            observe::refused(
-                &shared.core,
-                Transport::Http,
-                "jsonrpc",
-                Some(400),
-                &error.message,
-            );
-            return json(StatusCode::BAD_REQUEST, &error_response(None, &error));
-        }
+        Err(e) => return not_jsonrpc(&shared.core, None, &RpcError::parse_error(e)),
     };
     if let (Some(auth), Some(principal)) = (&shared.config.auth, &principal) {
         if let Some(refusal) = scope_challenge(&shared.core, auth, principal, &value) {
@@ -338,35 +327,13 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
         return crate::era::legacy::http::post(incoming, value).await;
     }
     match Message::from_value(value) {
-        Err(malformed) => {
-            observe::refused(
-                &shared.core,
-                Transport::Http,
-                "jsonrpc",
-                Some(400),
-                &malformed.error.message,
-            );
-            json(
-                StatusCode::BAD_REQUEST,
-                &error_response(malformed.id.as_ref(), &malformed.error),
-            )
-        }
+        Err(malformed) => not_jsonrpc(&shared.core, malformed.id.as_ref(), &malformed.error),
         Ok(Message::Notification { .. }) => StatusCode::ACCEPTED.into_response(),
         Ok(Message::Response { id, .. }) => {
             let error = RpcError::invalid_request(
                 "Clients do not send responses in this protocol revision",
             );
-            observe::refused(
-                &shared.core,
-                Transport::Http,
-                "jsonrpc",
-                Some(400),
-                &error.message,
-            );
-            json(
-                StatusCode::BAD_REQUEST,
-                &error_response(id.as_ref(), &error),
-            )
+            not_jsonrpc(&shared.core, id.as_ref(), &error)
         }
         Ok(Message::Request { id, method, params }) => {
             if let Err(error) = check_headers(&headers, &method, params.as_ref(), &shared.core) {

@@ -166,30 +166,27 @@ where
 }
 
 impl Connection {
+    /// Answer a line that is no JSON-RPC message, traced as a `jsonrpc` failure.
+    async fn not_jsonrpc(&self, id: Option<&RequestId>, error: &RpcError) {
+        observe::refused(
+            &self.core,
+            Transport::Stdio,
+            "jsonrpc",
+            None,
+            &error.message,
+        );
+        send(&self.tx, &error_response(id, error)).await;
+    }
+
     async fn handle_line(&mut self, line: &[u8], tasks: &mut JoinSet<()>) {
         if let Err(error) = check_depth(line, self.core.limiter.limits().max_json_depth) {
-            observe::refused(
-                &self.core,
-                Transport::Stdio,
-                "jsonrpc",
-                None,
-                &error.message,
-            );
-            send(&self.tx, &error_response(None, &error)).await;
+            self.not_jsonrpc(None, &error).await;
             return;
         }
         let value: Value = match serde_json::from_slice(line) {
             Ok(v) => v,
             Err(e) => {
-                let error = RpcError::parse_error(e);
-                observe::refused(
-                    &self.core,
-                    Transport::Stdio,
-                    "jsonrpc",
-                    None,
-                    &error.message,
-                );
-                send(&self.tx, &error_response(None, &error)).await;
+                self.not_jsonrpc(None, &RpcError::parse_error(e)).await;
                 return;
             }
         };
@@ -204,18 +201,8 @@ impl Connection {
         }
         match Message::from_value(value) {
             Err(malformed) => {
-                observe::refused(
-                    &self.core,
-                    Transport::Stdio,
-                    "jsonrpc",
-                    None,
-                    &malformed.error.message,
-                );
-                send(
-                    &self.tx,
-                    &error_response(malformed.id.as_ref(), &malformed.error),
-                )
-                .await
+                self.not_jsonrpc(malformed.id.as_ref(), &malformed.error)
+                    .await
             }
             Ok(Message::Request { id, .. }) if self.in_flight.contains(&id) => {
                 send(

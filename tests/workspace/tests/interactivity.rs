@@ -1075,8 +1075,8 @@ async fn http_listeners_stream_tagged_notifications_until_the_server_closes() {
     app.handle().remove_tool("toggle");
     let changed = next_event(&mut body).await;
     assert_eq!(changed["method"], "notifications/tools/list_changed");
-    // Shutdown ends the stream with the closing result (S-163).
-    app.close_subscriptions();
+    // Shutdown (what SIGTERM starts) ends the stream with the closing result (S-163).
+    app.shutdown().await;
     let last = next_event(&mut body).await;
     assert_eq!(last["id"], 77);
     assert_eq!(

@@ -47,6 +47,7 @@
     )
 )]
 
+mod clock;
 pub mod core;
 pub mod era;
 mod metrics;

@@ -16,13 +16,14 @@
 use std::any::TypeId;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
+use crate::clock::{millis, now_ms};
 use crate::policy::seal::Sealer;
 use crate::protocol::{
     ElicitAction, ElicitResult, ListRootsResult, Root, RpcError, SamplingRequest, SamplingResult,
@@ -456,13 +457,6 @@ fn canonical_object(map: &Map<String, Value>, out: &mut Vec<u8>) {
     out.push(b'}');
 }
 
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
-
 /// Seals and opens request state; one per server.
 #[derive(Clone)]
 pub(crate) struct Rounds {
@@ -581,7 +575,7 @@ impl Rounds {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         let sealed = Sealed {
-            exp: now_ms().saturating_add(self.ttl.as_millis() as u64),
+            exp: now_ms().saturating_add(millis(self.ttl)),
             round: exchange.round.saturating_add(1),
             answers,
             kept: exchange.kept.clone(),

@@ -26,7 +26,7 @@ pub struct CacheHints {
 impl CacheHints {
     /// `ttlMs` as the integer the wire wants.
     pub fn ttl_ms(&self) -> u64 {
-        u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)
+        crate::clock::millis(self.ttl)
     }
 }
 

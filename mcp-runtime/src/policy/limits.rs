@@ -141,7 +141,7 @@ impl Limiter {
         if let Some((limiter, limit)) = &self.rate {
             if let Err(not_until) = limiter.check_key(&key.to_owned()) {
                 let wait = not_until.wait_time_from(DefaultClock::default().now());
-                let retry_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
+                let retry_ms = crate::clock::millis(wait).max(1);
                 // Forget callers that have been quiet long enough to be back at full burst.
                 if limiter.len() > 10_000 {
                     limiter.retain_recent();
@@ -208,7 +208,7 @@ impl Limiter {
                 after.as_secs_f64()
             ),
         )
-        .with_data(json!({ "timeoutMs": u64::try_from(after.as_millis()).unwrap_or(u64::MAX) }))
+        .with_data(json!({ "timeoutMs": crate::clock::millis(after) }))
     }
 }
 

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
@@ -13,6 +13,7 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use super::store::{DynStore, StoreError, TaskRecord, TaskStatus};
+use crate::clock::{millis, now_ms};
 use crate::core::input::RunEnd;
 use crate::core::RequestContext;
 use crate::protocol::{CallToolResult, RpcError};
@@ -39,17 +40,6 @@ impl Default for TaskConfig {
             task_after: Duration::from_secs(1),
         }
     }
-}
-
-pub(crate) fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}
-
-fn millis(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// ISO 8601 in UTC with milliseconds, from milliseconds since the epoch.
@@ -167,7 +157,7 @@ pub(crate) struct TaskRuntime {
     workers: tokio_util::task::TaskTracker,
     /// Set when shutdown stops the workers: their tasks fail rather than read as
     /// cancelled by the client.
-    stopping: std::sync::atomic::AtomicBool,
+    stopping: AtomicBool,
 }
 
 /// What an outcome makes of a task.
@@ -203,7 +193,7 @@ impl TaskRuntime {
             local: Mutex::default(),
             last_sweep: Mutex::default(),
             workers: tokio_util::task::TaskTracker::new(),
-            stopping: std::sync::atomic::AtomicBool::new(false),
+            stopping: AtomicBool::new(false),
         })
     }
 
@@ -217,8 +207,7 @@ impl TaskRuntime {
         {
             return;
         }
-        self.stopping
-            .store(true, std::sync::atomic::Ordering::Release);
+        self.stopping.store(true, Ordering::Release);
         let running: Vec<CancellationToken> = self.local().values().cloned().collect();
         tracing::warn!(
             tasks = running.len(),
@@ -394,7 +383,7 @@ impl TaskRuntime {
             drop(future);
             let settled = match outcome {
                 Some(outcome) => settle(&ctx, outcome, false),
-                None if self.stopping.load(std::sync::atomic::Ordering::Acquire) => {
+                None if self.stopping.load(Ordering::Acquire) => {
                     ctx.cancel_now();
                     shut_down(&ctx)
                 }

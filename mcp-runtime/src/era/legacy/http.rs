@@ -32,6 +32,7 @@ use serde_json::{Map, Value};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+use crate::clock::now_ms;
 use crate::core::{Core, FrameSink, Notifier, Transport};
 use crate::era::Inbound;
 use crate::policy::auth::Principal;
@@ -495,12 +496,6 @@ fn open_entry(core: &Arc<Core>, session: Arc<Session>) -> Arc<HttpSession> {
         session.forward_changes(core.clone(), entry.standalone.clone() as Arc<dyn FrameSink>),
     );
     entry
-}
-
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 fn notify(entry: &HttpSession, method: &str, params: Option<&Map<String, Value>>) {

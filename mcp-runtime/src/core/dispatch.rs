@@ -446,20 +446,23 @@ impl Core {
                 None => guarded(target, future).await,
             }
         };
-        // Shutdown's grace period over (the server's, or this connection's): the handler is
-        // dropped, work it spawned sees the cancellation, and the call answers once.
         tokio::select! {
             biased;
             outcome = work => outcome,
-            _ = self.lifecycle.stop_token().cancelled() => {
-                ctx.cancel_now();
-                Err(super::lifecycle::shut_down(target))
-            }
-            _ = ctx.stopped() => {
-                ctx.cancel_now();
-                Err(super::lifecycle::shut_down(target))
-            }
+            error = self.stopped(ctx, target) => Err(error),
         }
+    }
+
+    /// Completes when shutdown's grace period is over for this call (the server's, or its
+    /// connection's): the call is cancelled (work it spawned sees that) and the error it
+    /// answers with comes back. Whoever awaits this drops the handler.
+    pub(crate) async fn stopped(&self, ctx: &RequestContext, target: &str) -> RpcError {
+        tokio::select! {
+            _ = self.lifecycle.stop_token().cancelled() => {}
+            _ = ctx.stopped() => {}
+        }
+        ctx.cancel_now();
+        super::lifecycle::shut_down(target)
     }
 }
 

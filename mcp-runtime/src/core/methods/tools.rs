@@ -111,7 +111,7 @@ impl Core {
             Err(error) => return Reply::Error(error),
         };
         let running = self.lifecycle.enter();
-        let mut future = guarded_task(target, (def.call)(ctx.clone(), arguments.clone()));
+        let mut future = guarded_task(target.clone(), (def.call)(ctx.clone(), arguments.clone()));
         let timer = tokio::time::sleep(runtime.config.task_after);
         tokio::pin!(timer);
         let ended = tokio::select! {
@@ -119,10 +119,7 @@ impl Core {
             outcome = &mut future => Some(outcome),
             _ = link.started() => None,
             _ = &mut timer => None,
-            _ = self.lifecycle.stop_token().cancelled() => {
-                ctx.cancel_now();
-                return Reply::Error(crate::core::lifecycle::shut_down(&format!("tool {name}")));
-            }
+            error = self.stopped(&ctx, &target) => return Reply::Error(error),
         };
         drop(running);
         drop(slot);

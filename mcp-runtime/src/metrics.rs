@@ -26,7 +26,7 @@ use crate::observe::Outcome;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
-    method: String,
+    method: &'static str,
     name: String,
     outcome: &'static str,
     error_layer: &'static str,
@@ -34,7 +34,7 @@ struct RequestLabels {
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct LatencyLabels {
-    method: String,
+    method: &'static str,
     name: String,
     outcome: &'static str,
 }
@@ -98,7 +98,7 @@ impl Metrics {
         let method = bounded_method(method);
         self.requests
             .get_or_create(&RequestLabels {
-                method: method.to_owned(),
+                method,
                 name: name.to_owned(),
                 outcome: outcome.label(),
                 error_layer: outcome.error_layer(),
@@ -106,7 +106,7 @@ impl Metrics {
             .inc();
         self.latency
             .get_or_create(&LatencyLabels {
-                method: method.to_owned(),
+                method,
                 name: name.to_owned(),
                 outcome: outcome.label(),
             })
@@ -132,7 +132,7 @@ impl Metrics {
 }
 
 /// The method as a label: the protocol's own names, anything else one bucket.
-fn bounded_method(method: &str) -> &str {
+fn bounded_method(method: &str) -> &'static str {
     const KNOWN: &[&str] = &[
         "",
         "initialize",
@@ -156,11 +156,11 @@ fn bounded_method(method: &str) -> &str {
         "tasks/list",
         "tasks/result",
     ];
-    if KNOWN.contains(&method) {
-        method
-    } else {
-        "(other)"
-    }
+    KNOWN
+        .iter()
+        .copied()
+        .find(|known| *known == method)
+        .unwrap_or("(other)")
 }
 
 #[cfg(test)]

@@ -141,6 +141,11 @@ pub(crate) fn router(
     })
 }
 
+/// Trace and count a request this transport refused before any JSON-RPC handling.
+fn refused(core: &Core, status: u16, reason: &str) {
+    observe::refused(core, Transport::Http, "transport", Some(status), reason);
+}
+
 /// Refuse a body that is no JSON-RPC request (400), traced as a `jsonrpc` failure.
 fn not_jsonrpc(core: &Core, id: Option<&RequestId>, error: &RpcError) -> Response {
     observe::refused(core, Transport::Http, "jsonrpc", Some(400), &error.message);
@@ -178,13 +183,7 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
     let headers = parts.headers;
     if let Err(reason) = check_host_and_origin(&headers, &shared.config.allowed_hosts) {
         tracing::warn!(%reason, "refused a request from a foreign host or origin");
-        observe::refused(
-            &shared.core,
-            Transport::Http,
-            "transport",
-            Some(403),
-            &reason,
-        );
+        refused(&shared.core, 403, &reason);
         return json(
             StatusCode::FORBIDDEN,
             &error_response(
@@ -201,13 +200,7 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
             Ok(principal) => Some(principal),
             Err(refusal) => {
                 let status = refusal.status().as_u16();
-                observe::refused(
-                    &shared.core,
-                    Transport::Http,
-                    "transport",
-                    Some(status),
-                    "no valid access token",
-                );
+                refused(&shared.core, status, "no valid access token");
                 return refusal;
             }
         },
@@ -234,13 +227,7 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
         let error = RpcError::invalid_request(format!(
             "{method} is not supported on this endpoint: send each JSON-RPC message as a POST"
         ));
-        observe::refused(
-            &shared.core,
-            Transport::Http,
-            "transport",
-            Some(405),
-            &error.message,
-        );
+        refused(&shared.core, 405, &error.message);
         let mut response = json(
             StatusCode::METHOD_NOT_ALLOWED,
             &error_response(None, &error),
@@ -256,13 +243,7 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
-        observe::refused(
-            &shared.core,
-            Transport::Http,
-            "transport",
-            Some(413),
-            "declared body too large",
-        );
+        refused(&shared.core, 413, "declared body too large");
         return too_large(limit);
     }
     let bytes: Bytes = match tokio::time::timeout(
@@ -273,23 +254,11 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
     {
         Ok(Ok(b)) => b,
         Ok(Err(_)) => {
-            observe::refused(
-                &shared.core,
-                Transport::Http,
-                "transport",
-                Some(413),
-                "body too large",
-            );
+            refused(&shared.core, 413, "body too large");
             return too_large(limit);
         }
         Err(_) => {
-            observe::refused(
-                &shared.core,
-                Transport::Http,
-                "transport",
-                Some(408),
-                "body too slow",
-            );
+            refused(&shared.core, 408, "body too slow");
             let error = RpcError::invalid_request(format!(
                 "The request body did not arrive within {} s",
                 shared.config.body_timeout.as_secs_f64()
@@ -306,13 +275,7 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
     };
     if let (Some(auth), Some(principal)) = (&shared.config.auth, &principal) {
         if let Some(refusal) = scope_challenge(&shared.core, auth, principal, &value) {
-            observe::refused(
-                &shared.core,
-                Transport::Http,
-                "transport",
-                Some(403),
-                "insufficient scope",
-            );
+            refused(&shared.core, 403, "insufficient scope");
             return refusal;
         }
     }

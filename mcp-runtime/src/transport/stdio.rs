@@ -136,10 +136,9 @@ where
         // Its change forwarder and any request waiting on the client stop.
         session.ended.cancel();
     }
-    let finished =
-        tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} })
-            .await
-            .is_ok();
+    let finished = tokio::time::timeout(grace, join_all(&mut tasks))
+        .await
+        .is_ok();
     if !finished {
         tracing::warn!(
             "calls still running {} s after the end of input; stopping them",
@@ -148,11 +147,9 @@ where
         connection.stop.cancel();
         // Stopped calls answer at once; anything else still open (a subscription, a
         // request waiting on the client) is ended.
-        if tokio::time::timeout(std::time::Duration::from_secs(1), async {
-            while tasks.join_next().await.is_some() {}
-        })
-        .await
-        .is_err()
+        if tokio::time::timeout(std::time::Duration::from_secs(1), join_all(&mut tasks))
+            .await
+            .is_err()
         {
             tasks.abort_all();
         }
@@ -163,6 +160,11 @@ where
         Ok(result) => result,
         Err(e) => Err(std::io::Error::other(e)),
     }
+}
+
+/// Wait for every task of the set.
+async fn join_all(tasks: &mut JoinSet<()>) {
+    while tasks.join_next().await.is_some() {}
 }
 
 impl Connection {

@@ -116,6 +116,17 @@ pub(crate) fn finish(outcome: Outcome, error: Option<&RpcError>) {
     }
 }
 
+/// Record how a core reply ends the current request; its outcome.
+pub(crate) fn finish_reply(reply: &Reply) -> Outcome {
+    let outcome = Outcome::of_reply(reply);
+    let error = match reply {
+        Reply::Error(error) => Some(error),
+        _ => None,
+    };
+    finish(outcome, error);
+    outcome
+}
+
 /// The span's `phase` for an outcome.
 fn phase(outcome: Outcome) -> &'static str {
     match outcome {

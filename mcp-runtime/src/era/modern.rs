@@ -210,14 +210,7 @@ pub async fn handle_request(
         if let Some(notifier) = ctx.notifier() {
             notifier.close();
         }
-        let outcome = Outcome::of_reply(&reply);
-        observe::finish(
-            outcome,
-            match &reply {
-                Reply::Error(error) => Some(error),
-                _ => None,
-            },
-        );
+        let outcome = observe::finish_reply(&reply);
         observe::count(core, method, name, outcome, started);
         render(core, &id, reply)
     }

@@ -248,14 +248,7 @@ impl Session {
             if let Some(notifier) = &inbound.notifier {
                 notifier.close();
             }
-            let outcome = observe::Outcome::of_reply(&reply);
-            observe::finish(
-                outcome,
-                match &reply {
-                    Reply::Error(error) => Some(error),
-                    _ => None,
-                },
-            );
+            let outcome = observe::finish_reply(&reply);
             observe::count(core, &method, target.as_deref(), outcome, started);
             self.render(&id, &method, reply)
         }

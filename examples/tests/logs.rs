@@ -66,3 +66,36 @@ fn each_request_ends_with_one_json_line_naming_its_fate() {
     );
     assert!(by_id("1")["fields"]["time.busy"].is_string());
 }
+
+/// Text logs written to a pipe or a file carry no terminal color codes: a collector
+/// reads them as plain text (colors are for a person at a terminal).
+#[test]
+fn text_logs_to_a_pipe_are_plain() {
+    let meta = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28" });
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bench-server"))
+        .arg("--stdio")
+        .env_remove("MCP_LOG_FORMAT")
+        .env_remove("NO_COLOR")
+        .env("MCP_LOG_REQUESTS", "1")
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("bench-server starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 2, "b": 3}, "_meta": meta}});
+    writeln!(stdin, "{call}").unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let logs = String::from_utf8_lossy(&output.stderr);
+    // The request's line is there, with its fields in plain `key=value` form.
+    assert!(
+        logs.lines()
+            .any(|l| l.contains("mcp.request") && l.contains("method=\"tools/call\"")),
+        "{logs}"
+    );
+    assert!(!logs.contains('\u{1b}'), "no escape codes in {logs:?}");
+}

@@ -60,7 +60,8 @@ fn parse_addr(text: &str) -> Result<SocketAddr, Error> {
 /// the default shows info and above. `MCP_LOG_FORMAT=json` writes one JSON object per
 /// line, for log collectors. `MCP_LOG_REQUESTS=1` adds one line per request as it ends,
 /// with its span's fields (`method`, `name`, `request_id`, `phase`, `error_layer`,
-/// `protocol_version`, `transport`) and its time.
+/// `protocol_version`, `transport`) and its time. Text logs are colored only when stderr
+/// is a terminal and `NO_COLOR` is unset.
 pub fn init_logging() {
     use tracing_subscriber::fmt::format::FmtSpan;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
@@ -70,9 +71,14 @@ pub fn init_logging() {
     } else {
         FmtSpan::NONE
     };
+    // Colors only for a person at a terminal: escape codes in a file or a collector's pipe
+    // are noise, and styling every field of every request span costs time.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let builder = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(filter)
+        .with_ansi(ansi)
         .with_span_events(spans);
     let _ = match std::env::var("MCP_LOG_FORMAT").as_deref() {
         Ok("json") => builder

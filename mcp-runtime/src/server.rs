@@ -852,6 +852,13 @@ impl App {
             app.core.lifecycle.draining().cancelled().await;
             app.drain().await;
         });
+        // Requests and answers are small and strictly alternate on a connection; Nagle's
+        // algorithm would only hold an answer back waiting for an acknowledgement.
+        let listener = axum::serve::ListenerExt::tap_io(listener, |stream| {
+            if let Err(error) = stream.set_nodelay(true) {
+                tracing::debug!(%error, "could not set TCP_NODELAY");
+            }
+        });
         let served = axum::serve(listener, self.router())
             .with_graceful_shutdown(draining.clone().cancelled_owned())
             .await

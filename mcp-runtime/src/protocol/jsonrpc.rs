@@ -157,27 +157,55 @@ impl Message {
     }
 }
 
+/// A JSON-RPC message object with `jsonrpc` and the given members, in order. Values are
+/// moved in: `json!` would serialize each interpolated value into a copy of itself.
+fn message<const N: usize>(members: [(&str, Value); N]) -> Value {
+    let mut object = serde_json::Map::new();
+    object.insert("jsonrpc".to_owned(), Value::String("2.0".to_owned()));
+    for (key, value) in members {
+        object.insert(key.to_owned(), value);
+    }
+    Value::Object(object)
+}
+
+impl RequestId {
+    fn to_value(&self) -> Value {
+        match self {
+            RequestId::Number(n) => Value::Number(n.clone()),
+            RequestId::String(s) => Value::String(s.clone()),
+        }
+    }
+}
+
 /// Serialize a success response.
 pub fn result_response(id: &RequestId, result: Value) -> Value {
-    serde_json::json!({ "jsonrpc": "2.0", "id": id, "result": result })
+    message([("id", id.to_value()), ("result", result)])
 }
 
 /// Serialize an error response; `id` is omitted when it could not be read.
 pub fn error_response(id: Option<&RequestId>, error: &RpcError) -> Value {
+    let error = serde_json::to_value(error).unwrap_or(Value::Null);
     match id {
-        Some(id) => serde_json::json!({ "jsonrpc": "2.0", "id": id, "error": error }),
-        None => serde_json::json!({ "jsonrpc": "2.0", "error": error }),
+        Some(id) => message([("id", id.to_value()), ("error", error)]),
+        None => message([("error", error)]),
     }
 }
 
 /// Serialize a request (the server asking the client, in the handshake era).
 pub fn request(id: &RequestId, method: &str, params: Value) -> Value {
-    serde_json::json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
+    message([
+        ("id", id.to_value()),
+        ("method", Value::String(method.to_owned())),
+        ("params", params),
+    ])
 }
 
 /// Serialize a notification.
 pub fn notification(method: &str, params: Value) -> Value {
-    serde_json::json!({ "jsonrpc": "2.0", "method": method, "params": params })
+    message([
+        ("method", Value::String(method.to_owned())),
+        ("params", params),
+    ])
 }
 
 #[cfg(test)]

@@ -75,13 +75,34 @@ impl Outcome {
     }
 }
 
+/// The target of request spans, for filters: `RUST_LOG=info,mcp_runtime::request=debug`.
+const REQUEST_TARGET: &str = "mcp_runtime::request";
+
+/// A span at a level chosen at run time. `tracing` fixes a callsite's level at compile
+/// time, so there is one callsite per level.
+macro_rules! span_at {
+    ($level:expr, $($fields:tt)*) => {
+        match $level {
+            tracing::Level::ERROR => tracing::error_span!(target: REQUEST_TARGET, $($fields)*),
+            tracing::Level::WARN => tracing::warn_span!(target: REQUEST_TARGET, $($fields)*),
+            tracing::Level::INFO => tracing::info_span!(target: REQUEST_TARGET, $($fields)*),
+            tracing::Level::DEBUG => tracing::debug_span!(target: REQUEST_TARGET, $($fields)*),
+            _ => tracing::trace_span!(target: REQUEST_TARGET, $($fields)*),
+        }
+    };
+}
+
+/// The `mcp.request` span of one request, at the server's request span level. When the
+/// subscriber does not want that level, the span is disabled and costs next to nothing.
 pub(crate) fn request_span(
+    core: &Core,
     transport: Transport,
     method: &str,
     name: Option<&str>,
     id: &RequestId,
 ) -> tracing::Span {
-    tracing::info_span!(
+    span_at!(
+        core.span_level,
         "mcp.request",
         protocol_version = Empty,
         transport = transport.as_str(),
@@ -176,7 +197,8 @@ pub(crate) fn refused(
     status: Option<u16>,
     reason: &str,
 ) {
-    let span = tracing::info_span!(
+    let span = span_at!(
+        core.span_level,
         "mcp.request",
         transport = transport.as_str(),
         method = "",

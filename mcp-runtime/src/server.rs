@@ -63,6 +63,7 @@ pub struct Server {
     seal_key: Option<SealKey>,
     request_state_ttl: std::time::Duration,
     shutdown_grace: Option<std::time::Duration>,
+    request_span_level: Option<tracing::Level>,
     metrics_addr: Option<SocketAddr>,
     http: HttpConfig,
     stdio: StdioConfig,
@@ -98,6 +99,7 @@ impl Server {
             seal_key: None,
             request_state_ttl: std::time::Duration::from_secs(600),
             shutdown_grace: None,
+            request_span_level: None,
             metrics_addr: None,
             http: HttpConfig::default(),
             stdio: StdioConfig::default(),
@@ -222,6 +224,17 @@ impl Server {
     /// `MCP_SHUTDOWN_GRACE_MS` environment variable sets it.
     pub fn shutdown_grace(mut self, grace: std::time::Duration) -> Self {
         self.shutdown_grace = Some(grace);
+        self
+    }
+
+    /// The level of each request's `mcp.request` span (target `mcp_runtime::request`).
+    /// Default: `DEBUG`, so the usual `info` filter creates no span and the request path
+    /// pays nothing for it; `INFO` when the `MCP_LOG_REQUESTS` environment variable asks
+    /// for a log line per request. A subscriber of your own (an OpenTelemetry exporter,
+    /// say) sees the spans when its filter admits this level for that target, e.g.
+    /// `RUST_LOG=info,mcp_runtime::request=debug`, or when you raise the level here.
+    pub fn request_span_level(mut self, level: tracing::Level) -> Self {
+        self.request_span_level = Some(level);
         self
     }
 
@@ -526,6 +539,13 @@ impl Server {
             supported_versions: version::MODERN_VERSIONS.to_vec(),
             lifecycle: Arc::new(crate::core::lifecycle::Lifecycle::new(shutdown_grace)),
             metrics: metrics_addr.map(|_| crate::metrics::Metrics::new()),
+            span_level: self.request_span_level.unwrap_or(
+                if crate::transport::args::flag(crate::transport::args::LOG_REQUESTS_ENV) {
+                    tracing::Level::INFO
+                } else {
+                    tracing::Level::DEBUG
+                },
+            ),
         };
         Ok(App {
             metrics_addr,

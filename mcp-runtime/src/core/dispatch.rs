@@ -72,6 +72,8 @@ pub struct Core {
     pub(crate) lifecycle: Arc<super::lifecycle::Lifecycle>,
     /// Request metrics, when a scrape endpoint is configured.
     pub(crate) metrics: Option<Arc<crate::metrics::Metrics>>,
+    /// The level of each request's span (`Server::request_span_level`).
+    pub(crate) span_level: tracing::Level,
 }
 
 /// The methods the core knows, told apart once per request.

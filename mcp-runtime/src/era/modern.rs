@@ -185,7 +185,7 @@ pub async fn handle_request(
     let started = std::time::Instant::now();
     let mut params = params.unwrap_or_default();
     let name = crate::era::target_of(&params);
-    let span = observe::request_span(inbound.transport, &method, name.as_deref(), &id);
+    let span = observe::request_span(core, inbound.transport, &method, name.as_deref(), &id);
     observe::continue_trace(&span, params.get("_meta"));
     async move {
         let admission = match admit(core, &method, &mut params) {

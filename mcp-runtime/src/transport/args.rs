@@ -56,6 +56,11 @@ fn parse_addr(text: &str) -> Result<SocketAddr, Error> {
     })
 }
 
+/// The environment variable that asks for one log line per request (`1`, `true`, `yes`
+/// or `on`); it also raises the request spans to `INFO` (see
+/// [`Server::request_span_level`](crate::Server::request_span_level)).
+pub const LOG_REQUESTS_ENV: &str = "MCP_LOG_REQUESTS";
+
 /// Log to stderr (never stdout, which carries the protocol on stdio). `RUST_LOG` filters;
 /// the default shows info and above. `MCP_LOG_FORMAT=json` writes one JSON object per
 /// line, for log collectors. `MCP_LOG_REQUESTS=1` adds one line per request as it ends,
@@ -66,7 +71,7 @@ pub fn init_logging() {
     use tracing_subscriber::fmt::format::FmtSpan;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let spans = if flag("MCP_LOG_REQUESTS") {
+    let spans = if flag(LOG_REQUESTS_ENV) {
         FmtSpan::CLOSE
     } else {
         FmtSpan::NONE
@@ -91,7 +96,7 @@ pub fn init_logging() {
 }
 
 /// Whether an environment variable says yes (`1`, `true`, `yes`, `on`).
-fn flag(name: &str) -> bool {
+pub(crate) fn flag(name: &str) -> bool {
     std::env::var(name).is_ok_and(|v| {
         matches!(
             v.trim().to_ascii_lowercase().as_str(),

@@ -282,6 +282,42 @@ fn call_body(name: &str, arguments: Value) -> String {
     .to_string()
 }
 
+/// Request spans are DEBUG by default, so a subscriber at the usual `info` level creates
+/// none and the request path does not pay for them; `Server::request_span_level` raises
+/// them for a subscriber that wants them at `info`.
+#[tokio::test]
+async fn request_spans_are_debug_unless_raised() {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::Layer as _;
+    let spans = Spans::default();
+    let _guard = tracing::subscriber::set_default(
+        tracing_subscriber::registry().with(
+            spans
+                .clone()
+                .with_filter(tracing::level_filters::LevelFilter::INFO),
+        ),
+    );
+    let quiet = long::server(Arc::new(TaskProbe::default()))
+        .build()
+        .unwrap();
+    let (status, _) = post(&quiet, "localhost", &call_body("takes", json!({"ms": 1}))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(spans.all().is_empty(), "{:?}", spans.all());
+
+    let loud = long::server(Arc::new(TaskProbe::default()))
+        .request_span_level(tracing::Level::INFO)
+        .build()
+        .unwrap();
+    let (status, _) = post(&loud, "localhost", &call_body("takes", json!({"ms": 1}))).await;
+    assert_eq!(status, StatusCode::OK);
+    let seen = spans.all();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(
+        (seen[0]["method"].as_str(), seen[0]["phase"].as_str()),
+        ("tools/call", "completed")
+    );
+}
+
 /// One span per request, with the fields that tell the failure layers apart, and the
 /// same outcomes counted in the metrics.
 #[tokio::test]

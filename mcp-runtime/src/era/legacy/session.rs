@@ -217,7 +217,7 @@ impl Session {
         let started = std::time::Instant::now();
         let mut params = params.unwrap_or_default();
         let name = crate::era::target_of(&params);
-        let span = observe::request_span(inbound.transport, &method, name.as_deref(), &id);
+        let span = observe::request_span(core, inbound.transport, &method, name.as_deref(), &id);
         span.record("protocol_version", self.version);
         observe::continue_trace(&span, params.get("_meta"));
         let target = name.clone();

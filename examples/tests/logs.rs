@@ -7,30 +7,45 @@ use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
+/// Run `server --stdio` with request logging on and `format` (`json`, or text when
+/// `None`), send it `calls` as stdio lines, close stdin and return what it wrote.
+fn run_logged(server: &str, format: Option<&str>, calls: &[Value]) -> std::process::Output {
+    let mut command = Command::new(server);
+    command
+        .arg("--stdio")
+        .env_remove("NO_COLOR")
+        .env("MCP_LOG_REQUESTS", "1")
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    match format {
+        Some(format) => command.env("MCP_LOG_FORMAT", format),
+        None => command.env_remove("MCP_LOG_FORMAT"),
+    };
+    let mut child = command.spawn().expect("the server starts");
+    let mut stdin = child.stdin.take().unwrap();
+    for call in calls {
+        writeln!(stdin, "{call}").unwrap();
+    }
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
 #[test]
 fn each_request_ends_with_one_json_line_naming_its_fate() {
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {}
     });
-    let mut child = Command::new(env!("CARGO_BIN_EXE_exports"))
-        .arg("--stdio")
-        .env("MCP_LOG_FORMAT", "json")
-        .env("MCP_LOG_REQUESTS", "1")
-        .env("RUST_LOG", "info")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("exports starts");
-    let mut stdin = child.stdin.take().unwrap();
-    for (id, name) in [(1, "export_report"), (2, "no_such_tool")] {
-        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": name, "arguments": {"rows": 1}, "_meta": meta}});
-        writeln!(stdin, "{call}").unwrap();
-    }
-    drop(stdin);
-    let output = child.wait_with_output().unwrap();
+    let calls: Vec<Value> = [(1, "export_report"), (2, "no_such_tool")]
+        .into_iter()
+        .map(|(id, name)| {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": name, "arguments": {"rows": 1}, "_meta": meta}})
+        })
+        .collect();
+    let output = run_logged(env!("CARGO_BIN_EXE_exports"), Some("json"), &calls);
     assert!(output.status.success());
     // stdout: the two answers and nothing else.
     let answers: Vec<Value> = String::from_utf8_lossy(&output.stdout)
@@ -72,23 +87,9 @@ fn each_request_ends_with_one_json_line_naming_its_fate() {
 #[test]
 fn text_logs_to_a_pipe_are_plain() {
     let meta = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28" });
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bench-server"))
-        .arg("--stdio")
-        .env_remove("MCP_LOG_FORMAT")
-        .env_remove("NO_COLOR")
-        .env("MCP_LOG_REQUESTS", "1")
-        .env("RUST_LOG", "info")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("bench-server starts");
-    let mut stdin = child.stdin.take().unwrap();
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "add", "arguments": {"a": 2, "b": 3}, "_meta": meta}});
-    writeln!(stdin, "{call}").unwrap();
-    drop(stdin);
-    let output = child.wait_with_output().unwrap();
+    let output = run_logged(env!("CARGO_BIN_EXE_bench-server"), None, &[call]);
     assert!(output.status.success());
     let logs = String::from_utf8_lossy(&output.stderr);
     // The request's line is there, with its fields in plain `key=value` form.

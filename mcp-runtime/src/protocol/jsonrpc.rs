@@ -157,8 +157,8 @@ impl Message {
     }
 }
 
-/// A JSON-RPC message object with `jsonrpc` and the given members, in order. Values are
-/// moved in: `json!` would serialize each interpolated value into a copy of itself.
+/// A JSON-RPC message object: `jsonrpc` and the given members. Values are moved in;
+/// `json!` would serialize each interpolated value into a copy of itself.
 fn message<const N: usize>(members: [(&str, Value); N]) -> Value {
     let mut object = serde_json::Map::new();
     object.insert("jsonrpc".to_owned(), Value::String("2.0".to_owned()));

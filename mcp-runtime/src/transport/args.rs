@@ -77,7 +77,7 @@ pub fn init_logging() {
         FmtSpan::NONE
     };
     // Colors only for a person at a terminal: escape codes in a file or a collector's pipe
-    // are noise, and styling every field of every request span costs time.
+    // are noise.
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr())
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let builder = tracing_subscriber::fmt()

@@ -5,7 +5,10 @@
 //! `mcp.request` span becomes a child of the client's span, so one trace runs from the
 //! agent through the server into whatever the tool calls. Exporting is the
 //! application's choice: add a `tracing_opentelemetry` layer with its tracer to the
-//! subscriber, as for any other `tracing` span.
+//! subscriber, as for any other `tracing` span. Request spans are `DEBUG` unless
+//! [`Server::request_span_level`](crate::Server::request_span_level) raises them, so the
+//! layer's filter must admit that level for target `mcp_runtime::request`; a disabled
+//! span carries no trace.
 
 use std::sync::LazyLock;
 

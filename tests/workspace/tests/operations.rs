@@ -415,6 +415,7 @@ async fn a_request_span_continues_the_callers_trace_from_meta() {
     use opentelemetry::trace::{SpanId, TraceId, TracerProvider as _};
     use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
     use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::Layer as _;
 
     // ANCHOR: otel
     // Any span exporter works here; an OTLP one sends the spans to a collector.
@@ -422,12 +423,19 @@ async fn a_request_span_continues_the_callers_trace_from_meta() {
     let provider = SdkTracerProvider::builder()
         .with_simple_exporter(exporter.clone())
         .build();
+    let otel = tracing_opentelemetry::layer().with_tracer(provider.tracer("operations-test"));
+    // The usual `info` filter admits request spans once the server raises them to INFO
+    // (they are DEBUG by default).
     let subscriber = tracing_subscriber::registry()
-        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("operations-test")));
+        .with(otel.with_filter(tracing::level_filters::LevelFilter::INFO));
+    let server = long::server(Arc::new(TaskProbe::default()))
+        .request_span_level(tracing::Level::INFO)
+        .build()
+        .unwrap();
     // ANCHOR_END: otel
     let _guard = tracing::subscriber::set_default(subscriber);
 
-    let client = TestClient::new(app(100));
+    let client = TestClient::new(server);
     let mut meta = default_meta();
     meta["traceparent"] = json!("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
     meta["baggage"] = json!("tenant=acme");

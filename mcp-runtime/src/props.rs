@@ -8,7 +8,8 @@ use serde_json::{json, Map, Value};
 
 use crate::policy::limits::check_depth;
 use crate::policy::seal::{SealKey, Sealer};
-use crate::protocol::jsonrpc::Message;
+use crate::protocol::jsonrpc::{Envelope, Frame, Message};
+use crate::protocol::RequestId;
 use crate::registry::uri::{match_uri, Piece};
 
 /// Any JSON value, nested a few levels.
@@ -36,6 +37,41 @@ fn any_json() -> impl Strategy<Value = Value> {
 }
 
 /// Maximum array/object nesting of a value.
+/// `Frame::parse` and `from_slice::<Value>` then `Message::from_value` agree on `bytes`: both
+/// refuse them, or both classify them alike (a batch keeps its items).
+fn same_verdict(bytes: &[u8]) -> Result<(), TestCaseError> {
+    let direct = Frame::parse(bytes);
+    match serde_json::from_slice::<Value>(bytes) {
+        Err(_) => prop_assert!(
+            direct.is_err(),
+            "{:?} parsed only directly",
+            String::from_utf8_lossy(bytes)
+        ),
+        Ok(Value::Array(items)) => prop_assert_eq!(direct.ok(), Some(Frame::Batch(items))),
+        Ok(value) => {
+            let direct = direct.map_err(|e| TestCaseError::fail(e.to_string()))?;
+            // What the transports read from the envelope before classifying it.
+            let envelope = direct.envelope();
+            prop_assert_eq!(
+                envelope.and_then(Envelope::method),
+                value.get("method").and_then(Value::as_str)
+            );
+            prop_assert_eq!(
+                envelope.and_then(Envelope::params),
+                value.get("params").and_then(Value::as_object)
+            );
+            prop_assert_eq!(
+                envelope.and_then(Envelope::id),
+                value
+                    .get("id")
+                    .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok())
+            );
+            prop_assert_eq!(direct.into_message(), Message::from_value(value));
+        }
+    }
+    Ok(())
+}
+
 fn depth(value: &Value) -> usize {
     match value {
         Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
@@ -63,6 +99,25 @@ proptest! {
             if let Err(malformed) = Message::from_value(value) {
                 prop_assert!((-32700..=-32600).contains(&malformed.error.code));
             }
+        }
+    }
+
+    // Reading a frame straight into a message gives the same verdict as parsing it to a
+    // JSON value first, for any bytes and for any JSON message.
+    #[test]
+    fn frames_read_as_values_do(bytes in prop::collection::vec(any::<u8>(), 0..256), value in any_json(), id in any::<i64>()) {
+        same_verdict(&bytes)?;
+        same_verdict(&serde_json::to_vec(&value).unwrap())?;
+        for envelope in [
+            json!({"jsonrpc": "2.0", "id": id, "method": "m", "params": value}),
+            json!({"jsonrpc": value, "id": id, "method": "m"}),
+            json!({"jsonrpc": "2.0", "id": value, "method": "m", "extra": value}),
+            json!({"jsonrpc": "2.0", "id": id, "result": value}),
+            json!({"jsonrpc": "2.0", "id": id, "error": value}),
+            json!({"jsonrpc": "2.0", "method": value, "params": value}),
+            json!([{"jsonrpc": "2.0", "id": id, "method": "m"}, value]),
+        ] {
+            same_verdict(&serde_json::to_vec(&envelope).unwrap())?;
         }
     }
 

@@ -522,6 +522,13 @@ impl Server {
         };
         let live =
             Live::new(defs, page_size, sealer.clone(), states.clone()).map_err(Error::Build)?;
+        let info_json = serde_json::value::to_raw_value(&self.info)
+            .map(Arc::from)
+            .map_err(|e| {
+                Error::Build(vec![BuildError::Config(format!(
+                    "the server's name and version do not serialize: {e}"
+                ))])
+            })?;
         let core = Core {
             live: Arc::new(live),
             rounds: Rounds::new(sealer, self.request_state_ttl),
@@ -530,7 +537,7 @@ impl Server {
             limiter: Limiter::new(self.limits),
             tasks,
             states,
-            info_value: serde_json::to_value(&self.info).unwrap_or(serde_json::Value::Null),
+            info_json,
             info: self.info,
             instructions: self.instructions,
             list_cache: self.list_cache,

@@ -63,7 +63,8 @@ pub struct Core {
     pub(crate) tasks: Option<Arc<crate::tasks::TaskRuntime>>,
     pub(crate) states: Arc<StateMap>,
     pub(crate) info: Implementation,
-    pub(crate) info_value: Value,
+    /// `info` serialized once at start: every 2026-07-28 result carries it.
+    pub(crate) info_json: Arc<serde_json::value::RawValue>,
     pub(crate) instructions: Option<String>,
     pub(crate) list_cache: CacheHints,
     pub(crate) read_cache: CacheHints,
@@ -179,8 +180,8 @@ impl Core {
 
     /// The server's name and version as JSON, made once at start (every 2026-07-28 result
     /// carries it).
-    pub(crate) fn info_value(&self) -> &Value {
-        &self.info_value
+    pub(crate) fn info_json(&self) -> &Arc<serde_json::value::RawValue> {
+        &self.info_json
     }
 
     /// Protocol versions this server accepts.

@@ -102,11 +102,20 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
     }
 
     fn into_tool_result(self) -> CallToolResult {
-        let mut result = structured(&self.value);
-        if let Some(text) = self.text {
-            result.content = vec![Content::text(text)];
+        let Some(text) = self.text else {
+            return structured(&self.value);
+        };
+        // The text is given: the value's JSON text would only be thrown away.
+        match serde_json::to_value(&self.value) {
+            Ok(value) => CallToolResult {
+                content: vec![Content::text(text)],
+                structured_content: Some(value),
+                ..Default::default()
+            },
+            Err(e) => {
+                CallToolResult::error(format!("The tool's result could not be serialized: {e}"))
+            }
         }
-        result
     }
 }
 

@@ -1,31 +1,180 @@
 //! The 2026-07-28 adapter: per-request `_meta` admission and result rendering.
 
+use std::sync::Arc;
+
+use serde::ser::{Serialize, SerializeMap as _, Serializer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tracing::Instrument as _;
 
 use crate::core::{Call, ClientCapabilities, ContextParts, Core, Reply, RequestContext};
 use crate::observe::{self, Outcome};
-use crate::protocol::jsonrpc::{error_response, result_response};
+use crate::policy::cache::CacheHints;
+use crate::protocol::jsonrpc::error_response;
 use crate::protocol::{codes, meta, Implementation, LogLevel, RequestId, RpcError};
 
 pub use super::Inbound;
 
 /// A response ready for a transport, with the HTTP status the specification asks for.
+///
+/// A result is kept as the core made it and serialized straight to the wire with its
+/// 2026-07-28 members (`resultType`, cache hints, `serverInfo`) added on the way: no JSON
+/// tree of the whole response is built on the common path.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
-    /// The JSON-RPC response.
-    pub message: Value,
     /// HTTP status (200, or 400/404 for the errors the specification maps).
     pub status: u16,
+    body: Body,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Body {
+    /// A response built as a JSON tree (errors).
+    Tree(Value),
+    /// A result.
+    Result(Box<Completed>),
 }
 
 impl Answer {
     /// An error answer.
     pub fn error(id: Option<&RequestId>, error: &RpcError, status: u16) -> Self {
         Answer {
-            message: error_response(id, error),
             status,
+            body: Body::Tree(error_response(id, error)),
         }
+    }
+
+    /// The JSON-RPC response as it goes on the wire.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let written = match &self.body {
+            Body::Tree(message) => serde_json::to_vec(message),
+            Body::Result(completed) => serde_json::to_vec(completed),
+        };
+        written.unwrap_or_else(|e| {
+            // Only a map with non-string keys fails here, and a `Map` has none.
+            tracing::error!("could not serialize a response: {e}");
+            Vec::new()
+        })
+    }
+
+    /// The JSON-RPC response as a JSON tree.
+    pub fn into_message(self) -> Value {
+        match self.body {
+            Body::Tree(message) => message,
+            Body::Result(completed) => serde_json::to_value(&*completed).unwrap_or(Value::Null),
+        }
+    }
+
+    /// The `error` member, when this answers with an error.
+    pub fn error_member(&self) -> Option<&Value> {
+        match &self.body {
+            Body::Tree(message) => message.get("error"),
+            Body::Result(_) => None,
+        }
+    }
+
+    fn result(
+        server_info: &Arc<RawValue>,
+        id: RequestId,
+        result_type: &'static str,
+        body: Map<String, Value>,
+        cache: Option<CacheHints>,
+    ) -> Self {
+        Answer {
+            status: 200,
+            body: Body::Result(Box::new(Completed {
+                id,
+                result_type,
+                body,
+                cache,
+                server_info: server_info.clone(),
+            })),
+        }
+    }
+}
+
+/// A result response: the core's result members and what the 2026-07-28 revision adds.
+#[derive(Debug, Clone)]
+struct Completed {
+    id: RequestId,
+    /// `resultType`: complete, input_required or task.
+    result_type: &'static str,
+    /// The core's result members; a `_meta` here is the handler's.
+    body: Map<String, Value>,
+    /// `ttlMs` and `cacheScope`, for cacheable results.
+    cache: Option<CacheHints>,
+    /// The server's name and version, serialized once at start.
+    server_info: Arc<RawValue>,
+}
+
+impl PartialEq for Completed {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+            && self.result_type == other.result_type
+            && self.body == other.body
+            && self.cache == other.cache
+            && self.server_info.get() == other.server_info.get()
+    }
+}
+
+impl Serialize for Completed {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut message = serializer.serialize_map(Some(3))?;
+        message.serialize_entry("jsonrpc", "2.0")?;
+        message.serialize_entry("id", &self.id)?;
+        message.serialize_entry("result", &ResultMembers(self))?;
+        message.end()
+    }
+}
+
+/// The `result` object: the core's members, then those this revision sets (which win
+/// over members of the same name).
+struct ResultMembers<'a>(&'a Completed);
+
+impl Serialize for ResultMembers<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let completed = self.0;
+        let cache = completed.cache.as_ref();
+        let set_here = |key: &str| match key {
+            "resultType" | "_meta" => true,
+            "ttlMs" | "cacheScope" => cache.is_some(),
+            _ => false,
+        };
+        let mut result = serializer.serialize_map(None)?;
+        for (key, value) in completed.body.iter().filter(|(key, _)| !set_here(key)) {
+            result.serialize_entry(key, value)?;
+        }
+        result.serialize_entry("resultType", completed.result_type)?;
+        if let Some(cache) = cache {
+            result.serialize_entry("ttlMs", &cache.ttl_ms())?;
+            result.serialize_entry("cacheScope", &cache.scope)?;
+        }
+        let info = &*completed.server_info;
+        match completed.body.get("_meta") {
+            Some(Value::Object(meta)) => {
+                result.serialize_entry("_meta", &MetaWithInfo(Some(meta), info))?
+            }
+            // A handler's `_meta` that is no object is sent as it is.
+            Some(other) => result.serialize_entry("_meta", other)?,
+            None => result.serialize_entry("_meta", &MetaWithInfo(None, info))?,
+        }
+        result.end()
+    }
+}
+
+/// `_meta["io.modelcontextprotocol/serverInfo"]` beside any `_meta` the handler set.
+struct MetaWithInfo<'a>(Option<&'a Map<String, Value>>, &'a RawValue);
+
+impl Serialize for MetaWithInfo<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut meta = serializer.serialize_map(None)?;
+        for (key, value) in self.0.into_iter().flatten() {
+            if key != meta::SERVER_INFO {
+                meta.serialize_entry(key, value)?;
+            }
+        }
+        meta.serialize_entry(meta::SERVER_INFO, self.1)?;
+        meta.end()
     }
 }
 
@@ -212,7 +361,7 @@ pub async fn handle_request(
         }
         let outcome = observe::finish_reply(&reply);
         observe::count(core, method, name, outcome, started);
-        render(core, &id, reply)
+        render(core, id, reply)
     }
     .instrument(span)
     .await
@@ -275,62 +424,23 @@ pub fn wants_stream(params: Option<&Map<String, Value>>) -> bool {
 }
 
 /// Give a core reply the 2026-07-28 wire shape.
-pub(crate) fn render(core: &Core, id: &RequestId, reply: Reply) -> Answer {
+pub(crate) fn render(core: &Core, id: RequestId, reply: Reply) -> Answer {
+    let info = core.info_json();
     match reply {
-        Reply::Complete { mut body, cache } => {
-            body.insert("resultType".into(), Value::String("complete".into()));
-            if let Some(cache) = cache {
-                body.insert("ttlMs".into(), Value::from(cache.ttl_ms()));
-                body.insert(
-                    "cacheScope".into(),
-                    serde_json::to_value(cache.scope).unwrap_or(Value::Null),
-                );
-            }
-            add_server_info(core, &mut body);
-            Answer {
-                message: result_response(id, Value::Object(body)),
-                status: 200,
-            }
-        }
+        Reply::Complete { body, cache } => Answer::result(info, id, "complete", body, cache),
         Reply::InputRequired { requests, state } => {
             let mut body = Map::new();
-            body.insert("resultType".into(), Value::String("input_required".into()));
             if !requests.is_empty() {
                 body.insert("inputRequests".into(), Value::Object(requests));
             }
             body.insert("requestState".into(), Value::String(state));
-            add_server_info(core, &mut body);
-            Answer {
-                message: result_response(id, Value::Object(body)),
-                status: 200,
-            }
+            Answer::result(info, id, "input_required", body, None)
         }
-        Reply::Task { mut body } => {
-            body.insert("resultType".into(), Value::String("task".into()));
-            add_server_info(core, &mut body);
-            Answer {
-                message: result_response(id, Value::Object(body)),
-                status: 200,
-            }
-        }
+        Reply::Task { body } => Answer::result(info, id, "task", body, None),
         Reply::Error(error) => {
             let status = status_of(&error);
-            Answer::error(Some(id), &error, status)
+            Answer::error(Some(&id), &error, status)
         }
-    }
-}
-
-/// `_meta["io.modelcontextprotocol/serverInfo"]` on a result, beside any `_meta` the
-/// handler set.
-fn add_server_info(core: &Core, body: &mut Map<String, Value>) {
-    let meta = body
-        .entry("_meta")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if let Value::Object(meta) = meta {
-        meta.insert(
-            crate::protocol::meta::SERVER_INFO.into(),
-            core.info_value().clone(),
-        );
     }
 }
 
@@ -345,5 +455,115 @@ pub fn status_of(error: &RpcError) -> u16 {
         codes::RATE_LIMITED => 429,
         codes::SHUTTING_DOWN => 503,
         _ => 200,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::policy::cache::CacheScope;
+
+    fn info() -> Arc<RawValue> {
+        Arc::from(serde_json::value::to_raw_value(&json!({"name": "s", "version": "1"})).unwrap())
+    }
+
+    fn body(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        }
+    }
+
+    /// The bytes a transport sends and the tree the test client returns are one message.
+    fn both(answer: Answer) -> Value {
+        let sent: Value = serde_json::from_slice(&answer.to_bytes()).unwrap();
+        assert_eq!(sent, answer.clone().into_message());
+        sent
+    }
+
+    #[test]
+    fn a_result_carries_its_type_cache_hints_and_server_info() {
+        let cache = CacheHints {
+            ttl: Duration::from_millis(1500),
+            scope: CacheScope::Public,
+        };
+        let id = RequestId::Number(7.into());
+        let answer = Answer::result(
+            &info(),
+            id,
+            "complete",
+            body(json!({"tools": []})),
+            Some(cache),
+        );
+        assert_eq!(answer.status, 200);
+        assert_eq!(answer.error_member(), None);
+        assert_eq!(
+            both(answer),
+            json!({"jsonrpc": "2.0", "id": 7, "result": {
+                "tools": [], "resultType": "complete", "ttlMs": 1500, "cacheScope": "public",
+                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}
+            }})
+        );
+    }
+
+    #[test]
+    fn members_this_revision_sets_win_over_the_bodys() {
+        // A handler's own _meta entries stay beside serverInfo; a stale serverInfo, a
+        // resultType or cache hints in the body give way to the server's.
+        let members = json!({
+            "content": [], "resultType": "bogus", "ttlMs": 1, "cacheScope": "nope",
+            "_meta": {"app/trace": "t-1", "io.modelcontextprotocol/serverInfo": "stale"}
+        });
+        let cache = CacheHints {
+            ttl: Duration::from_secs(2),
+            scope: CacheScope::Private,
+        };
+        let id = RequestId::String("a".into());
+        let answer = Answer::result(&info(), id, "complete", body(members), Some(cache));
+        assert_eq!(
+            both(answer)["result"],
+            json!({
+                "content": [], "resultType": "complete", "ttlMs": 2000, "cacheScope": "private",
+                "_meta": {"app/trace": "t-1",
+                          "io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}
+            })
+        );
+        // Without cache hints, the body's own ttlMs is the body's business.
+        let answer = Answer::result(
+            &info(),
+            RequestId::Number(1.into()),
+            "task",
+            body(json!({"taskId": "x", "ttlMs": 60000})),
+            None,
+        );
+        let sent = both(answer);
+        assert_eq!(sent["result"]["ttlMs"], 60000);
+        assert_eq!(sent["result"]["resultType"], "task");
+    }
+
+    #[test]
+    fn a_meta_that_is_no_object_is_sent_as_it_is() {
+        let id = RequestId::Number(2.into());
+        let answer = Answer::result(&info(), id, "complete", body(json!({"_meta": 5})), None);
+        assert_eq!(both(answer)["result"]["_meta"], 5);
+    }
+
+    #[test]
+    fn an_error_answer_exposes_its_error_member() {
+        let error = RpcError::invalid_params("bad").with_data(json!({"retryAfterMs": 10}));
+        let answer = Answer::error(Some(&RequestId::Number(3.into())), &error, 429);
+        assert_eq!(
+            answer
+                .error_member()
+                .and_then(|e| e.pointer("/data/retryAfterMs")),
+            Some(&json!(10))
+        );
+        let sent = both(answer);
+        assert_eq!(sent["error"]["code"], codes::INVALID_PARAMS);
+        assert_eq!(sent["id"], 3);
     }
 }

@@ -236,8 +236,18 @@ pub(crate) fn json_size(value: &impl serde::Serialize) -> usize {
 /// parser recurses into it.
 pub(crate) fn check_depth(bytes: &[u8], max: usize) -> Result<(), RpcError> {
     // Fewer opening brackets than the limit, strings included, cannot nest deeper than it;
-    // counting them is a vectorised pass, far cheaper than the scan below.
-    let openers = bytes.iter().filter(|&&b| b == b'[' || b == b'{').count();
+    // counting them is a vectorised pass, far cheaper than the scan below. `[` and `{`
+    // differ only in bit 0x20, and byte-sized counters over runs of at most 255 bytes
+    // (which cannot overflow) let the compiler count 16 or 32 bytes per instruction.
+    let openers: usize = bytes
+        .chunks(255)
+        .map(|run| {
+            let count = run
+                .iter()
+                .fold(0u8, |n, &b| n.wrapping_add(u8::from(b | 0x20 == b'{')));
+            usize::from(count)
+        })
+        .sum();
     if openers <= max {
         return Ok(());
     }

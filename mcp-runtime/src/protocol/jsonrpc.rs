@@ -66,22 +66,52 @@ impl Message {
     pub fn from_value(value: Value) -> Result<Message, Malformed> {
         let mut obj = match value {
             Value::Object(obj) => obj,
-            Value::Array(_) => {
-                return Err(Malformed {
-                    id: None,
-                    error: RpcError::invalid_request(
-                        "Batches are not supported: send one JSON-RPC message per frame",
-                    ),
-                })
-            }
-            _ => {
-                return Err(Malformed {
-                    id: None,
-                    error: RpcError::invalid_request("A JSON-RPC message must be a JSON object"),
-                })
-            }
+            Value::Array(_) => return Err(batch_refused()),
+            _ => return Err(not_an_object()),
         };
-        let id = match obj.remove("id") {
+        Envelope {
+            jsonrpc_2_0: obj.get("jsonrpc").and_then(Value::as_str) == Some("2.0"),
+            id: obj.remove("id"),
+            method: obj.remove("method"),
+            params: obj.remove("params"),
+            result: obj.remove("result"),
+            error: obj.remove("error"),
+        }
+        .into_message()
+    }
+}
+
+impl Envelope {
+    /// The method, when it is a string.
+    pub fn method(&self) -> Option<&str> {
+        self.method.as_ref().and_then(Value::as_str)
+    }
+
+    /// The params, when they are an object.
+    pub fn params(&self) -> Option<&Map<String, Value>> {
+        self.params.as_ref().and_then(Value::as_object)
+    }
+
+    /// The id, when it is a string or a number.
+    pub fn id(&self) -> Option<RequestId> {
+        match self.id.as_ref()? {
+            Value::Number(n) => Some(RequestId::Number(n.clone())),
+            Value::String(s) => Some(RequestId::String(s.clone())),
+            _ => None,
+        }
+    }
+
+    /// Check the envelope and classify the message.
+    pub fn into_message(self) -> Result<Message, Malformed> {
+        let Envelope {
+            jsonrpc_2_0,
+            id,
+            method,
+            params,
+            result,
+            error,
+        } = self;
+        let id = match id {
             None => None,
             Some(Value::Null) => {
                 return Err(Malformed {
@@ -101,13 +131,13 @@ impl Message {
                 }
             },
         };
-        if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        if !jsonrpc_2_0 {
             return Err(Malformed {
                 id,
                 error: RpcError::invalid_request("The jsonrpc member must be \"2.0\""),
             });
         }
-        let method = match obj.remove("method") {
+        let method = match method {
             Some(Value::String(m)) => m,
             Some(_) => {
                 return Err(Malformed {
@@ -116,13 +146,13 @@ impl Message {
                 })
             }
             None => {
-                if let Some(result) = obj.remove("result") {
+                if let Some(result) = result {
                     return Ok(Message::Response {
                         id,
                         outcome: Ok(result),
                     });
                 }
-                if let Some(error) = obj.remove("error") {
+                if let Some(error) = error {
                     let error = serde_json::from_value::<RpcError>(error).unwrap_or_else(|_| {
                         RpcError::internal("The client answered with a malformed error object")
                     });
@@ -137,7 +167,7 @@ impl Message {
                 });
             }
         };
-        let params = match obj.remove("params") {
+        let params = match params {
             None | Some(Value::Null) => None,
             Some(Value::Object(p)) => Some(p),
             // A notification is never answered, not even when malformed: its params are
@@ -154,6 +184,233 @@ impl Message {
             Some(id) => Message::Request { id, method, params },
             None => Message::Notification { method, params },
         })
+    }
+}
+
+fn batch_refused() -> Malformed {
+    Malformed {
+        id: None,
+        error: RpcError::invalid_request(
+            "Batches are not supported: send one JSON-RPC message per frame",
+        ),
+    }
+}
+
+fn not_an_object() -> Malformed {
+    Malformed {
+        id: None,
+        error: RpcError::invalid_request("A JSON-RPC message must be a JSON object"),
+    }
+}
+
+/// The members of a message object that JSON-RPC gives a meaning, as read, before the
+/// envelope is checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Envelope {
+    jsonrpc_2_0: bool,
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Value>,
+    result: Option<Value>,
+    error: Option<Value>,
+}
+
+/// What one frame of JSON text holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Frame {
+    /// A JSON object: a message's envelope.
+    Object(Envelope),
+    /// A JSON array: a batch (2025-03-26), its items as they came.
+    Batch(Vec<Value>),
+    /// Any other JSON value.
+    Scalar,
+}
+
+impl Frame {
+    /// Parse one frame of JSON text straight into a message: the same verdicts as
+    /// `serde_json::from_slice::<Value>` then [`Message::from_value`], without building
+    /// the envelope as a JSON object first.
+    pub fn parse(bytes: &[u8]) -> Result<Frame, serde_json::Error> {
+        serde_json::from_slice(bytes)
+    }
+
+    /// The message, with a batch refused (outside the 2025-03-26 revision).
+    pub fn into_message(self) -> Result<Message, Malformed> {
+        match self {
+            Frame::Object(envelope) => envelope.into_message(),
+            Frame::Batch(_) => Err(batch_refused()),
+            Frame::Scalar => Err(not_an_object()),
+        }
+    }
+
+    /// The envelope, when the frame is a JSON object.
+    pub fn envelope(&self) -> Option<&Envelope> {
+        match self {
+            Frame::Object(envelope) => Some(envelope),
+            _ => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Frame {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(FrameVisitor)
+    }
+}
+
+struct FrameVisitor;
+
+impl FrameVisitor {
+    fn not_an_object<E>(self) -> Result<Frame, E> {
+        Ok(Frame::Scalar)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for FrameVisitor {
+    type Value = Frame;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON-RPC message")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Frame, A::Error> {
+        let mut members = Envelope {
+            jsonrpc_2_0: false,
+            id: None,
+            method: None,
+            params: None,
+            result: None,
+            error: None,
+        };
+        // A repeated member keeps its last value, as a parsed JSON object does.
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Jsonrpc => members.jsonrpc_2_0 = map.next_value::<IsTwoPointZero>()?.0,
+                Key::Id => members.id = Some(map.next_value()?),
+                Key::Method => members.method = Some(map.next_value()?),
+                Key::Params => members.params = Some(map.next_value()?),
+                Key::Result => members.result = Some(map.next_value()?),
+                Key::Error => members.error = Some(map.next_value()?),
+                // Read in full, so malformed text anywhere is refused as before.
+                Key::Other => drop(map.next_value::<Value>()?),
+            }
+        }
+        Ok(Frame::Object(members))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Frame, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element::<Value>()? {
+            items.push(item);
+        }
+        Ok(Frame::Batch(items))
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Frame, E> {
+        self.not_an_object()
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Frame, E> {
+        self.not_an_object()
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Frame, E> {
+        self.not_an_object()
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Frame, E> {
+        self.not_an_object()
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Frame, E> {
+        self.not_an_object()
+    }
+
+    fn visit_unit<E>(self) -> Result<Frame, E> {
+        self.not_an_object()
+    }
+}
+
+/// A member name of the envelope, read without allocating.
+enum Key {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    Result,
+    Error,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl serde::de::Visitor<'_> for KeyVisitor {
+            type Value = Key;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E>(self, name: &str) -> Result<Key, E> {
+                Ok(match name {
+                    "jsonrpc" => Key::Jsonrpc,
+                    "id" => Key::Id,
+                    "method" => Key::Method,
+                    "params" => Key::Params,
+                    "result" => Key::Result,
+                    "error" => Key::Error,
+                    _ => Key::Other,
+                })
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+/// Whether a member is the string `"2.0"`, read without allocating.
+struct IsTwoPointZero(bool);
+
+impl<'de> Deserialize<'de> for IsTwoPointZero {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct TagVisitor;
+        impl<'de> serde::de::Visitor<'de> for TagVisitor {
+            type Value = IsTwoPointZero;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E>(self, tag: &str) -> Result<IsTwoPointZero, E> {
+                Ok(IsTwoPointZero(tag == "2.0"))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<IsTwoPointZero, E> {
+                Ok(IsTwoPointZero(false))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<IsTwoPointZero, E> {
+                Ok(IsTwoPointZero(false))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<IsTwoPointZero, E> {
+                Ok(IsTwoPointZero(false))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<IsTwoPointZero, E> {
+                Ok(IsTwoPointZero(false))
+            }
+            fn visit_unit<E>(self) -> Result<IsTwoPointZero, E> {
+                Ok(IsTwoPointZero(false))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> Result<IsTwoPointZero, A::Error> {
+                Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+                Ok(IsTwoPointZero(false))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<IsTwoPointZero, A::Error> {
+                Value::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(IsTwoPointZero(false))
+            }
+        }
+        deserializer.deserialize_any(TagVisitor)
     }
 }
 

@@ -16,7 +16,7 @@ use serde_json::{json, Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use crate::core::{Notifier, Subscription, Transport};
-use crate::era::modern::{self, Inbound};
+use crate::era::modern::{self, Answer, Inbound};
 use crate::policy::auth::Principal;
 use crate::protocol::jsonrpc::Message;
 use crate::protocol::{meta, version};
@@ -112,7 +112,7 @@ impl TestClient {
         while let Ok(frame) = rx.try_recv() {
             notifications.push(serde_json::from_slice(&frame).unwrap_or(Value::Null));
         }
-        (notifications, answer.message)
+        (notifications, answer.into_message())
     }
 
     /// Open a `subscriptions/listen` subscription with these params (`_meta` is added), or
@@ -121,7 +121,7 @@ impl TestClient {
         match Message::from_value(self.envelope("subscriptions/listen", params)) {
             Ok(Message::Request { id, params, .. }) => {
                 modern::listen(self.app.core(), &id, params, self.principal.as_ref())
-                    .map_err(|answer| answer.message)
+                    .map_err(Answer::into_message)
             }
             _ => Err(Value::Null),
         }
@@ -141,7 +141,7 @@ impl TestClient {
             Ok(Message::Request { id, method, params }) => Some(
                 modern::handle_request(self.app.core(), id, method, params, self.inbound())
                     .await
-                    .message,
+                    .into_message(),
             ),
             Ok(_) => None,
             Err(m) => Some(crate::protocol::jsonrpc::error_response(

@@ -37,7 +37,7 @@ use crate::observe;
 use crate::policy::auth::Principal;
 use crate::policy::limits::check_depth;
 use crate::policy::oauth::HttpAuth;
-use crate::protocol::jsonrpc::{error_response, Message};
+use crate::protocol::jsonrpc::{error_response, Frame, Message};
 use crate::protocol::{meta, RequestId, RpcError};
 
 /// HTTP limits, the DNS-rebinding allowlist and the bearer-token check.
@@ -269,27 +269,27 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
     if let Err(error) = check_depth(&bytes, shared.core.limiter.limits().max_json_depth) {
         return not_jsonrpc(&shared.core, None, &error);
     }
-    let value: Value = match serde_json::from_slice(&bytes) {
-        Ok(v) => v,
+    let frame = match Frame::parse(&bytes) {
+        Ok(frame) => frame,
         Err(e) => return not_jsonrpc(&shared.core, None, &RpcError::parse_error(e)),
     };
     if let (Some(auth), Some(principal)) = (&shared.config.auth, &principal) {
-        if let Some(refusal) = scope_challenge(&shared.core, auth, principal, &value) {
+        if let Some(refusal) = scope_challenge(&shared.core, auth, principal, &frame) {
             refused(&shared.core, 403, "insufficient scope");
             return refusal;
         }
     }
     #[cfg(feature = "legacy")]
-    if crate::era::legacy::http::claims(&shared.legacy, &headers, &value) {
+    if crate::era::legacy::http::claims(&shared.legacy, &headers, &frame) {
         let incoming = crate::era::legacy::http::Incoming {
             core: &shared.core,
             sessions: &shared.sessions,
             headers: &headers,
             principal,
         };
-        return crate::era::legacy::http::post(incoming, value).await;
+        return crate::era::legacy::http::post(incoming, frame).await;
     }
-    match Message::from_value(value) {
+    match frame.into_message() {
         Err(malformed) => not_jsonrpc(&shared.core, malformed.id.as_ref(), &malformed.error),
         Ok(Message::Notification { .. }) => StatusCode::ACCEPTED.into_response(),
         Ok(Message::Response { id, .. }) => {
@@ -440,16 +440,17 @@ async fn streamed(
                     queue.push_back(frame);
                 }
                 let last = match done {
-                    Ok(reply) => reply.message,
+                    Ok(reply) => reply.to_bytes(),
                     Err(e) => {
                         tracing::error!("a request task failed: {e}");
-                        error_response(
+                        let error = error_response(
                             None,
                             &RpcError::internal("Internal error: the request failed unexpectedly"),
-                        )
+                        );
+                        serde_json::to_vec(&error).unwrap_or_default()
                     }
                 };
-                queue.push_back(serde_json::to_vec(&last).unwrap_or_default());
+                queue.push_back(last);
                 let frame = queue.pop_front().unwrap_or_default();
                 Some((event(frame), (queue, Some(Phase::Draining))))
             }
@@ -535,10 +536,11 @@ fn scope_challenge(
     core: &Core,
     auth: &HttpAuth,
     principal: &Principal,
-    message: &Value,
+    frame: &Frame,
 ) -> Option<Response> {
-    let method = message.get("method")?.as_str()?;
-    let params = message.get("params")?.as_object()?;
+    let message = frame.envelope()?;
+    let method = message.method()?;
+    let params = message.params()?;
     let needed = core.required_scopes(method, params);
     if principal.missing_scopes(needed).is_empty() {
         return None;
@@ -549,9 +551,7 @@ fn scope_challenge(
         "prompts/get" => "prompt",
         _ => "resource",
     };
-    let id = message
-        .get("id")
-        .and_then(|id| serde_json::from_value::<crate::protocol::RequestId>(id.clone()).ok());
+    let id = message.id();
     let error = RpcError::new(
         crate::protocol::codes::ACCESS_DENIED,
         format!(
@@ -566,12 +566,12 @@ fn scope_challenge(
 
 fn answer(answer: Answer) -> Response {
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::OK);
-    let mut response = json(status, &answer.message);
+    let mut response = json_bytes(status, answer.to_bytes());
     if status == StatusCode::TOO_MANY_REQUESTS {
         // Whole seconds, rounded up, from the error's retryAfterMs.
         let ms = answer
-            .message
-            .pointer("/error/data/retryAfterMs")
+            .error_member()
+            .and_then(|error| error.pointer("/data/retryAfterMs"))
             .and_then(Value::as_u64)
             .unwrap_or(1000);
         if let Ok(value) = header::HeaderValue::from_str(&ms.div_ceil(1000).max(1).to_string()) {
@@ -582,7 +582,10 @@ fn answer(answer: Answer) -> Response {
 }
 
 pub(crate) fn json(status: StatusCode, body: &Value) -> Response {
-    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    json_bytes(status, serde_json::to_vec(body).unwrap_or_default())
+}
+
+fn json_bytes(status: StatusCode, bytes: Vec<u8>) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], bytes).into_response()
 }
 

@@ -26,7 +26,7 @@ use crate::era::modern::{self, Inbound};
 use crate::era::Eras;
 use crate::observe;
 use crate::policy::limits::check_depth;
-use crate::protocol::jsonrpc::{error_response, Message};
+use crate::protocol::jsonrpc::{error_response, Frame, Message};
 use crate::protocol::{meta, RequestId, RpcError};
 use crate::transport::in_flight::InFlight;
 
@@ -71,7 +71,14 @@ struct Connection {
     era: Era,
     /// Who every request of this connection comes from (the host vouches for it).
     principal: Option<crate::Principal>,
+    /// Responses of requests answered inline, joined by newlines, that go to the writer
+    /// together once the input read so far is handled: one hand-over per burst rather
+    /// than one per request.
+    answered: Vec<u8>,
 }
+
+/// Responses held in `Connection::answered` beyond this many bytes go out at once.
+const ANSWERED_BATCH_BYTES: usize = 64 * 1024;
 
 /// Serve until `reader` reaches EOF or `shutdown` completes, then give in-flight calls the
 /// server's grace period to answer, stop the rest (they answer with a shutdown error) and
@@ -102,10 +109,16 @@ where
         stop: core_stop,
         era: Era::Undecided,
         principal: config.principal.clone(),
+        answered: Vec::new(),
     };
     let mut line = Vec::new();
     tokio::pin!(shutdown);
     loop {
+        // Nothing more has been read: what was answered goes out before the next read
+        // waits for input.
+        if reader.buffer().is_empty() {
+            connection.hand_over().await;
+        }
         let next = tokio::select! {
             next = read_line(&mut reader, &mut line, config.max_line_bytes) => next?,
             // A signal: read nothing more, as at EOF (a line half read is dropped).
@@ -130,6 +143,7 @@ where
         // Reap finished tasks so the set does not grow with the connection's lifetime.
         while tasks.try_join_next().is_some() {}
     }
+    connection.hand_over().await;
     connection.closing.cancel();
     #[cfg(feature = "legacy")]
     if let Era::Legacy(session) = &connection.era {
@@ -168,6 +182,29 @@ async fn join_all(tasks: &mut JoinSet<()>) {
 }
 
 impl Connection {
+    /// Send the responses answered inline to the writer.
+    async fn hand_over(&mut self) {
+        if !self.answered.is_empty() {
+            let batch = std::mem::take(&mut self.answered);
+            let _ = self.tx.send(batch).await;
+        }
+    }
+
+    /// Keep an inline response for the next hand-over.
+    async fn answered_inline(&mut self, response: Vec<u8>) {
+        if response.is_empty() {
+            return;
+        }
+        if !self.answered.is_empty() {
+            // The writer ends the batch with a newline, as it ends every frame.
+            self.answered.push(b'\n');
+        }
+        self.answered.extend_from_slice(&response);
+        if self.answered.len() >= ANSWERED_BATCH_BYTES {
+            self.hand_over().await;
+        }
+    }
+
     /// Answer a line that is no JSON-RPC message, traced as a `jsonrpc` failure.
     async fn not_jsonrpc(&self, id: Option<&RequestId>, error: &RpcError) {
         observe::refused(
@@ -185,23 +222,23 @@ impl Connection {
             self.not_jsonrpc(None, &error).await;
             return;
         }
-        let value: Value = match serde_json::from_slice(line) {
-            Ok(v) => v,
+        let frame = match Frame::parse(line) {
+            Ok(frame) => frame,
             Err(e) => {
                 self.not_jsonrpc(None, &RpcError::parse_error(e)).await;
                 return;
             }
         };
         #[cfg(feature = "legacy")]
-        if let (Value::Array(_), Era::Legacy(session)) = (&value, &self.era) {
+        if let (Frame::Batch(_), Era::Legacy(session)) = (&frame, &self.era) {
             let session = session.clone();
-            let Value::Array(items) = value else {
+            let Frame::Batch(items) = frame else {
                 return;
             };
             self.batch(session, items, tasks).await;
             return;
         }
-        match Message::from_value(value) {
+        match frame.into_message() {
             Err(malformed) => {
                 self.not_jsonrpc(malformed.id.as_ref(), &malformed.error)
                     .await
@@ -327,9 +364,10 @@ impl Connection {
         let core = self.core.clone();
         let notifier = Some(Notifier::new(self.tx.clone()));
         self.spawn_request(id.clone(), notifier, tasks, move |inbound| async move {
-            session
+            let response = session
                 .handle_request(&core, id, method, params, inbound)
-                .await
+                .await;
+            to_frame(&response)
         })
         .await;
     }
@@ -375,7 +413,7 @@ impl Connection {
                 match modern::listen(&self.core, &id, params, self.principal.as_ref()) {
                     Ok(subscription) => subscription,
                     Err(answer) => {
-                        send(&self.tx, &answer.message).await;
+                        let _ = self.tx.send(answer.to_bytes()).await;
                         return;
                     }
                 };
@@ -409,7 +447,7 @@ impl Connection {
         self.spawn_request(id.clone(), notifier, tasks, move |inbound| async move {
             modern::handle_request(&core, id, method, params, inbound)
                 .await
-                .message
+                .to_bytes()
         })
         .await;
     }
@@ -417,14 +455,14 @@ impl Connection {
     /// Run a request as a task registered for cancellation; its response goes out unless
     /// the client cancelled the request first.
     async fn spawn_request<F, Fut>(
-        &self,
+        &mut self,
         id: RequestId,
         notifier: Option<Notifier>,
         tasks: &mut JoinSet<()>,
         serve: F,
     ) where
         F: FnOnce(Inbound) -> Fut + Send + 'static,
-        Fut: std::future::Future<Output = Value> + Send + 'static,
+        Fut: std::future::Future<Output = Vec<u8>> + Send + 'static,
     {
         let tx = self.tx.clone();
         let registry = self.in_flight.clone();
@@ -442,7 +480,7 @@ impl Connection {
         // without a task (nothing can cancel them in the meantime: this loop reads the
         // next message only afterwards).
         if let Some(response) = futures_util::FutureExt::now_or_never(&mut future) {
-            send(&tx, &response).await;
+            self.answered_inline(response).await;
             return;
         }
         self.in_flight.spawn(id, cancel, || {
@@ -451,7 +489,7 @@ impl Connection {
                 // Unregister before sending: a cancellation arriving now finds nothing to
                 // abort, and a cancelled request's response is not sent.
                 if registry.finish(&key) {
-                    send(&tx, &response).await;
+                    let _ = tx.send(response).await;
                 }
             })
         });
@@ -459,12 +497,16 @@ impl Connection {
 }
 
 async fn send(tx: &mpsc::Sender<Vec<u8>>, message: &Value) {
-    match serde_json::to_vec(message) {
-        Ok(bytes) => {
-            let _ = tx.send(bytes).await;
-        }
-        Err(e) => tracing::error!("could not serialize a response: {e}"),
-    }
+    let _ = tx.send(to_frame(message)).await;
+}
+
+/// A message as one frame's bytes.
+#[cfg_attr(not(feature = "legacy"), allow(dead_code))]
+fn to_frame(message: &Value) -> Vec<u8> {
+    serde_json::to_vec(message).unwrap_or_else(|e| {
+        tracing::error!("could not serialize a response: {e}");
+        Vec::new()
+    })
 }
 
 /// This process's stdin and stdout as non-blocking pipes, when they are pipes.
@@ -538,7 +580,7 @@ async fn read_line<R: AsyncRead + Unpin>(
             });
         }
         read_any = true;
-        let (chunk, found, used) = match buf.iter().position(|&b| b == b'\n') {
+        let (chunk, found, used) = match memchr::memchr(b'\n', buf) {
             Some(i) => (buf.get(..i).unwrap_or_default(), true, i + 1),
             None => (buf, false, buf.len()),
         };

@@ -36,7 +36,7 @@ use crate::clock::now_ms;
 use crate::core::{Core, FrameSink, Notifier, Transport};
 use crate::era::Inbound;
 use crate::policy::auth::Principal;
-use crate::protocol::jsonrpc::{error_response, result_response, Message};
+use crate::protocol::jsonrpc::{error_response, result_response, Envelope, Frame, Message};
 use crate::protocol::{meta, version, RequestId, RpcError};
 use crate::transport::http::{accepts_event_stream, header_text, json};
 use crate::transport::in_flight::InFlight;
@@ -73,7 +73,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// Whether a `POST` belongs to the handshake era: an `initialize`, a named session, or a
 /// handshake revision in `MCP-Protocol-Version`. A request that names the stateless
 /// revision (header or `_meta`) is modern, whatever else it carries.
-pub(crate) fn claims(config: &LegacyConfig, headers: &HeaderMap, body: &Value) -> bool {
+pub(crate) fn claims(config: &LegacyConfig, headers: &HeaderMap, body: &Frame) -> bool {
     let header_version = header_text(headers, "mcp-protocol-version").ok().flatten();
     if header_version
         .as_deref()
@@ -81,14 +81,15 @@ pub(crate) fn claims(config: &LegacyConfig, headers: &HeaderMap, body: &Value) -
     {
         return false;
     }
-    let meta_version = body
-        .get("params")
+    let envelope = body.envelope();
+    let meta_version = envelope
+        .and_then(Envelope::params)
         .and_then(|p| p.get("_meta"))
         .and_then(|m| m.get(meta::PROTOCOL_VERSION));
     if meta_version.is_some() {
         return false;
     }
-    body.get("method").and_then(Value::as_str) == Some("initialize")
+    envelope.and_then(Envelope::method) == Some("initialize")
         || headers.contains_key(SESSION_HEADER)
         || header_version.is_some_and(|v| config.speaks(&v))
 }
@@ -375,8 +376,8 @@ fn find(incoming: &Incoming<'_>) -> Result<(String, Arc<HttpSession>), Refusal> 
 }
 
 /// A `POST` of the handshake era.
-pub(crate) async fn post(incoming: Incoming<'_>, body: Value) -> Response {
-    if body.get("method").and_then(Value::as_str) == Some("initialize") {
+pub(crate) async fn post(incoming: Incoming<'_>, body: Frame) -> Response {
+    if body.envelope().and_then(Envelope::method) == Some("initialize") {
         return initialize(&incoming, body);
     }
     let (_, entry) = match find(&incoming) {
@@ -396,10 +397,10 @@ pub(crate) async fn post(incoming: Incoming<'_>, body: Value) -> Response {
             );
         }
     }
-    if let Value::Array(items) = body {
+    if let Frame::Batch(items) = body {
         return batch(&incoming, &entry, items).await;
     }
-    match Message::from_value(body) {
+    match body.into_message() {
         Err(malformed) => error(
             StatusCode::BAD_REQUEST,
             malformed.id.as_ref(),
@@ -419,8 +420,8 @@ pub(crate) async fn post(incoming: Incoming<'_>, body: Value) -> Response {
     }
 }
 
-fn initialize(incoming: &Incoming<'_>, body: Value) -> Response {
-    let (id, params) = match Message::from_value(body) {
+fn initialize(incoming: &Incoming<'_>, body: Frame) -> Response {
+    let (id, params) = match body.into_message() {
         Ok(Message::Request { id, params, .. }) => (id, params),
         Ok(_) => {
             return error(
@@ -929,31 +930,56 @@ mod tests {
 
     #[test]
     fn the_era_is_told_from_headers_and_body() {
+        let frame = |body: Value| Frame::parse(body.to_string().as_bytes()).unwrap();
         let config = LegacyConfig::default();
         let mut headers = HeaderMap::new();
-        assert!(claims(&config, &headers, &json!({"method": "initialize"})));
-        assert!(!claims(&config, &headers, &json!({"method": "tools/list"})));
+        assert!(claims(
+            &config,
+            &headers,
+            &frame(json!({"method": "initialize"}))
+        ));
+        assert!(!claims(
+            &config,
+            &headers,
+            &frame(json!({"method": "tools/list"}))
+        ));
         headers.insert(SESSION_HEADER, HeaderValue::from_static("abc"));
-        assert!(claims(&config, &headers, &json!({"method": "tools/list"})));
+        assert!(claims(
+            &config,
+            &headers,
+            &frame(json!({"method": "tools/list"}))
+        ));
         // A modern request is modern even when it carries a session id.
         let modern = json!({"method": "tools/list", "params": {"_meta": {meta::PROTOCOL_VERSION: "2026-07-28"}}});
-        assert!(!claims(&config, &headers, &modern));
+        assert!(!claims(&config, &headers, &frame(modern)));
         let modern_initialize = json!({"method": "initialize", "params": {"_meta": {meta::PROTOCOL_VERSION: "2026-07-28"}}});
-        assert!(!claims(&config, &HeaderMap::new(), &modern_initialize));
+        assert!(!claims(
+            &config,
+            &HeaderMap::new(),
+            &frame(modern_initialize)
+        ));
         // A batch without a session is the modern adapter's to refuse.
         let batch = json!([{"method": "ping"}]);
-        assert!(!claims(&config, &HeaderMap::new(), &batch));
+        assert!(!claims(&config, &HeaderMap::new(), &frame(batch)));
         let mut headers = HeaderMap::new();
         headers.insert(
             "mcp-protocol-version",
             HeaderValue::from_static("2025-06-18"),
         );
-        assert!(claims(&config, &headers, &json!({"method": "tools/list"})));
+        assert!(claims(
+            &config,
+            &headers,
+            &frame(json!({"method": "tools/list"}))
+        ));
         headers.insert(
             "mcp-protocol-version",
             HeaderValue::from_static("2026-07-28"),
         );
-        assert!(!claims(&config, &headers, &json!({"method": "tools/list"})));
+        assert!(!claims(
+            &config,
+            &headers,
+            &frame(json!({"method": "tools/list"}))
+        ));
     }
 
     #[tokio::test]

@@ -498,3 +498,58 @@ async fn stdio_finishes_in_flight_calls_after_eof() {
     ids.sort();
     assert_eq!(ids, (0..50).collect::<Vec<_>>(), "every call answered once");
 }
+
+/// Calls answered at once are handed to the writer in bursts (S-063: one JSON-RPC message
+/// per line): a long burst, past the hand-over size, with refusals between the calls,
+/// still gives one well-formed line per request.
+#[tokio::test]
+async fn stdio_bursts_of_answers_stay_one_message_per_line() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = mcp_workspace_tests::server().build().unwrap();
+    let (client, server) = tokio::io::duplex(1 << 16);
+    let (sr, sw) = tokio::io::split(server);
+    let serving = tokio::spawn(async move { app.serve_io(sr, sw).await });
+    let (mut cr, mut cw) = tokio::io::split(client);
+    let mut input = String::new();
+    for id in 0..2000 {
+        if id % 100 == 0 {
+            input.push_str("{not json\n");
+        }
+        input.push_str(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{id},"b":1}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        ));
+        input.push('\n');
+    }
+    // Written while the answers are read: neither side's buffer holds a whole burst.
+    let writing = tokio::spawn(async move {
+        cw.write_all(input.as_bytes()).await.unwrap();
+        cw.shutdown().await.unwrap();
+    });
+    let mut out = String::new();
+    cr.read_to_string(&mut out).await.unwrap();
+    writing.await.unwrap();
+    serving.await.unwrap().unwrap();
+    let mut ids = Vec::new();
+    let mut parse_errors = 0;
+    for line in out.lines() {
+        let message: Value = serde_json::from_str(line).unwrap();
+        match message["id"].as_i64() {
+            Some(id) => {
+                let sum = (id + 1).to_string();
+                assert_eq!(message["result"]["content"][0]["text"], sum.as_str());
+                ids.push(id);
+            }
+            None => {
+                assert_eq!(message["error"]["code"], -32700);
+                parse_errors += 1;
+            }
+        }
+    }
+    ids.sort();
+    assert_eq!(
+        ids,
+        (0..2000).collect::<Vec<_>>(),
+        "every call answered once"
+    );
+    assert_eq!(parse_errors, 20);
+}

@@ -586,21 +586,27 @@ pub(crate) fn json(status: StatusCode, body: &Value) -> Response {
 }
 
 fn json_bytes(status: StatusCode, bytes: Vec<u8>) -> Response {
-    (status, [(header::CONTENT_TYPE, "application/json")], bytes).into_response()
+    let content_type = header::HeaderValue::from_static("application/json");
+    (status, [(header::CONTENT_TYPE, content_type)], bytes).into_response()
 }
 
 /// The host part of `Host` or of an `Origin` URL, lower-cased and without port.
 pub(crate) fn host_of(authority: &str) -> String {
-    let authority = authority.trim().to_ascii_lowercase();
+    host_name(authority).to_ascii_lowercase()
+}
+
+/// The host part of `Host` or of an `Origin` URL, without port, as written.
+fn host_name(authority: &str) -> &str {
+    let authority = authority.trim();
     if authority.starts_with('[') {
         // IPv6 literal: keep the brackets, drop the port.
         return match authority.find(']') {
-            Some(end) => authority.get(..=end).unwrap_or_default().to_owned(),
+            Some(end) => authority.get(..=end).unwrap_or_default(),
             None => authority,
         };
     }
     match authority.rsplit_once(':') {
-        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host.to_owned(),
+        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
         _ => authority,
     }
 }
@@ -611,9 +617,12 @@ fn check_host_and_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), 
         let host = host
             .to_str()
             .map_err(|_| "the Host header is not valid text".to_owned())?;
-        let name = host_of(host);
-        if !is_allowed(&name) {
-            return Err(format!("host {name:?} is not allowed"));
+        let name = host_name(host);
+        if !is_allowed(name) {
+            return Err(format!(
+                "host {:?} is not allowed",
+                name.to_ascii_lowercase()
+            ));
         }
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
@@ -624,8 +633,7 @@ fn check_host_and_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), 
             .split_once("://")
             .map(|(_, rest)| rest.split('/').next().unwrap_or(""))
             .ok_or_else(|| format!("origin {origin:?} is not allowed"))?;
-        let name = host_of(authority);
-        if !is_allowed(&name) {
+        if !is_allowed(host_name(authority)) {
             return Err(format!("origin {origin:?} is not allowed"));
         }
     }
@@ -633,7 +641,10 @@ fn check_host_and_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), 
 }
 
 /// One header's value: absent, present (decoded and trimmed), or malformed.
-pub(crate) fn header_text(headers: &HeaderMap, name: &str) -> Result<Option<String>, RpcError> {
+pub(crate) fn header_text<'h>(
+    headers: &'h HeaderMap,
+    name: &str,
+) -> Result<Option<&'h str>, RpcError> {
     let Some(value) = headers.get(name) else {
         return Ok(None);
     };
@@ -643,11 +654,14 @@ pub(crate) fn header_text(headers: &HeaderMap, name: &str) -> Result<Option<Stri
         ))
     })?;
     // Optional whitespace around a field value is not part of it (RFC 9110 section 5.5).
-    Ok(Some(text.trim_matches([' ', '\t']).to_owned()))
+    Ok(Some(text.trim_matches([' ', '\t'])))
 }
 
 /// Decode the `=?base64?...?=` form used for values that are not plain visible ASCII.
-pub(crate) fn decode_sentinel(name: &str, text: &str) -> Result<String, RpcError> {
+pub(crate) fn decode_sentinel<'t>(
+    name: &str,
+    text: &'t str,
+) -> Result<std::borrow::Cow<'t, str>, RpcError> {
     match text
         .strip_prefix("=?base64?")
         .and_then(|t| t.strip_suffix("?="))
@@ -656,12 +670,13 @@ pub(crate) fn decode_sentinel(name: &str, text: &str) -> Result<String, RpcError
             .decode(encoded)
             .ok()
             .and_then(|bytes| String::from_utf8(bytes).ok())
+            .map(std::borrow::Cow::Owned)
             .ok_or_else(|| {
                 RpcError::header_mismatch(format!(
                     "The {name} header is not valid =?base64?...?= encoding of UTF-8 text"
                 ))
             }),
-        None => Ok(text.to_owned()),
+        None => Ok(std::borrow::Cow::Borrowed(text)),
     }
 }
 
@@ -725,7 +740,7 @@ fn check_headers(
                     )))
                 }
                 Some(header) => {
-                    let decoded = decode_sentinel("Mcp-Name", &header)?;
+                    let decoded = decode_sentinel("Mcp-Name", header)?;
                     if decoded != body_name {
                         return Err(RpcError::header_mismatch(format!(
                             "Mcp-Name header {decoded:?} does not match params.{field} {body_name:?}"

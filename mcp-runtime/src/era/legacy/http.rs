@@ -75,10 +75,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// revision (header or `_meta`) is modern, whatever else it carries.
 pub(crate) fn claims(config: &LegacyConfig, headers: &HeaderMap, body: &Frame) -> bool {
     let header_version = header_text(headers, "mcp-protocol-version").ok().flatten();
-    if header_version
-        .as_deref()
-        .is_some_and(|v| version::MODERN_VERSIONS.contains(&v))
-    {
+    if header_version.is_some_and(|v| version::MODERN_VERSIONS.contains(&v)) {
         return false;
     }
     let envelope = body.envelope();
@@ -91,7 +88,7 @@ pub(crate) fn claims(config: &LegacyConfig, headers: &HeaderMap, body: &Frame) -
     }
     envelope.and_then(Envelope::method) == Some("initialize")
         || headers.contains_key(SESSION_HEADER)
-        || header_version.is_some_and(|v| config.speaks(&v))
+        || header_version.is_some_and(|v| config.speaks(v))
 }
 
 /// One session as HTTP sees it: the era state plus its streams and running requests.
@@ -364,7 +361,8 @@ impl Refusal {
 fn find(incoming: &Incoming<'_>) -> Result<(String, Arc<HttpSession>), Refusal> {
     let id = header_text(incoming.headers, SESSION_HEADER)
         .map_err(|_| Refusal::Malformed)?
-        .ok_or(Refusal::Missing)?;
+        .ok_or(Refusal::Missing)?
+        .to_owned();
     let principal = incoming.principal.as_ref();
     match incoming.sessions.get(&id, principal) {
         Some(entry) => Ok((id, entry)),
@@ -626,7 +624,7 @@ pub(crate) fn get(incoming: Incoming<'_>) -> Response {
     let resume = header_text(incoming.headers, "last-event-id")
         .ok()
         .flatten()
-        .and_then(|id| parse_event_id(&id));
+        .and_then(parse_event_id);
     match resume.and_then(|(stream, seq)| entry.stream(stream).map(|log| (log, seq))) {
         Some((log, seq)) => {
             // Each message goes on one connection: an older one following this stream ends.

@@ -60,11 +60,11 @@ impl StateMap {
 ///
 /// Capabilities are never carried over from earlier requests: each request says what it can do.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ClientCapabilities(Map<String, Value>);
+pub struct ClientCapabilities(Arc<Map<String, Value>>);
 
 impl ClientCapabilities {
     pub(crate) fn new(map: Map<String, Value>) -> Self {
-        ClientCapabilities(map)
+        ClientCapabilities(Arc::new(map))
     }
 
     /// Whether the top-level capability `name` (`"sampling"`, `"elicitation"`, `"roots"`, ..) is declared.
@@ -114,9 +114,9 @@ pub(crate) struct ContextParts {
     pub(crate) request_id: RequestId,
     pub(crate) method: String,
     pub(crate) name: Option<String>,
-    pub(crate) protocol_version: String,
+    pub(crate) protocol_version: &'static str,
     pub(crate) client_capabilities: ClientCapabilities,
-    pub(crate) client_info: Option<Implementation>,
+    pub(crate) client_info: Option<Arc<Implementation>>,
     pub(crate) meta: Map<String, Value>,
     pub(crate) transport: Transport,
     pub(crate) log_level: Option<LogLevel>,
@@ -307,7 +307,7 @@ impl RequestContext {
 
     /// The protocol revision of this request.
     pub fn protocol_version(&self) -> &str {
-        &self.0.parts.protocol_version
+        self.0.parts.protocol_version
     }
 
     /// What the client declared it can do, on this request.
@@ -318,7 +318,7 @@ impl RequestContext {
     /// The client's self-asserted name and version. For display and logs only: never base
     /// behaviour or security decisions on it.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.0.parts.client_info.as_ref()
+        self.0.parts.client_info.as_deref()
     }
 
     /// The request's whole `_meta` object.

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use serde::ser::{Serialize, SerializeMap as _, Serializer};
+use serde::Deserialize as _;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tracing::Instrument as _;
@@ -180,9 +181,9 @@ impl Serialize for MetaWithInfo<'_> {
 
 /// The admitted `_meta` of one request.
 pub(crate) struct Admission {
-    pub(crate) protocol_version: String,
+    pub(crate) protocol_version: &'static str,
     pub(crate) capabilities: ClientCapabilities,
-    pub(crate) client_info: Option<Implementation>,
+    pub(crate) client_info: Option<Arc<Implementation>>,
     pub(crate) log_level: Option<LogLevel>,
     pub(crate) progress_token: Option<Value>,
     pub(crate) meta: Map<String, Value>,
@@ -205,7 +206,7 @@ pub(crate) fn admit(
         }
     };
     let version = match meta.get(meta::PROTOCOL_VERSION) {
-        Some(Value::String(v)) => v.clone(),
+        Some(Value::String(v)) => v.as_str(),
         Some(_) => {
             return Err((
                 RpcError::invalid_params(format!(
@@ -226,12 +227,12 @@ pub(crate) fn admit(
             ))
         }
     };
-    if !core.supported_versions().contains(&version.as_str()) {
+    let Some(&version) = core.supported_versions().iter().find(|v| **v == version) else {
         return Err((
-            RpcError::unsupported_version(core.supported_versions(), &version),
+            RpcError::unsupported_version(core.supported_versions(), version),
             400,
         ));
-    }
+    };
     if !core.serves(method) {
         return Err((RpcError::method_not_found(method), 404));
     }
@@ -258,8 +259,8 @@ pub(crate) fn admit(
     };
     let client_info = match meta.get(meta::CLIENT_INFO) {
         None => None,
-        Some(value) => match serde_json::from_value::<Implementation>(value.clone()) {
-            Ok(info) => Some(info),
+        Some(value) => match Implementation::deserialize(value) {
+            Ok(info) => Some(Arc::new(info)),
             Err(e) => {
                 return Err((
                     RpcError::invalid_params(format!(
@@ -346,7 +347,7 @@ pub async fn handle_request(
                 return Answer::error(Some(&id), &error, status);
             }
         };
-        tracing::Span::current().record("protocol_version", admission.protocol_version.as_str());
+        tracing::Span::current().record("protocol_version", admission.protocol_version);
         let ctx = context(core, &id, method, name, admission, inbound);
         let (method, name) = (ctx.method(), ctx.name());
         let reply = core

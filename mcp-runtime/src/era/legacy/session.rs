@@ -33,7 +33,7 @@ pub(crate) struct Session {
     /// The negotiated revision.
     pub(crate) version: &'static str,
     capabilities: ClientCapabilities,
-    client_info: Option<Implementation>,
+    client_info: Option<Arc<Implementation>>,
     /// The subject of the principal that opened the session; only it may use the session.
     owner: Option<String>,
     log_level: Mutex<Option<LogLevel>>,
@@ -69,7 +69,7 @@ impl Session {
         config: &Arc<LegacyConfig>,
         version: &'static str,
         capabilities: ClientCapabilities,
-        client_info: Option<Implementation>,
+        client_info: Option<Arc<Implementation>>,
         owner: Option<String>,
     ) -> Arc<Session> {
         Arc::new(Session {
@@ -91,7 +91,7 @@ impl Session {
         Portable {
             version: self.version.to_owned(),
             capabilities: self.capabilities.as_map().clone(),
-            client_info: self.client_info.clone(),
+            client_info: self.client_info.as_deref().cloned(),
             owner: self.owner.clone(),
             opened_ms,
         }
@@ -113,7 +113,7 @@ impl Session {
                 config,
                 version,
                 ClientCapabilities::new(portable.capabilities),
-                portable.client_info,
+                portable.client_info.map(Arc::new),
                 portable.owner,
             ),
             portable.opened_ms,
@@ -171,7 +171,7 @@ impl Session {
             config,
             version,
             capabilities,
-            client_info,
+            client_info.map(Arc::new),
             principal.map(|p| p.subject.clone()),
         );
         let mut result = Map::new();
@@ -384,7 +384,7 @@ impl Session {
                 request_id: id.clone(),
                 method: method.to_owned(),
                 name,
-                protocol_version: self.version.to_owned(),
+                protocol_version: self.version,
                 client_capabilities: self.capabilities.clone(),
                 client_info: self.client_info.clone(),
                 meta: meta.clone(),

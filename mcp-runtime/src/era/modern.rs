@@ -11,7 +11,7 @@ use tracing::Instrument as _;
 use crate::core::{Call, ClientCapabilities, ContextParts, Core, Reply, RequestContext};
 use crate::observe::{self, Outcome};
 use crate::policy::cache::CacheHints;
-use crate::protocol::jsonrpc::error_response;
+use crate::protocol::jsonrpc::{error_response, result_response};
 use crate::protocol::{codes, meta, Implementation, LogLevel, RequestId, RpcError};
 
 pub use super::Inbound;
@@ -62,7 +62,7 @@ impl Answer {
     pub fn into_message(self) -> Value {
         match self.body {
             Body::Tree(message) => message,
-            Body::Result(completed) => serde_json::to_value(&*completed).unwrap_or(Value::Null),
+            Body::Result(completed) => completed.into_value(),
         }
     }
 
@@ -106,6 +106,36 @@ struct Completed {
     cache: Option<CacheHints>,
     /// The server's name and version, serialized once at start.
     server_info: Arc<RawValue>,
+}
+
+impl Completed {
+    /// The response as a JSON tree, the result's members moved in (what `Serialize` writes).
+    fn into_value(self) -> Value {
+        let Completed {
+            id,
+            result_type,
+            mut body,
+            cache,
+            server_info,
+        } = self;
+        body.insert("resultType".into(), Value::String(result_type.into()));
+        if let Some(cache) = cache {
+            body.insert("ttlMs".into(), Value::from(cache.ttl_ms()));
+            body.insert(
+                "cacheScope".into(),
+                serde_json::to_value(cache.scope).unwrap_or(Value::Null),
+            );
+        }
+        let info = serde_json::from_str(server_info.get()).unwrap_or(Value::Null);
+        let meta = body
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        // A handler's `_meta` that is no object is sent as it is.
+        if let Value::Object(meta) = meta {
+            meta.insert(meta::SERVER_INFO.into(), info);
+        }
+        result_response(&id, Value::Object(body))
+    }
 }
 
 impl PartialEq for Completed {

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::http::{header, HeaderMap, HeaderName, Method, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
@@ -640,10 +640,30 @@ fn check_host_and_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), 
     Ok(())
 }
 
+/// The protocol's header names, made once: looking a header up by a string parses the name
+/// on every request.
+pub(crate) mod names {
+    use axum::http::HeaderName;
+
+    /// `MCP-Protocol-Version`.
+    pub(crate) const MCP_PROTOCOL_VERSION: HeaderName =
+        HeaderName::from_static("mcp-protocol-version");
+    /// `Mcp-Method`.
+    pub(crate) const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+    /// `Mcp-Name`.
+    pub(crate) const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+    /// `Last-Event-ID`.
+    #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
+    pub(crate) const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+    /// `Mcp-Session-Id` (handshake era).
+    #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
+    pub(crate) const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+}
+
 /// One header's value: absent, present (decoded and trimmed), or malformed.
 pub(crate) fn header_text<'h>(
     headers: &'h HeaderMap,
-    name: &str,
+    name: &HeaderName,
 ) -> Result<Option<&'h str>, RpcError> {
     let Some(value) = headers.get(name) else {
         return Ok(None);
@@ -690,7 +710,7 @@ fn check_headers(
         .and_then(|p| p.get("_meta"))
         .and_then(|m| m.get(meta::PROTOCOL_VERSION))
         .and_then(Value::as_str);
-    match header_text(headers, "mcp-protocol-version")? {
+    match header_text(headers, &names::MCP_PROTOCOL_VERSION)? {
         None => {
             let mut error = RpcError::header_mismatch(format!(
                 "The MCP-Protocol-Version header is missing; this server speaks protocol version(s) {}",
@@ -712,7 +732,7 @@ fn check_headers(
             }
         }
     }
-    match header_text(headers, "mcp-method")? {
+    match header_text(headers, &names::MCP_METHOD)? {
         None => {
             return Err(RpcError::header_mismatch(
                 "The Mcp-Method header is missing",
@@ -733,7 +753,7 @@ fn check_headers(
     };
     if let Some(field) = name_field {
         if let Some(body_name) = params.and_then(|p| p.get(field)).and_then(Value::as_str) {
-            match header_text(headers, "mcp-name")? {
+            match header_text(headers, &names::MCP_NAME)? {
                 None => {
                     return Err(RpcError::header_mismatch(format!(
                         "The Mcp-Name header is missing; it must carry params.{field}"

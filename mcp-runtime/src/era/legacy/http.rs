@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use serde_json::{Map, Value};
@@ -38,13 +38,13 @@ use crate::era::Inbound;
 use crate::policy::auth::Principal;
 use crate::protocol::jsonrpc::{error_response, result_response, Envelope, Frame, Message};
 use crate::protocol::{meta, version, RequestId, RpcError};
-use crate::transport::http::{accepts_event_stream, header_text, json};
+use crate::transport::http::{accepts_event_stream, header_text, json, names};
 use crate::transport::in_flight::InFlight;
 
 use super::{LegacyConfig, Session};
 
 /// Header naming the session.
-pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
+pub(crate) const SESSION_HEADER: HeaderName = names::MCP_SESSION_ID;
 
 /// Finished response streams kept per session for clients that come back for them.
 const KEPT_STREAMS: usize = 16;
@@ -74,7 +74,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// handshake revision in `MCP-Protocol-Version`. A request that names the stateless
 /// revision (header or `_meta`) is modern, whatever else it carries.
 pub(crate) fn claims(config: &LegacyConfig, headers: &HeaderMap, body: &Frame) -> bool {
-    let header_version = header_text(headers, "mcp-protocol-version").ok().flatten();
+    let header_version = header_text(headers, &names::MCP_PROTOCOL_VERSION)
+        .ok()
+        .flatten();
     if header_version.is_some_and(|v| version::MODERN_VERSIONS.contains(&v)) {
         return false;
     }
@@ -359,7 +361,7 @@ impl Refusal {
 
 /// Look the session up from the headers.
 fn find(incoming: &Incoming<'_>) -> Result<(String, Arc<HttpSession>), Refusal> {
-    let id = header_text(incoming.headers, SESSION_HEADER)
+    let id = header_text(incoming.headers, &SESSION_HEADER)
         .map_err(|_| Refusal::Malformed)?
         .ok_or(Refusal::Missing)?
         .to_owned();
@@ -383,7 +385,7 @@ pub(crate) async fn post(incoming: Incoming<'_>, body: Frame) -> Response {
         Err(refusal) => return refusal.response(),
     };
     // 2025-06-18 and later send the negotiated revision on every request; it must agree.
-    if let Ok(Some(header)) = header_text(incoming.headers, "mcp-protocol-version") {
+    if let Ok(Some(header)) = header_text(incoming.headers, &names::MCP_PROTOCOL_VERSION) {
         if header != entry.session.version {
             return error(
                 StatusCode::BAD_REQUEST,
@@ -621,7 +623,7 @@ pub(crate) fn get(incoming: Incoming<'_>) -> Response {
             RpcError::invalid_request("GET opens an event stream: accept text/event-stream"),
         );
     }
-    let resume = header_text(incoming.headers, "last-event-id")
+    let resume = header_text(incoming.headers, &names::LAST_EVENT_ID)
         .ok()
         .flatten()
         .and_then(parse_event_id);

@@ -208,7 +208,11 @@ fn sealing(c: &mut Criterion) {
         // reaches the authentication check (the last character may carry padding bits
         // and fail decoding instead, which would time only the decoder).
         let middle = token.len() / 2;
-        let swapped = if token.as_bytes()[middle] == b'A' { "B" } else { "A" };
+        let swapped = if token.as_bytes()[middle] == b'A' {
+            "B"
+        } else {
+            "A"
+        };
         let mut tampered = token.clone();
         tampered.replace_range(middle..=middle, swapped);
         b.iter(|| sealer.open_with(bound, &tampered, 8192).is_err())

@@ -467,19 +467,37 @@ async fn stdio_answers_bad_lines_and_keeps_going() {
     assert!(replies[2]["result"]["tools"].is_array());
 }
 
-#[tokio::test]
-async fn stdio_finishes_in_flight_calls_after_eof() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+type Reader = tokio::io::ReadHalf<tokio::io::DuplexStream>;
+type Writer = tokio::io::WriteHalf<tokio::io::DuplexStream>;
+
+/// The test server on an in-memory stdio pair: its serving task, and the client's ends.
+fn stdio_session() -> (
+    tokio::task::JoinHandle<Result<(), mcp_runtime::Error>>,
+    Reader,
+    Writer,
+) {
     let app = mcp_workspace_tests::server().build().unwrap();
     let (client, server) = tokio::io::duplex(1 << 16);
     let (sr, sw) = tokio::io::split(server);
     let serving = tokio::spawn(async move { app.serve_io(sr, sw).await });
-    let (mut cr, mut cw) = tokio::io::split(client);
+    let (cr, cw) = tokio::io::split(client);
+    (serving, cr, cw)
+}
+
+/// A 2026-07-28 `tools/call` of `add {a: id, b: 1}` as one stdio line (without newline).
+fn add_line(id: i64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{id},"b":1}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+    )
+}
+
+#[tokio::test]
+async fn stdio_finishes_in_flight_calls_after_eof() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (serving, mut cr, mut cw) = stdio_session();
     let mut input = String::new();
     for id in 0..50 {
-        input.push_str(&format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{id},"b":1}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
-        ));
+        input.push_str(&add_line(id));
         input.push('\n');
     }
     cw.write_all(input.as_bytes()).await.unwrap();
@@ -505,19 +523,13 @@ async fn stdio_finishes_in_flight_calls_after_eof() {
 #[tokio::test]
 async fn stdio_bursts_of_answers_stay_one_message_per_line() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let app = mcp_workspace_tests::server().build().unwrap();
-    let (client, server) = tokio::io::duplex(1 << 16);
-    let (sr, sw) = tokio::io::split(server);
-    let serving = tokio::spawn(async move { app.serve_io(sr, sw).await });
-    let (mut cr, mut cw) = tokio::io::split(client);
+    let (serving, mut cr, mut cw) = stdio_session();
     let mut input = String::new();
     for id in 0..2000 {
         if id % 100 == 0 {
             input.push_str("{not json\n");
         }
-        input.push_str(&format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{id},"b":1}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
-        ));
+        input.push_str(&add_line(id));
         input.push('\n');
     }
     // Written while the answers are read: neither side's buffer holds a whole burst.

@@ -72,8 +72,8 @@ struct Connection {
     /// Who every request of this connection comes from (the host vouches for it).
     principal: Option<crate::Principal>,
     /// Responses of requests answered inline, joined by newlines, that go to the writer
-    /// together once the input read so far is handled: one hand-over per burst rather
-    /// than one per request.
+    /// together once no whole line is left of the input read so far: one hand-over per
+    /// burst rather than one per request.
     answered: Vec<u8>,
 }
 
@@ -114,9 +114,10 @@ where
     let mut line = Vec::new();
     tokio::pin!(shutdown);
     loop {
-        // Nothing more has been read: what was answered goes out before the next read
-        // waits for input.
-        if reader.buffer().is_empty() {
+        // No whole line is left of what was read: the next read may wait for input, so
+        // what was answered goes out first (a client may wait for it before sending the
+        // rest of a line).
+        if memchr::memchr(b'\n', reader.buffer()).is_none() {
             connection.hand_over().await;
         }
         let next = tokio::select! {

@@ -517,6 +517,32 @@ async fn stdio_finishes_in_flight_calls_after_eof() {
     assert_eq!(ids, (0..50).collect::<Vec<_>>(), "every call answered once");
 }
 
+/// An answer held for the next hand-over is not kept waiting on a line that has only
+/// partly arrived: a client may wait for it before it sends the rest (S-063).
+#[tokio::test]
+async fn stdio_answers_before_waiting_for_the_rest_of_a_line() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let (serving, cr, mut cw) = stdio_session();
+    let mut lines = tokio::io::BufReader::new(cr).lines();
+    let second = add_line(2);
+    let (head, tail) = second.split_at(second.len() / 2);
+    cw.write_all(format!("{}\n{head}", add_line(1)).as_bytes())
+        .await
+        .unwrap();
+    let first = tokio::time::timeout(std::time::Duration::from_secs(5), lines.next_line())
+        .await
+        .expect("the first call is answered while the second line is incomplete")
+        .unwrap()
+        .unwrap();
+    assert_eq!(serde_json::from_str::<Value>(&first).unwrap()["id"], 1);
+    cw.write_all(format!("{tail}\n").as_bytes()).await.unwrap();
+    let second = lines.next_line().await.unwrap().unwrap();
+    assert_eq!(serde_json::from_str::<Value>(&second).unwrap()["id"], 2);
+    cw.shutdown().await.unwrap();
+    assert!(lines.next_line().await.unwrap().is_none());
+    serving.await.unwrap().unwrap();
+}
+
 /// Calls answered at once are handed to the writer in bursts (S-063: one JSON-RPC message
 /// per line): a long burst, past the hand-over size, with refusals between the calls,
 /// still gives one well-formed line per request.

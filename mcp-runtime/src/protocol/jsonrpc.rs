@@ -94,11 +94,7 @@ impl Envelope {
 
     /// The id, when it is a string or a number.
     pub fn id(&self) -> Option<RequestId> {
-        match self.id.as_ref()? {
-            Value::Number(n) => Some(RequestId::Number(n.clone())),
-            Value::String(s) => Some(RequestId::String(s.clone())),
-            _ => None,
-        }
+        RequestId::deserialize(self.id.as_ref()?).ok()
     }
 
     /// Check the envelope and classify the message.
@@ -260,12 +256,6 @@ impl<'de> Deserialize<'de> for Frame {
 
 struct FrameVisitor;
 
-impl FrameVisitor {
-    fn not_an_object<E>(self) -> Result<Frame, E> {
-        Ok(Frame::Scalar)
-    }
-}
-
 impl<'de> serde::de::Visitor<'de> for FrameVisitor {
     type Value = Frame;
 
@@ -285,7 +275,9 @@ impl<'de> serde::de::Visitor<'de> for FrameVisitor {
         // A repeated member keeps its last value, as a parsed JSON object does.
         while let Some(key) = map.next_key::<Key>()? {
             match key {
-                Key::Jsonrpc => members.jsonrpc_2_0 = map.next_value::<IsTwoPointZero>()?.0,
+                Key::Jsonrpc => {
+                    members.jsonrpc_2_0 = map.next_value::<Value>()?.as_str() == Some("2.0")
+                }
                 Key::Id => members.id = Some(map.next_value()?),
                 Key::Method => members.method = Some(map.next_value()?),
                 Key::Params => members.params = Some(map.next_value()?),
@@ -307,27 +299,27 @@ impl<'de> serde::de::Visitor<'de> for FrameVisitor {
     }
 
     fn visit_bool<E>(self, _: bool) -> Result<Frame, E> {
-        self.not_an_object()
+        Ok(Frame::Scalar)
     }
 
     fn visit_i64<E>(self, _: i64) -> Result<Frame, E> {
-        self.not_an_object()
+        Ok(Frame::Scalar)
     }
 
     fn visit_u64<E>(self, _: u64) -> Result<Frame, E> {
-        self.not_an_object()
+        Ok(Frame::Scalar)
     }
 
     fn visit_f64<E>(self, _: f64) -> Result<Frame, E> {
-        self.not_an_object()
+        Ok(Frame::Scalar)
     }
 
     fn visit_str<E>(self, _: &str) -> Result<Frame, E> {
-        self.not_an_object()
+        Ok(Frame::Scalar)
     }
 
     fn visit_unit<E>(self) -> Result<Frame, E> {
-        self.not_an_object()
+        Ok(Frame::Scalar)
     }
 }
 
@@ -363,54 +355,6 @@ impl<'de> Deserialize<'de> for Key {
             }
         }
         deserializer.deserialize_str(KeyVisitor)
-    }
-}
-
-/// Whether a member is the string `"2.0"`, read without allocating.
-struct IsTwoPointZero(bool);
-
-impl<'de> Deserialize<'de> for IsTwoPointZero {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct TagVisitor;
-        impl<'de> serde::de::Visitor<'de> for TagVisitor {
-            type Value = IsTwoPointZero;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_str<E>(self, tag: &str) -> Result<IsTwoPointZero, E> {
-                Ok(IsTwoPointZero(tag == "2.0"))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<IsTwoPointZero, E> {
-                Ok(IsTwoPointZero(false))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<IsTwoPointZero, E> {
-                Ok(IsTwoPointZero(false))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<IsTwoPointZero, E> {
-                Ok(IsTwoPointZero(false))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<IsTwoPointZero, E> {
-                Ok(IsTwoPointZero(false))
-            }
-            fn visit_unit<E>(self) -> Result<IsTwoPointZero, E> {
-                Ok(IsTwoPointZero(false))
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> Result<IsTwoPointZero, A::Error> {
-                Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
-                Ok(IsTwoPointZero(false))
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<IsTwoPointZero, A::Error> {
-                Value::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
-                Ok(IsTwoPointZero(false))
-            }
-        }
-        deserializer.deserialize_any(TagVisitor)
     }
 }
 

@@ -443,11 +443,9 @@ async fn streamed(
                     Ok(reply) => reply.to_bytes(),
                     Err(e) => {
                         tracing::error!("a request task failed: {e}");
-                        let error = error_response(
-                            None,
-                            &RpcError::internal("Internal error: the request failed unexpectedly"),
-                        );
-                        serde_json::to_vec(&error).unwrap_or_default()
+                        let error =
+                            RpcError::internal("Internal error: the request failed unexpectedly");
+                        Answer::error(None, &error, 500).to_bytes()
                     }
                 };
                 queue.push_back(last);
@@ -655,9 +653,6 @@ pub(crate) mod names {
     /// `Last-Event-ID`.
     #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
     pub(crate) const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
-    /// `Mcp-Session-Id` (handshake era).
-    #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
-    pub(crate) const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 }
 
 /// One header's value: absent, present (decoded and trimmed), or malformed.

@@ -72,8 +72,8 @@ struct Connection {
     /// Who every request of this connection comes from (the host vouches for it).
     principal: Option<crate::Principal>,
     /// Responses of requests answered inline, joined by newlines, that go to the writer
-    /// together once no whole line is left of the input read so far: one hand-over per
-    /// burst rather than one per request.
+    /// together once everything read so far is handled: one hand-over per burst rather
+    /// than one per request.
     answered: Vec<u8>,
 }
 
@@ -111,13 +111,13 @@ where
         principal: config.principal.clone(),
         answered: Vec::new(),
     };
-    let mut line = Vec::new();
+    let mut line = PartialLine::default();
     tokio::pin!(shutdown);
     loop {
-        // No whole line is left of what was read: the next read may wait for input, so
-        // what was answered goes out first (a client may wait for it before sending the
-        // rest of a line).
-        if memchr::memchr(b'\n', reader.buffer()).is_none() {
+        // Everything read so far is handled (a line may have only partly arrived): the next
+        // read may wait for input, so what was answered goes out first, as a client may
+        // wait for it before it sends more.
+        if reader.buffer().is_empty() {
             connection.hand_over().await;
         }
         let next = tokio::select! {
@@ -126,8 +126,10 @@ where
             _ = &mut shutdown => Line::Eof,
         };
         match next {
+            Line::Partial => continue,
             Line::Eof => break,
             Line::TooLong => {
+                line.clear();
                 let error = RpcError::invalid_request(format!(
                     "Message exceeds the {} byte limit of this server",
                     config.max_line_bytes
@@ -135,10 +137,10 @@ where
                 send(&tx, &error_response(None, &error)).await;
             }
             Line::Complete => {
-                if line.iter().all(u8::is_ascii_whitespace) {
-                    continue;
+                if !line.bytes.iter().all(u8::is_ascii_whitespace) {
+                    connection.handle_line(&line.bytes, &mut tasks).await;
                 }
-                connection.handle_line(&line, &mut tasks).await;
+                line.clear();
             }
         }
         // Reap finished tasks so the set does not grow with the connection's lifetime.
@@ -502,7 +504,6 @@ async fn send(tx: &mpsc::Sender<Vec<u8>>, message: &Value) {
 }
 
 /// A message as one frame's bytes.
-#[cfg_attr(not(feature = "legacy"), allow(dead_code))]
 fn to_frame(message: &Value) -> Vec<u8> {
     serde_json::to_vec(message).unwrap_or_else(|e| {
         tracing::error!("could not serialize a response: {e}");
@@ -555,54 +556,70 @@ async fn write_frames<W: AsyncWrite + Unpin>(
 }
 
 enum Line {
+    /// What was read is used up before the end of the line.
+    Partial,
     Complete,
     TooLong,
     Eof,
 }
 
-/// Read one line into `line` (without the newline), never holding more than `max` bytes.
+/// A line as far as it has been read.
+#[derive(Default)]
+struct PartialLine {
+    /// Its bytes so far, without the newline.
+    bytes: Vec<u8>,
+    /// It outgrew the limit: its bytes are dropped and the rest is skipped.
+    too_long: bool,
+}
+
+impl PartialLine {
+    /// Start the next line, keeping the buffer's capacity.
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.too_long = false;
+    }
+}
+
+/// Read on into `line` up to the end of a line, or until what was read from `reader` is
+/// used up (`Partial`: call again to go on), never holding more than `max` bytes. The
+/// caller clears `line` after a `Complete` or `TooLong`.
 async fn read_line<R: AsyncRead + Unpin>(
     reader: &mut BufReader<R>,
-    line: &mut Vec<u8>,
+    line: &mut PartialLine,
     max: usize,
 ) -> std::io::Result<Line> {
-    line.clear();
-    let mut too_long = false;
-    let mut read_any = false;
-    loop {
-        let buf = reader.fill_buf().await?;
-        if buf.is_empty() {
-            return Ok(if too_long {
-                Line::TooLong
-            } else if read_any && !line.is_empty() {
-                Line::Complete
-            } else {
-                Line::Eof
-            });
-        }
-        read_any = true;
-        let (chunk, found, used) = match memchr::memchr(b'\n', buf) {
-            Some(i) => (buf.get(..i).unwrap_or_default(), true, i + 1),
-            None => (buf, false, buf.len()),
-        };
-        if !too_long {
-            if line.len() + chunk.len() > max {
-                too_long = true;
-                line.clear();
-            } else {
-                line.extend_from_slice(chunk);
-            }
-        }
-        reader.consume(used);
-        if found {
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            return Ok(if too_long {
-                Line::TooLong
-            } else {
-                Line::Complete
-            });
+    let buf = reader.fill_buf().await?;
+    if buf.is_empty() {
+        return Ok(if line.too_long {
+            Line::TooLong
+        } else if !line.bytes.is_empty() {
+            Line::Complete
+        } else {
+            Line::Eof
+        });
+    }
+    let (chunk, found, used) = match memchr::memchr(b'\n', buf) {
+        Some(i) => (buf.get(..i).unwrap_or_default(), true, i + 1),
+        None => (buf, false, buf.len()),
+    };
+    if !line.too_long {
+        if line.bytes.len() + chunk.len() > max {
+            line.too_long = true;
+            line.bytes.clear();
+        } else {
+            line.bytes.extend_from_slice(chunk);
         }
     }
+    reader.consume(used);
+    if !found {
+        return Ok(Line::Partial);
+    }
+    if line.bytes.last() == Some(&b'\r') {
+        line.bytes.pop();
+    }
+    Ok(if line.too_long {
+        Line::TooLong
+    } else {
+        Line::Complete
+    })
 }

@@ -543,6 +543,41 @@ async fn stdio_answers_before_waiting_for_the_rest_of_a_line() {
     serving.await.unwrap().unwrap();
 }
 
+/// A line read in many pieces is one message: a CRLF line, a line past the limit that
+/// arrives a little at a time, and a last line without a newline before EOF (S-063).
+#[tokio::test]
+async fn stdio_lines_arriving_in_pieces() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let app = mcp_workspace_tests::server()
+        .max_line_bytes(512)
+        .build()
+        .unwrap();
+    let (client, server) = tokio::io::duplex(64);
+    let (sr, sw) = tokio::io::split(server);
+    let serving = tokio::spawn(async move { app.serve_io(sr, sw).await });
+    let (cr, mut cw) = tokio::io::split(client);
+    let writing = tokio::spawn(async move {
+        let input = format!("{}\r\n{}\n{}", add_line(1), "y".repeat(3000), add_line(3));
+        for piece in input.as_bytes().chunks(50) {
+            cw.write_all(piece).await.unwrap();
+            tokio::task::yield_now().await;
+        }
+        cw.shutdown().await.unwrap();
+    });
+    let mut lines = BufReader::new(cr).lines();
+    let mut replies = Vec::new();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        replies.push(serde_json::from_str::<Value>(&line).unwrap());
+    }
+    writing.await.unwrap();
+    serving.await.unwrap().unwrap();
+    assert_eq!(replies.len(), 3, "{replies:?}");
+    assert_eq!(replies[0]["id"], 1);
+    assert_eq!(replies[0]["result"]["content"][0]["text"], "2");
+    assert_eq!(replies[1]["error"]["code"], -32600);
+    assert_eq!(replies[2]["id"], 3);
+}
+
 /// Calls answered at once are handed to the writer in bursts (S-063: one JSON-RPC message
 /// per line): a long burst, past the hand-over size, with refusals between the calls,
 /// still gives one well-formed line per request.

@@ -44,7 +44,7 @@ use crate::transport::in_flight::InFlight;
 use super::{LegacyConfig, Session};
 
 /// Header naming the session.
-pub(crate) const SESSION_HEADER: HeaderName = names::MCP_SESSION_ID;
+pub(crate) const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
 
 /// Finished response streams kept per session for clients that come back for them.
 const KEPT_STREAMS: usize = 16;

@@ -346,7 +346,7 @@ impl Connection {
             Ok((session, result)) => {
                 send(&self.tx, &result_response(&id, result)).await;
                 let sink: Arc<dyn crate::core::FrameSink> = Arc::new(self.tx.clone());
-                tasks.spawn(session.clone().forward_changes(self.core.clone(), sink));
+                tasks.spawn(session.clone().forward_changes(&self.core, sink));
                 self.era = Era::Legacy(session);
             }
             Err(error) => send(&self.tx, &error_response(Some(&id), &error)).await,

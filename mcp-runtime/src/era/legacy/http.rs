@@ -493,9 +493,7 @@ fn open_entry(core: &Arc<Core>, session: Arc<Session>) -> Arc<HttpSession> {
         open_streams: AtomicUsize::new(0),
         in_flight: InFlight::default(),
     });
-    tokio::spawn(
-        session.forward_changes(core.clone(), entry.standalone.clone() as Arc<dyn FrameSink>),
-    );
+    tokio::spawn(session.forward_changes(core, entry.standalone.clone() as Arc<dyn FrameSink>));
     entry
 }
 
@@ -547,18 +545,24 @@ async fn request(
     let task_entry = entry.clone();
     let task_log = log.clone();
     let key = id.clone();
-    entry.in_flight.spawn(key, cancel, || {
-        tokio::spawn(async move {
-            // A cancelled (aborted) request still ends its stream, with no response.
-            let ending = Ending(task_log);
-            let message = session
-                .handle_request(&core, id.clone(), method, params, inbound)
-                .await;
-            task_entry.in_flight.finish(&id);
-            ending.0.finish(&message);
-        })
-        .abort_handle()
+    let mut run = Box::pin(async move {
+        // A cancelled (aborted) request still ends its stream, with no response.
+        let ending = Ending(task_log);
+        let message = session
+            .handle_request(&core, id.clone(), method, params, inbound)
+            .await;
+        task_entry.in_flight.finish(&id);
+        ending.0.finish(&message);
     });
+    // Most requests finish without waiting on anything: those are answered right here.
+    // Only one that waits becomes a task of its own, which goes on if the client goes
+    // away and which a cancellation can stop. Until then it was never registered, so a
+    // cancellation arriving meanwhile finds it finished, as the specification allows.
+    if futures_util::FutureExt::now_or_never(&mut run).is_none() {
+        entry
+            .in_flight
+            .spawn(key, cancel, || tokio::spawn(run).abort_handle());
+    }
     let retry = incoming.sessions.config.sse_retry;
     let prime = entry.session.version >= "2025-11-25";
     match log.first_event().await {

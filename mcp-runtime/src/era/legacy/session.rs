@@ -585,39 +585,43 @@ impl Session {
 
     /// Send list changes and updates of subscribed resources to `sink` until the session
     /// ends or the server goes away.
-    pub(crate) async fn forward_changes(
+    pub(crate) fn forward_changes(
         self: Arc<Self>,
-        core: Arc<Core>,
+        core: &Core,
         sink: Arc<dyn FrameSink>,
-    ) {
+    ) -> impl std::future::Future<Output = ()> + Send + 'static {
+        // Subscribed now, not when the task first runs: a change made by the session's
+        // first request, which may run before that task does, is not missed.
         let mut changes = core.live.subscribe();
-        drop(core);
-        loop {
-            let change = tokio::select! {
-                _ = self.ended.cancelled() => return,
-                change = changes.recv() => change,
-            };
-            let messages = match change {
-                Ok(change) => self.announce(&change).into_iter().collect::<Vec<_>>(),
-                Err(broadcast::error::RecvError::Lagged(_)) => {
-                    // Changes were missed: announce everything, which is never wrong.
-                    let mut all: Vec<Value> = [Change::Tools, Change::Prompts, Change::Resources]
-                        .iter()
-                        .filter_map(|c| self.announce(c))
-                        .collect();
-                    let uris: Vec<String> = lock(&self.subscriptions).iter().cloned().collect();
-                    all.extend(
-                        uris.into_iter()
-                            .filter_map(|u| self.announce(&Change::ResourceUpdated(u))),
-                    );
-                    all
-                }
-                Err(broadcast::error::RecvError::Closed) => return,
-            };
-            for message in messages {
-                if let Ok(bytes) = serde_json::to_vec(&message) {
-                    if !sink.offer(bytes) {
-                        tracing::debug!("dropped a session notification: the client is behind");
+        async move {
+            loop {
+                let change = tokio::select! {
+                    _ = self.ended.cancelled() => return,
+                    change = changes.recv() => change,
+                };
+                let messages = match change {
+                    Ok(change) => self.announce(&change).into_iter().collect::<Vec<_>>(),
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        // Changes were missed: announce everything, which is never wrong.
+                        let mut all: Vec<Value> =
+                            [Change::Tools, Change::Prompts, Change::Resources]
+                                .iter()
+                                .filter_map(|c| self.announce(c))
+                                .collect();
+                        let uris: Vec<String> = lock(&self.subscriptions).iter().cloned().collect();
+                        all.extend(
+                            uris.into_iter()
+                                .filter_map(|u| self.announce(&Change::ResourceUpdated(u))),
+                        );
+                        all
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return,
+                };
+                for message in messages {
+                    if let Ok(bytes) = serde_json::to_vec(&message) {
+                        if !sink.offer(bytes) {
+                            tracing::debug!("dropped a session notification: the client is behind");
+                        }
                     }
                 }
             }

@@ -8,7 +8,8 @@
 # SERVER_BINARY takes `--stdio` and `--http ADDR` and serves `add {a, b}`, like
 # `target/production/bench-server`. Prints instructions per call for stdio (the calls as
 # lines of one input file) and for HTTP in both protocol eras (one keep-alive connection
-# from a Python client), each minus a run that serves nothing. Needs valgrind and
+# from a Python client), each minus a run that serves nothing; for stdio, also the
+# first-level cache misses per call in cachegrind's model. Needs valgrind and
 # python3. Not part of the test command: it takes a few minutes.
 set -euo pipefail
 server=$1
@@ -43,6 +44,23 @@ full=$(stdio calls)
 answered=$(grep -c '"result"' "$work/calls.out" || true)
 [ "$answered" -eq "$calls" ] || { echo "stdio: $answered of $calls calls answered" >&2; exit 1; }
 echo "stdio: $(((full - base) / calls)) instructions per call"
+
+# The same run under cachegrind's cache model (32 KiB first-level instruction and data
+# caches): how often each call misses them. Two servers that execute about as many
+# instructions can differ in time mostly by these misses, for example when one's
+# per-request code no longer fits in the instruction cache.
+misses() {
+  valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null \
+    --I1=32768,8,64 --D1=32768,8,64 "$server" --stdio \
+    <"$work/$1.jsonl" >/dev/null 2>"$work/$1.cache"
+  local i d
+  i=$(grep -m1 'I1  misses' "$work/$1.cache" | awk '{gsub(",", "", $4); print $4}')
+  d=$(grep -m1 'D1  misses' "$work/$1.cache" | awk '{gsub(",", "", $4); print $4}')
+  echo "$i $d"
+}
+read -r i0 d0 < <(misses none)
+read -r i1 d1 < <(misses calls)
+echo "stdio: $(((i1 - i0) / calls)) instruction-cache and $(((d1 - d0) / calls)) data-cache misses per call"
 
 # One HTTP client on a keep-alive connection; `era` picks the 2026-07-28 _meta or an
 # initialize handshake and its session.

@@ -15,24 +15,15 @@ set -euo pipefail
 server=$1
 calls=${2:-20000}
 http_calls=$((calls / 5))
+lib=$(cd "$(dirname "$0")" && pwd)/lib
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 port=18767
 
 total() { grep -m1 'Collected' "$1" | awk '{print $4}'; }
 
-python3 - "$work" "$calls" <<'PY'
-import json, sys
-work, calls = sys.argv[1], int(sys.argv[2])
-meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}}
-with open(f"{work}/calls.jsonl", "w") as f:
-    for i in range(calls):
-        f.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
-                            "params": {"name": "add", "arguments": {"a": i, "b": 3}, "_meta": meta}},
-                           separators=(",", ":")) + "\n")
-open(f"{work}/none.jsonl", "w").close()
-PY
+python3 "$lib/calls.py" stdio "$work/calls.jsonl" "$calls"
+: >"$work/none.jsonl"
 
 stdio() {
   valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$server" --stdio \
@@ -69,39 +60,7 @@ http() {
   valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$server" \
     --http "127.0.0.1:$port" >/dev/null 2>"$work/http.err" &
   local pid=$!
-  python3 - "$port" "$era" "$n" <<'PY'
-import http.client, json, sys, time
-port, era, n = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-for _ in range(300):
-    try:
-        conn = http.client.HTTPConnection("127.0.0.1", port)
-        conn.request("GET", "/healthz"); conn.getresponse().read()
-        break
-    except OSError:
-        time.sleep(0.1)
-headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
-if era == "legacy":
-    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                       "clientInfo": {"name": "instructions", "version": "1"}}}
-    conn.request("POST", "/mcp", json.dumps(init), headers)
-    answer = conn.getresponse(); answer.read()
-    headers["mcp-session-id"] = answer.getheader("mcp-session-id")
-    headers["mcp-protocol-version"] = "2025-11-25"
-else:
-    headers.update({"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "add"})
-meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}}
-for i in range(1, n + 1):
-    params = {"name": "add", "arguments": {"a": i, "b": 3}}
-    if era == "modern":
-        params["_meta"] = meta
-    conn.request("POST", "/mcp", json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params}), headers)
-    answer = conn.getresponse()
-    body = json.loads(answer.read())
-    if body.get("result", {}).get("structuredContent") != {"sum": i + 3}:
-        sys.exit(f"call {i}: {body}")
-PY
+  python3 "$lib/calls.py" http "$port" "$era" "$n"
   kill -INT "$pid"
   wait "$pid" || true
   total "$work/http.err"

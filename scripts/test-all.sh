@@ -30,6 +30,10 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
 step "examples (release build for the interop tests)"
 cargo build --release -p mcp-examples
+# bench-server as the benchmark links it: hot functions first, packed relocations. The soak
+# below then runs this build.
+cargo build --release -p mcp-examples --bin bench-server --features link-order
+python3 scripts/lib/check_link_order.py target/release/bench-server examples/bench-server.order
 
 step "book (mdbook build)"
 mdbook_version=0.5.4

@@ -5,25 +5,46 @@
 Passes when the binary has packed relative relocations (a `.relr.dyn` section) and the
 functions of ORDER_FILE that it contains lie in the file's order (an ordinary link puts
 about half of such neighbours the other way round). When the binary contains few of them
-(another toolchain), it says so and checks the relocations only. Needs `readelf` and `nm` (binutils).
+(another toolchain), it says so and checks the relocations only.
 """
 
-import subprocess
+import struct
 import sys
 
 
+def read_elf(path):
+    """Section names and the addresses of the function symbols of a 64-bit ELF file."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        sys.exit(f"{path}: not a 64-bit little-endian ELF file")
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    # name, type, flags, addr, offset, size, link, info, addralign, entsize
+    headers = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
+               for i in range(shnum)]
+
+    def string(table, at):
+        start = headers[table][4] + at
+        return data[start:data.index(b"\0", start)].decode("utf-8", "replace")
+
+    sections = {string(shstrndx, h[0]) for h in headers}
+    functions = {}
+    for h in headers:
+        if h[1] != 2:  # SHT_SYMTAB
+            continue
+        for at in range(h[4], h[4] + h[5], 24):
+            name, info, _, _, value, _ = struct.unpack_from("<IBBHQQ", data, at)
+            if info & 0xF == 2:  # STT_FUNC
+                functions[string(h[6], name)] = value
+    return sections, functions
+
+
 def main(binary, order_file):
-    sections = subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True,
-                              check=True).stdout
+    sections, address = read_elf(binary)
     if ".relr.dyn" not in sections:
         sys.exit(f"{binary}: no .relr.dyn section; relocations were not packed")
 
-    address = {}
-    symbols = subprocess.run(["nm", binary], capture_output=True, text=True, check=True).stdout
-    for line in symbols.splitlines():
-        fields = line.split()
-        if len(fields) == 3 and fields[1] in "tTwW":
-            address[fields[2]] = int(fields[0], 16)
     with open(order_file) as f:
         names = [line.strip() for line in f if line.strip() and not line.startswith("#")]
     placed = [address[name] for name in names if name in address]

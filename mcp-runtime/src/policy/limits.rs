@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -97,23 +98,42 @@ const ANONYMOUS: &str = "";
 /// The running enforcement of [`Limits`]: counters per principal.
 pub(crate) struct Limiter {
     limits: Limits,
+    /// Calls running per authenticated principal; a principal leaves the map with its
+    /// last call, so the map holds only callers that have calls running.
     running: Arc<Mutex<HashMap<Arc<str>, usize>>>,
+    /// Calls running for anonymous callers, who share one allowance. A server without
+    /// authentication counts every call here: one atomic update each way, no lock, no
+    /// hashing, no allocation.
+    anonymous: Arc<AtomicUsize>,
     rate: Option<(DefaultKeyedRateLimiter<String>, RateLimit)>,
 }
 
 /// Holds one principal's slot while a call runs; dropping it frees the slot.
-pub(crate) struct Slot {
-    running: Arc<Mutex<HashMap<Arc<str>, usize>>>,
-    key: Arc<str>,
+pub(crate) enum Slot {
+    /// One of the anonymous callers' shared slots.
+    Anonymous(Arc<AtomicUsize>),
+    /// One of this principal's slots.
+    Principal {
+        running: Arc<Mutex<HashMap<Arc<str>, usize>>>,
+        key: Arc<str>,
+    },
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(count) = running.get_mut(&self.key) {
-            *count = count.saturating_sub(1);
-            if *count == 0 {
-                running.remove(&self.key);
+        match self {
+            Slot::Anonymous(count) => {
+                // Admission incremented it, so it is at least one here.
+                count.fetch_sub(1, Ordering::AcqRel);
+            }
+            Slot::Principal { running, key } => {
+                let mut running = running.lock().unwrap_or_else(|p| p.into_inner());
+                if let Some(count) = running.get_mut(key) {
+                    *count = count.saturating_sub(1);
+                    if *count == 0 {
+                        running.remove(key);
+                    }
+                }
             }
         }
     }
@@ -127,6 +147,7 @@ impl Limiter {
         Limiter {
             limits,
             running: Arc::default(),
+            anonymous: Arc::default(),
             rate,
         }
     }
@@ -157,6 +178,17 @@ impl Limiter {
                 .with_data(json!({ "retryAfterMs": retry_ms, "reason": "rate" })));
             }
         }
+        let max = self.limits.max_concurrent_calls;
+        if key == ANONYMOUS {
+            return match self
+                .anonymous
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                    (n < max).then_some(n + 1)
+                }) {
+                Ok(_) => Ok(Slot::Anonymous(self.anonymous.clone())),
+                Err(_) => Err(too_many_calls(target, max)),
+            };
+        }
         let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
         // A caller with calls running already has its key here; reuse it, so the common
         // case allocates nothing.
@@ -165,18 +197,11 @@ impl Limiter {
             None => Arc::from(key),
         };
         let count = running.entry(key.clone()).or_insert(0);
-        if *count >= self.limits.max_concurrent_calls {
-            let max = self.limits.max_concurrent_calls;
-            return Err(RpcError::new(
-                codes::RATE_LIMITED,
-                format!(
-                    "Too many concurrent calls: {target} was refused because this caller already has {max} call(s) running. Retry when one has finished."
-                ),
-            )
-            .with_data(json!({ "retryAfterMs": 100, "reason": "concurrency", "maxConcurrent": max })));
+        if *count >= max {
+            return Err(too_many_calls(target, max));
         }
         *count += 1;
-        Ok(Slot {
+        Ok(Slot::Principal {
             running: self.running.clone(),
             key,
         })
@@ -210,6 +235,17 @@ impl Limiter {
         )
         .with_data(json!({ "timeoutMs": crate::clock::millis(after) }))
     }
+}
+
+/// The refusal of a call beyond a caller's `max` concurrent calls.
+fn too_many_calls(target: &str, max: usize) -> RpcError {
+    RpcError::new(
+        codes::RATE_LIMITED,
+        format!(
+            "Too many concurrent calls: {target} was refused because this caller already has {max} call(s) running. Retry when one has finished."
+        ),
+    )
+    .with_data(json!({ "retryAfterMs": 100, "reason": "concurrency", "maxConcurrent": max }))
 }
 
 /// Serialized size of a JSON value in bytes, without building the text.
@@ -317,6 +353,59 @@ mod tests {
         assert!(limiter.admit(Some("b"), "t").is_ok());
         drop(a1);
         assert!(limiter.admit(Some("a"), "t").is_ok());
+        // The last slot of a principal takes its entry with it.
+        drop(_a2);
+        assert!(limiter.running.lock().unwrap().get("a").is_none());
+    }
+
+    #[test]
+    fn anonymous_callers_share_one_allowance() {
+        let limiter = Limiter::new(Limits {
+            max_concurrent_calls: 2,
+            ..Limits::default()
+        });
+        let first = limiter.admit(None, "t").unwrap();
+        // A principal whose subject is empty is counted with the anonymous callers.
+        let second = limiter.admit(Some(""), "t").unwrap();
+        let refused = limiter.admit(None, "tools/call add").err().unwrap();
+        assert_eq!(refused.code, codes::RATE_LIMITED);
+        assert!(refused.message.contains("tools/call add"));
+        assert_eq!(refused.data.unwrap()["reason"], "concurrency");
+        // Named principals have allowances of their own.
+        assert!(limiter.admit(Some("a"), "t").is_ok());
+        drop(first);
+        let third = limiter.admit(None, "t").unwrap();
+        drop((second, third));
+        assert_eq!(limiter.anonymous.load(Ordering::Acquire), 0);
+    }
+
+    #[test]
+    fn anonymous_slots_stay_within_the_limit_across_threads() {
+        let limiter = Arc::new(Limiter::new(Limits {
+            max_concurrent_calls: 3,
+            ..Limits::default()
+        }));
+        let peak = Arc::new(AtomicUsize::new(0));
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let (limiter, peak) = (limiter.clone(), peak.clone());
+                std::thread::spawn(move || {
+                    for _ in 0..2_000 {
+                        if let Ok(slot) = limiter.admit(None, "t") {
+                            let now = limiter.anonymous.load(Ordering::Acquire);
+                            peak.fetch_max(now, Ordering::AcqRel);
+                            drop(slot);
+                        }
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert!(peak.load(Ordering::Acquire) <= 3);
+        assert!(peak.load(Ordering::Acquire) >= 1);
+        assert_eq!(limiter.anonymous.load(Ordering::Acquire), 0);
     }
 
     #[test]

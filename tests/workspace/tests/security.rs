@@ -731,3 +731,42 @@ async fn tokens_are_never_logged() {
         assert!(!logs.contains(payload), "a token leaked into the logs");
     }
 }
+
+// Callers without authentication share one allowance of concurrent calls: a call beyond
+// it is refused with a clear error, the running call is not disturbed, and the slot comes
+// back when it ends.
+#[tokio::test]
+async fn anonymous_callers_share_one_concurrency_allowance() {
+    use tokio::io::AsyncWriteExt as _;
+    let app = mcp_workspace_tests::long::server(Arc::default())
+        .max_concurrent_calls(1)
+        .build()
+        .unwrap();
+    let (mut lines, mut write) = common::stdio(app);
+    let call = |id: u64, name: &str, arguments: Value| {
+        json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments,
+                       "_meta": mcp_runtime::testing::default_meta()}
+        })
+        .to_string()
+            + "\n"
+    };
+    let both = call(1, "takes", json!({"ms": 400})) + &call(2, "plain", json!({}));
+    write.write_all(both.as_bytes()).await.unwrap();
+    let refused = common::next_line(&mut lines).await;
+    assert_eq!(refused["id"], 2, "{refused}");
+    assert_eq!(refused["error"]["code"], -31429, "{refused}");
+    assert_eq!(refused["error"]["data"]["reason"], "concurrency");
+    assert_eq!(refused["error"]["data"]["maxConcurrent"], 1);
+    let first = common::next_line(&mut lines).await;
+    assert_eq!(first["id"], 1);
+    assert_eq!(first["result"]["content"][0]["text"], "took 400 ms");
+    write
+        .write_all(call(3, "plain", json!({})).as_bytes())
+        .await
+        .unwrap();
+    let again = common::next_line(&mut lines).await;
+    assert_eq!(again["id"], 3);
+    assert_eq!(again["result"]["content"][0]["text"], "plain", "{again}");
+}

@@ -515,6 +515,16 @@ pub(crate) fn complete_reply<T: serde::Serialize>(
     }
 }
 
+/// A `tools/call` result as a complete reply, its structured output moved, not copied.
+pub(crate) fn tool_reply(result: crate::protocol::CallToolResult) -> Reply {
+    match result.into_members() {
+        Ok(body) => Reply::Complete { body, cache: None },
+        Err(_) => Reply::Error(RpcError::internal(
+            "Internal error: the tool result could not be serialized",
+        )),
+    }
+}
+
 /// Await a handler's future; a panic becomes -32603 for this request only.
 pub(crate) async fn guarded<T>(
     target: &str,

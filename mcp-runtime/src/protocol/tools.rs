@@ -109,6 +109,31 @@ impl CallToolResult {
         }
     }
 
+    /// The result's members as its `Serialize` writes them, with `structuredContent` and
+    /// `_meta` moved rather than copied. Serializing through a JSON value would copy the
+    /// structured output a second time on every call.
+    pub(crate) fn into_members(self) -> Result<Map<String, Value>, serde_json::Error> {
+        // Destructured, so that a new field fails to compile here until it is added.
+        let CallToolResult {
+            content,
+            structured_content,
+            is_error,
+            meta,
+        } = self;
+        let mut members = Map::new();
+        members.insert("content".to_owned(), serde_json::to_value(content)?);
+        if let Some(structured) = structured_content {
+            members.insert("structuredContent".to_owned(), structured);
+        }
+        if is_error {
+            members.insert("isError".to_owned(), Value::Bool(true));
+        }
+        if let Some(meta) = meta {
+            members.insert("_meta".to_owned(), Value::Object(meta));
+        }
+        Ok(members)
+    }
+
     /// Structured output plus its JSON text for clients that read only `content`.
     pub fn structured(value: Value) -> Self {
         let text = match &value {
@@ -119,6 +144,36 @@ impl CallToolResult {
             content: vec![Content::text(text)],
             structured_content: Some(value),
             ..Default::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn members_are_what_serialize_writes() {
+        let mut meta = Map::new();
+        meta.insert("trace".into(), json!("t-1"));
+        let cases = [
+            CallToolResult::default(),
+            CallToolResult::success(vec![Content::text("5")]),
+            CallToolResult::structured(json!({"sum": 5, "nested": {"b": [1, 2.5, null]}})),
+            CallToolResult::structured(json!("just text")),
+            CallToolResult::error("Invalid arguments"),
+            CallToolResult {
+                content: vec![Content::text("a"), Content::text("b")],
+                structured_content: Some(json!([1, 2])),
+                is_error: true,
+                meta: Some(meta),
+            },
+        ];
+        for result in cases {
+            let expected = serde_json::to_value(&result).unwrap();
+            let members = result.into_members().unwrap();
+            assert_eq!(Value::Object(members), expected);
         }
     }
 }

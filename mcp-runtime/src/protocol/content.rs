@@ -157,6 +157,27 @@ pub enum Content {
 }
 
 impl Content {
+    /// The block as its `Serialize` writes it, a text block's strings moved rather than
+    /// copied (every tool result has one; other blocks go through `Serialize`).
+    pub(crate) fn into_value(self) -> Result<Value, serde_json::Error> {
+        match self {
+            Content::Text {
+                text,
+                annotations: None,
+                meta,
+            } => {
+                let mut block = Map::new();
+                block.insert("type".to_owned(), Value::String("text".to_owned()));
+                block.insert("text".to_owned(), Value::String(text));
+                if let Some(meta) = meta {
+                    block.insert("_meta".to_owned(), Value::Object(meta));
+                }
+                Ok(Value::Object(block))
+            }
+            other => serde_json::to_value(other),
+        }
+    }
+
     /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
         Content::Text {

@@ -121,7 +121,11 @@ impl CallToolResult {
             meta,
         } = self;
         let mut members = Map::new();
-        members.insert("content".to_owned(), serde_json::to_value(content)?);
+        let content = content
+            .into_iter()
+            .map(Content::into_value)
+            .collect::<Result<Vec<_>, _>>()?;
+        members.insert("content".to_owned(), Value::Array(content));
         if let Some(structured) = structured_content {
             members.insert("structuredContent".to_owned(), structured);
         }
@@ -167,8 +171,25 @@ mod tests {
                 content: vec![Content::text("a"), Content::text("b")],
                 structured_content: Some(json!([1, 2])),
                 is_error: true,
-                meta: Some(meta),
+                meta: Some(meta.clone()),
             },
+            CallToolResult::success(vec![
+                Content::Text {
+                    text: "with meta".into(),
+                    annotations: None,
+                    meta: Some(meta),
+                },
+                Content::Text {
+                    text: "with annotations".into(),
+                    annotations: Some(crate::protocol::Annotations {
+                        priority: Some(0.5),
+                        ..Default::default()
+                    }),
+                    meta: None,
+                },
+                Content::image(b"\x89PNG", "image/png"),
+                Content::embedded_text("file:///a.txt", "text/plain", "inline"),
+            ]),
         ];
         for result in cases {
             let expected = serde_json::to_value(&result).unwrap();

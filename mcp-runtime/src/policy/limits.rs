@@ -347,14 +347,14 @@ mod tests {
             ..Limits::default()
         });
         let a1 = limiter.admit(Some("a"), "t").unwrap();
-        let _a2 = limiter.admit(Some("a"), "t").unwrap();
+        let a2 = limiter.admit(Some("a"), "t").unwrap();
         let refused = limiter.admit(Some("a"), "t").err().unwrap();
         assert_eq!(refused.code, codes::RATE_LIMITED);
         assert!(limiter.admit(Some("b"), "t").is_ok());
         drop(a1);
         assert!(limiter.admit(Some("a"), "t").is_ok());
         // The last slot of a principal takes its entry with it.
-        drop(_a2);
+        drop(a2);
         assert!(limiter.running.lock().unwrap().get("a").is_none());
     }
 

@@ -1,7 +1,7 @@
 //! The dispatch path in one process, without sockets or pipes between processes:
 //! a tool call through the in-process client, 256 calls as stdio frames through
-//! `serve_io`, one HTTP POST through the router, a list page, argument validation, and
-//! sealing and opening request state.
+//! `serve_io`, one HTTP POST through the router, a list page (in process and over HTTP),
+//! argument validation, and sealing and opening request state.
 //!
 //! `cargo bench -p mcp-runtime --features testing --bench dispatch`
 //!
@@ -149,6 +149,28 @@ fn http_router(c: &mut Criterion) {
                         .await
                         .expect("a body");
                     debug_assert!(bytes.windows(7).any(|w| w == b"\"sum\":5"));
+                    bytes
+                }
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    let list = json!({
+        "jsonrpc": "2.0", "id": 2, "method": "tools/list",
+        "params": {"_meta": default_meta()}
+    })
+    .to_string();
+    c.bench_function("http/tools_list_page_21", |b| {
+        b.to_async(&rt).iter_batched(
+            || http_request(&list).expect("a request"),
+            |request| {
+                let router = router.clone();
+                async move {
+                    let response = router.oneshot(request).await.expect("infallible");
+                    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+                        .await
+                        .expect("a body");
+                    debug_assert!(bytes.windows(7).any(|w| w == b"\"get_t\""));
                     bytes
                 }
             },

@@ -68,6 +68,7 @@ impl Outcome {
                     Outcome::Completed
                 }
             }
+            Reply::Page { .. } => Outcome::Completed,
             Reply::InputRequired { .. } => Outcome::InputRequired,
             Reply::Task { .. } => Outcome::Task,
             Reply::Error(error) => Outcome::of_error(error),

@@ -11,7 +11,7 @@ use crate::policy::auth::{Action, DeclaredScopes, ListFilter, Listed, SharedAuth
 use crate::policy::limits::Limiter;
 use crate::policy::paging::Cursors;
 use crate::protocol::{codes, Implementation, RpcError};
-use crate::registry::{Catalog, Listing};
+use crate::registry::{Catalog, ListPage, Listing};
 
 use super::input::Rounds;
 use super::live::Live;
@@ -37,6 +37,19 @@ pub enum Reply {
         /// Freshness hints for cacheable results.
         cache: Option<CacheHints>,
     },
+    /// A page of a list result (`tools/list` and the others), shared with the copy made
+    /// at start rather than copied into a `body`.
+    Page {
+        /// The member that holds the entries: `tools`, `resources`, `resourceTemplates` or
+        /// `prompts`.
+        field: &'static str,
+        /// The entries.
+        page: Arc<ListPage>,
+        /// The cursor of the next page, when there is one.
+        next_cursor: Option<String>,
+        /// Freshness hints.
+        cache: CacheHints,
+    },
     /// The request needs input from the client first (`resultType: "input_required"`).
     InputRequired {
         /// The input requests, by key (`{method, params}` each).
@@ -51,6 +64,22 @@ pub enum Reply {
     },
     /// A JSON-RPC error.
     Error(RpcError),
+}
+
+impl Reply {
+    /// The members of a [`Reply::Page`] as a `body`, the entries copied out of the page.
+    pub fn page_body(
+        field: &'static str,
+        page: &ListPage,
+        next_cursor: Option<String>,
+    ) -> Map<String, Value> {
+        let mut body = Map::new();
+        body.insert(field.into(), page.items().clone());
+        if let Some(next) = next_cursor {
+            body.insert("nextCursor".into(), Value::String(next));
+        }
+        body
+    }
 }
 
 /// The era-neutral server: catalog, policies and the method handlers.
@@ -329,13 +358,29 @@ impl Core {
             },
             Some(_) => return Reply::Error(RpcError::invalid_params("cursor must be a string")),
         };
-        let mut body = Map::new();
+        let next_cursor = |more: bool| {
+            more.then(|| list.cursors.cursor_for(page + 1))
+                .flatten()
+                .map(str::to_owned)
+        };
         let (items, more, cache) = match &self.list_filter {
-            None => (
-                list.pages.get(page).cloned().unwrap_or_else(|| json!([])),
-                page + 1 < list.pages.len(),
-                self.list_cache,
-            ),
+            None => {
+                return match list.pages.get(page) {
+                    Some(items) => Reply::Page {
+                        field: list.field,
+                        page: items.clone(),
+                        next_cursor: next_cursor(page + 1 < list.pages.len()),
+                        cache: self.list_cache,
+                    },
+                    // Cursors name only pages that exist; this is an empty list's only page.
+                    None => Reply::Page {
+                        field: list.field,
+                        page: Arc::new(ListPage::new(Vec::new())),
+                        next_cursor: None,
+                        cache: self.list_cache,
+                    },
+                }
+            }
             Some(filter) => {
                 // The same pages, of the entries this caller may see: such a list depends on
                 // who asks, so no cache may share it.
@@ -359,11 +404,10 @@ impl Core {
                 (Value::Array(items), more, cache)
             }
         };
+        let mut body = Map::new();
         body.insert(list.field.into(), items);
-        if more {
-            if let Some(next) = list.cursors.cursor_for(page + 1) {
-                body.insert("nextCursor".into(), Value::String(next.to_owned()));
-            }
+        if let Some(next) = next_cursor(more) {
+            body.insert("nextCursor".into(), Value::String(next));
         }
         Reply::Complete {
             body,
@@ -546,7 +590,7 @@ pub(crate) async fn guarded<T>(
 pub(crate) struct PagedList {
     method: &'static str,
     field: &'static str,
-    pages: Vec<Value>,
+    pages: Vec<Arc<ListPage>>,
     entries: Vec<(Listed<'static>, Value)>,
     page_size: usize,
     cursors: Cursors,

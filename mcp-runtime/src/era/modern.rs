@@ -13,6 +13,7 @@ use crate::observe::{self, Outcome};
 use crate::policy::cache::CacheHints;
 use crate::protocol::jsonrpc::{error_response, result_response};
 use crate::protocol::{codes, meta, Implementation, LogLevel, RequestId, RpcError};
+use crate::registry::ListPage;
 
 pub use super::Inbound;
 
@@ -87,7 +88,33 @@ impl Answer {
                 id,
                 result_type,
                 body,
+                page: None,
                 cache,
+                server_info: server_info.clone(),
+            })),
+        }
+    }
+
+    /// A list page: its entries are written from the text made at start.
+    fn page(
+        server_info: &Arc<RawValue>,
+        id: RequestId,
+        (field, page): (&'static str, Arc<ListPage>),
+        next_cursor: Option<String>,
+        cache: CacheHints,
+    ) -> Self {
+        let mut body = Map::new();
+        if let Some(next) = next_cursor {
+            body.insert("nextCursor".into(), Value::String(next));
+        }
+        Answer {
+            status: 200,
+            body: Body::Result(Box::new(Completed {
+                id,
+                result_type: "complete",
+                body,
+                page: Some((field, page)),
+                cache: Some(cache),
                 server_info: server_info.clone(),
             })),
         }
@@ -102,6 +129,8 @@ struct Completed {
     result_type: &'static str,
     /// The core's result members; a `_meta` here is the handler's.
     body: Map<String, Value>,
+    /// A list page's entries and the member they go in, besides `body`.
+    page: Option<(&'static str, Arc<ListPage>)>,
     /// `ttlMs` and `cacheScope`, for cacheable results.
     cache: Option<CacheHints>,
     /// The server's name and version, serialized once at start.
@@ -115,9 +144,13 @@ impl Completed {
             id,
             result_type,
             mut body,
+            page,
             cache,
             server_info,
         } = self;
+        if let Some((field, page)) = page {
+            body.insert(field.into(), page.items().clone());
+        }
         body.insert("resultType".into(), Value::String(result_type.into()));
         if let Some(cache) = cache {
             body.insert("ttlMs".into(), Value::from(cache.ttl_ms()));
@@ -143,6 +176,7 @@ impl PartialEq for Completed {
         self.id == other.id
             && self.result_type == other.result_type
             && self.body == other.body
+            && self.page == other.page
             && self.cache == other.cache
             && self.server_info.get() == other.server_info.get()
     }
@@ -172,6 +206,9 @@ impl Serialize for ResultMembers<'_> {
             _ => false,
         };
         let mut result = serializer.serialize_map(None)?;
+        if let Some((field, page)) = &completed.page {
+            result.serialize_entry(field, &**page)?;
+        }
         for (key, value) in completed.body.iter().filter(|(key, _)| !set_here(key)) {
             result.serialize_entry(key, value)?;
         }
@@ -459,6 +496,12 @@ pub(crate) fn render(core: &Core, id: RequestId, reply: Reply) -> Answer {
     let info = core.info_json();
     match reply {
         Reply::Complete { body, cache } => Answer::result(info, id, "complete", body, cache),
+        Reply::Page {
+            field,
+            page,
+            next_cursor,
+            cache,
+        } => Answer::page(info, id, (field, page), next_cursor, cache),
         Reply::InputRequired { requests, state } => {
             let mut body = Map::new();
             if !requests.is_empty() {
@@ -574,6 +617,44 @@ mod tests {
         let sent = both(answer);
         assert_eq!(sent["result"]["ttlMs"], 60000);
         assert_eq!(sent["result"]["resultType"], "task");
+    }
+
+    #[test]
+    fn a_list_page_is_written_from_its_text_and_reads_as_its_tree() {
+        let entries = vec![
+            json!({"name": "add", "inputSchema": {"type": "object", "properties": {}}}),
+            json!({"name": "z\u{e9}ro \"quoted\"", "inputSchema": {"type": "object"}}),
+        ];
+        let page = Arc::new(ListPage::new(entries.clone()));
+        assert_eq!(
+            page.json().map(RawValue::get),
+            Some(serde_json::to_string(&entries).unwrap().as_str())
+        );
+        let cache = CacheHints {
+            ttl: Duration::from_secs(60),
+            scope: CacheScope::Public,
+        };
+        let expected = |next: Option<&str>| {
+            let mut result = json!({
+                "tools": entries, "resultType": "complete", "ttlMs": 60000,
+                "cacheScope": "public",
+                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}
+            });
+            if let Some(next) = next {
+                result["nextCursor"] = json!(next);
+            }
+            json!({"jsonrpc": "2.0", "id": 4, "result": result})
+        };
+        for next in [None, Some("c-2")] {
+            let answer = Answer::page(
+                &info(),
+                RequestId::Number(4.into()),
+                ("tools", page.clone()),
+                next.map(str::to_owned),
+                cache,
+            );
+            assert_eq!(both(answer), expected(next));
+        }
     }
 
     #[test]

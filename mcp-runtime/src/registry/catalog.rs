@@ -2,7 +2,9 @@
 //! built once at start.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use serde::Serialize;
@@ -160,10 +162,60 @@ pub struct Defs {
     pub prompts: Vec<&'static PromptDef>,
 }
 
+/// One page of a list result, made once at start: the array of entries as a JSON tree,
+/// for adapters that reshape results, and as JSON text, written to the wire as it is.
+pub struct ListPage {
+    items: Value,
+    /// `None` only if the tree could not be written, which a `Value` always can.
+    json: Option<Box<RawValue>>,
+}
+
+impl ListPage {
+    /// A page of these entries.
+    pub fn new(entries: Vec<Value>) -> ListPage {
+        let items = Value::Array(entries);
+        let json = serde_json::value::to_raw_value(&items).ok();
+        ListPage { items, json }
+    }
+
+    /// The entries as a JSON array.
+    pub fn items(&self) -> &Value {
+        &self.items
+    }
+
+    /// The entries as JSON text, when written (always, in practice).
+    pub fn json(&self) -> Option<&RawValue> {
+        self.json.as_deref()
+    }
+}
+
+impl std::fmt::Debug for ListPage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("ListPage").field(&self.items).finish()
+    }
+}
+
+impl PartialEq for ListPage {
+    fn eq(&self, other: &Self) -> bool {
+        // The text is written from the tree, so the trees decide.
+        self.items == other.items
+    }
+}
+
+/// Writes the text when there is one: copying bytes, not walking the tree.
+impl Serialize for ListPage {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.json {
+            Some(json) => json.serialize(serializer),
+            None => self.items.serialize(serializer),
+        }
+    }
+}
+
 /// One listable collection, paged and serialized ahead of time.
 pub struct Listing {
-    /// The serialized array of each page (at least one page, possibly empty).
-    pub pages: Vec<Value>,
+    /// Each page (at least one, possibly empty).
+    pub pages: Vec<Arc<ListPage>>,
     /// Every entry with its serialized form, in list order (for per-caller filtering).
     pub entries: Vec<(Listed<'static>, Value)>,
     /// A fingerprint of the listed keys, so a cursor from another set is refused.
@@ -186,12 +238,12 @@ impl Listing {
         let entries: Vec<(Listed<'static>, Value)> = items
             .map(|(_, listed, item)| (listed, serde_json::to_value(item).unwrap_or(Value::Null)))
             .collect();
-        let mut pages: Vec<Value> = entries
+        let mut pages: Vec<Arc<ListPage>> = entries
             .chunks(page_size.max(1))
-            .map(|chunk| Value::Array(chunk.iter().map(|(_, v)| v.clone()).collect()))
+            .map(|chunk| Arc::new(ListPage::new(chunk.iter().map(|(_, v)| v.clone()).collect())))
             .collect();
         if pages.is_empty() {
-            pages.push(Value::Array(Vec::new()));
+            pages.push(Arc::new(ListPage::new(Vec::new())));
         }
         Listing {
             pages,

@@ -13,7 +13,7 @@ mod tool;
 pub mod uri;
 
 pub use catalog::{
-    BuildError, Catalog, CatalogPrompt, CatalogResource, CatalogTool, Defs, Listing,
+    BuildError, Catalog, CatalogPrompt, CatalogResource, CatalogTool, Defs, ListPage, Listing,
 };
 pub use prompt::{
     CompleteFuture, Completer, PromptDef, PromptFuture, PromptItem, PromptRef, PromptRegistration,

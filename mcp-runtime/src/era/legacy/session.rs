@@ -353,6 +353,17 @@ impl Session {
                 let body = shape::result(self.version, method, body);
                 result_response(id, Value::Object(body))
             }
+            Reply::Page {
+                field,
+                page,
+                next_cursor,
+                ..
+            } => {
+                // Older revisions reshape list entries, so the page is copied as a tree.
+                let body = Reply::page_body(field, &page, next_cursor);
+                let body = shape::result(self.version, method, body);
+                result_response(id, Value::Object(body))
+            }
             Reply::InputRequired { .. } | Reply::Task { .. } => {
                 // The bridge turns input requests into requests to the client, and no task
                 // is made for a handshake-era request; either escaping is a bug.

@@ -379,7 +379,7 @@ impl Core {
                         next_cursor: None,
                         cache: self.list_cache,
                     },
-                }
+                };
             }
             Some(filter) => {
                 // The same pages, of the entries this caller may see: such a list depends on

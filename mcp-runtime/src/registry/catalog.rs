@@ -240,7 +240,11 @@ impl Listing {
             .collect();
         let mut pages: Vec<Arc<ListPage>> = entries
             .chunks(page_size.max(1))
-            .map(|chunk| Arc::new(ListPage::new(chunk.iter().map(|(_, v)| v.clone()).collect())))
+            .map(|chunk| {
+                Arc::new(ListPage::new(
+                    chunk.iter().map(|(_, v)| v.clone()).collect(),
+                ))
+            })
             .collect();
         if pages.is_empty() {
             pages.push(Arc::new(ListPage::new(Vec::new())));

@@ -308,6 +308,9 @@ impl Core {
             _ => return Reply::Error(RpcError::method_not_found(call.ctx.method())),
         };
         let lists = &snapshot.lists;
+        // A future is as large as its largest branch, and every request's future is copied
+        // into its box whole: the rarely used methods with large futures are boxed on their
+        // own, so a tool call's future is not their size.
         match method {
             Method::Discover => self.discover(),
             Method::ToolsList => self.list(&lists.tools, &call),
@@ -317,10 +320,10 @@ impl Core {
             Method::ResourcesRead => self.read_resource(&snapshot, call).await,
             Method::PromptsList => self.list(&lists.prompts, &call),
             Method::PromptsGet => self.get_prompt(&snapshot, call).await,
-            Method::Complete => self.complete(&snapshot, call).await,
-            Method::TasksGet => self.tasks_get(call).await,
-            Method::TasksUpdate => self.tasks_update(call).await,
-            Method::TasksCancel => self.tasks_cancel(call).await,
+            Method::Complete => Box::pin(self.complete(&snapshot, call)).await,
+            Method::TasksGet => Box::pin(self.tasks_get(call)).await,
+            Method::TasksUpdate => Box::pin(self.tasks_update(call)).await,
+            Method::TasksCancel => Box::pin(self.tasks_cancel(call)).await,
             // Transports intercept it: it is a stream, not one response.
             Method::Listen => Reply::Error(RpcError::invalid_request(
                 "subscriptions/listen opens a notification stream and needs a streaming transport (stdio or Streamable HTTP)",

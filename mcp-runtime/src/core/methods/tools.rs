@@ -78,9 +78,16 @@ impl Core {
             return Reply::Error(error);
         }
         if let Some(runtime) = tasks {
-            return self
-                .call_as_task(runtime, ctx, tool.def, (&name, target), arguments, &binding)
-                .await;
+            // Boxed: its timer and select would otherwise make every call's future larger.
+            return Box::pin(self.call_as_task(
+                runtime,
+                ctx,
+                tool.def,
+                (&name, target),
+                arguments,
+                &binding,
+            ))
+            .await;
         }
         let outcome = self
             .run(&ctx, &target, (tool.def.call)(ctx.clone(), arguments))

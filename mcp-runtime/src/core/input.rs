@@ -442,10 +442,26 @@ fn canonical(value: &Value, out: &mut Vec<u8>) {
 }
 
 fn canonical_object(map: &Map<String, Value>, out: &mut Vec<u8>) {
-    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    // serde_json's map iterates in key order unless its `preserve_order` feature is on
+    // somewhere in the build; sort only then.
+    if map.keys().is_sorted() {
+        write_object(map.iter(), out);
+    } else {
+        write_object(sorted(map.iter()), out);
+    }
+}
+
+fn sorted<'a>(
+    entries: impl Iterator<Item = (&'a String, &'a Value)>,
+) -> impl Iterator<Item = (&'a String, &'a Value)> {
+    let mut entries: Vec<(&String, &Value)> = entries.collect();
     entries.sort_by_key(|(key, _)| *key);
+    entries.into_iter()
+}
+
+fn write_object<'a>(entries: impl Iterator<Item = (&'a String, &'a Value)>, out: &mut Vec<u8>) {
     out.push(b'{');
-    for (i, (key, value)) in entries.into_iter().enumerate() {
+    for (i, (key, value)) in entries.enumerate() {
         if i > 0 {
             out.push(b',');
         }
@@ -860,6 +876,11 @@ mod tests {
             String::from_utf8(a).unwrap(),
             r#"{"a":{"x":"s","y":[1,{"c":3,"d":2}]},"b":1}"#
         );
+        // A map in insertion order (serde_json's `preserve_order`) is sorted first.
+        let (b, a, one, two) = ("b".to_owned(), "a".to_owned(), json!(1), json!(2));
+        let mut out = Vec::new();
+        write_object(sorted([(&b, &one), (&a, &two)].into_iter()), &mut out);
+        assert_eq!(String::from_utf8(out).unwrap(), r#"{"a":2,"b":1}"#);
     }
 
     #[test]

@@ -224,6 +224,37 @@ async fn hostile_arguments_get_a_clear_error() {
 }
 
 #[test]
+fn a_tool_whose_schema_refers_outside_itself_stops_the_server_at_start() {
+    /// An order as another service describes it.
+    #[derive(serde::Deserialize)]
+    struct RemoteOrder {}
+    impl schemars::JsonSchema for RemoteOrder {
+        fn schema_name() -> std::borrow::Cow<'static, str> {
+            "RemoteOrder".into()
+        }
+        fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            schemars::json_schema!({"$ref": "https://schemas.example/order.json"})
+        }
+    }
+    /// Files an order.
+    #[tool]
+    async fn file_order(_order: RemoteOrder) -> &'static str {
+        "filed"
+    }
+    let error = Server::new("t", "1")
+        .only(tools![file_order])
+        .build()
+        .err()
+        .expect("build fails");
+    let text = error.to_string();
+    assert!(text.contains("tool `file_order`"), "{text}");
+    assert!(
+        text.contains("remote $ref https://schemas.example/order.json is not fetched"),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_tool_needing_missing_state_stops_the_server_at_start() {
     #[derive(Debug)]
     struct Db;

@@ -69,6 +69,8 @@ impl Outcome {
                 }
             }
             Reply::Page { .. } => Outcome::Completed,
+            Reply::Tool(result) if result.is_error => Outcome::Failed("business"),
+            Reply::Tool(_) => Outcome::Completed,
             Reply::InputRequired { .. } => Outcome::InputRequired,
             Reply::Task { .. } => Outcome::Task,
             Reply::Error(error) => Outcome::of_error(error),

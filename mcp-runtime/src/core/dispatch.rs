@@ -50,6 +50,8 @@ pub enum Reply {
         /// Freshness hints.
         cache: CacheHints,
     },
+    /// A `tools/call` result as the handler made it; the era adapter writes it out.
+    Tool(Box<crate::protocol::CallToolResult>),
     /// The request needs input from the client first (`resultType: "input_required"`).
     InputRequired {
         /// The input requests, by key (`{method, params}` each).
@@ -67,6 +69,15 @@ pub enum Reply {
 }
 
 impl Reply {
+    /// The members of a [`Reply::Tool`] as a `body`.
+    pub fn tool_body(
+        result: crate::protocol::CallToolResult,
+    ) -> Result<Map<String, Value>, RpcError> {
+        result.into_members().map_err(|_| {
+            RpcError::internal("Internal error: the tool result could not be serialized")
+        })
+    }
+
     /// The members of a [`Reply::Page`] as a `body`, the entries copied out of the page.
     pub fn page_body(
         field: &'static str,
@@ -564,12 +575,7 @@ pub(crate) fn complete_reply<T: serde::Serialize>(
 
 /// A `tools/call` result as a complete reply, its structured output moved, not copied.
 pub(crate) fn tool_reply(result: crate::protocol::CallToolResult) -> Reply {
-    match result.into_members() {
-        Ok(body) => Reply::Complete { body, cache: None },
-        Err(_) => Reply::Error(RpcError::internal(
-            "Internal error: the tool result could not be serialized",
-        )),
-    }
+    Reply::Tool(Box::new(result))
 }
 
 /// Await a handler's future; a panic becomes -32603 for this request only.

@@ -12,7 +12,7 @@ use crate::core::{Call, ClientCapabilities, ContextParts, Core, Reply, RequestCo
 use crate::observe::{self, Outcome};
 use crate::policy::cache::CacheHints;
 use crate::protocol::jsonrpc::{error_response, result_response};
-use crate::protocol::{codes, meta, Implementation, LogLevel, RequestId, RpcError};
+use crate::protocol::{codes, meta, CallToolResult, Implementation, LogLevel, RequestId, RpcError};
 use crate::registry::ListPage;
 
 pub use super::Inbound;
@@ -89,6 +89,7 @@ impl Answer {
                 result_type,
                 body,
                 page: None,
+                tool: None,
                 cache,
                 server_info: server_info.clone(),
             })),
@@ -114,7 +115,24 @@ impl Answer {
                 result_type: "complete",
                 body,
                 page: Some((field, page)),
+                tool: None,
                 cache: Some(cache),
+                server_info: server_info.clone(),
+            })),
+        }
+    }
+
+    /// A `tools/call` result: written from the handler's result, not through a JSON tree.
+    fn tool(server_info: &Arc<RawValue>, id: RequestId, result: Box<CallToolResult>) -> Self {
+        Answer {
+            status: 200,
+            body: Body::Result(Box::new(Completed {
+                id,
+                result_type: "complete",
+                body: Map::new(),
+                page: None,
+                tool: Some(result),
+                cache: None,
                 server_info: server_info.clone(),
             })),
         }
@@ -131,6 +149,8 @@ struct Completed {
     body: Map<String, Value>,
     /// A list page's entries and the member they go in, besides `body`.
     page: Option<(&'static str, Arc<ListPage>)>,
+    /// A tool's result, whose members (and `_meta`) stand in for `body`'s.
+    tool: Option<Box<CallToolResult>>,
     /// `ttlMs` and `cacheScope`, for cacheable results.
     cache: Option<CacheHints>,
     /// The server's name and version, serialized once at start.
@@ -145,11 +165,18 @@ impl Completed {
             result_type,
             mut body,
             page,
+            tool,
             cache,
             server_info,
         } = self;
         if let Some((field, page)) = page {
             body.insert(field.into(), page.items().clone());
+        }
+        if let Some(tool) = tool {
+            match Reply::tool_body(*tool) {
+                Ok(members) => body.extend(members),
+                Err(error) => return error_response(Some(&id), &error),
+            }
         }
         body.insert("resultType".into(), Value::String(result_type.into()));
         if let Some(cache) = cache {
@@ -177,6 +204,7 @@ impl PartialEq for Completed {
             && self.result_type == other.result_type
             && self.body == other.body
             && self.page == other.page
+            && self.tool == other.tool
             && self.cache == other.cache
             && self.server_info.get() == other.server_info.get()
     }
@@ -209,6 +237,16 @@ impl Serialize for ResultMembers<'_> {
         if let Some((field, page)) = &completed.page {
             result.serialize_entry(field, &**page)?;
         }
+        if let Some(tool) = &completed.tool {
+            // The members `CallToolResult`'s own `Serialize` writes, `_meta` aside.
+            result.serialize_entry("content", &tool.content)?;
+            if let Some(structured) = &tool.structured_content {
+                result.serialize_entry("structuredContent", structured)?;
+            }
+            if tool.is_error {
+                result.serialize_entry("isError", &true)?;
+            }
+        }
         for (key, value) in completed.body.iter().filter(|(key, _)| !set_here(key)) {
             result.serialize_entry(key, value)?;
         }
@@ -218,6 +256,10 @@ impl Serialize for ResultMembers<'_> {
             result.serialize_entry("cacheScope", &cache.scope)?;
         }
         let info = &*completed.server_info;
+        if let Some(tool) = &completed.tool {
+            result.serialize_entry("_meta", &MetaWithInfo(tool.meta.as_ref(), info))?;
+            return result.end();
+        }
         match completed.body.get("_meta") {
             Some(Value::Object(meta)) => {
                 result.serialize_entry("_meta", &MetaWithInfo(Some(meta), info))?
@@ -496,6 +538,7 @@ pub(crate) fn render(core: &Core, id: RequestId, reply: Reply) -> Answer {
     let info = core.info_json();
     match reply {
         Reply::Complete { body, cache } => Answer::result(info, id, "complete", body, cache),
+        Reply::Tool(result) => Answer::tool(info, id, result),
         Reply::Page {
             field,
             page,
@@ -654,6 +697,46 @@ mod tests {
                 cache,
             );
             assert_eq!(both(answer), expected(next));
+        }
+    }
+
+    #[test]
+    fn a_tool_result_is_written_as_its_members_would_be() {
+        use crate::protocol::{Annotations, Content};
+        let mut meta = Map::new();
+        meta.insert("app/trace".into(), json!("t-9"));
+        meta.insert(meta::SERVER_INFO.into(), json!("stale"));
+        let results = [
+            CallToolResult::success(vec![Content::text("5")]),
+            CallToolResult::structured(json!({"sum": 5})),
+            CallToolResult::error("a and b must be integers"),
+            CallToolResult {
+                content: vec![
+                    Content::text("hi").with_annotations(Annotations {
+                        priority: Some(0.5),
+                        ..Default::default()
+                    }),
+                    Content::image([1, 2, 3], "image/png"),
+                    Content::link("file:///r.txt", "r"),
+                ],
+                structured_content: Some(json!([1, "two"])),
+                is_error: true,
+                meta: Some(meta),
+            },
+            CallToolResult::default(),
+        ];
+        for result in results {
+            let id = RequestId::Number(9.into());
+            let members = Reply::tool_body(result.clone()).unwrap();
+            let expected = both(Answer::result(
+                &info(),
+                id.clone(),
+                "complete",
+                members,
+                None,
+            ));
+            let answer = Answer::tool(&info(), id, Box::new(result.clone()));
+            assert_eq!(both(answer), expected, "{result:?}");
         }
     }
 

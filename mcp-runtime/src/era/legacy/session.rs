@@ -353,6 +353,13 @@ impl Session {
                 let body = shape::result(self.version, method, body);
                 result_response(id, Value::Object(body))
             }
+            Reply::Tool(result) => match Reply::tool_body(*result) {
+                Ok(body) => {
+                    let body = shape::result(self.version, method, body);
+                    result_response(id, Value::Object(body))
+                }
+                Err(error) => error_response(Some(id), &shape::error(error)),
+            },
             Reply::Page {
                 field,
                 page,

@@ -51,7 +51,7 @@ pub enum Reply {
         cache: CacheHints,
     },
     /// A `tools/call` result as the handler made it; the era adapter writes it out.
-    Tool(Box<crate::protocol::CallToolResult>),
+    Tool(crate::protocol::CallToolResult),
     /// The request needs input from the client first (`resultType: "input_required"`).
     InputRequired {
         /// The input requests, by key (`{method, params}` each).
@@ -575,7 +575,7 @@ pub(crate) fn complete_reply<T: serde::Serialize>(
 
 /// A `tools/call` result as a complete reply, its structured output moved, not copied.
 pub(crate) fn tool_reply(result: crate::protocol::CallToolResult) -> Reply {
-    Reply::Tool(Box::new(result))
+    Reply::Tool(result)
 }
 
 /// Await a handler's future; a panic becomes -32603 for this request only.

@@ -123,7 +123,7 @@ impl Answer {
     }
 
     /// A `tools/call` result: written from the handler's result, not through a JSON tree.
-    fn tool(server_info: &Arc<RawValue>, id: RequestId, result: Box<CallToolResult>) -> Self {
+    fn tool(server_info: &Arc<RawValue>, id: RequestId, result: CallToolResult) -> Self {
         Answer {
             status: 200,
             body: Body::Result(Box::new(Completed {
@@ -150,7 +150,7 @@ struct Completed {
     /// A list page's entries and the member they go in, besides `body`.
     page: Option<(&'static str, Arc<ListPage>)>,
     /// A tool's result, whose members (and `_meta`) stand in for `body`'s.
-    tool: Option<Box<CallToolResult>>,
+    tool: Option<CallToolResult>,
     /// `ttlMs` and `cacheScope`, for cacheable results.
     cache: Option<CacheHints>,
     /// The server's name and version, serialized once at start.
@@ -173,7 +173,7 @@ impl Completed {
             body.insert(field.into(), page.items().clone());
         }
         if let Some(tool) = tool {
-            match Reply::tool_body(*tool) {
+            match Reply::tool_body(tool) {
                 Ok(members) => body.extend(members),
                 Err(error) => return error_response(Some(&id), &error),
             }
@@ -735,7 +735,7 @@ mod tests {
                 members,
                 None,
             ));
-            let answer = Answer::tool(&info(), id, Box::new(result.clone()));
+            let answer = Answer::tool(&info(), id, result.clone());
             assert_eq!(both(answer), expected, "{result:?}");
         }
     }

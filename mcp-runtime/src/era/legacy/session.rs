@@ -353,7 +353,7 @@ impl Session {
                 let body = shape::result(self.version, method, body);
                 result_response(id, Value::Object(body))
             }
-            Reply::Tool(result) => match Reply::tool_body(*result) {
+            Reply::Tool(result) => match Reply::tool_body(result) {
                 Ok(body) => {
                     let body = shape::result(self.version, method, body);
                     result_response(id, Value::Object(body))

@@ -137,9 +137,40 @@ fn stdio_frames(c: &mut Criterion) {
 fn http_router(c: &mut Criterion) {
     let rt = runtime();
     let router = app().router();
-    let body = call_frame(1);
-    c.bench_function("http/tools_call_add", |b| {
-        b.to_async(&rt).iter_batched(
+    let list = json!({
+        "jsonrpc": "2.0", "id": 2, "method": "tools/list",
+        "params": {"_meta": default_meta()}
+    })
+    .to_string();
+    post(
+        c,
+        &rt,
+        &router,
+        "http/tools_call_add",
+        call_frame(1),
+        b"\"sum\":5",
+    );
+    post(
+        c,
+        &rt,
+        &router,
+        "http/tools_list_page_21",
+        list,
+        b"\"get_t\"",
+    );
+}
+
+/// One POST of `body` through the router per iteration; its answer contains `expect`.
+fn post(
+    c: &mut Criterion,
+    rt: &tokio::runtime::Runtime,
+    router: &axum::Router,
+    name: &str,
+    body: String,
+    expect: &'static [u8],
+) {
+    c.bench_function(name, |b| {
+        b.to_async(rt).iter_batched(
             || http_request(&body).expect("a request"),
             |request| {
                 let router = router.clone();
@@ -148,29 +179,7 @@ fn http_router(c: &mut Criterion) {
                     let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
                         .await
                         .expect("a body");
-                    debug_assert!(bytes.windows(7).any(|w| w == b"\"sum\":5"));
-                    bytes
-                }
-            },
-            BatchSize::SmallInput,
-        )
-    });
-    let list = json!({
-        "jsonrpc": "2.0", "id": 2, "method": "tools/list",
-        "params": {"_meta": default_meta()}
-    })
-    .to_string();
-    c.bench_function("http/tools_list_page_21", |b| {
-        b.to_async(&rt).iter_batched(
-            || http_request(&list).expect("a request"),
-            |request| {
-                let router = router.clone();
-                async move {
-                    let response = router.oneshot(request).await.expect("infallible");
-                    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
-                        .await
-                        .expect("a body");
-                    debug_assert!(bytes.windows(7).any(|w| w == b"\"get_t\""));
+                    debug_assert!(bytes.windows(expect.len()).any(|w| w == expect));
                     bytes
                 }
             },

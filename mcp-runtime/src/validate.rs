@@ -82,9 +82,9 @@ const INSTANCE_KEYWORDS: &[&str] = &["const", "enum", "default", "examples"];
 
 /// Refuse a schema that refers to another document. References within the schema stay:
 /// fragments (`#/$defs/Order`, `#anchor`) and references to a resource embedded under its
-/// absolute `$id`. With its default features `jsonschema` fetches nothing anyway; this
-/// check keeps that true when another crate in the build turns its fetching on, and says
-/// what is wrong in words a schema's author can act on.
+/// absolute `$id`. With the features this crate turns on, `jsonschema` fetches nothing
+/// anyway; this check keeps that true when another crate in the build turns its fetching
+/// on, and says what is wrong in words a schema's author can act on.
 fn self_contained(schema: &Value) -> Result<(), String> {
     let mut ids = HashSet::new();
     let mut refs = Vec::new();

@@ -573,11 +573,6 @@ pub(crate) fn complete_reply<T: serde::Serialize>(
     }
 }
 
-/// A `tools/call` result as a complete reply, its structured output moved, not copied.
-pub(crate) fn tool_reply(result: crate::protocol::CallToolResult) -> Reply {
-    Reply::Tool(result)
-}
-
 /// Await a handler's future; a panic becomes -32603 for this request only.
 pub(crate) async fn guarded<T>(
     target: &str,

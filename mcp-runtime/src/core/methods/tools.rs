@@ -12,7 +12,7 @@ use crate::registry::{TaskSupport, ToolDef};
 use crate::tasks::{Escalation, TaskLink, TaskRuntime};
 
 use super::super::dispatch::{
-    arguments_param, guarded, string_param, tool_reply, unknown_name, Call, Core, Reply,
+    arguments_param, guarded, string_param, unknown_name, Call, Core, Reply,
 };
 use super::super::input::Binding;
 use super::super::live::Snapshot;
@@ -67,7 +67,7 @@ impl Core {
                 problems.join("\n- ")
             );
             let result = crate::protocol::CallToolResult::error(text);
-            return tool_reply(result);
+            return Reply::Tool(result);
         }
         let arguments = match args_value {
             Value::Object(arguments) => arguments,
@@ -94,7 +94,7 @@ impl Core {
             .await;
         let failed = !matches!(&outcome, Ok(result) if !result.is_error);
         self.finish_round(&ctx, &binding, failed, || match outcome {
-            Ok(result) => tool_reply(result),
+            Ok(result) => Reply::Tool(result),
             Err(error) => Reply::Error(error),
         })
     }
@@ -135,7 +135,7 @@ impl Core {
                 // Done before becoming a task: an ordinary answer (or input_required).
                 let failed = !matches!(&outcome, Ok(result) if !result.is_error);
                 return self.finish_round(&ctx, binding, failed, || match outcome {
-                    Ok(result) => tool_reply(result),
+                    Ok(result) => Reply::Tool(result),
                     Err(error) => Reply::Error(error),
                 });
             }

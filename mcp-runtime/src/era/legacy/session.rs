@@ -348,39 +348,29 @@ impl Session {
 
     /// Give a reply this session's wire shape.
     pub(crate) fn render(&self, id: &RequestId, method: &str, reply: Reply) -> Value {
-        match reply {
-            Reply::Complete { body, .. } => {
-                let body = shape::result(self.version, method, body);
-                result_response(id, Value::Object(body))
-            }
-            Reply::Tool(result) => match Reply::tool_body(result) {
-                Ok(body) => {
-                    let body = shape::result(self.version, method, body);
-                    result_response(id, Value::Object(body))
-                }
-                Err(error) => error_response(Some(id), &shape::error(error)),
-            },
+        let body = match reply {
+            Reply::Complete { body, .. } => Ok(body),
+            Reply::Tool(result) => Reply::tool_body(result),
+            // Older revisions reshape list entries, so the page is copied as a tree.
             Reply::Page {
                 field,
                 page,
                 next_cursor,
                 ..
-            } => {
-                // Older revisions reshape list entries, so the page is copied as a tree.
-                let body = Reply::page_body(field, &page, next_cursor);
+            } => Ok(Reply::page_body(field, &page, next_cursor)),
+            // The bridge turns input requests into requests to the client, and no task is
+            // made for a handshake-era request; either escaping is a bug.
+            Reply::InputRequired { .. } | Reply::Task { .. } => Err(RpcError::internal(
+                "Internal error: unanswered input request",
+            )),
+            Reply::Error(error) => Err(error),
+        };
+        match body {
+            Ok(body) => {
                 let body = shape::result(self.version, method, body);
                 result_response(id, Value::Object(body))
             }
-            Reply::InputRequired { .. } | Reply::Task { .. } => {
-                // The bridge turns input requests into requests to the client, and no task
-                // is made for a handshake-era request; either escaping is a bug.
-                let error = RpcError::internal("Internal error: unanswered input request");
-                error_response(Some(id), &error)
-            }
-            Reply::Error(error) => {
-                let error = shape::error(error);
-                error_response(Some(id), &error)
-            }
+            Err(error) => error_response(Some(id), &shape::error(error)),
         }
     }
 

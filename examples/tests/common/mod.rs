@@ -24,37 +24,101 @@ impl Drop for Running {
     }
 }
 
+/// A loopback port nothing listened on a moment ago, for a program that cannot be told to
+/// take port 0 and say which it got (nginx). Never the same port twice in one test
+/// process, so tests running side by side do not hand each other's ports out.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free port");
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
 }
 
-/// Start `binary` serving HTTP on a free port with `env`; its endpoint URL.
-pub async fn start_http(binary: &str, env: &[(&str, &str)]) -> (Running, String) {
-    let port = free_port();
-    let child = Command::new(binary)
-        .args(["--http", &format!("127.0.0.1:{port}")])
+/// A server started by [`serve_http`].
+pub struct Served {
+    pub process: Running,
+    /// Its MCP endpoint, `http://127.0.0.1:PORT/mcp`.
+    pub url: String,
+    /// Its metrics endpoint, when `MCP_METRICS_ADDR` was among its environment.
+    pub metrics: Option<String>,
+}
+
+/// Start `binary` serving HTTP with `env` on a port the system picks, as it announces on
+/// stderr (so no port is chosen here and then taken by someone else before the server
+/// binds it). A `MCP_METRICS_ADDR` of `127.0.0.1:0` is announced the same way. A server
+/// that exits or stays silent for 30 s fails the test with what it wrote.
+pub async fn serve_http(binary: &str, env: &[(&str, &str)]) -> Served {
+    use std::io::BufRead;
+    let mut child = Command::new(binary)
+        .args(["--http", "127.0.0.1:0"])
+        .env("RUST_LOG", "info")
         .envs(env.iter().copied())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("the example starts");
-    wait_for_port(port).await;
-    (Running(child), format!("http://127.0.0.1:{port}/mcp"))
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let (lines, announced) = std::sync::mpsc::channel::<String>();
+    // The reader keeps draining after the announcement: a full pipe would stall the server.
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = lines.send(line);
+        }
+    });
+    let mut process = Running(child);
+    let (mut written, mut metrics) = (Vec::new(), None);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        while let Ok(line) = announced.try_recv() {
+            if let Some(url) = announced_url(&line, "serving metrics at ") {
+                metrics = Some(url);
+            }
+            if let Some(url) = announced_url(&line, "serving MCP over Streamable HTTP at ") {
+                return Served {
+                    process,
+                    url,
+                    metrics,
+                };
+            }
+            written.push(line);
+        }
+        let exited = process.0.try_wait().ok().flatten();
+        if exited.is_some() || std::time::Instant::now() > deadline {
+            process.kill();
+            // What it wrote just before exiting may still be in the pipe.
+            std::thread::sleep(Duration::from_millis(100));
+            written.extend(announced.try_iter());
+            panic!(
+                "{binary} did not start serving HTTP ({}):\n{}",
+                exited.map_or("silent for 30 s".to_owned(), |s| s.to_string()),
+                written.join("\n")
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
-/// Wait (up to 5 s) until something listens on loopback `port`.
-pub async fn wait_for_port(port: u16) {
-    for _ in 0..200 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+/// The URL after `marker` in a log line (plain or JSON), up to a space or a quote.
+fn announced_url(line: &str, marker: &str) -> Option<String> {
+    let rest = &line[line.find(marker)? + marker.len()..];
+    let end = rest.find([' ', '"', '\\']).unwrap_or(rest.len());
+    Some(rest[..end].to_owned())
+}
+
+/// Start `binary` serving HTTP (see [`serve_http`]); the process and its endpoint URL.
+pub async fn start_http(binary: &str, env: &[(&str, &str)]) -> (Running, String) {
+    let served = serve_http(binary, env).await;
+    (served.process, served.url)
 }
 
 /// A 2026-07-28 client of one endpoint.

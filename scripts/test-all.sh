@@ -73,11 +73,11 @@ announced_url() {
   kill "$pid" 2>/dev/null || true
   exit 1
 }
-# Start an example on a port of its choosing; prints its pid, writes its URL to $2.
+# Start an example on a port of its choosing, or at $3; prints its pid, writes its URL to $2.
 start_http() {
-  local bin=$1 url_file=$2 log
+  local bin=$1 url_file=$2 addr=${3:-127.0.0.1:0} log
   log="${url_file%.url}.http.log"
-  RUST_LOG=info "$root/target/release/$bin" --http 127.0.0.1:0 >"$log" 2>&1 &
+  RUST_LOG=info "$root/target/release/$bin" --http "$addr" >"$log" 2>&1 &
   local pid=$!
   announced_url "$pid" "$log" "serving MCP over Streamable HTTP at " >"$url_file"
   echo "$pid"
@@ -165,7 +165,8 @@ issuer_pid=$!
 pids+=("$issuer_pid")
 issuer=$(announced_url "$issuer_pid" target/dev-issuer.log "development issuer at ")
 export MCP_ISSUER=$issuer
-pids+=("$(start_http tenants target/tenants.url)")
+# tenants names itself (its tokens' audience) after its --http address, so it gets a port.
+pids+=("$(start_http tenants target/tenants.url "127.0.0.1:$(free_port)")")
 unset MCP_ISSUER
 tenants_url=$(cat target/tenants.url)
 # Without a token the server refuses everything with 401.

@@ -29,9 +29,15 @@ fn start_issuer() -> (Running, String) {
     (Running(child), url)
 }
 
-/// Start `tenants` over HTTP trusting `issuer`; its endpoint URL.
+/// Start `tenants` over HTTP trusting `issuer`; its endpoint URL. It names itself (the
+/// audience of its tokens) after its `--http` address, so the port is chosen here.
 async fn start_tenants(issuer: &str) -> (Running, String) {
-    common::start_http(env!("CARGO_BIN_EXE_tenants"), &[("MCP_ISSUER", issuer)]).await
+    let served = common::serve_http_on_a_picked_port(
+        env!("CARGO_BIN_EXE_tenants"),
+        &[("MCP_ISSUER", issuer)],
+    )
+    .await;
+    (served.process, served.url)
 }
 
 /// A token from the issuer's token endpoint.

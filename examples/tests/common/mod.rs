@@ -56,9 +56,30 @@ pub struct Served {
 /// binds it). A `MCP_METRICS_ADDR` of `127.0.0.1:0` is announced the same way. A server
 /// that exits or stays silent for 30 s fails the test with what it wrote.
 pub async fn serve_http(binary: &str, env: &[(&str, &str)]) -> Served {
+    launch(binary, "127.0.0.1:0", env)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`serve_http`] for a server that must know its port before it binds (one that derives
+/// its OAuth resource URL from `--http`): a port free a moment ago, and another should
+/// the server find it taken.
+pub async fn serve_http_on_a_picked_port(binary: &str, env: &[(&str, &str)]) -> Served {
+    let mut failures = Vec::new();
+    for _ in 0..5 {
+        match launch(binary, &format!("127.0.0.1:{}", free_port()), env).await {
+            Ok(served) => return served,
+            Err(e) => failures.push(e),
+        }
+    }
+    panic!("{}", failures.join("\n\n"))
+}
+
+/// Start `binary --http addr` and wait for it to announce where it serves.
+async fn launch(binary: &str, addr: &str, env: &[(&str, &str)]) -> Result<Served, String> {
     use std::io::BufRead;
     let mut child = Command::new(binary)
-        .args(["--http", "127.0.0.1:0"])
+        .args(["--http", addr])
         .env("RUST_LOG", "info")
         .envs(env.iter().copied())
         .stderr(Stdio::piped())
@@ -84,11 +105,11 @@ pub async fn serve_http(binary: &str, env: &[(&str, &str)]) -> Served {
                 metrics = Some(url);
             }
             if let Some(url) = announced_url(&line, "serving MCP over Streamable HTTP at ") {
-                return Served {
+                return Ok(Served {
                     process,
                     url,
                     metrics,
-                };
+                });
             }
             written.push(line);
         }
@@ -98,11 +119,11 @@ pub async fn serve_http(binary: &str, env: &[(&str, &str)]) -> Served {
             // What it wrote just before exiting may still be in the pipe.
             std::thread::sleep(Duration::from_millis(100));
             written.extend(announced.try_iter());
-            panic!(
-                "{binary} did not start serving HTTP ({}):\n{}",
+            return Err(format!(
+                "{binary} did not start serving HTTP at {addr} ({}):\n{}",
                 exited.map_or("silent for 30 s".to_owned(), |s| s.to_string()),
                 written.join("\n")
-            );
+            ));
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }

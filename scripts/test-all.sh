@@ -77,6 +77,7 @@ announced_url() {
 start_http() {
   local bin=$1 url_file=$2 addr=${3:-127.0.0.1:0} log
   log="${url_file%.url}.http.log"
+  # The address is announced at info level, whatever RUST_LOG the caller has.
   RUST_LOG=info "$root/target/release/$bin" --http "$addr" >"$log" 2>&1 &
   local pid=$!
   announced_url "$pid" "$log" "serving MCP over Streamable HTTP at " >"$url_file"

@@ -80,6 +80,7 @@ async fn launch(binary: &str, addr: &str, env: &[(&str, &str)]) -> Result<Served
     use std::io::BufRead;
     let mut child = Command::new(binary)
         .args(["--http", addr])
+        // The address is announced at info level; `env` may still ask for more.
         .env("RUST_LOG", "info")
         .envs(env.iter().copied())
         .stderr(Stdio::piped())

@@ -52,7 +52,7 @@ async fn fleet(name: &str) -> Fleet {
             SERVER,
             &[
                 ("MCP_SEAL_KEY", SEAL_KEY),
-                ("MCP_TASK_STORE", store.as_str()),
+                ("MCP_STORE", store.as_str()),
                 ("MCP_PAGE_SIZE", "5"),
                 ("MCP_METRICS_ADDR", "127.0.0.1:0"),
             ],

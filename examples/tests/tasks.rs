@@ -27,7 +27,7 @@ async fn tasks_survive_a_restart_and_a_dead_process_fails_its_task() {
     let db = dir.join("tasks.db");
     let _ = std::fs::remove_file(&db);
     let db = db.to_str().unwrap().to_owned();
-    let env = [("MCP_TASK_STORE", db.as_str()), ("EXPORTS_LEASE_MS", "600")];
+    let env = [("MCP_STORE", db.as_str()), ("EXPORTS_LEASE_MS", "600")];
 
     let (mut first, url) = start_http(EXPORTS, &env).await;
     let client = Client::new(&url).taking_tasks();
@@ -98,10 +98,7 @@ fn postgres() -> String {
 #[ignore = "needs PostgreSQL: scripts/test-all.sh starts one and runs the ignored tests"]
 async fn two_processes_share_tasks_through_postgres() {
     let url = postgres();
-    let env = [
-        ("MCP_TASK_STORE", url.as_str()),
-        ("EXPORTS_LEASE_MS", "900"),
-    ];
+    let env = [("MCP_STORE", url.as_str()), ("EXPORTS_LEASE_MS", "900")];
     let (mut a, url_a) = start_http(EXPORTS, &env).await;
     let (_b, url_b) = start_http(EXPORTS, &env).await;
     let a_client = Client::new(&url_a).taking_tasks();

@@ -60,6 +60,7 @@ mod props;
 pub mod protocol;
 pub mod registry;
 mod server;
+pub mod store;
 pub mod tasks;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -70,7 +71,7 @@ pub use crate::core::output::{IntoToolResult, Json};
 pub use crate::core::{
     Args, Cancellation, ClientCapabilities, Complete, Elicitation, FromContext, FromUriParam,
     InputRequired, IntoCompletion, IntoContents, IntoPromptResult, Log, Progress, PromptParam,
-    RequestContext, ServerHandle, State, ToolError, ToolParam, Transport,
+    Rejected, RequestContext, ServerHandle, State, ToolError, ToolParam, Transport,
 };
 pub use crate::policy::auth::{
     Action, AllowAll, Authorize, AuthorizeExt, CompleteTarget, DeclaredScopes, Denied, Listed,
@@ -101,8 +102,8 @@ pub mod prelude {
         prompt, prompts, resource, resources, tool, tools, Action, Args, Authorize, AuthorizeExt,
         CacheHints, CacheScope, CallToolResult, Cancellation, Complete, Completion, Content,
         Denied, Elicitation, GetPromptResult, InputRequired, Json, Log, Principal, Progress,
-        PromptMessage, RequestContext, ResourceContents, RpcError, SamplingRequest, Server, State,
-        Tenant, ToolError,
+        PromptMessage, Rejected, RequestContext, ResourceContents, RpcError, SamplingRequest,
+        Server, State, Tenant, ToolError,
     };
 }
 
@@ -188,7 +189,7 @@ pub mod __private {
     };
     pub use crate::registry::uri::Piece;
     pub use crate::registry::{
-        CompleteFuture, Completer, ParamSpec, PromptDef, PromptFuture, PromptItem,
+        CompleteFuture, Completer, ErrorDetail, ParamSpec, PromptDef, PromptFuture, PromptItem,
         PromptRegistration, ReadFuture, ReadRequest, ResourceDef, ResourceItem,
         ResourceRegistration, TaskSupport, ToolDef, ToolItem, ToolRegistration,
     };

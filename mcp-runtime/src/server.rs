@@ -52,8 +52,9 @@ pub struct Server {
     list_filter: Option<ListFilter>,
     limits: Limits,
     oauth: Option<HttpAuth>,
-    task_store: Option<Arc<dyn crate::tasks::DynStore>>,
+    store: Option<Arc<dyn crate::store::DynStore>>,
     tasks: crate::tasks::TaskConfig,
+    idempotency: crate::core::idempotency::IdempotencyConfig,
     only: Option<Selection>,
     modules: Vec<String>,
     page_size: Option<usize>,
@@ -88,8 +89,9 @@ impl Server {
             list_filter: None,
             limits: Limits::default(),
             oauth: None,
-            task_store: None,
+            store: None,
             tasks: Default::default(),
+            idempotency: Default::default(),
             only: None,
             modules: Vec::new(),
             page_size: None,
@@ -262,12 +264,15 @@ impl Server {
         self
     }
 
-    /// Where tasks are kept (the `io.modelcontextprotocol/tasks` extension). Default: the
-    /// `MCP_TASK_STORE` environment variable (a `postgres://` URL with the `postgres`
-    /// feature, else the path of a SQLite file), else SQLite in memory, which loses tasks
-    /// when the process ends. Give instances behind one load balancer the same PostgreSQL.
-    pub fn task_store<S: crate::tasks::TaskStore>(mut self, store: S) -> Self {
-        self.task_store = Some(Arc::new(store));
+    /// Where the server keeps what it remembers between requests: tasks, confirmations
+    /// already used (single-use `requestState`) and outcomes recorded under idempotency
+    /// keys. Default: the store the `MCP_STORE` environment variable names (a
+    /// `postgres://` URL with the `postgres` feature, else the path of a SQLite file with
+    /// the `sqlite` feature), else a [`MemoryStore`](crate::store::MemoryStore), which
+    /// forgets everything when the process exits. Instances behind one load balancer share
+    /// one PostgreSQL store (and one seal key), so they behave as one server.
+    pub fn store<S: crate::store::Store>(mut self, store: S) -> Self {
+        self.store = Some(Arc::new(store));
         self
     }
 
@@ -284,11 +289,27 @@ impl Server {
         self
     }
 
-    /// How long an instance's claim on a running task lasts unless renewed (default 15 s;
-    /// renewed every third of it). A task whose instance stopped renewing is failed by the
-    /// next `tasks/get` after this long.
-    pub fn task_lease(mut self, lease: std::time::Duration) -> Self {
+    /// How long an instance's claim on work it runs lasts unless renewed (default 15 s;
+    /// renewed every third of it): a running task, or a call under an idempotency key.
+    /// When the instance dies, the next `tasks/get` after this long fails its task, and a
+    /// retry under the key is answered `outcome_unknown`.
+    pub fn lease(mut self, lease: std::time::Duration) -> Self {
         self.tasks.lease = lease.max(std::time::Duration::from_millis(150));
+        self
+    }
+
+    /// How long the outcome of a call under an idempotency key is kept (default 24 hours):
+    /// a retry with the same key within this time gets it back without running the tool
+    /// again. See `#[tool(idempotency)]`.
+    pub fn idempotency_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.idempotency.ttl = ttl;
+        self
+    }
+
+    /// How long a retry waits for the first call under the same idempotency key to finish
+    /// before answering `in_progress` (default 10 s).
+    pub fn idempotency_wait(mut self, wait: std::time::Duration) -> Self {
+        self.idempotency.wait = wait;
         self
     }
 
@@ -488,21 +509,24 @@ impl Server {
         };
         let sealer = Sealer::new(&seal_key);
         let defs = select(self.only, &self.modules);
-        let wants_tasks = defs
-            .tools
-            .iter()
-            .any(|t| t.task != crate::registry::TaskSupport::Forbidden);
-        let tasks = match self.task_store {
-            Some(store) => Some(store),
-            None if wants_tasks => Some(store_from_env()?),
-            None => None,
-        }
-        .map(|store| {
-            crate::tasks::TaskRuntime::new(store, self.tasks)
-                .map(Arc::new)
-                .map_err(|e| Error::Build(vec![BuildError::Config(e)]))
-        })
-        .transpose()?;
+        let records = crate::store::Records::new(match self.store {
+            Some(store) => store,
+            None => store_from_env()?,
+        });
+        let instance = crate::policy::seal::random_token(12)
+            .map_err(|e| Error::Build(vec![BuildError::Config(e)]))?;
+        // Always there: a task tool may be added while the server runs.
+        let tasks = Some(Arc::new(crate::tasks::TaskRuntime::new(
+            records.clone(),
+            self.tasks.clone(),
+            instance.clone(),
+        )));
+        let idempotency = crate::core::idempotency::Idempotency::new(
+            records.clone(),
+            self.idempotency,
+            self.tasks.lease,
+            instance,
+        );
         let states = Arc::new(self.states);
         let page_size = match self.page_size {
             Some(size) => size,
@@ -531,7 +555,8 @@ impl Server {
             })?;
         let core = Core {
             live: Arc::new(live),
-            rounds: Rounds::new(sealer, self.request_state_ttl),
+            rounds: Rounds::new(sealer, self.request_state_ttl, records),
+            idempotency,
             authorize: self.authorize,
             list_filter: self.list_filter,
             limiter: Limiter::new(self.limits),
@@ -592,41 +617,38 @@ impl Server {
     }
 }
 
-/// The task store the environment names (`MCP_TASK_STORE`), else SQLite in memory.
-fn store_from_env() -> Result<Arc<dyn crate::tasks::DynStore>, Error> {
+/// The store the environment names (`MCP_STORE`), else one in memory.
+fn store_from_env() -> Result<Arc<dyn crate::store::DynStore>, Error> {
+    use crate::store::STORE_ENV;
     let config = |message: String| Error::Build(vec![BuildError::Config(message)]);
-    let named = std::env::var("MCP_TASK_STORE")
+    if std::env::var_os("MCP_TASK_STORE").is_some() {
+        return Err(config(format!(
+            "MCP_TASK_STORE is set, but the store now keeps more than tasks and is named by {STORE_ENV}: rename the variable"
+        )));
+    }
+    let named = std::env::var(STORE_ENV)
         .ok()
         .filter(|s| !s.trim().is_empty());
     match named {
         Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
             #[cfg(feature = "postgres")]
-            return Ok(Arc::new(crate::tasks::PostgresStore::new(url)));
+            return Ok(Arc::new(crate::store::PostgresStore::new(url)));
             #[cfg(not(feature = "postgres"))]
-            return Err(config(
-                "MCP_TASK_STORE names PostgreSQL, but mcp-runtime was built without its `postgres` feature".into(),
-            ));
+            return Err(config(format!(
+                "{STORE_ENV} names PostgreSQL, but mcp-runtime was built without its `postgres` feature"
+            )));
         }
         Some(path) => {
             #[cfg(feature = "sqlite")]
-            return crate::tasks::SqliteStore::open(&path)
-                .map(|s| Arc::new(s) as Arc<dyn crate::tasks::DynStore>)
-                .map_err(|e| config(format!("MCP_TASK_STORE {path:?}: {e}")));
+            return crate::store::SqliteStore::open(&path)
+                .map(|s| Arc::new(s) as Arc<dyn crate::store::DynStore>)
+                .map_err(|e| config(format!("{STORE_ENV} {path:?}: {e}")));
             #[cfg(not(feature = "sqlite"))]
             return Err(config(format!(
-                "MCP_TASK_STORE names the SQLite file {path:?}, but mcp-runtime was built without its `sqlite` feature"
+                "{STORE_ENV} names the SQLite file {path:?}, but mcp-runtime was built without its `sqlite` feature"
             )));
         }
-        None => {
-            #[cfg(feature = "sqlite")]
-            return crate::tasks::SqliteStore::in_memory()
-                .map(|s| Arc::new(s) as Arc<dyn crate::tasks::DynStore>)
-                .map_err(|e| config(e.to_string()));
-            #[cfg(not(feature = "sqlite"))]
-            return Err(config(
-                "task tools need a task store: enable mcp-runtime's `sqlite` feature or call Server::task_store".into(),
-            ));
-        }
+        None => Ok(Arc::new(crate::store::MemoryStore::new())),
     }
 }
 

@@ -3,11 +3,11 @@
 //!
 //! A client that declares the extension gets a task handle at once and polls `tasks/get`;
 //! its status message follows the export's progress. Other clients wait for the answer.
-//! Tasks are kept in the store `MCP_TASK_STORE` names (a SQLite file, or a `postgres://`
+//! Tasks are kept in the store `MCP_STORE` names (a SQLite file, or a `postgres://`
 //! URL shared by several instances), else in memory.
 //!
 //! ```text
-//! MCP_TASK_STORE=tasks.db cargo run -p mcp-examples --bin exports -- --http 127.0.0.1:8080
+//! MCP_STORE=tasks.db cargo run -p mcp-examples --bin exports -- --http 127.0.0.1:8080
 //! ```
 //!
 //! `EXPORTS_LEASE_MS` shortens the lease after which a task whose instance died is failed
@@ -105,7 +105,7 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         // Calls still running after half a second become tasks.
         .task_after(Duration::from_millis(500))
         .task_ttl(Some(Duration::from_secs(24 * 3600)))
-        .task_lease(lease)
+        .lease(lease)
         .serve_from_args()
         .await
 }

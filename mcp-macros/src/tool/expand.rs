@@ -43,6 +43,12 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
         Some(false) => quote!(__mcp::TaskSupport::Optional),
         Some(true) => quote!(__mcp::TaskSupport::Required),
     };
+    // Confirmations of destructive tools are single-use unless the tool says otherwise.
+    let once = match model.once {
+        Some((once, _)) => once,
+        None => model.destructive == Some(true),
+    };
+    let idempotency = model.idempotency.is_some();
     let describe = model.params.iter().map(|p| {
         let ty = &p.ty;
         let param_name = &p.name;
@@ -82,6 +88,11 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
         let ok = split.ok_tag();
         ((&&&ok).__mcp_output().schema)(generator)
     };
+    let error_detail = quote_spanned! {out_span=>
+        let split = (&&__mcp::Tag::<#output>::new()).__mcp_split();
+        let err = split.err_tag();
+        ((&&err).__mcp_failure().detail)(generator)
+    };
     let boxed = quote_spanned! {ident.span()=> __mcp::boxed };
     let dup = format_ident!(
         "duplicate_tool_name_{}",
@@ -105,6 +116,10 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
 
             fn __mcp_output(generator: &mut __mcp::SchemaGenerator) -> ::core::option::Option<__mcp::Schema> {
                 #output_schema
+            }
+
+            fn __mcp_errors(generator: &mut __mcp::SchemaGenerator) -> __mcp::ErrorDetail {
+                #error_detail
             }
 
             fn __mcp_call(
@@ -131,11 +146,14 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
                 open_world: #open_world,
                 scopes: &[#(#scopes),*],
                 task: #task,
+                once: #once,
+                idempotency: #idempotency,
                 module_path: ::core::module_path!(),
                 file: ::core::file!(),
                 line: ::core::line!(),
                 params: __mcp_params,
                 output_schema: __mcp_output,
+                error_detail: __mcp_errors,
                 call: __mcp_call,
             };
         },

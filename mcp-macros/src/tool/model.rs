@@ -20,6 +20,11 @@ pub struct Model {
     pub scopes: Vec<String>,
     /// `task` (optional) or `task = required`: `None` when the tool never runs as a task.
     pub task: Option<bool>,
+    /// `once` / `once = false`, with the span of the option; unset, destructive tools are
+    /// single-use.
+    pub once: Option<(bool, Span)>,
+    /// `idempotency`, with its span.
+    pub idempotency: Option<Span>,
     pub params: Vec<Param>,
     pub is_async: bool,
     pub output: Type,
@@ -41,6 +46,8 @@ const OPTIONS: &[&str] = &[
     "open_world",
     "scopes",
     "task",
+    "once",
+    "idempotency",
 ];
 
 pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
@@ -52,6 +59,8 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
     let mut flags: [Option<bool>; 4] = [None; 4];
     let mut scopes = Vec::new();
     let mut task = None;
+    let mut once = None;
+    let mut idempotency = None;
 
     let mut reader = Reader::new("tool", OPTIONS, errors);
     for option in &parsed.options {
@@ -70,6 +79,18 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
                 }
             }
             "scopes" => scopes = crate::options::scopes(option, reader.errors),
+            "once" => {
+                if let Some(value) = reader.flag(option) {
+                    once = Some((value, option.key.span()));
+                }
+            }
+            "idempotency" => match &option.value {
+                None => idempotency = Some(option.key.span()),
+                Some(other) => reader.errors.at(
+                    other,
+                    "`idempotency` takes no value: write `#[tool(idempotency)]` (how long outcomes are kept is set with Server::idempotency_ttl)",
+                ),
+            },
             "task" => match &option.value {
                 None => task = Some(false),
                 Some(syn::Expr::Path(p)) if p.path.is_ident("optional") => task = Some(false),
@@ -127,6 +148,8 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
         open_world: flags[3],
         scopes,
         task,
+        once,
+        idempotency,
         params,
         is_async: sig.asyncness.is_some(),
         output,

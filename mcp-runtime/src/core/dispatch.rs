@@ -97,6 +97,7 @@ impl Reply {
 pub struct Core {
     pub(crate) live: Arc<Live>,
     pub(crate) rounds: Rounds,
+    pub(crate) idempotency: super::idempotency::Idempotency,
     pub(crate) authorize: SharedAuthorize,
     pub(crate) list_filter: Option<ListFilter>,
     pub(crate) limiter: Limiter,

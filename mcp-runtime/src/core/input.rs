@@ -11,7 +11,13 @@
 //! Nothing is stored on the server between rounds: the answers of earlier rounds and the
 //! values a handler keeps (`ctx.keep`) travel in `requestState`, sealed with the server's
 //! key and bound to the method, target, arguments, principal and an expiry. Any instance
-//! holding the same key can continue the call.
+//! holding the same key can continue the call. Answers count only for the questions the
+//! state says were asked, so a client cannot skip a question by answering it unasked.
+//!
+//! Sealing stops forgery, not replay. For a single-use tool (`destructive`, or
+//! `#[tool(once)]`) the state a round presents is recorded in the server's store as used
+//! before the handler runs, so the same state (a replayed confirmation) is refused on
+//! every instance sharing the store (S-130).
 
 use std::any::TypeId;
 use std::collections::{BTreeSet, HashMap};
@@ -24,10 +30,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use crate::clock::{millis, now_ms};
-use crate::policy::seal::Sealer;
+use crate::policy::seal::{random_token, Sealer};
 use crate::protocol::{
     ElicitAction, ElicitResult, ListRootsResult, Root, RpcError, SamplingRequest, SamplingResult,
 };
+use crate::store::Records;
 
 use super::RequestContext;
 
@@ -53,6 +60,18 @@ pub(crate) struct Exchange {
     invalid: Option<RpcError>,
     /// Rounds completed before this request.
     round: u32,
+    /// The state this request presented, to record as used before a single-use handler runs.
+    presented: Option<Presented>,
+    /// The rounds of this call are driven inside the server (the handshake era asks the
+    /// client itself): its states never reach a client, so they cannot be replayed.
+    in_process: bool,
+}
+
+/// A presented state's identity: its id and expiry.
+#[derive(Debug, Clone)]
+struct Presented {
+    id: String,
+    exp: u64,
 }
 
 /// Why a handler cannot finish yet (or cannot ask at all). End the handler with `?`.
@@ -301,6 +320,13 @@ impl RequestContext {
         self.exchange().round
     }
 
+    /// The rounds of this call are driven inside the server (the handshake era asks the
+    /// client itself), so its request states never reach a client.
+    #[cfg(feature = "legacy")]
+    pub(crate) fn rounds_in_process(&self) {
+        self.exchange().in_process = true;
+    }
+
     /// The raw answer for `key`, or record what is needed and stop.
     fn answer(
         &self,
@@ -386,8 +412,12 @@ fn merge(into: &mut Map<String, Value>, add: &Value) {
 /// What `requestState` carries between rounds (sealed, never seen by the client).
 #[derive(Debug, Serialize, Deserialize)]
 struct Sealed {
+    /// Unique per state: what a single-use tool records as used.
+    id: String,
     /// Expiry, milliseconds since the Unix epoch.
     exp: u64,
+    /// The keys of the questions this state's round asked: only their answers count.
+    asked: Vec<String>,
     /// Rounds completed.
     round: u32,
     /// Answers used so far, by key.
@@ -418,6 +448,15 @@ impl Binding {
         canonical_object(arguments, &mut bytes);
         Binding(bytes)
     }
+
+    /// Bind to the call's idempotency key too: every round of one call carries the same.
+    pub(crate) fn with_idempotency_key(mut self, key: Option<&str>) -> Binding {
+        if let Some(key) = key {
+            self.0.extend_from_slice(b"\0idempotency\0");
+            self.0.extend_from_slice(key.as_bytes());
+        }
+        self
+    }
 }
 
 /// Sorted-key JSON, so equal values always give equal bytes.
@@ -441,7 +480,7 @@ fn canonical(value: &Value, out: &mut Vec<u8>) {
     }
 }
 
-fn canonical_object(map: &Map<String, Value>, out: &mut Vec<u8>) {
+pub(crate) fn canonical_object(map: &Map<String, Value>, out: &mut Vec<u8>) {
     // serde_json's map iterates in key order unless its `preserve_order` feature is on
     // somewhere in the build; sort only then.
     if map.keys().is_sorted() {
@@ -473,11 +512,12 @@ fn write_object<'a>(entries: impl Iterator<Item = (&'a String, &'a Value)>, out:
     out.push(b'}');
 }
 
-/// Seals and opens request state; one per server.
+/// Seals and opens request state, and records single-use states as used; one per server.
 #[derive(Clone)]
 pub(crate) struct Rounds {
     sealer: Sealer,
     ttl: Duration,
+    records: Records,
 }
 
 /// How one round ended, as the core reports it.
@@ -494,8 +534,12 @@ pub(crate) enum RoundEnd {
 }
 
 impl Rounds {
-    pub(crate) fn new(sealer: Sealer, ttl: Duration) -> Self {
-        Rounds { sealer, ttl }
+    pub(crate) fn new(sealer: Sealer, ttl: Duration, records: Records) -> Self {
+        Rounds {
+            sealer,
+            ttl,
+            records,
+        }
     }
 
     /// The server's sealer (its key is shared by the instances behind one balancer).
@@ -528,25 +572,40 @@ impl Rounds {
             .with_data(json!({ "key": key })));
         }
         let mut sealed = Sealed {
+            id: String::new(),
             exp: 0,
+            asked: Vec::new(),
             round: 0,
             answers: Map::new(),
             kept: Map::new(),
         };
+        let mut presented = None;
         match params.remove("requestState") {
             None | Some(Value::Null) => {}
-            Some(Value::String(token)) => sealed = self.unseal(&token, binding)?,
+            Some(Value::String(token)) => {
+                sealed = self.unseal(&token, binding)?;
+                presented = Some(Presented {
+                    id: std::mem::take(&mut sealed.id),
+                    exp: sealed.exp,
+                });
+            }
             Some(_) => return Err(RpcError::invalid_params("requestState must be a string")),
         }
         let mut answers = sealed.answers;
         // This request's answers win over carried ones: a client may answer again after
-        // being asked again.
-        answers.extend(responses);
+        // being asked again. An answer to a question the state does not record as asked
+        // is ignored (S-135), so no question can be skipped by answering it unasked.
+        answers.extend(
+            responses
+                .into_iter()
+                .filter(|(key, _)| sealed.asked.contains(key)),
+        );
         let mut exchange = ctx.exchange();
         exchange.open = true;
         exchange.answers = answers;
         exchange.kept = sealed.kept;
         exchange.round = sealed.round;
+        exchange.presented = presented;
         Ok(())
     }
 
@@ -574,6 +633,35 @@ impl Rounds {
         Ok(sealed)
     }
 
+    /// Record the state this request presented as used, or refuse it when it already was
+    /// (S-130): called before a single-use handler runs, so a replayed round never reaches
+    /// it. The record lives as long as the state would, on every instance sharing the
+    /// store. States of rounds driven inside the server, and requests without a state,
+    /// have nothing to record.
+    pub(crate) async fn consume(&self, ctx: &RequestContext) -> Result<(), RpcError> {
+        let presented = {
+            let exchange = ctx.exchange();
+            match &exchange.presented {
+                Some(presented) if !exchange.in_process => presented.clone(),
+                _ => return Ok(()),
+            }
+        };
+        let key = format!("used:{}", presented.id);
+        match self.records.insert(&key, &json!({}), presented.exp).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(RpcError::invalid_params(
+                "Invalid requestState: it was already used, and the call it continued has run. Send the request again without requestState and inputResponses to start over.",
+            )
+            .with_data(json!({ "reason": "it was already used" }))),
+            Err(e) => {
+                tracing::error!("cannot record a used requestState: {e}");
+                Err(RpcError::internal(
+                    "Internal error: the server cannot check that this requestState was not used before (its store is unavailable); try again shortly",
+                ))
+            }
+        }
+    }
+
     /// After the handler: decide the outcome. `failed` says whether the handler ended in
     /// failure (an error, or an `isError` tool result); input requests only count then, so
     /// a handler that recovers from a missing answer finishes normally.
@@ -590,15 +678,19 @@ impl Rounds {
             .filter(|(k, _)| exchange.used.contains(*k))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        let sealed = Sealed {
-            exp: now_ms().saturating_add(millis(self.ttl)),
-            round: exchange.round.saturating_add(1),
-            answers,
-            kept: exchange.kept.clone(),
-        };
-        let state = serde_json::to_vec(&sealed)
-            .map_err(|e| e.to_string())
-            .and_then(|plain| self.sealer.seal_with(&binding.0, &plain));
+        let state = random_token(16).and_then(|id| {
+            let sealed = Sealed {
+                id,
+                exp: now_ms().saturating_add(millis(self.ttl)),
+                asked: exchange.pending.keys().cloned().collect(),
+                round: exchange.round.saturating_add(1),
+                answers,
+                kept: exchange.kept.clone(),
+            };
+            serde_json::to_vec(&sealed)
+                .map_err(|e| e.to_string())
+                .and_then(|plain| self.sealer.seal_with(&binding.0, &plain))
+        });
         match state {
             Ok(state) if state.len() <= MAX_REQUEST_STATE_BYTES => RoundEnd::InputRequired {
                 requests: std::mem::take(&mut exchange.pending),

@@ -8,6 +8,7 @@ mod context;
 mod dispatch;
 mod error;
 mod extract;
+pub(crate) mod idempotency;
 pub(crate) mod input;
 pub(crate) mod lifecycle;
 pub(crate) mod live;
@@ -19,7 +20,7 @@ pub mod returns;
 pub use context::{ClientCapabilities, RequestContext, Transport};
 pub(crate) use context::{ContextParts, StateMap};
 pub use dispatch::{CacheHints, Call, Core, Reply};
-pub use error::ToolError;
+pub use error::{Rejected, ToolError};
 pub use extract::{
     Args, CallParts, Complete, FromContext, FromUriParam, PromptParam, PromptParts, Rejection,
     State, ToolParam,

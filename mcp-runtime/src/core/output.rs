@@ -3,7 +3,8 @@
 //! What a tool returns decides what the client gets, at compile time:
 //!
 //! 1. `Result<T, E>`: `Ok` goes on to step 2; `Err` becomes an `isError: true` result with
-//!    the error's message (`E: Display`), or a JSON-RPC error for [`ToolError::protocol`].
+//!    the error's message (`E: Display`), with structure for [`ToolError::with_detail`] and
+//!    [`Rejected`], or a JSON-RPC error for [`ToolError::protocol`].
 //! 2. A type implementing [`IntoToolResult`] (text, content blocks, [`Json`](struct@Json),
 //!    [`CallToolResult`], `()`) converts itself.
 //! 3. Otherwise a `Serialize + JsonSchema` value becomes `structuredContent` (with its JSON as
@@ -22,8 +23,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::protocol::{CallToolResult, Content, RpcError};
+use crate::registry::ErrorDetail;
 
-use super::ToolError;
+use super::{Rejected, ToolError};
 
 /// Values a tool can return that know their own result shape.
 pub trait IntoToolResult {
@@ -170,6 +172,11 @@ impl<R, T, E> Split<R, T, E> {
     pub fn ok_tag(&self) -> Tag<T> {
         Tag::new()
     }
+
+    #[doc(hidden)]
+    pub fn err_tag(&self) -> Tag<E> {
+        Tag::new()
+    }
 }
 
 #[doc(hidden)]
@@ -259,10 +266,12 @@ impl<T: Serialize> OutputText<T> for Tag<T> {
     }
 }
 
-/// Step 3: how an error value becomes a result or a JSON-RPC error.
+/// Step 3: how an error value becomes a result or a JSON-RPC error, and the structure it
+/// carries.
 #[doc(hidden)]
 pub struct Failure<E> {
     pub render: fn(E) -> Result<CallToolResult, RpcError>,
+    pub detail: fn(&mut SchemaGenerator) -> ErrorDetail,
 }
 
 #[doc(hidden)]
@@ -276,6 +285,17 @@ impl FailureExplicit for &Tag<ToolError> {
     fn __mcp_failure(&self) -> Failure<ToolError> {
         Failure {
             render: ToolError::into_outcome,
+            detail: |_| ErrorDetail::Any,
+        }
+    }
+}
+
+impl<E: Serialize + JsonSchema> FailureExplicit for &Tag<Rejected<E>> {
+    type E = Rejected<E>;
+    fn __mcp_failure(&self) -> Failure<Rejected<E>> {
+        Failure {
+            render: Rejected::into_outcome,
+            detail: |generator| ErrorDetail::Typed(generator.subschema_for::<E>()),
         }
     }
 }
@@ -283,7 +303,10 @@ impl FailureExplicit for &Tag<ToolError> {
 impl FailureExplicit for &Tag<RpcError> {
     type E = RpcError;
     fn __mcp_failure(&self) -> Failure<RpcError> {
-        Failure { render: Err }
+        Failure {
+            render: Err,
+            detail: |_| ErrorDetail::None,
+        }
     }
 }
 
@@ -301,6 +324,7 @@ impl<E: Display> FailureDisplay<E> for Tag<E> {
         // `{:#}` prints the whole chain for error types that support it (anyhow, eyre).
         Failure {
             render: |e| Ok(CallToolResult::error(format!("{e:#}"))),
+            detail: |_| ErrorDetail::None,
         }
     }
 }

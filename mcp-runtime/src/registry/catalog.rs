@@ -13,7 +13,7 @@ use crate::policy::auth::Listed;
 use crate::protocol::{Annotations, Prompt, Resource, ResourceTemplate, Tool, ToolAnnotations};
 use crate::validate::ArgValidator;
 
-use super::spec::{finish_output, generator};
+use super::spec::{generator, output_schema, with_idempotency_key};
 use super::{uri, ParamSpec, PromptDef, ResourceDef, ToolDef};
 
 /// A problem with the set of tools, resources and prompts or the server's configuration,
@@ -119,7 +119,8 @@ pub struct CatalogTool {
     pub def: &'static ToolDef,
     /// The `tools/list` entry.
     pub tool: Tool,
-    /// Compiled validator for the input schema.
+    /// Compiled validator for the tool's own input schema (without the idempotency key,
+    /// which the server takes out of the arguments first).
     pub validator: ArgValidator,
 }
 
@@ -623,8 +624,15 @@ fn prepare(
     states?;
     let validator = ArgValidator::compile(&input_schema)
         .map_err(|e| invalid(vec![format!("its input schema does not compile: {e}")]))?;
+    let input_schema = if def.idempotency {
+        with_idempotency_key(&input_schema).map_err(|e| invalid(vec![e]))?
+    } else {
+        input_schema
+    };
     let mut gen = generator();
-    let output_schema = (def.output_schema)(&mut gen).map(|s| finish_output(s, &mut gen));
+    let success = (def.output_schema)(&mut gen);
+    let errors = (def.error_detail)(&mut gen);
+    let output_schema = output_schema(success, errors, def.idempotency, &mut gen);
     let tool = Tool {
         name: def.name.to_owned(),
         title: def.title.map(str::to_owned),

@@ -22,4 +22,4 @@ pub use resource::{
     ReadFuture, ReadRequest, ResourceDef, ResourceItem, ResourceRef, ResourceRegistration,
 };
 pub use spec::ParamSpec;
-pub use tool::{TaskSupport, ToolDef, ToolItem, ToolRef, ToolRegistration};
+pub use tool::{ErrorDetail, TaskSupport, ToolDef, ToolItem, ToolRef, ToolRegistration};

@@ -204,6 +204,119 @@ impl ParamSpec {
     }
 }
 
+/// The argument `#[tool(idempotency)]` adds: the caller's key for one operation.
+pub(crate) const IDEMPOTENCY_KEY: &str = "idempotencyKey";
+
+/// Longest idempotency key accepted, in characters.
+pub(crate) const MAX_IDEMPOTENCY_KEY_CHARS: usize = 255;
+
+/// The published schema of the idempotency key: what the model is told.
+fn idempotency_key_schema() -> Value {
+    serde_json::json!({
+        "type": "string",
+        "minLength": 1,
+        "maxLength": MAX_IDEMPOTENCY_KEY_CHARS,
+        "pattern": "^[!-~]+$",
+        "description": "A key you make up for this one operation, such as a UUID (1 to 255 visible ASCII characters, no spaces). If the call fails, times out or its answer is lost, call again with the same key and the same arguments: the operation then happens at most once and you get its outcome. Use a new key for each new operation."
+    })
+}
+
+/// The input schema as published for an idempotent tool: the tool's own, plus the optional
+/// key argument. Arguments are checked against the tool's own schema once the key is taken
+/// out, so the key fits whatever shape that schema has.
+pub(crate) fn with_idempotency_key(schema: &Value) -> Result<Value, String> {
+    let mut published = schema.clone();
+    let Value::Object(root) = &mut published else {
+        return Err("its input schema is not an object".into());
+    };
+    let properties = root
+        .entry("properties")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(properties) = properties else {
+        return Err("its input schema's `properties` is not an object".into());
+    };
+    if properties.contains_key(IDEMPOTENCY_KEY) {
+        return Err(format!(
+            "it takes an argument named `{IDEMPOTENCY_KEY}`, which `idempotency` adds itself; rename the argument"
+        ));
+    }
+    properties.insert(IDEMPOTENCY_KEY.into(), idempotency_key_schema());
+    Ok(published)
+}
+
+/// The schema of a business error's `structuredContent`, `{"error": {..}}`, with `detail`
+/// described when its type is declared.
+fn error_schema(detail: Option<Value>) -> Value {
+    let mut error = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "code": {
+                "type": "string",
+                "description": "What went wrong, for programs (e.g. `insufficient_funds`, or the server's own `idempotency_conflict`, `in_progress`, `outcome_unknown`)."
+            },
+            "message": {"type": "string", "description": "What went wrong, in words."}
+        },
+        "required": ["message"]
+    });
+    if let (Some(detail), Some(Value::Object(properties))) = (detail, error.get_mut("properties")) {
+        properties.insert("detail".into(), detail);
+    }
+    serde_json::json!({
+        "type": "object",
+        "description": "A business error: the result has `isError: true`.",
+        "properties": {"error": error},
+        "required": ["error"]
+    })
+}
+
+/// A tool's published output schema: its success shape, and beside it (`anyOf`) the shape
+/// of its business errors when they carry structure, so `structuredContent` conforms to
+/// the schema in both cases (S-184). Without a success shape there is no output schema.
+pub(crate) fn output_schema(
+    success: Option<Schema>,
+    errors: crate::registry::ErrorDetail,
+    idempotency: bool,
+    generator: &mut SchemaGenerator,
+) -> Option<Value> {
+    use crate::registry::ErrorDetail;
+    let success = success?;
+    let detail = match errors {
+        ErrorDetail::None if !idempotency => return Some(finish_output(success, generator)),
+        ErrorDetail::None | ErrorDetail::Any => None,
+        ErrorDetail::Typed(detail) => Some(detail.to_value()),
+    };
+    let mut success = success.to_value();
+    let mut composed = Map::new();
+    if let Value::Object(obj) = &mut success {
+        obj.remove("$schema");
+        // The success shape's own definitions stay at the root, where its `$ref`s point.
+        if let Some(defs) = obj.remove("$defs") {
+            composed.insert("$defs".into(), defs);
+        }
+        if obj.get("type").and_then(Value::as_str) == Some("object") {
+            composed.insert("type".into(), "object".into());
+        }
+    }
+    composed.insert(
+        "anyOf".into(),
+        Value::Array(vec![success, error_schema(detail)]),
+    );
+    let defs = generator.take_definitions(true);
+    if !defs.is_empty() {
+        match composed.get_mut("$defs") {
+            Some(Value::Object(own)) => {
+                for (name, def) in defs {
+                    own.entry(name).or_insert(def);
+                }
+            }
+            _ => {
+                composed.insert("$defs".into(), Value::Object(defs));
+            }
+        }
+    }
+    Some(Value::Object(composed))
+}
+
 /// A fresh generator with the settings every schema of this crate uses.
 pub(crate) fn generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12().into_generator()

@@ -34,6 +34,12 @@ pub struct ToolDef {
     /// `task` / `task = required`: whether the tool may, or must, run as a task (Tasks
     /// extension).
     pub task: TaskSupport,
+    /// Single use: a `requestState` (a confirmation) is recorded as used before the
+    /// handler runs and refused after (`destructive` tools, or `once`).
+    pub once: bool,
+    /// `idempotency`: the tool takes an `idempotencyKey` argument and runs at most once
+    /// per key.
+    pub idempotency: bool,
     /// `scopes(..)`: OAuth scopes a caller needs; the server checks them before any
     /// `Authorize` hook.
     pub scopes: &'static [&'static str],
@@ -47,8 +53,22 @@ pub struct ToolDef {
     pub params: fn(&mut ParamSpec),
     /// The output schema of the return type, when it has one.
     pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
+    /// What the return type's errors carry as structure.
+    pub error_detail: fn(&mut SchemaGenerator) -> ErrorDetail,
     /// Runs the function: extracts parameters, awaits it, converts the return value.
     pub call: fn(RequestContext, Map<String, Value>) -> ToolFuture,
+}
+
+/// What a tool's business errors carry in `structuredContent` (`error.detail`), decided by
+/// its return type's error type.
+#[derive(Debug, Clone)]
+pub enum ErrorDetail {
+    /// No structure (the message only): `Result<T, String>`, `anyhow::Error`, ...
+    None,
+    /// Any JSON (`ToolError::with_detail`).
+    Any,
+    /// Detail of this schema (`Rejected<E>`).
+    Typed(Schema),
 }
 
 /// Whether a tool runs as a task (the `io.modelcontextprotocol/tasks` extension).

@@ -7,25 +7,15 @@
 //! [`RequestContext::start_task`](crate::RequestContext::start_task), or when it runs
 //! longer than the server's `task_after`.
 //!
-//! Tasks are written to a [`TaskStore`] before their handle is returned, so any server
-//! instance sharing the store can answer for them, and they survive a restart.
+//! Tasks are written to the server's [store](crate::store) before their handle is
+//! returned, so any server instance sharing the store can answer for them, and with a
+//! durable store they survive a restart.
 
+mod record;
 mod runtime;
-mod store;
 
-#[cfg(feature = "postgres")]
-mod postgres;
-#[cfg(feature = "sqlite")]
-mod sqlite;
-
-#[cfg(feature = "postgres")]
-pub use postgres::PostgresStore;
-#[cfg(feature = "sqlite")]
-pub use sqlite::SqliteStore;
-pub use store::{StoreError, TaskRecord, TaskStatus, TaskStore};
-
-pub(crate) use runtime::{detailed, Escalation, TaskConfig, TaskLink, TaskRuntime};
-pub(crate) use store::DynStore;
+pub(crate) use record::TaskRecord;
+pub(crate) use runtime::{detailed, iso8601, Escalation, TaskConfig, TaskLink, TaskRuntime};
 
 /// The extension's identifier, as declared in capabilities.
 pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";

@@ -5,18 +5,19 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::store::{DynStore, StoreError, TaskRecord, TaskStatus};
+use super::record::{TaskRecord, TaskStatus};
 use crate::clock::{millis, now_ms};
 use crate::core::input::RunEnd;
 use crate::core::RequestContext;
 use crate::protocol::{CallToolResult, RpcError};
+use crate::store::{Records, StoreError};
 
 /// How tasks are kept and run (see the `Server` builder methods).
 #[derive(Debug, Clone)]
@@ -25,7 +26,8 @@ pub(crate) struct TaskConfig {
     pub(crate) ttl: Option<Duration>,
     /// The polling interval suggested to clients.
     pub(crate) poll_interval: Duration,
-    /// How long an instance's claim on a running task lasts unless renewed.
+    /// How long an instance's claim on a running task lasts unless renewed (the server's
+    /// lease, shared with idempotent calls).
     pub(crate) lease: Duration,
     /// A task-capable call still running after this long becomes a task.
     pub(crate) task_after: Duration,
@@ -129,13 +131,12 @@ impl TaskLink {
 
 /// The tasks of one server: its store, settings, and the tasks this instance runs.
 pub(crate) struct TaskRuntime {
-    store: Arc<dyn DynStore>,
+    records: Records,
     pub(crate) config: TaskConfig,
     /// This process, as lease owner.
     instance: String,
     /// Tasks running here, with their cancellation.
     local: Mutex<HashMap<String, CancellationToken>>,
-    last_sweep: Mutex<Option<Instant>>,
     /// The workers running here, so shutdown can wait for them.
     workers: tokio_util::task::TaskTracker,
     /// Set when shutdown stops the workers: their tasks fail rather than read as
@@ -155,6 +156,11 @@ struct Settled {
     kept: Map<String, Value>,
 }
 
+/// A task's key in the store.
+fn key(id: &str) -> String {
+    format!("task:{id}")
+}
+
 fn unknown(id: &str) -> RpcError {
     RpcError::invalid_params(format!(
         "Unknown task: {id} (it never existed, has expired, or belongs to someone else)"
@@ -168,16 +174,15 @@ fn store_failed(e: StoreError) -> RpcError {
 }
 
 impl TaskRuntime {
-    pub(crate) fn new(store: Arc<dyn DynStore>, config: TaskConfig) -> Result<TaskRuntime, String> {
-        Ok(TaskRuntime {
-            store,
+    pub(crate) fn new(records: Records, config: TaskConfig, instance: String) -> TaskRuntime {
+        TaskRuntime {
+            records,
             config,
-            instance: crate::policy::seal::random_token(12)?,
+            instance,
             local: Mutex::default(),
-            last_sweep: Mutex::default(),
             workers: tokio_util::task::TaskTracker::new(),
             stopping: AtomicBool::new(false),
-        })
+        }
     }
 
     /// Shutdown: let tasks running here finish within `grace`, then stop the rest (they
@@ -208,44 +213,35 @@ impl TaskRuntime {
         self.local.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Load, change and store a record until the change lands (compare-and-swap). `change`
-    /// returns whether it changed anything; the record as stored (or found) comes back.
+    /// Load, change and store a task until the change lands (compare-and-swap). `change`
+    /// returns whether it changed anything; the task as stored (or found) comes back.
     pub(crate) async fn modify(
         &self,
         id: &str,
         mut change: impl FnMut(&mut TaskRecord) -> bool,
     ) -> Result<Option<TaskRecord>, StoreError> {
-        for _ in 0..32 {
-            let Some(mut task) = self.store.load(id).await? else {
-                return Ok(None);
-            };
-            if !change(&mut task) {
-                return Ok(Some(task));
-            }
-            task.version = task.version.saturating_add(1);
-            task.updated_at_ms = now_ms().max(task.updated_at_ms);
-            if self.store.replace(&task).await? {
-                return Ok(Some(task));
-            }
-        }
-        Err(StoreError(format!(
-            "task {id} kept changing under this update"
-        )))
+        self.records
+            .modify(&key(id), |task: &mut TaskRecord, _| {
+                if !change(task) {
+                    return false;
+                }
+                task.updated_at_ms = now_ms().max(task.updated_at_ms);
+                task.version = task.version.saturating_add(1);
+                true
+            })
+            .await
     }
 
-    /// Drop expired tasks, at most once a minute.
-    async fn sweep(&self) {
+    /// Store a new task; durable when this returns.
+    async fn insert(&self, task: &TaskRecord) -> Result<(), StoreError> {
+        if self
+            .records
+            .insert(&key(&task.id), task, task.expires_at_ms())
+            .await?
         {
-            let mut last = self.last_sweep.lock().unwrap_or_else(|p| p.into_inner());
-            if last.is_some_and(|at| at.elapsed() < Duration::from_secs(60)) {
-                return;
-            }
-            *last = Some(Instant::now());
-        }
-        match self.store.delete_expired(now_ms()).await {
-            Ok(0) => {}
-            Ok(n) => tracing::debug!(deleted = n, "expired tasks deleted"),
-            Err(e) => tracing::warn!("could not delete expired tasks: {e}"),
+            Ok(())
+        } else {
+            Err(StoreError(format!("task id {} is already taken", task.id)))
         }
     }
 
@@ -312,18 +308,17 @@ impl TaskRuntime {
                 let settled = settle(&ctx, outcome, false);
                 apply(&mut task, settled);
                 task.lease_owner = None;
-                self.store.insert(&task).await.map_err(store_failed)?;
+                self.insert(&task).await.map_err(store_failed)?;
             }
             Escalation::Running(future) => {
                 let (answers, kept) = crate::core::input::task_state(&ctx);
                 task.answers = answers;
                 task.kept = kept;
                 // Durable before the handle goes out: tasks/get on any instance finds it.
-                self.store.insert(&task).await.map_err(store_failed)?;
+                self.insert(&task).await.map_err(store_failed)?;
                 self.clone().spawn(task.id.clone(), ctx, future);
             }
         }
-        self.sweep().await;
         // A CreateTaskResult is the bare task (the adapter adds `resultType: "task"`).
         Ok(base(&task))
     }
@@ -428,7 +423,12 @@ impl TaskRuntime {
         id: &str,
         principal: Option<&str>,
     ) -> Result<TaskRecord, RpcError> {
-        let task = self.store.load(id).await.map_err(store_failed)?;
+        let task = self
+            .records
+            .load::<TaskRecord>(&key(id))
+            .await
+            .map_err(store_failed)?
+            .map(|loaded| loaded.value);
         let task = match task {
             Some(task) if task.owner.as_deref() == principal && task.expires_at_ms() > now_ms() => {
                 task

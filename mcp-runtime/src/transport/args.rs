@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use crate::Error;
 
 /// Usage text.
-pub const USAGE: &str = "usage: <server> [--stdio | --http ADDR]\n\n  --stdio        serve MCP over stdin/stdout (default)\n  --http ADDR    serve Streamable HTTP at http://ADDR/mcp, e.g. --http 127.0.0.1:8080\n  -h, --help     show this help\n\nLogs go to stderr; RUST_LOG filters them (e.g. RUST_LOG=debug), MCP_LOG_FORMAT=json\nwrites JSON lines and MCP_LOG_REQUESTS=1 adds a line per request.\n\nEnvironment: MCP_SEAL_KEY (shared by instances behind one balancer), MCP_TASK_STORE,\nMCP_SHUTDOWN_GRACE_MS (default 20000), MCP_METRICS_ADDR (Prometheus at http://ADDR/metrics),\nMCP_PAGE_SIZE (default 100).";
+pub const USAGE: &str = "usage: <server> [--stdio | --http ADDR]\n\n  --stdio        serve MCP over stdin/stdout (default)\n  --http ADDR    serve Streamable HTTP at http://ADDR/mcp, e.g. --http 127.0.0.1:8080\n  -h, --help     show this help\n\nLogs go to stderr; RUST_LOG filters them (e.g. RUST_LOG=debug), MCP_LOG_FORMAT=json\nwrites JSON lines and MCP_LOG_REQUESTS=1 adds a line per request.\n\nEnvironment: MCP_SEAL_KEY (shared by instances behind one balancer), MCP_STORE,\nMCP_SHUTDOWN_GRACE_MS (default 20000), MCP_METRICS_ADDR (Prometheus at http://ADDR/metrics),\nMCP_PAGE_SIZE (default 100).";
 
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq)]

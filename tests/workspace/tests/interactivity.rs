@@ -249,12 +249,37 @@ async fn a_missing_answer_ends_the_call_with_input_required_and_the_retry_finish
             "Sent 500 cents to ACME (quoted 500 on round 1)."
         );
 
-        let declined = wire
+        // S-130: the round that finished the transfer cannot be replayed: its state was
+        // recorded as used before the handler ran.
+        let replayed = wire
             .exchange(call(
                 3,
                 "transfer",
+                args.clone(),
+                json!({"inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}, "requestState": state}),
+            ))
+            .await;
+        assert_eq!(
+            replayed.response["error"]["code"],
+            -32602,
+            "{}",
+            wire.name()
+        );
+        assert_eq!(
+            replayed.response["error"]["data"]["reason"],
+            "it was already used"
+        );
+
+        let again = wire
+            .exchange(call(5, "transfer", args.clone(), json!({})))
+            .await;
+        let fresh = result(&again)["requestState"].clone();
+        let declined = wire
+            .exchange(call(
+                6,
+                "transfer",
                 args,
-                json!({"inputResponses": {"confirm": {"action": "decline"}}, "requestState": state}),
+                json!({"inputResponses": {"confirm": {"action": "decline"}}, "requestState": fresh}),
             ))
             .await;
         assert_eq!(text(&declined), "Transfer declined.", "S-291");
@@ -342,12 +367,13 @@ async fn several_requests_go_out_in_one_round_and_extra_answers_are_ignored() {
             "roots": {"roots": [{"uri": "file:///a"}, {"uri": "file:///b", "name": "B"}]},
             "unrelated": {"action": "accept"}
         });
+        let state = result(&first)["requestState"].clone();
         let done = wire
             .exchange(call(
                 2,
                 "gather",
                 json!({}),
-                json!({"inputResponses": answers}),
+                json!({"inputResponses": answers, "requestState": state}),
             ))
             .await;
         // S-135: the extra "unrelated" answer is ignored.
@@ -359,7 +385,7 @@ async fn several_requests_go_out_in_one_round_and_extra_answers_are_ignored() {
                 3,
                 "gather",
                 json!({}),
-                json!({"inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}}),
+                json!({"inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}, "requestState": state}),
             ))
             .await;
         let asked: Vec<&String> = result(&partial)["inputRequests"]
@@ -580,7 +606,11 @@ async fn malformed_answers_are_protocol_errors() {
         ),
     ];
     for (responses, expected) in cases {
+        // Answers count only with the state of the round that asked; and `transfer` is
+        // single-use, so each case starts its own round.
+        let asked = client.request("tools/call", params.clone()).await;
         let mut p = params.clone();
+        p["requestState"] = asked["result"]["requestState"].clone();
         p["inputResponses"] = responses.clone();
         let response = client.request("tools/call", p).await;
         assert_eq!(response["error"]["code"], -32602, "{responses}: {response}");
@@ -686,7 +716,8 @@ async fn a_handler_may_carry_on_without_an_answer_and_bad_forms_are_reported() {
         .request(
             "tools/call",
             json!({"name": "nickname", "arguments": {}, "_meta": m,
-                   "inputResponses": {"nick": {"action": "decline"}}}),
+                   "inputResponses": {"nick": {"action": "decline"}},
+                   "requestState": nickname["result"]["requestState"]}),
         )
         .await;
     assert_eq!(

@@ -634,7 +634,14 @@ async fn results_have_the_shape_of_the_negotiated_version() {
             if version == "2025-03-26" {
                 assert!(structured.is_none(), "not in 2025-03-26");
             } else {
-                assert_eq!(structured, Some(&json!({"sku": "discontinued"})));
+                // S-184: in the error shape the tool's output schema admits.
+                assert_eq!(
+                    structured,
+                    Some(&json!({"error": {
+                        "message": "That product is discontinued; pick another SKU.",
+                        "detail": {"sku": "discontinued"}
+                    }}))
+                );
             }
             let listed = client.request(request(3, "tools/list", json!({}))).await;
             let tools = listed["result"]["tools"].as_array().unwrap();

@@ -1,5 +1,7 @@
-//! `tools/call`: find, authorize, validate, run, map the outcome.
+//! `tools/call`: find, authorize, validate, claim the idempotency key, run (a single-use
+//! tool's presented state recorded as used first), map the outcome.
 
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
@@ -14,6 +16,7 @@ use crate::tasks::{Escalation, TaskLink, TaskRuntime};
 use super::super::dispatch::{
     arguments_param, guarded, string_param, unknown_name, Call, Core, Reply,
 };
+use super::super::idempotency::{take_key, Begin, Claim, Settled};
 use super::super::input::Binding;
 use super::super::live::Snapshot;
 
@@ -28,13 +31,23 @@ impl Core {
             Ok(name) => name,
             Err(reply) => return reply,
         };
-        let arguments = match arguments_param(&mut params, "params.arguments must be a JSON object")
-        {
-            Ok(arguments) => arguments,
-            Err(reply) => return reply,
-        };
+        let mut arguments =
+            match arguments_param(&mut params, "params.arguments must be a JSON object") {
+                Ok(arguments) => arguments,
+                Err(reply) => return reply,
+            };
         let Some(tool) = snapshot.catalog.get(&name) else {
             return unknown_name("tool", &name);
+        };
+        // The key is the server's, not the handler's: out before anyone looks at the
+        // arguments. A malformed one is an argument error the model can fix.
+        let key = if tool.def.idempotency {
+            match take_key(&mut arguments) {
+                Ok(key) => key,
+                Err(problem) => return invalid_arguments(&name, &[problem]),
+            }
+        } else {
+            None
         };
         let action = Action::CallTool {
             tool: tool.def,
@@ -62,40 +75,92 @@ impl Core {
         }
         let args_value = Value::Object(arguments);
         if let Err(problems) = tool.validator.check(&args_value) {
-            let text = format!(
-                "Invalid arguments for tool `{name}`:\n- {}\nFix the arguments to match the tool's input schema and call it again.",
-                problems.join("\n- ")
-            );
-            let result = crate::protocol::CallToolResult::error(text);
-            return Reply::Tool(result);
+            return invalid_arguments(&name, &problems);
         }
         let arguments = match args_value {
             Value::Object(arguments) => arguments,
             _ => Map::new(),
         };
-        let binding = Binding::new("tools/call", &name, &arguments, ctx.principal_subject());
+        // The rounds of one call share its key: a state opens only with the same key.
+        let binding = Binding::new("tools/call", &name, &arguments, ctx.principal_subject())
+            .with_idempotency_key(key.as_deref());
         if let Err(error) = self.rounds.open(&ctx, &mut params, &binding) {
             return Reply::Error(error);
         }
-        if let Some(runtime) = tasks {
+        let claim = match key {
+            None => None,
+            Some(key) => match self.idempotency.begin(&ctx, &name, &key, &arguments).await {
+                Begin::Run(claim) => Some(claim),
+                Begin::Answer(reply) => return reply,
+            },
+        };
+        let progress = claim.as_ref().map(Claim::progress);
+        let handler = self.handler(tool.def, &ctx, arguments.clone(), progress);
+        let reply = match tasks {
             // Boxed: its timer and select would otherwise make every call's future larger.
-            return Box::pin(self.call_as_task(
-                runtime,
-                ctx,
-                tool.def,
-                (&name, target),
-                arguments,
-                &binding,
-            ))
-            .await;
+            Some(runtime) => {
+                let call = Box::pin(self.call_as_task(
+                    runtime,
+                    ctx,
+                    (&name, target),
+                    arguments,
+                    handler,
+                    &binding,
+                ));
+                match &claim {
+                    Some(claim) => claim.renewing(call).await,
+                    None => call.await,
+                }
+            }
+            None => {
+                let run = self.run(&ctx, &target, handler);
+                let outcome = match &claim {
+                    Some(claim) => claim.renewing(run).await,
+                    None => run.await,
+                };
+                let failed = !matches!(&outcome, Ok(result) if !result.is_error);
+                self.finish_round(&ctx, &binding, failed, || match outcome {
+                    Ok(result) => Reply::Tool(result),
+                    Err(error) => Reply::Error(error),
+                })
+            }
+        };
+        if let Some(claim) = claim {
+            let progress = claim.handler_progress();
+            claim.settle(settled(&reply, progress)).await;
         }
-        let outcome = self
-            .run(&ctx, &target, (tool.def.call)(ctx.clone(), arguments))
-            .await;
-        let failed = !matches!(&outcome, Ok(result) if !result.is_error);
-        self.finish_round(&ctx, &binding, failed, || match outcome {
-            Ok(result) => Reply::Tool(result),
-            Err(error) => Reply::Error(error),
+        reply
+    }
+
+    /// The handler's future, preceded by what must happen before it may run: a single-use
+    /// tool records the state this round presents as used (a replay is refused here and
+    /// the handler never runs). `progress`, when given, says how far the handler got
+    /// ([`STARTED`], [`RETURNED`]).
+    fn handler(
+        &self,
+        def: &'static ToolDef,
+        ctx: &RequestContext,
+        arguments: Map<String, Value>,
+        progress: Option<Arc<AtomicU8>>,
+    ) -> BoxFuture<'static, Result<CallToolResult, RpcError>> {
+        let handler = (def.call)(ctx.clone(), arguments);
+        if !def.once && progress.is_none() {
+            return handler;
+        }
+        let rounds = def.once.then(|| (self.rounds.clone(), ctx.clone()));
+        Box::pin(async move {
+            if let Some((rounds, ctx)) = rounds {
+                rounds.consume(&ctx).await?;
+            }
+            let mark = |step| {
+                if let Some(progress) = &progress {
+                    progress.store(step, Ordering::Release);
+                }
+            };
+            mark(STARTED);
+            let outcome = handler.await;
+            mark(RETURNED);
+            outcome
         })
     }
 
@@ -106,9 +171,9 @@ impl Core {
         &self,
         runtime: Arc<TaskRuntime>,
         ctx: RequestContext,
-        def: &'static ToolDef,
         (name, target): (&str, String),
         arguments: Map<String, Value>,
+        handler: BoxFuture<'static, Result<CallToolResult, RpcError>>,
         binding: &Binding,
     ) -> Reply {
         let link = TaskLink::new(runtime.clone());
@@ -118,7 +183,7 @@ impl Core {
             Err(error) => return Reply::Error(error),
         };
         let running = self.lifecycle.enter();
-        let mut future = guarded_task(target.clone(), (def.call)(ctx.clone(), arguments.clone()));
+        let mut future = guarded_task(target.clone(), handler);
         let timer = tokio::time::sleep(runtime.config.task_after);
         tokio::pin!(timer);
         let ended = tokio::select! {
@@ -149,6 +214,36 @@ impl Core {
             Ok(body) => Reply::Task { body },
             Err(error) => Reply::Error(error),
         }
+    }
+}
+
+/// An `isError` result listing what is wrong with the arguments, for the model to fix.
+fn invalid_arguments(name: &str, problems: &[String]) -> Reply {
+    Reply::Tool(CallToolResult::error(format!(
+        "Invalid arguments for tool `{name}`:\n- {}\nFix the arguments to match the tool's input schema and call it again.",
+        problems.join("\n- ")
+    )))
+}
+
+/// How far a handler got: it started (after any state was recorded as used).
+const STARTED: u8 = 1;
+/// It returned (rather than panicking or being stopped).
+const RETURNED: u8 = 2;
+
+/// What a call's reply makes of its idempotency record. Before the handler started (a
+/// refused state), nothing happened: the key is released. A handler that returned had its
+/// say: its result is kept, while its protocol errors and `input_required` release the key
+/// for a corrected retry. A handler that started and never returned (it panicked, timed
+/// out, or shutdown stopped it) may have done anything: its outcome is unknown.
+fn settled(reply: &Reply, progress: u8) -> Settled {
+    match (reply, progress) {
+        (Reply::Task { body }, _) => Settled::Task(body.clone()),
+        (_, STARTED) => Settled::Unknown,
+        (_, RETURNED) => match reply {
+            Reply::Tool(result) => Settled::Result(result.clone()),
+            _ => Settled::Release,
+        },
+        _ => Settled::Release,
     }
 }
 

@@ -422,9 +422,16 @@ impl Session {
         meta: Map<String, Value>,
         inbound: &Inbound,
     ) -> Reply {
+        // Input is gathered here, by asking the client; a state or answers a handshake-era
+        // client sent itself were never issued to it.
+        params.remove("requestState");
+        params.remove("inputResponses");
         let mut round = 0;
         loop {
             let ctx = self.context(core, id, method, name.clone(), &meta, inbound);
+            if round > 0 {
+                ctx.rounds_in_process();
+            }
             let reply = core
                 .handle(Call {
                     ctx,

@@ -1,0 +1,147 @@
+//! [`SqliteStore`]: records in an embedded SQLite database (feature `sqlite`, on by
+//! default). With a file they survive a restart of the server, and processes of one
+//! machine can share it; `in_memory()` keeps them for the life of the process.
+
+use std::sync::{Arc, Mutex};
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::{as_i64, as_u64, Record, Store, StoreError};
+
+/// Storage in SQLite. Cheap to clone (one connection, shared).
+#[derive(Clone)]
+pub struct SqliteStore {
+    connection: Arc<Mutex<Connection>>,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore").finish_non_exhaustive()
+    }
+}
+
+fn failed(e: impl std::fmt::Display) -> StoreError {
+    StoreError(format!("sqlite: {e}"))
+}
+
+/// The shared statements use PostgreSQL's `$n`; SQLite numbers parameters `?n` (its `$n`
+/// would be a named parameter, numbered by first appearance instead).
+fn sql(statement: &str) -> String {
+    statement.replace('$', "?")
+}
+
+impl SqliteStore {
+    /// The database at `path`, created if needed (write-ahead logging, so readers do not
+    /// wait for writers; every commit synced, so a record written is a record kept).
+    pub fn open(path: impl AsRef<std::path::Path>) -> Result<SqliteStore, StoreError> {
+        let connection = Connection::open(path).map_err(failed)?;
+        connection
+            .pragma_update(None, "journal_mode", "WAL")
+            .map_err(failed)?;
+        connection
+            .pragma_update(None, "synchronous", "FULL")
+            .map_err(failed)?;
+        Self::with(connection)
+    }
+
+    /// A database in memory, gone when the process ends.
+    pub fn in_memory() -> Result<SqliteStore, StoreError> {
+        Self::with(Connection::open_in_memory().map_err(failed)?)
+    }
+
+    fn with(connection: Connection) -> Result<SqliteStore, StoreError> {
+        // Another process may hold the write lock for a moment.
+        connection
+            .busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(failed)?;
+        connection.execute_batch(super::SCHEMA).map_err(failed)?;
+        Ok(SqliteStore {
+            connection: Arc::new(Mutex::new(connection)),
+        })
+    }
+
+    /// Run `f` on the connection off the async threads.
+    async fn with_connection<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    {
+        let connection = self.connection.clone();
+        tokio::task::spawn_blocking(move || {
+            let connection = connection.lock().unwrap_or_else(|p| p.into_inner());
+            f(&connection).map_err(failed)
+        })
+        .await
+        .map_err(failed)?
+    }
+}
+
+impl Store for SqliteStore {
+    async fn insert(&self, record: &Record, now_ms: u64) -> Result<bool, StoreError> {
+        let record = record.clone();
+        self.with_connection(move |c| {
+            c.prepare_cached(&sql(super::INSERT))?
+                .execute(params![
+                    record.key,
+                    as_i64(record.version),
+                    as_i64(record.expires_at_ms),
+                    record.body,
+                    as_i64(now_ms)
+                ])
+                .map(|rows| rows == 1)
+        })
+        .await
+    }
+
+    async fn load(&self, key: &str, now_ms: u64) -> Result<Option<Record>, StoreError> {
+        let key = key.to_owned();
+        self.with_connection(move |c| {
+            c.prepare_cached(&sql(super::LOAD))?
+                .query_row(params![key, as_i64(now_ms)], |row| {
+                    Ok(Record {
+                        key: key.clone(),
+                        version: as_u64(row.get(0)?),
+                        expires_at_ms: as_u64(row.get(1)?),
+                        body: row.get(2)?,
+                    })
+                })
+                .optional()
+        })
+        .await
+    }
+
+    async fn replace(&self, record: &Record) -> Result<bool, StoreError> {
+        let record = record.clone();
+        self.with_connection(move |c| {
+            c.prepare_cached(&sql(super::REPLACE))?
+                .execute(params![
+                    record.key,
+                    as_i64(record.version),
+                    as_i64(record.expires_at_ms),
+                    record.body,
+                    as_i64(record.version.saturating_sub(1))
+                ])
+                .map(|rows| rows == 1)
+        })
+        .await
+    }
+
+    async fn remove(&self, key: &str, version: u64) -> Result<bool, StoreError> {
+        let key = key.to_owned();
+        self.with_connection(move |c| {
+            c.prepare_cached(&sql(super::REMOVE))?
+                .execute(params![key, as_i64(version)])
+                .map(|rows| rows == 1)
+        })
+        .await
+    }
+
+    async fn delete_expired(&self, now_ms: u64, limit: u64) -> Result<u64, StoreError> {
+        self.with_connection(move |c| {
+            c.prepare_cached(&sql(super::DELETE_EXPIRED))?
+                .execute(params![as_i64(now_ms), as_i64(limit)])
+                .map(|rows| rows as u64)
+        })
+        .await
+    }
+}

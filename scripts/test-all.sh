@@ -93,10 +93,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-step "tasks in PostgreSQL: two server processes sharing one database (installs PostgreSQL from the Debian packages when missing)"
+step "the store in PostgreSQL: its contract, and tasks of two server processes sharing one database (installs PostgreSQL from the Debian packages when missing)"
 pgdir=$(mktemp -d /tmp/mcp-pg.XXXXXX)
 pg_url=$(scripts/postgres.sh start "$pgdir")
 MCP_TEST_POSTGRES_URL=$pg_url cargo test -p mcp-examples --test tasks -- --ignored 2>&1 | tee target/cargo-test-postgres.log
+# The store's contract, as the SQLite and memory stores keep it in the plain cargo test run.
+MCP_TEST_POSTGRES_URL=$pg_url cargo test -p mcp-workspace-tests --test store -- --ignored 2>&1 | tee -a target/cargo-test-postgres.log
 
 step "soak: bench-server (release) under steady HTTP load for ${MCP_SOAK_SECS:-120} s; RSS, descriptors and tasks stay flat"
 MCP_SOAK_SERVER=$root/target/release/bench-server cargo test -p mcp-examples --test soak -- --ignored --nocapture 2>&1 | tee target/cargo-test-soak.log

@@ -332,14 +332,20 @@ pub(crate) const REMOVE: &str = "DELETE FROM mcp_records WHERE id = $1 AND versi
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) const DELETE_EXPIRED: &str = "DELETE FROM mcp_records WHERE id IN (SELECT id FROM mcp_records WHERE expires_at <= $1 LIMIT $2)";
 
-/// A whole number as both databases store integers (`BIGINT`), saturating.
+/// A whole number as both databases store integers (`BIGINT`), saturating: `u64::MAX`
+/// (never) and everything past `i64::MAX` milliseconds (292 million years) are stored as
+/// `i64::MAX`.
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn as_i64(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-/// A stored integer read back (never negative as the framework writes them).
+/// A stored integer read back: `i64::MAX` is `u64::MAX` (never) again; never negative as
+/// the framework writes them.
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn as_u64(n: i64) -> u64 {
+    if n == i64::MAX {
+        return u64::MAX;
+    }
     u64::try_from(n).unwrap_or(0)
 }

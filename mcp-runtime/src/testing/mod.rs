@@ -2,6 +2,8 @@
 //! ([`TestClient`] for 2026-07-28, [`LegacyTestClient`] for the handshake era) and a
 //! transcript runner that replays recorded exchanges over both transports. With the
 //! `oauth` feature, [`TestIssuer`] mints access tokens for tests of secured servers.
+//! [`check_store`] checks a [`Store`](crate::store::Store) of your own against the
+//! contract the server relies on.
 //!
 //! ```no_run
 //! # async fn demo(app: mcp_runtime::App) {
@@ -24,8 +26,11 @@ use crate::App;
 
 #[cfg(feature = "oauth")]
 mod issuer;
+mod store;
+
 #[cfg(feature = "oauth")]
 pub use issuer::{TestIssuer, TokenBuilder};
+pub use store::check_store;
 
 /// The `_meta` a modern client sends when it declares no optional capability.
 pub fn default_meta() -> Value {

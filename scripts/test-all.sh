@@ -29,7 +29,7 @@ step "cargo doc (broken or ambiguous doc links are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
 step "examples (release build for the interop tests)"
-cargo build --release -p mcp-examples
+cargo build --release -p mcp-examples -p ledger
 # bench-server as the benchmark links it: hot functions first, packed relocations. The soak
 # below then runs this build.
 cargo build --release -p mcp-examples --bin bench-server --features link-order
@@ -97,8 +97,10 @@ step "the store in PostgreSQL: its contract, and tasks of two server processes s
 pgdir=$(mktemp -d /tmp/mcp-pg.XXXXXX)
 pg_url=$(scripts/postgres.sh start "$pgdir")
 MCP_TEST_POSTGRES_URL=$pg_url cargo test -p mcp-examples --test tasks -- --ignored 2>&1 | tee target/cargo-test-postgres.log
-# The store's contract, as the SQLite and memory stores keep it in the plain cargo test run.
+# The store's contract, as the SQLite and memory stores keep it in the plain cargo test run;
+# and the ledger example on PostgreSQL, as it runs on SQLite there.
 MCP_TEST_POSTGRES_URL=$pg_url cargo test -p mcp-workspace-tests --test store -- --ignored 2>&1 | tee -a target/cargo-test-postgres.log
+MCP_TEST_POSTGRES_URL=$pg_url cargo test -p ledger --test ledger -- --ignored 2>&1 | tee -a target/cargo-test-postgres.log
 
 step "soak: bench-server (release) under steady HTTP load for ${MCP_SOAK_SECS:-120} s; RSS, descriptors and tasks stay flat"
 MCP_SOAK_SERVER=$root/target/release/bench-server cargo test -p mcp-examples --test soak -- --ignored --nocapture 2>&1 | tee target/cargo-test-soak.log
@@ -192,6 +194,16 @@ bash tests/conformance/run-secured.sh "http://127.0.0.1:$proxy_port/mcp"
 for mode in 2026-07-28 legacy; do
   node tests/clients/ts/tenants.mjs "$mode" "$tenants_url" "$issuer" 2>/dev/null
   "$venv/bin/python" tests/clients/py/tenants.py "$mode" "$tenants_url" "$issuer"
+done
+
+step "ledger example: a confirmed transfer retried under its idempotency key and a typed business error, with the TypeScript v2 and Python clients, stdio and HTTP (tokens from the development issuer)"
+pids+=("$(MCP_ISSUER=$issuer LEDGER_DATABASE="$fleet_dir/ledger.db" start_http ledger target/ledger.url "127.0.0.1:$(free_port)")")
+ledger_url=$(cat target/ledger.url)
+for mode in 2026-07-28 legacy; do
+  node tests/clients/ts/ledger.mjs "$mode" stdio "$root/target/release/ledger"
+  node tests/clients/ts/ledger.mjs "$mode" http "$ledger_url" "$issuer"
+  "$venv/bin/python" tests/clients/py/ledger.py "$mode" stdio "$root/target/release/ledger"
+  "$venv/bin/python" tests/clients/py/ledger.py "$mode" http "$ledger_url" "$issuer"
 done
 
 step "summary"

@@ -1,5 +1,9 @@
 //! [`check_store`]: the contract every [`Store`] keeps, as a test.
 
+// A test reports a broken rule by panicking, as `assert!` does; nothing here serves a
+// client.
+#![allow(clippy::expect_used, clippy::panic)]
+
 use crate::store::{Record, Store};
 
 /// Check that `store` keeps the [`Store`] contract: insert only over a missing or expired

@@ -683,3 +683,36 @@ async fn a_tool_without_structured_errors_keeps_its_plain_output_schema() {
         json!({"type": "integer", "format": "int64"})
     );
 }
+
+#[tokio::test]
+async fn keys_of_another_tool_are_their_own_and_outcomes_expire() {
+    let payments = Payments::new();
+    let app = side_effects::server(payments.clone())
+        .idempotency_ttl(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let client = TestClient::new(app);
+    let now = |payee: &str| {
+        params(
+            "pay_now",
+            json!({"payee": payee, "amount_cents": 1, "idempotencyKey": "shared-key"}),
+            json!({}),
+        )
+    };
+    let checked = params(
+        "pay_checked",
+        json!({"payee": "tools", "idempotencyKey": "shared-key"}),
+        json!({}),
+    );
+    client.request("tools/call", now("tools")).await;
+    let other_tool = client.request("tools/call", checked).await;
+    assert_eq!(other_tool["result"]["content"][0]["text"], "payment 2");
+    assert_eq!(payments.to("tools"), 2, "each tool has its own keys");
+    // Within the outcome's lifetime a retry is answered from the record...
+    client.request("tools/call", now("tools")).await;
+    assert_eq!(payments.to("tools"), 2);
+    // ...after it, the key is free and the call runs again.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let later = client.request("tools/call", now("tools")).await;
+    assert_eq!(later["result"]["structuredContent"]["number"], 3, "{later}");
+}

@@ -1,0 +1,313 @@
+//! The ledger end to end through the in-process client: confirmed transfers that run once,
+//! idempotent retries, typed business errors, tenancy and scopes; on an SQLite file, and
+//! on PostgreSQL when `MCP_TEST_POSTGRES_URL` names one (the test command starts it).
+
+use mcp_runtime::testing::TestClient;
+use mcp_runtime::Principal;
+use serde_json::{json, Value};
+
+fn alice() -> Principal {
+    Principal::new("alice")
+        .with_tenant("acme")
+        .with_scopes(["ledger:read", "ledger:write"])
+}
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+    })
+}
+
+/// `tools/call` as a client that confirms every question: the whole response of the
+/// final round.
+async fn confirmed(client: &TestClient, name: &str, arguments: Value) -> Value {
+    let params = json!({"name": name, "arguments": arguments, "_meta": meta()});
+    let first = client.request("tools/call", params.clone()).await;
+    if first["result"]["resultType"] != "input_required" {
+        return first;
+    }
+    let mut retry = params;
+    retry["requestState"] = first["result"]["requestState"].clone();
+    retry["inputResponses"] =
+        json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    client.request("tools/call", retry).await
+}
+
+async fn balance(client: &TestClient, account: &str) -> i64 {
+    let listed = client.call_tool("accounts", json!({})).await;
+    listed["structuredContent"]["accounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == account)
+        .unwrap_or_else(|| panic!("{account} in {listed}"))["balance_cents"]
+        .as_i64()
+        .unwrap()
+}
+
+/// Everything the ledger promises, against one database.
+async fn exercise(ledger: ledger::Ledger) {
+    let app = ledger::server(ledger.clone()).build().unwrap();
+    let client = TestClient::new(app.clone()).as_principal(alice());
+    let (operating, payroll) = (
+        balance(&client, "acme-operating").await,
+        balance(&client, "acme-payroll").await,
+    );
+
+    // A transfer asks first; the confirmed round books it.
+    let args = json!({"from": "acme-operating", "to": "acme-payroll", "amount_cents": 1250,
+                      "memo": "March salaries", "idempotencyKey": "march-1"});
+    let asked = client
+        .request(
+            "tools/call",
+            json!({"name": "transfer", "arguments": args, "_meta": meta()}),
+        )
+        .await;
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    assert_eq!(
+        asked["result"]["inputRequests"]["confirm"]["params"]["message"],
+        "Transfer 12.50 from acme-operating to acme-payroll (March salaries)?"
+    );
+    let answer = json!({"name": "transfer", "arguments": args, "_meta": meta(),
+        "requestState": asked["result"]["requestState"],
+        "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}});
+    let booked = client.request("tools/call", answer.clone()).await;
+    let transfer = &booked["result"]["structuredContent"];
+    assert_eq!(transfer["amount_cents"], 1250, "{booked}");
+    assert_eq!(transfer["made_by"], "alice");
+    assert_eq!(balance(&client, "acme-operating").await, operating - 1250);
+    assert_eq!(balance(&client, "acme-payroll").await, payroll + 1250);
+
+    // The same round again, as a client whose answer was lost: the key returns the
+    // transfer already booked.
+    let retried = client.request("tools/call", answer.clone()).await;
+    assert_eq!(retried["result"], booked["result"]);
+    // Without the key, the replayed confirmation is refused (S-130).
+    let mut replay = answer.clone();
+    replay["arguments"]
+        .as_object_mut()
+        .unwrap()
+        .remove("idempotencyKey");
+    let refused = client.request("tools/call", replay).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let history = client
+        .call_tool("history", json!({"account": "acme-payroll"}))
+        .await;
+    let memos: Vec<&Value> = history["structuredContent"]["transfers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["memo"] == "March salaries")
+        .collect();
+    assert_eq!(memos.len(), 1, "one transfer in the database: {history}");
+    assert_eq!(balance(&client, "acme-operating").await, operating - 1250);
+
+    // Too little money: a typed business error, before anyone is asked.
+    let short = confirmed(
+        &client,
+        "transfer",
+        json!({"from": "acme-payroll", "to": "acme-operating", "amount_cents": 99_999_999, "memo": "too much"}),
+    )
+    .await;
+    let result = &short["result"];
+    assert_eq!(result["isError"], true, "{short}");
+    let error = &result["structuredContent"]["error"];
+    assert_eq!(error["code"], "insufficient_funds");
+    assert_eq!(error["detail"]["account"], "acme-payroll");
+    assert_eq!(error["detail"]["requested_cents"], 99_999_999);
+    assert_eq!(
+        error["detail"]["balance_cents"],
+        balance(&client, "acme-payroll").await
+    );
+    assert!(result["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("nothing was moved"));
+    // S-184: the error fits the published output schema, as the transfer does.
+    let listed = client.request("tools/list", json!({})).await;
+    let schema = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "transfer")
+        .unwrap()["outputSchema"]
+        .clone();
+    let validator = mcp_runtime::validate::ArgValidator::compile(&schema).unwrap();
+    validator.check(&result["structuredContent"]).unwrap();
+    validator.check(transfer).unwrap();
+
+    // A declined confirmation moves nothing.
+    let params = json!({"name": "transfer", "_meta": meta(), "arguments":
+        {"from": "acme-operating", "to": "acme-payroll", "amount_cents": 5, "memo": "declined"}});
+    let asked = client.request("tools/call", params.clone()).await;
+    let mut declined = params;
+    declined["requestState"] = asked["result"]["requestState"].clone();
+    declined["inputResponses"] = json!({"confirm": {"action": "decline"}});
+    let declined = client.request("tools/call", declined).await;
+    assert_eq!(
+        declined["result"]["structuredContent"]["error"]["code"],
+        "not_confirmed"
+    );
+    assert_eq!(balance(&client, "acme-operating").await, operating - 1250);
+
+    // Another tenant sees none of it, and cannot move acme's money.
+    let hank = TestClient::new(app.clone()).as_principal(
+        Principal::new("hank")
+            .with_tenant("globex")
+            .with_scopes(["ledger:read", "ledger:write"]),
+    );
+    let theirs = hank.call_tool("accounts", json!({})).await;
+    assert_eq!(
+        theirs["structuredContent"]["accounts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["id"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["globex-main"]
+    );
+    let stolen = confirmed(
+        &hank,
+        "transfer",
+        json!({"from": "acme-operating", "to": "globex-main", "amount_cents": 1, "memo": "x"}),
+    )
+    .await;
+    assert_eq!(
+        stolen["result"]["structuredContent"]["error"]["code"],
+        "unknown_account"
+    );
+    let read = hank
+        .request(
+            "resources/read",
+            json!({"uri": "ledger://accounts/acme-operating", "_meta": meta()}),
+        )
+        .await;
+    assert!(read.get("error").is_some(), "{read}");
+    let own = client
+        .request(
+            "resources/read",
+            json!({"uri": "ledger://accounts/acme-operating", "_meta": meta()}),
+        )
+        .await;
+    assert!(own["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("Operating"));
+
+    // Reading needs ledger:read only; writing needs ledger:write.
+    let reader = TestClient::new(app).as_principal(
+        Principal::new("rita")
+            .with_tenant("acme")
+            .with_scopes(["ledger:read"]),
+    );
+    assert!(reader.call_tool("accounts", json!({})).await["isError"].is_null());
+    let denied = reader
+        .request(
+            "tools/call",
+            json!({"name": "transfer", "_meta": meta(), "arguments":
+                {"from": "acme-operating", "to": "acme-payroll", "amount_cents": 1, "memo": "x"}}),
+        )
+        .await;
+    assert_eq!(denied["error"]["code"], -31403, "{denied}");
+    assert!(denied["error"]["data"]["requiredScopes"]
+        .to_string()
+        .contains("ledger:write"));
+
+    // Two transfers racing for the same money: one is booked, the other refused.
+    let available = balance(&client, "acme-payroll").await;
+    let share = available * 6 / 10;
+    let (a, b) = tokio::join!(
+        ledger.transfer(
+            "acme",
+            "alice",
+            ("acme-payroll", "acme-operating"),
+            share,
+            "race a"
+        ),
+        ledger.transfer(
+            "acme",
+            "alice",
+            ("acme-payroll", "acme-operating"),
+            share,
+            "race b"
+        ),
+    );
+    let booked = [&a, &b].iter().filter(|r| r.is_ok()).count();
+    assert_eq!(booked, 1, "{a:?} {b:?}");
+    assert_eq!(balance(&client, "acme-payroll").await, available - share);
+}
+
+#[tokio::test]
+async fn database_errors_are_not_shown_to_the_model() {
+    let dir = std::env::temp_dir().join(format!("ledger-broken-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("ledger.db");
+    let ledger = ledger::Ledger::open(file.to_str().unwrap()).await.unwrap();
+    let client = TestClient::new(ledger::server(ledger).build().unwrap()).as_principal(alice());
+    rusqlite::Connection::open(&file)
+        .unwrap()
+        .execute_batch("DROP TABLE transfers")
+        .unwrap();
+    let failed = client
+        .request(
+            "tools/call",
+            json!({"name": "history", "arguments": {"account": "acme-payroll"}, "_meta": meta()}),
+        )
+        .await;
+    assert_eq!(failed["error"]["code"], -32603, "{failed}");
+    let message = failed["error"]["message"].as_str().unwrap();
+    assert_eq!(
+        message,
+        "The ledger is unavailable right now; try again in a minute"
+    );
+    assert!(!failed.to_string().contains("transfers"), "{failed}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn the_ledger_on_sqlite() {
+    let dir = std::env::temp_dir().join(format!("ledger-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("ledger.db");
+    let ledger = ledger::Ledger::open(file.to_str().unwrap()).await.unwrap();
+    exercise(ledger).await;
+    // The schema is migrated once: opening the file again keeps the data.
+    let again = ledger::Ledger::open(file.to_str().unwrap()).await.unwrap();
+    assert_eq!(
+        again.transfer_count().await.unwrap(),
+        2,
+        "the transfer and the race's winner"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL: MCP_TEST_POSTGRES_URL=postgres://… (scripts/test-all.sh starts one)"]
+async fn the_ledger_on_postgres() {
+    let url = std::env::var("MCP_TEST_POSTGRES_URL").expect("MCP_TEST_POSTGRES_URL");
+    // A database of its own, so a rerun starts from the demo accounts.
+    let name = format!("ledger_{}", std::process::id());
+    let (admin, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    for statement in [
+        format!("DROP DATABASE IF EXISTS {name}"),
+        format!("CREATE DATABASE {name}"),
+    ] {
+        admin.batch_execute(&statement).await.unwrap();
+    }
+    let base = url.rsplit_once('/').map_or(url.as_str(), |(base, _)| base);
+    let database = format!("{base}/{name}");
+    let ledger = ledger::Ledger::open(&database).await.unwrap();
+    exercise(ledger.clone()).await;
+    assert_eq!(ledger.transfer_count().await.unwrap(), 2);
+    // Two instances open it at once: the migrations run once, the demo accounts go in once.
+    let (a, b) = tokio::join!(
+        ledger::Ledger::open(&database),
+        ledger::Ledger::open(&database)
+    );
+    let (a, _b) = (a.unwrap(), b.unwrap());
+    assert_eq!(a.accounts("acme").await.unwrap().len(), 2);
+}

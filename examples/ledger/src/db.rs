@@ -293,20 +293,22 @@ impl Ledger {
     pub async fn accounts(&self, tenant: &str) -> Result<Vec<Account>, LedgerError> {
         let tenant = tenant.to_owned();
         match &self.backend {
-            Backend::Sqlite(connection) => Self::sqlite(connection, move |c| {
-                let mut statement = c.prepare_cached(
+            Backend::Sqlite(connection) => {
+                Self::sqlite(connection, move |c| {
+                    let mut statement = c.prepare_cached(
                     "SELECT id, name, balance_cents FROM accounts WHERE tenant = ?1 ORDER BY id",
                 )?;
-                let rows = statement.query_map(params![tenant], |row| {
-                    Ok(Account {
-                        id: row.get(0)?,
-                        name: row.get(1)?,
-                        balance_cents: row.get(2)?,
-                    })
-                })?;
-                Ok(rows.collect::<Result<Vec<_>, _>>()?)
-            })
-            .await,
+                    let rows = statement.query_map(params![tenant], |row| {
+                        Ok(Account {
+                            id: row.get(0)?,
+                            name: row.get(1)?,
+                            balance_cents: row.get(2)?,
+                        })
+                    })?;
+                    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+                })
+                .await
+            }
             Backend::Postgres(pool) => {
                 let client = pool.get().await?;
                 let rows = client

@@ -11,13 +11,15 @@
 //! Nothing is stored on the server between rounds: the answers of earlier rounds and the
 //! values a handler keeps (`ctx.keep`) travel in `requestState`, sealed with the server's
 //! key and bound to the method, target, arguments, principal and an expiry. Any instance
-//! holding the same key can continue the call. Answers count only for the questions the
-//! state says were asked, so a client cannot skip a question by answering it unasked.
+//! holding the same key can continue the call.
 //!
 //! Sealing stops forgery, not replay. For a single-use tool (`destructive`, or
 //! `#[tool(once)]`) the state a round presents is recorded in the server's store as used
 //! before the handler runs, so the same state (a replayed confirmation) is refused on
-//! every instance sharing the store (S-130).
+//! every instance sharing the store (S-130); and its answers count only for the questions
+//! the state says were asked, so a request without the state (a replay that dropped it)
+//! confirms nothing. Other tools take answers without a state too, as a server that keeps
+//! no state would.
 
 use std::any::TypeId;
 use std::collections::{BTreeSet, HashMap};
@@ -549,12 +551,14 @@ impl Rounds {
     }
 
     /// Read `inputResponses` and `requestState` out of `params` into `ctx`. Errors are
-    /// -32602 with a message saying what to fix.
+    /// -32602 with a message saying what to fix. For a `single_use` call, answers count
+    /// only for the questions the presented state asked.
     pub(crate) fn open(
         &self,
         ctx: &RequestContext,
         params: &mut Map<String, Value>,
         binding: &Binding,
+        single_use: bool,
     ) -> Result<(), RpcError> {
         let responses = match params.remove("inputResponses") {
             None => Map::new(),
@@ -593,12 +597,13 @@ impl Rounds {
         }
         let mut answers = sealed.answers;
         // This request's answers win over carried ones: a client may answer again after
-        // being asked again. An answer to a question the state does not record as asked
-        // is ignored (S-135), so no question can be skipped by answering it unasked.
+        // being asked again. For a single-use call, an answer to a question the state does
+        // not record as asked is ignored (S-135), so a confirmation cannot be skipped, or
+        // replayed without its state.
         answers.extend(
             responses
                 .into_iter()
-                .filter(|(key, _)| sealed.asked.contains(key)),
+                .filter(|(key, _)| !single_use || sealed.asked.contains(key)),
         );
         let mut exchange = ctx.exchange();
         exchange.open = true;

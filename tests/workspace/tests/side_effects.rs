@@ -196,6 +196,16 @@ async fn an_answer_without_the_state_that_asked_does_not_confirm_anything() {
             .await;
         assert_eq!(skipped["result"]["resultType"], "input_required", "{wire}");
         assert_eq!(payments.to(&payee), 0);
+        // A tool that is not single-use takes an answer without a state, as a server
+        // keeping no state would.
+        let taken = conn
+            .call(params(
+                "note",
+                json!({"payee": payee}),
+                json!({"inputResponses": accept()}),
+            ))
+            .await;
+        assert_eq!(taken["result"]["content"][0]["text"], "note 1", "{wire}");
     }
 }
 

@@ -51,7 +51,7 @@ impl Core {
             return Reply::Error(error);
         }
         let binding = Binding::new("prompts/get", &name, &arguments, ctx.principal_subject());
-        if let Err(error) = self.rounds.open(&ctx, &mut params, &binding) {
+        if let Err(error) = self.rounds.open(&ctx, &mut params, &binding, false) {
             return Reply::Error(error);
         }
         let outcome = self

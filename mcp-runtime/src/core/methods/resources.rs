@@ -59,7 +59,7 @@ impl Core {
             &serde_json::Map::new(),
             ctx.principal_subject(),
         );
-        if let Err(error) = self.rounds.open(&ctx, &mut params, &binding) {
+        if let Err(error) = self.rounds.open(&ctx, &mut params, &binding, false) {
             return Reply::Error(error);
         }
         let outcome = self

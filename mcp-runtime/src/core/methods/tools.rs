@@ -84,7 +84,7 @@ impl Core {
         // The rounds of one call share its key: a state opens only with the same key.
         let binding = Binding::new("tools/call", &name, &arguments, ctx.principal_subject())
             .with_idempotency_key(key.as_deref());
-        if let Err(error) = self.rounds.open(&ctx, &mut params, &binding) {
+        if let Err(error) = self.rounds.open(&ctx, &mut params, &binding, tool.def.once) {
             return Reply::Error(error);
         }
         let claim = match key {

@@ -30,7 +30,6 @@ use crate::clock::{millis, now_ms};
 use crate::protocol::{CallToolResult, RpcError};
 use crate::store::{Records, StoreError};
 
-use super::dispatch::Reply;
 use super::error::business_error;
 use super::RequestContext;
 
@@ -110,7 +109,18 @@ pub(crate) enum Begin {
     /// Run the handler; report how it went to the claim.
     Run(Claim),
     /// Answer this without running it.
-    Answer(Reply),
+    Answer(Answer),
+}
+
+/// The answer to a call under a key that does not run.
+pub(crate) enum Answer {
+    /// This tool result: the recorded one, or a refusal (`idempotency_conflict`,
+    /// `in_progress`, `outcome_unknown`).
+    Result(CallToolResult),
+    /// The task the first call became.
+    Task(Map<String, Value>),
+    /// The record cannot be read or written.
+    Error(RpcError),
 }
 
 /// How a claimed call ended, for its record.
@@ -171,7 +181,7 @@ impl Idempotency {
                 }
                 Err(e) => {
                     tracing::error!(tool, "idempotency record unavailable: {e}");
-                    return Begin::Answer(Reply::Error(RpcError::internal(
+                    return Begin::Answer(Answer::Error(RpcError::internal(
                         "Internal error: the server cannot check this idempotency key (its store is unavailable), so the call did not run; try again shortly with the same key",
                     )));
                 }
@@ -207,6 +217,7 @@ impl Idempotency {
                     idempotency: self.clone(),
                     record: record.to_owned(),
                     progress: Arc::default(),
+                    settled: false,
                 })
             }));
         };
@@ -222,16 +233,16 @@ impl Idempotency {
         match entry.state {
             State::Done { result } => Ok(Some(Begin::Answer(
                 match serde_json::from_value::<CallToolResult>(result) {
-                    Ok(result) => Reply::Tool(result),
+                    Ok(result) => Answer::Result(result),
                     Err(e) => {
                         tracing::error!(tool, "a recorded outcome does not decode: {e}");
-                        Reply::Error(RpcError::internal(
+                        Answer::Error(RpcError::internal(
                             "Internal error: the outcome recorded under this idempotency key cannot be read",
                         ))
                     }
                 },
             ))),
-            State::Task { task } => Ok(Some(Begin::Answer(Reply::Task { body: task }))),
+            State::Task { task } => Ok(Some(Begin::Answer(Answer::Task(task)))),
             State::Unknown => Ok(Some(Begin::Answer(unknown(tool, key, entry.started_at_ms)))),
             State::Running { lease_until_ms, .. } if lease_until_ms < now => {
                 // Its instance stopped renewing: it died (or lost the store) mid-call.
@@ -290,11 +301,11 @@ fn digest(arguments: &Map<String, Value>) -> String {
     URL_SAFE_NO_PAD.encode(Sha256::digest(&canonical))
 }
 
-fn refusal(code: &str, message: String) -> Reply {
-    Reply::Tool(business_error(code, message))
+fn refusal(code: &str, message: String) -> Answer {
+    Answer::Result(business_error(code, message))
 }
 
-fn unknown(tool: &str, key: &str, started_at_ms: u64) -> Reply {
+fn unknown(tool: &str, key: &str, started_at_ms: u64) -> Answer {
     refusal(
         "outcome_unknown",
         format!(
@@ -304,15 +315,18 @@ fn unknown(tool: &str, key: &str, started_at_ms: u64) -> Reply {
     )
 }
 
-/// A claimed key: the handler may run. Report its end with [`Claim::settle`]; a claim
-/// dropped without that (the call was abandoned) stops renewing its lease, and the key
-/// then answers `outcome_unknown`.
+/// A claimed key: the handler may run. Report its end with [`Claim::settle`]. A claim
+/// dropped without that (the call was abandoned: its HTTP client went away, which cancels
+/// it) settles by itself: released when its handler had not started, `outcome_unknown`
+/// when it had.
 pub(crate) struct Claim {
     idempotency: Idempotency,
     record: String,
     /// How far the handler got (0: not started, so nothing can have happened), set by the
     /// call's future.
     progress: Arc<AtomicU8>,
+    /// Settled by [`Claim::settle`]; dropping it then records nothing more.
+    settled: bool,
 }
 
 impl Claim {
@@ -366,58 +380,81 @@ impl Claim {
     }
 
     /// Record how the call ended.
-    pub(crate) async fn settle(self, settled: Settled) {
-        let idempotency = &self.idempotency;
-        let owner = idempotency.instance.clone();
-        let held = |entry: &Entry| matches!(&entry.state, State::Running { owner: holder, .. } if **holder == *owner);
-        let outcome = match settled {
-            Settled::Release => {
-                let removed = match idempotency.records.load::<Entry>(&self.record).await {
-                    Ok(Some(found)) if held(&found.value) => idempotency
-                        .records
-                        .remove(&self.record, found.version)
-                        .await
-                        .map(|_| ()),
-                    Ok(_) => Ok(()),
-                    Err(e) => Err(e),
-                };
-                if let Err(e) = removed {
-                    // The lease runs out; a retry then gets `outcome_unknown`.
-                    tracing::warn!("could not release an idempotency key: {e}");
-                }
-                return;
-            }
-            Settled::Result(result) => match serde_json::to_value(&result) {
-                Ok(result) => State::Done { result },
-                Err(e) => {
-                    tracing::error!("a tool result does not serialize for its record: {e}");
-                    State::Unknown
-                }
-            },
-            Settled::Task(task) => State::Task { task },
-            Settled::Unknown => State::Unknown,
-        };
-        let expiry = idempotency.expiry(now_ms());
-        let mut landed = false;
-        let stored = idempotency
-            .records
-            .modify(&self.record, |entry: &mut Entry, expires| {
-                landed = held(entry);
-                if landed {
-                    entry.state = outcome.clone();
-                    *expires = expiry;
-                }
-                landed
-            })
-            .await;
-        match stored {
-            Ok(Some(_)) if landed => {}
-            Ok(_) => tracing::warn!(
-                "an idempotency record changed under its call (its lease ran out); its outcome was not recorded"
-            ),
-            Err(e) => tracing::error!(
-                "could not record the outcome of a call under an idempotency key: {e}"
-            ),
+    pub(crate) async fn settle(mut self, settled: Settled) {
+        self.settled = true;
+        record(&self.idempotency, &self.record, settled).await;
+    }
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        if self.settled {
+            return;
         }
+        // Abandoned mid-call. Say so now, rather than leave retries waiting for the lease
+        // to run out.
+        let settled = match self.progress.load(Ordering::Acquire) {
+            0 => Settled::Release,
+            _ => Settled::Unknown,
+        };
+        let (idempotency, key) = (self.idempotency.clone(), self.record.clone());
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move { record(&idempotency, &key, settled).await });
+        }
+    }
+}
+
+/// Record how the call under `key` ended, if this instance still holds it.
+async fn record(idempotency: &Idempotency, key: &str, settled: Settled) {
+    let owner = idempotency.instance.clone();
+    let held = |entry: &Entry| matches!(&entry.state, State::Running { owner: holder, .. } if **holder == *owner);
+    let outcome = match settled {
+        Settled::Release => {
+            let removed = match idempotency.records.load::<Entry>(key).await {
+                Ok(Some(found)) if held(&found.value) => idempotency
+                    .records
+                    .remove(key, found.version)
+                    .await
+                    .map(|_| ()),
+                Ok(_) => Ok(()),
+                Err(e) => Err(e),
+            };
+            if let Err(e) = removed {
+                // The lease runs out; a retry then gets `outcome_unknown`.
+                tracing::warn!("could not release an idempotency key: {e}");
+            }
+            return;
+        }
+        Settled::Result(result) => match serde_json::to_value(&result) {
+            Ok(result) => State::Done { result },
+            Err(e) => {
+                tracing::error!("a tool result does not serialize for its record: {e}");
+                State::Unknown
+            }
+        },
+        Settled::Task(task) => State::Task { task },
+        Settled::Unknown => State::Unknown,
+    };
+    let expiry = idempotency.expiry(now_ms());
+    let mut landed = false;
+    let stored = idempotency
+        .records
+        .modify(key, |entry: &mut Entry, expires| {
+            landed = held(entry);
+            if landed {
+                entry.state = outcome.clone();
+                *expires = expiry;
+            }
+            landed
+        })
+        .await;
+    match stored {
+        Ok(Some(_)) if landed => {}
+        Ok(_) => tracing::warn!(
+            "an idempotency record changed under its call (its lease ran out); its outcome was not recorded"
+        ),
+        Err(e) => tracing::error!(
+            "could not record the outcome of a call under an idempotency key: {e}"
+        ),
     }
 }

@@ -726,3 +726,36 @@ async fn keys_of_another_tool_are_their_own_and_outcomes_expire() {
     let later = client.request("tools/call", now("tools")).await;
     assert_eq!(later["result"]["structuredContent"]["number"], 3, "{later}");
 }
+
+#[tokio::test]
+async fn a_call_abandoned_mid_way_answers_outcome_unknown_at_once() {
+    let payments = Payments::new();
+    // A short wait: a retry that had to wait for the lease would answer `in_progress`.
+    let app = side_effects::server(payments.clone())
+        .idempotency_wait(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let call = |payee: &str, linger_ms: u64| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params(
+            "pay_now",
+            json!({"payee": payee, "amount_cents": 1, "linger_ms": linger_ms, "idempotencyKey": format!("gone-{payee}")}),
+            json!({}),
+        )})
+    };
+    // The HTTP client goes away while the payment lingers: its request is cancelled, and
+    // nobody knows whether the work it had started finished.
+    let request = http_request(&call("abandoned", 5_000).to_string()).unwrap();
+    let dropped =
+        tokio::time::timeout(Duration::from_millis(300), app.router().oneshot(request)).await;
+    assert!(
+        dropped.is_err(),
+        "the request was still running when dropped"
+    );
+    assert_eq!(payments.to("abandoned"), 1);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let retry = TestClient::new(app.clone())
+        .request("tools/call", call("abandoned", 5_000)["params"].clone())
+        .await;
+    assert_eq!(error_code(&retry), "outcome_unknown", "{retry}");
+    assert_eq!(payments.to("abandoned"), 1);
+}

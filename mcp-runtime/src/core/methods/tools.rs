@@ -16,7 +16,7 @@ use crate::tasks::{Escalation, TaskLink, TaskRuntime};
 use super::super::dispatch::{
     arguments_param, guarded, string_param, unknown_name, Call, Core, Reply,
 };
-use super::super::idempotency::{take_key, Begin, Claim, Settled};
+use super::super::idempotency::{take_key, Answer, Begin, Settled};
 use super::super::input::Binding;
 use super::super::live::Snapshot;
 
@@ -87,49 +87,108 @@ impl Core {
         if let Err(error) = self.rounds.open(&ctx, &mut params, &binding, tool.def.once) {
             return Reply::Error(error);
         }
-        let claim = match key {
-            None => None,
-            Some(key) => match self.idempotency.begin(&ctx, &name, &key, &arguments).await {
-                Begin::Run(claim) => Some(claim),
-                Begin::Answer(reply) => return reply,
-            },
-        };
-        let progress = claim.as_ref().map(Claim::progress);
-        let handler = self.handler(tool.def, &ctx, arguments.clone(), progress);
-        let reply = match tasks {
-            // Boxed: its timer and select would otherwise make every call's future larger.
-            Some(runtime) => {
-                let call = Box::pin(self.call_as_task(
-                    runtime,
+        match key {
+            None => {
+                self.execute(
                     ctx,
+                    tool.def,
                     (&name, target),
                     arguments,
-                    handler,
+                    tasks,
                     &binding,
-                ));
-                match &claim {
-                    Some(claim) => claim.renewing(call).await,
-                    None => call.await,
-                }
+                    None,
+                )
+                .await
+            }
+            // Boxed: the claim's lease renewal and record would otherwise make every call's
+            // future larger.
+            Some(key) => {
+                Box::pin(self.execute_once(
+                    ctx,
+                    tool.def,
+                    (&name, target),
+                    arguments,
+                    tasks,
+                    &binding,
+                    &key,
+                ))
+                .await
+            }
+        }
+    }
+
+    /// A call under an idempotency key: claim the key (or answer from its record), run
+    /// with the claim's lease renewed, record how it ended.
+    #[allow(clippy::too_many_arguments)]
+    async fn execute_once(
+        &self,
+        ctx: RequestContext,
+        def: &'static ToolDef,
+        (name, target): (&str, String),
+        arguments: Map<String, Value>,
+        tasks: Option<Arc<TaskRuntime>>,
+        binding: &Binding,
+        key: &str,
+    ) -> Reply {
+        let claim = match self.idempotency.begin(&ctx, name, key, &arguments).await {
+            Begin::Run(claim) => claim,
+            Begin::Answer(Answer::Result(result)) => return Reply::Tool(result),
+            Begin::Answer(Answer::Task(body)) => return Reply::Task { body },
+            Begin::Answer(Answer::Error(error)) => return Reply::Error(error),
+        };
+        let run = self.execute(
+            ctx,
+            def,
+            (name, target),
+            arguments,
+            tasks,
+            binding,
+            Some(claim.progress()),
+        );
+        let reply = claim.renewing(run).await;
+        let progress = claim.handler_progress();
+        claim.settle(settled(&reply, progress)).await;
+        reply
+    }
+
+    /// Run the handler: as a task-capable call, or within the caller's limits; its reply,
+    /// or `input_required` when it asked.
+    #[allow(clippy::too_many_arguments)]
+    async fn execute(
+        &self,
+        ctx: RequestContext,
+        def: &'static ToolDef,
+        (name, target): (&str, String),
+        arguments: Map<String, Value>,
+        tasks: Option<Arc<TaskRuntime>>,
+        binding: &Binding,
+        progress: Option<Arc<AtomicU8>>,
+    ) -> Reply {
+        match tasks {
+            Some(runtime) => {
+                let handler = self.handler(def, &ctx, arguments.clone(), progress);
+                // Boxed: its timer and select would otherwise make every call's future
+                // larger.
+                Box::pin(self.call_as_task(
+                    runtime,
+                    ctx,
+                    (name, target),
+                    arguments,
+                    handler,
+                    binding,
+                ))
+                .await
             }
             None => {
-                let run = self.run(&ctx, &target, handler);
-                let outcome = match &claim {
-                    Some(claim) => claim.renewing(run).await,
-                    None => run.await,
-                };
+                let handler = self.handler(def, &ctx, arguments, progress);
+                let outcome = self.run(&ctx, &target, handler).await;
                 let failed = !matches!(&outcome, Ok(result) if !result.is_error);
-                self.finish_round(&ctx, &binding, failed, || match outcome {
+                self.finish_round(&ctx, binding, failed, || match outcome {
                     Ok(result) => Reply::Tool(result),
                     Err(error) => Reply::Error(error),
                 })
             }
-        };
-        if let Some(claim) = claim {
-            let progress = claim.handler_progress();
-            claim.settle(settled(&reply, progress)).await;
         }
-        reply
     }
 
     /// The handler's future, preceded by what must happen before it may run: a single-use

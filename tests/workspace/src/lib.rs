@@ -560,6 +560,8 @@ pub mod interactive {
         pub cancelled: AtomicUsize,
         /// Calls that finished.
         pub finished: AtomicUsize,
+        /// Reports `heartbeat`'s spawned work tried to send.
+        pub beats: AtomicUsize,
     }
 
     // ANCHOR: cancel
@@ -587,6 +589,23 @@ pub mod interactive {
         "finished"
     }
     // ANCHOR_END: cancel
+
+    /// Reports progress and logs every 10 ms for 5 s from a spawned task, whatever happens
+    /// to the call: work that outlives its request and ignores cancellation.
+    #[tool]
+    pub async fn heartbeat(probe: State<Arc<Probe>>, progress: Progress, log: Log) -> &'static str {
+        let probe = probe.0.clone();
+        tokio::spawn(async move {
+            for beat in 1..=500_u32 {
+                progress.report(f64::from(beat), None);
+                log.info(format!("beat {beat}"));
+                probe.beats.fetch_add(1, Ordering::SeqCst);
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+        });
+        tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+        "finished"
+    }
 
     // ANCHOR: toggle
     /// Toggles `extra_tool` and reports an update of `vault://alpha`.

@@ -887,6 +887,55 @@ async fn a_cancelled_stdio_request_stops_and_sends_nothing_more() {
 }
 
 #[tokio::test]
+async fn work_a_cancelled_stdio_request_left_running_can_send_nothing_for_it() {
+    // S-068: `heartbeat` leaves a task holding its `Progress` and `Log` that reports every
+    // 10 ms and never looks at the cancellation.
+    let (app, probe) = app_with_probe();
+    let mut wire = Wire::stdio(&app);
+    wire.send(&call(
+        61,
+        "heartbeat",
+        json!({}),
+        json!({"_meta": {"progressToken": "beat", "io.modelcontextprotocol/logLevel": "info"}}),
+    ))
+    .await;
+    let first = wire.frame().await;
+    assert_eq!(first["params"]["progressToken"], "beat", "{first}");
+    wire.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 61}}))
+        .await;
+    // Lines are read in order, so once the next request is answered the cancellation has
+    // been handled; beats that went out before it may precede that answer.
+    let handled = wire
+        .exchange(call(62, "crunch", json!({"steps": 0}), json!({})))
+        .await;
+    assert_eq!(handled.response["id"], 62);
+    // The task goes on reporting well after the cancellation...
+    let at_cancel = probe.beats.load(Ordering::SeqCst);
+    until(|| probe.beats.load(Ordering::SeqCst) >= at_cancel + 10).await;
+    // ...and none of it reaches the client: the next frames belong to the next request.
+    let next = wire
+        .exchange(call(
+            63,
+            "crunch",
+            json!({"steps": 2}),
+            json!({"_meta": {"progressToken": "crunch"}}),
+        ))
+        .await;
+    assert!(!next.notifications.is_empty());
+    for notification in &next.notifications {
+        assert_eq!(
+            notification["params"]["progressToken"], "crunch",
+            "{notification}"
+        );
+    }
+    assert_eq!(next.response["id"], 63);
+    assert!(
+        probe.beats.load(Ordering::SeqCst) < 500,
+        "the task still runs"
+    );
+}
+
+#[tokio::test]
 async fn closing_an_http_response_stream_cancels_the_request() {
     let (app, probe) = app_with_probe();
     let message = call(

@@ -13,6 +13,7 @@ use crate::policy::auth::Listed;
 use crate::protocol::{Annotations, Prompt, Resource, ResourceTemplate, Tool, ToolAnnotations};
 use crate::validate::ArgValidator;
 
+use super::mirror::{self, Mirrored};
 use super::spec::{finish_output, generator};
 use super::{uri, ParamSpec, PromptDef, ResourceDef, ToolDef};
 
@@ -121,6 +122,8 @@ pub struct CatalogTool {
     pub tool: Tool,
     /// Compiled validator for the input schema.
     pub validator: ArgValidator,
+    /// Arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`), checked on HTTP.
+    pub(crate) mirrored: Vec<Mirrored>,
 }
 
 /// One resource (static or template) as served.
@@ -621,6 +624,7 @@ fn prepare(
     let states = check_states(&spec, &format!("tool `{}`", def.name), has_state);
     let input_schema = spec.finish().map_err(invalid)?;
     states?;
+    let mirrored = mirror::scan(&input_schema).map_err(invalid)?;
     let validator = ArgValidator::compile(&input_schema)
         .map_err(|e| invalid(vec![format!("its input schema does not compile: {e}")]))?;
     let mut gen = generator();
@@ -643,5 +647,6 @@ fn prepare(
         def,
         tool,
         validator,
+        mirrored,
     })
 }

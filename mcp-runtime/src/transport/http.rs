@@ -4,8 +4,9 @@
 //! configured (401, or 400 for a malformed authorization), method (405), body size (413)
 //! and arrival time (408), nesting depth (-32600), JSON (-32700), declared scopes (403 with
 //! an `insufficient_scope` challenge), envelope (-32600), the `MCP-Protocol-Version` /
-//! `Mcp-Method` / `Mcp-Name` headers against the body (-32020), then the era adapter
-//! (version -32022, method -32601 with 404, `_meta` -32602 with 400).
+//! `Mcp-Method` / `Mcp-Name` headers and a tool's `Mcp-Param-*` headers against the body
+//! (-32020), then the era adapter (version -32022, method -32601 with 404, `_meta` -32602
+//! with 400).
 //!
 //! Responses are JSON, except in two cases that stream Server-Sent Events: a request whose
 //! client asked for progress or log messages (and accepts `text/event-stream`) switches to
@@ -762,6 +763,15 @@ fn check_headers(
                         )));
                     }
                 }
+            }
+        }
+    }
+    if method == "tools/call" {
+        let params = params.map(|p| (p.get("name").and_then(Value::as_str), p.get("arguments")));
+        if let Some((Some(name), arguments)) = params {
+            let snapshot = core.live.load();
+            if let Some(tool) = snapshot.catalog.get(name) {
+                super::param_headers::check(headers, &tool.mirrored, arguments)?;
             }
         }
     }

@@ -354,6 +354,56 @@ async fn http_get_and_delete_are_405() {
 }
 
 #[tokio::test]
+async fn http_posts_not_declared_json_are_415_before_their_body_is_read() {
+    // A page may POST `text/plain` (or no type at all) to any address without a CORS
+    // preflight; the endpoint takes only `application/json` (UTF-8, S-057).
+    let app = mcp_workspace_tests::server().build().unwrap();
+    let post = |content_types: &[&str], body: &str| {
+        let mut request = http_request(body).unwrap();
+        request.headers_mut().remove("content-type");
+        for value in content_types {
+            request
+                .headers_mut()
+                .append("content-type", value.parse().unwrap());
+        }
+        request
+    };
+    for (content_types, body) in [
+        (&[][..], LIST),
+        (&["text/plain"][..], LIST),
+        (&["text/plain;charset=UTF-8"][..], LIST),
+        (&["application/x-www-form-urlencoded"][..], LIST),
+        (&["multipart/form-data; boundary=x"][..], LIST),
+        (&["application/jsonl"][..], LIST),
+        (&["application/json; charset=latin1"][..], LIST),
+        (&["application/json", "text/plain"][..], LIST),
+        // Refused before parsing: a body that is not even JSON gets 415, not -32700.
+        (&["text/plain"][..], "{not json"),
+    ] {
+        let (status, reply, _) = http(&app, post(content_types, body)).await;
+        assert_eq!(status, 415, "{content_types:?}");
+        assert_eq!(reply["error"]["code"], -32600, "{content_types:?}: {reply}");
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("Unsupported Media Type"),
+            "{reply}"
+        );
+    }
+    for content_type in [
+        "application/json",
+        "Application/JSON",
+        "application/json; charset=utf-8",
+        "application/json;charset=\"UTF-8\"",
+    ] {
+        let (status, reply, _) = http(&app, post(&[content_type], LIST)).await;
+        assert_eq!(status, 200, "{content_type}: {reply}");
+        assert!(reply["result"]["tools"].is_array());
+    }
+}
+
+#[tokio::test]
 async fn http_oversized_bodies_are_413_and_lose_nothing_else() {
     let app = mcp_workspace_tests::server()
         .max_body_bytes(1024)

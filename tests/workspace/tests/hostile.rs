@@ -166,7 +166,7 @@ async fn hostile_http_requests_get_exact_errors_and_lose_nothing() {
         // --- HTTP smuggling, caught by the HTTP parser before any MCP code runs ---
         ("bare CR inside a header value", raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nMcp-Method: tools/list\rX-Injected: 1\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"), Expect::Status(400)),
         ("two different Content-Lengths", raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\nContent-Length: 40\r\nConnection: close\r\n\r\n{}"), Expect::Status(400)),
-        ("Content-Length and chunked together", raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n"), Expect::Status(400)),
+        ("Content-Length and chunked together", raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n"), Expect::Status(400)),
         ("a header line without a colon", raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nthis is not a header\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"), Expect::Status(400)),
         ("64 KiB of headers", raw(&format!("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: {}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}", "z".repeat(512 * 1024))), Expect::Status(431)),
         // --- origin and method ---
@@ -174,10 +174,13 @@ async fn hostile_http_requests_get_exact_errors_and_lose_nothing() {
         ("a foreign Host", raw(&String::from_utf8(post(&common::headers("tools/list", None, &[]), &body(1, "tools/list", json!({})))).unwrap().replace("Host: 127.0.0.1", "Host: evil.example")), Expect::Rpc(403, -32600)),
         ("GET without a session", get("/mcp", &[]), Expect::Rpc(405, -32600)),
         ("PUT", raw("PUT /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"), Expect::Rpc(405, -32600)),
+        // --- bodies not declared JSON: a page may send these cross-origin without a preflight ---
+        ("a text/plain body (a CORS simple request)", raw(&String::from_utf8(with_body("tools/list", None, &body(1, "tools/list", json!({})))).unwrap().replace("Content-Type: application/json", "Content-Type: text/plain")), Expect::Rpc(415, -32600)),
+        ("no Content-Type", raw(&String::from_utf8(with_body("tools/list", None, &body(1, "tools/list", json!({})))).unwrap().replace("Content-Type: application/json\r\n", "")), Expect::Rpc(415, -32600)),
         // --- size and shape bombs ---
-        ("declared body over the limit", raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000000\r\nConnection: close\r\n\r\n{}"), Expect::Rpc(413, -32600)),
+        ("declared body over the limit", raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\nConnection: close\r\n\r\n{}"), Expect::Rpc(413, -32600)),
         ("chunked body over the limit", {
-            let mut r = raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+            let mut r = raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
             r.extend_from_slice(format!("{:x}\r\n{}\r\n0\r\n\r\n", too_big.len(), too_big).as_bytes());
             r
         }, Expect::Rpc(413, -32600)),
@@ -257,7 +260,7 @@ async fn slow_clients_time_out_alone() {
     let addr = common::serve(app()).await;
     let mut stalled = TcpStream::connect(addr).await.unwrap();
     stalled
-        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{\"json")
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{\"json")
         .await
         .unwrap();
     // Meanwhile others are served.

@@ -245,12 +245,12 @@ fn single_type(mut schema: Value, generator: &SchemaGenerator) -> Value {
     for _ in 0..3 {
         let Value::Object(obj) = &schema else { break };
         if let Some(Value::Array(branches)) = obj.get("anyOf") {
-            let rest: Vec<&Value> = branches
+            let mut rest = branches
                 .iter()
-                .filter(|b| b.get("type").and_then(Value::as_str) != Some("null"))
-                .collect();
-            if obj.len() == 1 && rest.len() == 1 && branches.len() == 2 {
-                schema = rest.into_iter().cloned().next().unwrap_or(Value::Null);
+                .filter(|b| b.get("type").and_then(Value::as_str) != Some("null"));
+            if let (Some(only), None, 1, 2) = (rest.next(), rest.next(), obj.len(), branches.len())
+            {
+                schema = only.clone();
                 continue;
             }
         }

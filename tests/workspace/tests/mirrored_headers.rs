@@ -84,6 +84,14 @@ enum Expect {
     Refused,
 }
 
+/// What a row sends (its name, the arguments, the headers) and must get.
+type Row = (
+    &'static str,
+    Value,
+    Vec<(&'static str, &'static str)>,
+    Expect,
+);
+
 #[tokio::test]
 async fn http_calls_carry_headers_that_match_their_arguments() {
     let (app, ledger) = app();
@@ -110,7 +118,7 @@ async fn http_calls_carry_headers_that_match_their_arguments() {
         }
         arguments
     };
-    let rows: Vec<(&str, Value, Vec<(&str, &str)>, Expect)> = vec![
+    let rows: Vec<Row> = vec![
         ("every header matches", stock(), with(&[]), Expect::Ran),
         // S-105: names in any case; S-099: Base64 values decoded first.
         (

@@ -2,7 +2,7 @@
 //! key and a task store, behind the committed configurations in `examples/deploy/nginx/`.
 //!
 //! - 2026-07-28, round robin (`modern.conf`):
-//!   - lists are identical on every instance, and cursors work on any of them (S-137);
+//!   - lists are identical on every instance, and cursors work on any of them (S-245);
 //!   - a multi-round call started on one instance finishes on another;
 //!   - a task made on one instance is polled through the others;
 //!   - one instance killed mid-run while the others keep serving.

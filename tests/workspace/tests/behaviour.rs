@@ -254,6 +254,122 @@ fn a_tool_whose_schema_refers_outside_itself_stops_the_server_at_start() {
     );
 }
 
+/// Pairs of a name and a count, in JSON Schema draft-07, whose array-form `items` (a
+/// tuple) and `dependencies` 2020-12 spells otherwise.
+#[derive(serde::Deserialize)]
+struct Tally(serde_json::Value);
+
+impl schemars::JsonSchema for Tally {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Tally".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {
+                "pair": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}]},
+                "card": {"type": "string"},
+                "billing_address": {"type": "string"}
+            },
+            "dependencies": {"card": ["billing_address"]}
+        })
+    }
+}
+
+/// Counts a pair.
+#[tool]
+async fn tally(Args(tally): Args<Tally>) -> String {
+    tally.0.to_string()
+}
+
+#[tokio::test]
+async fn a_draft_07_tool_schema_is_validated_by_draft_07() {
+    // S-026: the schema is published with its `$schema`, and its keywords mean what
+    // draft-07 says.
+    let client = TestClient::new(Server::new("t", "1").only(tools![tally]).build().unwrap());
+    let list = client.request("tools/list", json!({})).await;
+    assert_eq!(
+        list["result"]["tools"][0]["inputSchema"]["$schema"],
+        "http://json-schema.org/draft-07/schema#"
+    );
+    let ok = client
+        .call_tool("tally", json!({"pair": ["apples", 3]}))
+        .await;
+    assert!(ok.get("isError").is_none(), "{ok}");
+    assert_eq!(ok["content"][0]["text"], r#"{"pair":["apples",3]}"#);
+    for (arguments, problem) in [
+        (json!({"pair": [3, "apples"]}), "argument /pair/0"),
+        (json!({"card": "4111"}), "billing_address"),
+    ] {
+        let refused = client.call_tool("tally", arguments).await;
+        assert_eq!(refused["isError"], true, "{refused}");
+        let text = refused["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains(problem), "{text}");
+    }
+}
+
+#[test]
+fn a_tool_schema_no_validator_here_applies_stops_the_server_at_start() {
+    // S-027: an unsupported dialect, and S-029: a schema invalid in its own dialect.
+    struct Custom;
+    impl schemars::JsonSchema for Custom {
+        fn schema_name() -> std::borrow::Cow<'static, str> {
+            "Custom".into()
+        }
+        fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            schemars::json_schema!({"$schema": "https://schemas.example/my-dialect", "type": "object"})
+        }
+    }
+    impl<'de> serde::Deserialize<'de> for Custom {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            serde::de::IgnoredAny::deserialize(d).map(|_| Custom)
+        }
+    }
+    struct Misspelt;
+    impl schemars::JsonSchema for Misspelt {
+        fn schema_name() -> std::borrow::Cow<'static, str> {
+            "Misspelt".into()
+        }
+        fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            schemars::json_schema!({"type": "object", "properties": {"n": {"type": "integr"}}})
+        }
+    }
+    impl<'de> serde::Deserialize<'de> for Misspelt {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            serde::de::IgnoredAny::deserialize(d).map(|_| Misspelt)
+        }
+    }
+    /// Takes a schema in a dialect of its own.
+    #[tool]
+    async fn custom(Args(_c): Args<Custom>) -> &'static str {
+        "ok"
+    }
+    /// Takes a schema with a typo.
+    #[tool]
+    async fn misspelt(Args(_m): Args<Misspelt>) -> &'static str {
+        "ok"
+    }
+    let error = Server::new("t", "1")
+        .only(tools![custom, misspelt])
+        .build()
+        .err()
+        .expect("build fails");
+    let text = error.to_string();
+    assert!(
+        text.contains("tool `custom` cannot be served: its input schema does not compile: the JSON Schema dialect https://schemas.example/my-dialect is not supported"),
+        "{text}"
+    );
+    assert!(
+        text.contains("http://json-schema.org/draft-07/schema"),
+        "{text}"
+    );
+    assert!(
+        text.contains("tool `misspelt` cannot be served: its input schema does not compile"),
+        "{text}"
+    );
+}
+
 #[test]
 fn a_tool_needing_missing_state_stops_the_server_at_start() {
     #[derive(Debug)]

@@ -505,6 +505,25 @@ async fn a_gateway_routes_and_rate_limits_on_a_mirrored_argument() {
     assert!(limited.is_some(), "eu was never rate-limited");
     let us = query("us", "us").await;
     assert_eq!(us.status, 200, "another region keeps its own budget");
+    // A handshake-era request naming the throttled region is not counted against it: its
+    // server does not check the header, so the gateway does not trust it.
+    let legacy = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-param-region", "eu")
+        .body(
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "gateway", "version": "1"}
+            }})
+            .to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(legacy.status(), 200, "not rate-limited as eu");
     println!(
         "gateway: eu rate-limited after {} calls",
         limited.unwrap_or(0)

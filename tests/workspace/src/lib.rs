@@ -907,6 +907,7 @@ pub mod gateway {
         pub calls: AtomicUsize,
     }
 
+    // ANCHOR: move_stock
     /// Where stock is kept.
     #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
     #[serde(rename_all = "lowercase")]
@@ -945,7 +946,9 @@ pub mod gateway {
             note.as_deref().unwrap_or("none")
         )
     }
+    // ANCHOR_END: move_stock
 
+    // ANCHOR: shipment
     /// Where a shipment goes, as an object inside the arguments.
     #[derive(serde::Deserialize, schemars::JsonSchema)]
     #[schemars(inline)]
@@ -985,6 +988,7 @@ pub mod gateway {
             shipment.priority.unwrap_or(5)
         )
     }
+    // ANCHOR_END: shipment
 }
 
 /// The gateway fixtures alone, counting calls in `ledger`.

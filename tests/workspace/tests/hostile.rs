@@ -227,7 +227,23 @@ async fn hostile_http_requests_get_exact_errors_and_lose_nothing() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// S-009, S-011, S-012: a JSON-RPC code the server may answer with in this revision: the
+/// JSON-RPC ones, the three the specification defines from its own range (-32020 header
+/// mismatch, -32021 missing capability, -32022 unsupported version), or an application
+/// code outside -32768..-32000. Never -32002 or -32042, which older revisions used.
+fn a_code_this_revision_allows(code: i64) -> bool {
+    matches!(
+        code,
+        -32700 | -32600 | -32601 | -32602 | -32603 | -32020 | -32021 | -32022
+    ) || !(-32768..=-32000).contains(&code)
+}
+
 fn check(reply: &Reply, expect: Expect) -> Result<(), String> {
+    if let Some(code) = reply.code() {
+        if !a_code_this_revision_allows(code) {
+            return Err(format!("code {code} is reserved"));
+        }
+    }
     let got = || {
         format!(
             "got {} {}",
@@ -443,7 +459,8 @@ proptest::proptest! {
             if status >= 400 {
                 let body = axum::body::to_bytes(response.into_body(), 1 << 20).await.unwrap();
                 let value: Value = serde_json::from_slice(&body).unwrap();
-                assert!(value["error"]["code"].is_i64(), "{value}");
+                let code = value["error"]["code"].as_i64();
+                assert!(code.is_some_and(a_code_this_revision_allows), "{value}");
             }
             let valid = common::body(2, "tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 3}}));
             let request = mcp_runtime::testing::http_request(&valid).unwrap();

@@ -629,6 +629,11 @@ fn prepare(
         .map_err(|e| invalid(vec![format!("its input schema does not compile: {e}")]))?;
     let mut gen = generator();
     let output_schema = (def.output_schema)(&mut gen).map(|s| finish_output(s, &mut gen));
+    if let Some(schema) = &output_schema {
+        // A published schema must be valid in its dialect; compiling it checks that.
+        ArgValidator::compile(schema)
+            .map_err(|e| invalid(vec![format!("its output schema does not compile: {e}")]))?;
+    }
     let tool = Tool {
         name: def.name.to_owned(),
         title: def.title.map(str::to_owned),

@@ -371,6 +371,38 @@ fn a_tool_schema_no_validator_here_applies_stops_the_server_at_start() {
 }
 
 #[test]
+fn a_tool_whose_output_schema_is_invalid_stops_the_server_at_start() {
+    // S-029: what the server publishes is valid in its dialect, output schemas included.
+    #[derive(serde::Serialize)]
+    struct Receipt {
+        total: u32,
+    }
+    impl schemars::JsonSchema for Receipt {
+        fn schema_name() -> std::borrow::Cow<'static, str> {
+            "Receipt".into()
+        }
+        fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            schemars::json_schema!({"type": "object", "properties": {"total": {"type": "integr"}}})
+        }
+    }
+    /// Totals an order.
+    #[tool]
+    async fn total() -> Receipt {
+        Receipt { total: 3 }
+    }
+    let error = Server::new("t", "1")
+        .only(tools![total])
+        .build()
+        .err()
+        .expect("build fails");
+    let text = error.to_string();
+    assert!(
+        text.contains("tool `total` cannot be served: its output schema does not compile"),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_tool_needing_missing_state_stops_the_server_at_start() {
     #[derive(Debug)]
     struct Db;

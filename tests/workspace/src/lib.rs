@@ -591,9 +591,16 @@ pub mod interactive {
     // ANCHOR_END: cancel
 
     /// Reports progress and logs every 10 ms for 5 s from a spawned task, whatever happens
-    /// to the call: work that outlives its request and ignores cancellation.
+    /// to the call, which answers after `stay_ms`: work that outlives its request and
+    /// ignores cancellation.
     #[tool]
-    pub async fn heartbeat(probe: State<Arc<Probe>>, progress: Progress, log: Log) -> &'static str {
+    pub async fn heartbeat(
+        /// How long the call itself takes.
+        stay_ms: u64,
+        probe: State<Arc<Probe>>,
+        progress: Progress,
+        log: Log,
+    ) -> &'static str {
         let probe = probe.0.clone();
         tokio::spawn(async move {
             for beat in 1..=500_u32 {
@@ -603,7 +610,7 @@ pub mod interactive {
                 tokio::time::sleep(std::time::Duration::from_millis(10)).await;
             }
         });
-        tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+        tokio::time::sleep(std::time::Duration::from_millis(stay_ms)).await;
         "finished"
     }
 

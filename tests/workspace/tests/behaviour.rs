@@ -644,6 +644,28 @@ async fn http_notifications_are_accepted_without_a_body() {
     .await;
     assert_eq!(status, 202);
     assert_eq!(body, Value::Null);
+    // S-079: one that cannot be accepted gets an HTTP error, with a JSON-RPC error that
+    // has no id.
+    let notification =
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+    let mut foreign = http_request(notification).unwrap();
+    foreign
+        .headers_mut()
+        .insert("origin", "http://evil.example".parse().unwrap());
+    let mut untyped = http_request(notification).unwrap();
+    untyped.headers_mut().remove("content-type");
+    let malformed =
+        http_request(r#"{"jsonrpc":"1.0","method":"notifications/cancelled"}"#).unwrap();
+    for (what, request, expected) in [
+        ("from a foreign origin", foreign, 403),
+        ("not declared JSON", untyped, 415),
+        ("in another JSON-RPC version", malformed, 400),
+    ] {
+        let (status, body, _) = http(&app, request).await;
+        assert_eq!(status, expected, "{what}: {body}");
+        assert!(body["error"]["code"].is_i64(), "{what}: {body}");
+        assert!(body.get("id").is_none_or(Value::is_null), "{what}: {body}");
+    }
 }
 
 #[tokio::test]

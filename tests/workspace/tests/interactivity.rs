@@ -165,7 +165,10 @@ impl Wire {
                     .await
                     .unwrap();
                 let mut messages: Vec<Value> = if streamed {
-                    sse_messages(&String::from_utf8_lossy(&bytes))
+                    let text = String::from_utf8_lossy(&bytes);
+                    // S-089: streams cannot be resumed, so events carry no id to resume from.
+                    assert!(!text.lines().any(|l| l.starts_with("id:")), "{text}");
+                    sse_messages(&text)
                 } else {
                     vec![serde_json::from_slice(&bytes).unwrap()]
                 };
@@ -217,6 +220,9 @@ async fn a_missing_answer_ends_the_call_with_input_required_and_the_retry_finish
         let first = wire
             .exchange(call(1, "transfer", args.clone(), json!({})))
             .await;
+        // S-058, S-066, S-084, S-116: the question travels in the result; the server sends
+        // the client no request of its own, on any transport.
+        assert!(first.notifications.is_empty(), "{:?}", first.notifications);
         let first = result(&first).clone();
         // S-117, S-122: input_required with the request and a state.
         assert_eq!(first["resultType"], "input_required", "{}", wire.name());
@@ -895,7 +901,7 @@ async fn work_a_cancelled_stdio_request_left_running_can_send_nothing_for_it() {
     wire.send(&call(
         61,
         "heartbeat",
-        json!({}),
+        json!({"stay_ms": 60_000}),
         json!({"_meta": {"progressToken": "beat", "io.modelcontextprotocol/logLevel": "info"}}),
     ))
     .await;
@@ -933,6 +939,36 @@ async fn work_a_cancelled_stdio_request_left_running_can_send_nothing_for_it() {
         probe.beats.load(Ordering::SeqCst) < 500,
         "the task still runs"
     );
+}
+
+#[tokio::test]
+async fn nothing_is_reported_for_a_request_once_it_is_answered() {
+    // S-153, S-156: `heartbeat` answers after 30 ms and leaves a task reporting progress and
+    // logs with the request's token; none of it follows the response.
+    let (app, probe) = app_with_probe();
+    for mut wire in wires(&app) {
+        let answered = wire
+            .exchange(call(
+                71,
+                "heartbeat",
+                json!({"stay_ms": 30}),
+                json!({"_meta": {"progressToken": "late", "io.modelcontextprotocol/logLevel": "info"}}),
+            ))
+            .await;
+        assert_eq!(text(&answered), "finished", "{}", wire.name());
+        let at_answer = probe.beats.load(Ordering::SeqCst);
+        until(|| probe.beats.load(Ordering::SeqCst) >= at_answer + 10).await;
+        let next = wire
+            .exchange(call(72, "crunch", json!({"steps": 1}), json!({})))
+            .await;
+        assert!(
+            next.notifications.is_empty(),
+            "{}: {:?}",
+            wire.name(),
+            next.notifications
+        );
+        assert_eq!(next.response["id"], 72);
+    }
 }
 
 #[tokio::test]
@@ -1061,6 +1097,56 @@ async fn stdio_listeners_get_an_acknowledgement_then_only_what_they_asked_for() 
         cancelled["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
         9
     );
+}
+
+#[tokio::test]
+async fn resource_updates_reach_only_the_streams_subscribed_to_them() {
+    // S-167: an update goes to a stream that subscribed to its URI, or to a URI it lies
+    // under, and to no other.
+    let app = app();
+    let client = mcp_runtime::testing::TestClient::new(app.clone());
+    let listen = |uris: Value| {
+        client
+            .listen(
+                json!({"notifications": {"resourceSubscriptions": uris, "toolsListChanged": true}}),
+            )
+            .unwrap()
+    };
+    let mut alpha = listen(json!(["vault://alpha"]));
+    let mut beta = listen(json!(["vault://beta"]));
+    let server = app.handle();
+    for uri in [
+        "vault://alphabet",
+        "vault://alpha",
+        "vault://gamma",
+        "vault://alpha/logs/today",
+    ] {
+        server.resource_updated(uri);
+    }
+    // A change every stream asked for marks the end of what each was sent.
+    server.remove_tool("crunch");
+    assert_eq!(
+        seen(&mut alpha).await,
+        ["vault://alpha", "vault://alpha/logs/today"]
+    );
+    assert!(seen(&mut beta).await.is_empty());
+}
+
+/// The URIs of the `resources/updated` notifications of `sub` before its next
+/// `tools/list_changed`.
+async fn seen(sub: &mut mcp_runtime::core::Subscription) -> Vec<String> {
+    let mut uris = Vec::new();
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(5), sub.next())
+            .await
+            .unwrap()
+            .unwrap();
+        if n["method"] == "notifications/tools/list_changed" {
+            return uris;
+        }
+        assert_eq!(n["method"], "notifications/resources/updated");
+        uris.push(n["params"]["uri"].as_str().unwrap().to_owned());
+    }
 }
 
 /// The next SSE event of a stream (skipping keep-alive comments), as JSON.

@@ -171,6 +171,9 @@ async fn a_panicking_handler_fails_its_call_and_the_server_keeps_serving() {
     let client = TestClient::new(mcp_workspace_tests::server().build().unwrap());
     let failed = client.call_tool("explode", json!({})).await;
     assert_eq!(failed["error"]["code"], -32603);
+    // The panic's own words stay in the server's log (S-276: no internal detail goes out).
+    let message = failed["error"]["message"].as_str().unwrap();
+    assert_eq!(message, "Internal error: tool explode failed unexpectedly");
     let fine = client.call_tool("add", json!({"a": 2, "b": 2})).await;
     assert_eq!(fine["structuredContent"], 4);
 }
@@ -733,6 +736,31 @@ fn stdio_session() -> (
     let serving = tokio::spawn(async move { app.serve_io(sr, sw).await });
     let (cr, cw) = tokio::io::split(client);
     (serving, cr, cw)
+}
+
+#[tokio::test]
+async fn stdio_tool_output_cannot_break_the_framing() {
+    // S-199, S-063, S-065: what a tool returns is written as escaped JSON, so text with
+    // newlines, line separators, control characters or a JSON-RPC message inside stays
+    // one line of the result it belongs to.
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (serving, mut cr, mut cw) = stdio_session();
+    let name = "Ada\n{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"x\"}\r\n\u{2028}\u{7}";
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "greet", "arguments": {"name": name},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    }});
+    cw.write_all(format!("{call}\n").as_bytes()).await.unwrap();
+    cw.shutdown().await.unwrap();
+    let mut out = String::new();
+    cr.read_to_string(&mut out).await.unwrap();
+    serving.await.unwrap().unwrap();
+    assert_eq!(out.matches('\n').count(), 1, "{out:?}");
+    let answer: Value = serde_json::from_str(out.trim_end()).unwrap();
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        format!("Good day, {name}.")
+    );
 }
 
 /// A 2026-07-28 `tools/call` of `add {a: id, b: 1}` as one stdio line (without newline).

@@ -1199,7 +1199,8 @@ async fn http_listeners_stream_tagged_notifications_until_the_server_closes() {
         changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
         77
     );
-    // S-086: a request's progress never shows up on the listen stream.
+    // S-086, S-268: a request's progress and log messages never show up on the listen
+    // stream (the next event there is the next list change).
     http.exchange(call(
         2,
         "crunch",
@@ -1207,6 +1208,15 @@ async fn http_listeners_stream_tagged_notifications_until_the_server_closes() {
         json!({"_meta": {"progressToken": 5}}),
     ))
     .await;
+    let logged = http
+        .exchange(call(
+            3,
+            "chatty",
+            json!({}),
+            json!({"_meta": {"io.modelcontextprotocol/logLevel": "debug"}}),
+        ))
+        .await;
+    assert_eq!(logged.notifications.len(), 8, "on the request's own stream");
     app.handle().remove_tool("toggle");
     let changed = next_event(&mut body).await;
     assert_eq!(changed["method"], "notifications/tools/list_changed");

@@ -315,34 +315,14 @@ async fn a_draft_07_tool_schema_is_validated_by_draft_07() {
 #[test]
 fn a_tool_schema_no_validator_here_applies_stops_the_server_at_start() {
     // S-027: an unsupported dialect, and S-029: a schema invalid in its own dialect.
-    struct Custom;
-    impl schemars::JsonSchema for Custom {
-        fn schema_name() -> std::borrow::Cow<'static, str> {
-            "Custom".into()
-        }
-        fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-            schemars::json_schema!({"$schema": "https://schemas.example/my-dialect", "type": "object"})
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Custom {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            serde::de::IgnoredAny::deserialize(d).map(|_| Custom)
-        }
-    }
-    struct Misspelt;
-    impl schemars::JsonSchema for Misspelt {
-        fn schema_name() -> std::borrow::Cow<'static, str> {
-            "Misspelt".into()
-        }
-        fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-            schemars::json_schema!({"type": "object", "properties": {"n": {"type": "integr"}}})
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Misspelt {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            serde::de::IgnoredAny::deserialize(d).map(|_| Misspelt)
-        }
-    }
+    mcp_workspace_tests::schema_type!(
+        Custom,
+        {"$schema": "https://schemas.example/my-dialect", "type": "object"}
+    );
+    mcp_workspace_tests::schema_type!(
+        Misspelt,
+        {"type": "object", "properties": {"n": {"type": "integr"}}}
+    );
     /// Takes a schema in a dialect of its own.
     #[tool]
     async fn custom(Args(_c): Args<Custom>) -> &'static str {

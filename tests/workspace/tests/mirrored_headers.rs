@@ -354,31 +354,21 @@ fn a_mirrored_field_behind_a_reference_stops_the_server_at_start() {
 #[test]
 fn hand_written_schemas_are_held_to_the_same_rules_at_start() {
     // S-185..S-189 for schemas no macro wrote: every problem is listed with its path.
-    struct Query;
-    impl schemars::JsonSchema for Query {
-        fn schema_name() -> std::borrow::Cow<'static, str> {
-            "Query".into()
+    mcp_workspace_tests::schema_type!(
+        Query,
+        {
+            "type": "object",
+            "properties": {
+                "price": {"type": "number", "x-mcp-header": "Price"},
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "zone": {"type": "string", "x-mcp-header": "REGION"},
+                "note": {"type": ["string", "null"], "x-mcp-header": "Note"},
+                "blank": {"type": "string", "x-mcp-header": ""},
+                "spaced": {"type": "string", "x-mcp-header": "Two Words"},
+                "tags": {"type": "array", "items": {"type": "string", "x-mcp-header": "Tag"}}
+            }
         }
-        fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-            schemars::json_schema!({
-                "type": "object",
-                "properties": {
-                    "price": {"type": "number", "x-mcp-header": "Price"},
-                    "region": {"type": "string", "x-mcp-header": "Region"},
-                    "zone": {"type": "string", "x-mcp-header": "REGION"},
-                    "note": {"type": ["string", "null"], "x-mcp-header": "Note"},
-                    "blank": {"type": "string", "x-mcp-header": ""},
-                    "spaced": {"type": "string", "x-mcp-header": "Two Words"},
-                    "tags": {"type": "array", "items": {"type": "string", "x-mcp-header": "Tag"}}
-                }
-            })
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Query {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            serde::de::IgnoredAny::deserialize(d).map(|_| Query)
-        }
-    }
+    );
     /// Searches.
     #[tool]
     async fn search(Args(_query): Args<Query>) -> &'static str {

@@ -105,7 +105,7 @@ MCP_TEST_POSTGRES_URL=$pg_url cargo test -p ledger --test ledger -- --ignored 2>
 step "soak: bench-server (release) under steady HTTP load for ${MCP_SOAK_SECS:-120} s; RSS, descriptors and tasks stay flat"
 MCP_SOAK_SERVER=$root/target/release/bench-server cargo test -p mcp-examples --test soak -- --ignored --nocapture 2>&1 | tee target/cargo-test-soak.log
 
-step "official conformance suite (2026-07-28 and 2025-11-25 requirements, over HTTP)"
+step "official conformance suite (2026-07-28 and 2025-11-25 requirements, and the whole suite, over HTTP)"
 (cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error)
 pids+=("$(start_http conformance-server target/conformance.url)")
 bash tests/conformance/run.sh "$(cat target/conformance.url)"

@@ -2,12 +2,14 @@
 //! key and a task store, behind the committed configurations in `examples/deploy/nginx/`.
 //!
 //! - 2026-07-28, round robin (`modern.conf`):
-//!   - lists are identical on every instance, and cursors work on any of them (S-137);
+//!   - lists are identical on every instance, and cursors work on any of them (S-245);
 //!   - a multi-round call started on one instance finishes on another;
 //!   - a task made on one instance is polled through the others;
 //!   - one instance killed mid-run while the others keep serving.
 //! - Handshake era (`legacy.conf`): `hash $http_mcp_session_id` keeps each session on one
 //!   instance, and `initialize` may land on any.
+//! - A gateway (`gateway.conf`) routes and rate-limits on a tool's mirrored argument, the
+//!   `Mcp-Param-Region` header, without reading bodies.
 //!
 //! `#[ignore]`: it needs nginx. The test command installs it (`scripts/nginx.sh`) and runs
 //! this test with `--ignored`, with `MCP_TEST_NGINX` naming the binary.
@@ -433,5 +435,97 @@ async fn hashing_the_session_header_keeps_each_handshake_era_session_on_one_inst
     assert!(
         calls_on.iter().all(|n| n % 3 == 0),
         "a session's calls stay together: {calls_on:?}"
+    );
+}
+
+/// `gateway.conf`: calls go to their region's instance and are rate-limited per region, on
+/// the `Mcp-Param-Region` header alone; a header that says another region than the body is
+/// refused by the instance it reached, before the tool runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs nginx; the test command runs it with --ignored"]
+async fn a_gateway_routes_and_rate_limits_on_a_mirrored_argument() {
+    let fleet = fleet("gateway").await;
+    let (_nginx, url) = nginx(&fleet, "gateway.conf").await;
+    let client = Client::new(&url);
+    let query = |body_region: &'static str, header_region: &'static str| {
+        let client = &client;
+        async move {
+            client
+                .send_with(
+                    "tools/call",
+                    Some("test_custom_headers"),
+                    json!({"name": "test_custom_headers", "arguments": {
+                        "region": body_region, "limit": 10, "dry_run": false, "query": "stock"
+                    }}),
+                    &[
+                        ("Mcp-Param-Region", header_region),
+                        ("Mcp-Param-Limit", "10"),
+                        ("Mcp-Param-Dry-Run", "false"),
+                    ],
+                )
+                .await
+        }
+    };
+    let calls = || async {
+        let mut counts = Vec::new();
+        for instance in &fleet.instances {
+            counts.push(served(instance, "tools/call").await);
+        }
+        counts
+    };
+
+    // Each region's calls reach its own instance (8081 is eu, 8082 us).
+    let before = calls().await;
+    for region in ["eu", "us", "eu"] {
+        let reply = query(region, region).await;
+        assert_eq!(
+            reply.result()["content"][0]["text"],
+            format!("Ran stock in {region}, at most 10 rows.")
+        );
+    }
+    let after = calls().await;
+    let delta: Vec<u64> = after.iter().zip(&before).map(|(a, b)| a - b).collect();
+    assert_eq!(delta, [2, 1, 0], "calls per instance");
+
+    // A header that lies about the body: routed as eu, refused there (S-101, S-108).
+    let lie = query("us", "eu").await;
+    assert_eq!(lie.status, 400, "{}", lie.body);
+    assert_eq!(lie.body["error"]["code"], -32020);
+
+    // Per-region rate limit: eu runs out, us is unaffected.
+    let mut limited = None;
+    for n in 0..200 {
+        let reply = query("eu", "eu").await;
+        if reply.status == 429 {
+            limited = Some(n);
+            break;
+        }
+        assert_eq!(reply.status, 200, "{}", reply.body);
+    }
+    assert!(limited.is_some(), "eu was never rate-limited");
+    let us = query("us", "us").await;
+    assert_eq!(us.status, 200, "another region keeps its own budget");
+    // A handshake-era request naming the throttled region is not counted against it: its
+    // server does not check the header, so the gateway does not trust it.
+    let legacy = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-param-region", "eu")
+        .body(
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "gateway", "version": "1"}
+            }})
+            .to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(legacy.status(), 200, "not rate-limited as eu");
+    println!(
+        "gateway: eu rate-limited after {} calls",
+        limited.unwrap_or(0)
     );
 }

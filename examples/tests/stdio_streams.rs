@@ -1,6 +1,6 @@
 //! The stdio transport serves whatever the host hands it as stdin and stdout: two pipes
 //! (the usual host), or a pipe in and a file out (output redirected to a log), or a file
-//! in and a pipe out (a recorded script replayed). Each mix answers every request (S-011:
+//! in and a pipe out (a recorded script replayed). Each mix answers every request (S-063:
 //! messages are newline-delimited on stdin and stdout).
 
 use std::io::{Read, Write};

@@ -27,6 +27,10 @@ use proc_macro::TokenStream;
 ///
 /// Options: `name = ".."`, `title = ".."`, `description = ".."` and the annotation flags
 /// `read_only`, `destructive`, `idempotent`, `open_world` (each may also be `= false`).
+///
+/// A parameter marked `#[header("Region")]` is mirrored into the `Mcp-Param-Region` HTTP
+/// header (`x-mcp-header` in the input schema) for gateways; its type must implement
+/// `mcp_runtime::HeaderArg`.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     debug(tool::expand(attr.into(), item.into())).into()

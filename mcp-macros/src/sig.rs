@@ -1,7 +1,7 @@
 //! Function signature checks and parameter collection shared by the attribute macros.
 
 use syn::spanned::Spanned;
-use syn::{FnArg, ItemFn, Pat, ReturnType, Signature, Type};
+use syn::{Attribute, FnArg, ItemFn, Pat, ReturnType, Signature, Type};
 
 use crate::docs;
 use crate::errors::Errors;
@@ -12,6 +12,13 @@ pub struct Param {
     pub ident_span: proc_macro2::Span,
     pub ty: Type,
     pub doc: Option<String>,
+    /// Its `#[header(..)]` attributes (tools only; other kinds report them).
+    pub headers: Vec<Attribute>,
+}
+
+/// `#[header("Name")]` on a tool parameter: mirror the argument into `Mcp-Param-Name`.
+pub fn is_header(attr: &Attribute) -> bool {
+    attr.path().is_ident("header")
 }
 
 /// Reject `const`, `unsafe`, ABIs, generics and variadics, in the words of `kind`.
@@ -82,12 +89,23 @@ pub fn params(sig: &Signature, kind: &str, errors: &mut Errors) -> Vec<Param> {
                     }
                 };
                 check_type(&pt.ty, kind, errors);
+                let headers: Vec<Attribute> =
+                    pt.attrs.iter().filter(|a| is_header(a)).cloned().collect();
+                if kind != "tool" {
+                    for attr in &headers {
+                        errors.at(
+                            attr,
+                            format!("#[header] mirrors a tool argument into an HTTP header; a {kind} has no arguments a client mirrors, so remove it"),
+                        );
+                    }
+                }
                 if let Some((name, ident_span)) = found {
                     params.push(Param {
                         name,
                         ident_span,
                         ty: (*pt.ty).clone(),
                         doc: docs::text(&pt.attrs),
+                        headers,
                     });
                 }
             }
@@ -150,12 +168,13 @@ fn check_type(ty: &Type, kind: &str, errors: &mut Errors) {
     }
 }
 
-/// The function as written, minus parameter doc comments (rustc rejects those in output).
+/// The function as written, minus parameter doc comments (rustc rejects those in output)
+/// and `#[header(..)]` attributes (read by the macro, unknown to rustc).
 pub fn clean_fn(func: &ItemFn) -> ItemFn {
     let mut func = func.clone();
     for input in func.sig.inputs.iter_mut() {
         if let FnArg::Typed(pt) = input {
-            pt.attrs.retain(|a| !docs::is_doc(a));
+            pt.attrs.retain(|a| !docs::is_doc(a) && !is_header(a));
         }
     }
     func

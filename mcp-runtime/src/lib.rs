@@ -70,8 +70,8 @@ pub mod validate;
 pub use crate::core::output::{IntoToolResult, Json};
 pub use crate::core::{
     Args, Cancellation, ClientCapabilities, Complete, Elicitation, FromContext, FromUriParam,
-    InputRequired, IntoCompletion, IntoContents, IntoPromptResult, Log, Progress, PromptParam,
-    Rejected, RequestContext, ServerHandle, State, ToolError, ToolParam, Transport,
+    HeaderArg, InputRequired, IntoCompletion, IntoContents, IntoPromptResult, Log, Progress,
+    PromptParam, Rejected, RequestContext, ServerHandle, State, ToolError, ToolParam, Transport,
 };
 pub use crate::policy::auth::{
     Action, AllowAll, Authorize, AuthorizeExt, CompleteTarget, DeclaredScopes, Denied, Listed,
@@ -198,6 +198,15 @@ pub mod __private {
     pub use schemars::{self, Schema, SchemaGenerator};
     pub use serde;
     pub use serde_json::{self, Map, Value};
+
+    /// `#[header("..")]` on a tool argument of type `T` (checked here, at the user's type).
+    pub fn mirror_argument<T: crate::HeaderArg>(
+        spec: &mut ParamSpec,
+        name: &'static str,
+        header: &'static str,
+    ) {
+        spec.mirror(name, header);
+    }
 
     /// Box a tool's future.
     pub fn boxed<F>(future: F) -> BoxFuture<'static, Result<CallToolResult, RpcError>>

@@ -1,8 +1,11 @@
-//! Argument validation: compiled JSON Schema (2020-12) validators with resource bounds.
+//! Argument validation: compiled JSON Schema validators with resource bounds.
 //!
-//! Validators are compiled once at start. Before a value reaches one, its nesting depth and
-//! size are checked, so a hostile argument cannot make validation itself expensive. Nothing
-//! is ever fetched: a schema that refers outside itself is refused before it is compiled.
+//! Validators are compiled once at start, each by the dialect its schema declares in
+//! `$schema` (2020-12 when it declares none; also 2019-09, draft-07, draft-06 and
+//! draft-04). Before a value reaches one, its nesting depth and size are checked, so a
+//! hostile argument cannot make validation itself expensive. Nothing is ever fetched: a
+//! schema that refers outside itself, or names a dialect outside these, is refused before
+//! it is compiled.
 
 use std::collections::HashSet;
 
@@ -21,15 +24,26 @@ pub struct ArgValidator {
 }
 
 impl ArgValidator {
-    /// Compile `schema` as JSON Schema 2020-12. A schema that refers to a document other
-    /// than itself (a remote `$ref`, an unknown `$schema`) is refused: it would have to be
+    /// Compile `schema` by the dialect its `$schema` names ([`DIALECTS`]; 2020-12 when it
+    /// names none), so each keyword means what that dialect says (draft-07's array-form
+    /// `items`, its `dependencies`). A schema in another dialect is refused, and so is one
+    /// that refers to a document other than itself (a remote `$ref`): it would have to be
     /// fetched.
     pub fn compile(schema: &Value) -> Result<Self, String> {
+        let dialect = Dialect::of(schema)?;
         self_contained(schema)?;
-        // This constructor is compiled in `jsonschema` itself. Its generic `options().build()`
-        // would be compiled again in this crate, which doubled this crate's build time.
-        // The two differ only in the retriever, and `self_contained` leaves it nothing to do.
-        let inner = jsonschema::draft202012::new(schema).map_err(|e| e.to_string())?;
+        // These constructors are compiled in `jsonschema` itself. Its generic
+        // `options().build()` would be compiled again in this crate, which doubled this
+        // crate's build time. They differ only in the retriever, and `self_contained` leaves
+        // it nothing to do.
+        let inner = match dialect {
+            Dialect::Draft202012 => jsonschema::draft202012::new(schema),
+            Dialect::Draft201909 => jsonschema::draft201909::new(schema),
+            Dialect::Draft7 => jsonschema::draft7::new(schema),
+            Dialect::Draft6 => jsonschema::draft6::new(schema),
+            Dialect::Draft4 => jsonschema::draft4::new(schema),
+        }
+        .map_err(|e| e.to_string())?;
         Ok(ArgValidator { inner })
     }
 
@@ -59,6 +73,56 @@ impl ArgValidator {
         } else {
             Err(messages)
         }
+    }
+}
+
+/// The JSON Schema dialects a tool's schema may declare in `$schema` (with `http` or
+/// `https`, with or without an empty fragment); a schema without `$schema` is 2020-12.
+pub const DIALECTS: &[&str] = &[
+    "https://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2019-09/schema",
+    "http://json-schema.org/draft-07/schema",
+    "http://json-schema.org/draft-06/schema",
+    "http://json-schema.org/draft-04/schema",
+];
+
+/// The dialect a schema is validated by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dialect {
+    Draft202012,
+    Draft201909,
+    Draft7,
+    Draft6,
+    Draft4,
+}
+
+impl Dialect {
+    /// The dialect the root's `$schema` names, or why it cannot be applied.
+    fn of(schema: &Value) -> Result<Dialect, String> {
+        let Some(declared) = schema.get("$schema") else {
+            return Ok(Dialect::Draft202012);
+        };
+        let Some(uri) = declared.as_str() else {
+            return Err(format!("`$schema` is {declared}, not the URI of a dialect"));
+        };
+        let bare = uri.strip_suffix('#').unwrap_or(uri);
+        let bare = bare
+            .strip_prefix("https://")
+            .or_else(|| bare.strip_prefix("http://"))
+            .unwrap_or("");
+        Ok(match bare {
+            "json-schema.org/draft/2020-12/schema" => Dialect::Draft202012,
+            "json-schema.org/draft/2019-09/schema" => Dialect::Draft201909,
+            "json-schema.org/draft-07/schema" => Dialect::Draft7,
+            "json-schema.org/draft-06/schema" => Dialect::Draft6,
+            "json-schema.org/draft-04/schema" => Dialect::Draft4,
+            _ => {
+                return Err(format!(
+                    "the JSON Schema dialect {uri} is not supported: declare one of {} in `$schema`, or leave it out for 2020-12",
+                    DIALECTS.join(", ")
+                ))
+            }
+        })
     }
 }
 
@@ -199,12 +263,75 @@ mod tests {
             json!({"$ref": "other.json#/$defs/a"}),
             json!({"properties": {"a": {"items": [{"$dynamicRef": "https://x.example/s#n"}]}}}),
             json!({"$defs": {"d": {"$id": "https://x.example/d", "$ref": "e"}}}),
-            json!({"$schema": "https://x.example/my-meta-schema"}),
+            json!({"$defs": {"d": {"$schema": "https://x.example/my-meta-schema"}}}),
         ];
         for schema in refused {
             let err = ArgValidator::compile(&schema).err().unwrap();
             assert!(err.contains("is not fetched"), "{schema}: {err}");
         }
+    }
+
+    #[test]
+    fn each_schema_is_validated_by_its_declared_dialect() {
+        // S-025, S-026: draft-07's array-form `items` is a tuple (2020-12 spells that
+        // `prefixItems`, and its `items` takes one schema) and its `dependencies` requires
+        // properties (2020-12: `dependentRequired`).
+        let body = json!({
+            "type": "object",
+            "properties": {"pair": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}]}},
+            "dependencies": {"card": ["billing_address"]}
+        });
+        let mut draft7 = body.clone();
+        draft7["$schema"] = json!("http://json-schema.org/draft-07/schema#");
+        let v = ArgValidator::compile(&draft7).unwrap();
+        assert!(v.check(&json!({"pair": ["a", 1]})).is_ok());
+        let errs = v.check(&json!({"pair": [1, "a"]})).unwrap_err();
+        assert!(errs[0].starts_with("argument /pair/0:"), "{errs:?}");
+        let errs = v.check(&json!({"card": "4111"})).unwrap_err();
+        assert!(errs[0].contains("billing_address"), "{errs:?}");
+        assert!(v
+            .check(&json!({"card": "4111", "billing_address": "x"}))
+            .is_ok());
+        // Without `$schema` the schema is read as 2020-12, where array-form `items` is no
+        // schema at all.
+        let err = ArgValidator::compile(&body).err().unwrap();
+        assert!(
+            err.contains("is not of types \"boolean\", \"object\""),
+            "{err}"
+        );
+        // 2019-09, draft-06 and draft-04 are applied too (draft-04's boolean
+        // `exclusiveMaximum` exists in no later dialect).
+        for uri in [
+            "https://json-schema.org/draft/2019-09/schema",
+            "http://json-schema.org/draft-06/schema#",
+        ] {
+            let v = ArgValidator::compile(
+                &json!({"$schema": uri, "type": "object", "required": ["a"]}),
+            )
+            .unwrap();
+            assert!(v.check(&json!({})).is_err(), "{uri}");
+        }
+        let draft4 = json!({"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
+            "properties": {"n": {"type": "integer", "maximum": 5, "exclusiveMaximum": true}}});
+        let v = ArgValidator::compile(&draft4).unwrap();
+        assert!(v.check(&json!({"n": 4})).is_ok());
+        assert!(v.check(&json!({"n": 5})).is_err());
+    }
+
+    #[test]
+    fn a_dialect_the_validator_cannot_apply_is_refused() {
+        // S-027
+        for schema in [
+            json!({"$schema": "https://x.example/my-meta-schema", "type": "object"}),
+            json!({"$schema": "https://json-schema.org/draft/2030-01/schema", "type": "object"}),
+            json!({"$schema": "http://json-schema.org/schema#", "type": "object"}),
+        ] {
+            let err = ArgValidator::compile(&schema).err().unwrap();
+            assert!(err.contains("is not supported"), "{schema}: {err}");
+            assert!(err.contains("draft-07"), "{err}");
+        }
+        let err = ArgValidator::compile(&json!({"$schema": 7})).err().unwrap();
+        assert!(err.contains("not the URI of a dialect"), "{err}");
     }
 
     #[test]

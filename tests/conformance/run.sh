@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the official conformance suite against a server already listening at $1, once with
-# the 2026-07-28 requirements and once with the 2025-11-25 (handshake-era) ones, and
-# requires for both: no failure outside expected-failures.yaml, and a clean pass of the
-# scenarios this project guarantees.
+# the 2026-07-28 requirements, once with the 2025-11-25 (handshake-era) ones and once as
+# the whole suite (`--suite all`: extension and pending scenarios too), and requires for
+# each: no failure outside expected-failures.yaml, and a clean pass of the scenarios this
+# project guarantees (for the whole suite, every scenario it runs).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 url=$1
@@ -31,9 +32,10 @@ run_set() {
   done
 }
 
-# The 37 scenarios `--requirements 2026-07-28` requires, plus http-header-validation and
-# json-schema-2020-12 (pending in the suite, passing here), and every tasks-* scenario of the
-# Tasks extension (tasks-status-notifications is skipped by the suite itself).
+# The 37 scenarios `--requirements 2026-07-28` requires, plus http-header-validation,
+# http-custom-header-server-validation (Mcp-Param-* headers) and json-schema-2020-12
+# (pending in the suite, passing here), and every tasks-* scenario of the Tasks extension
+# (tasks-status-notifications is skipped by the suite itself).
 modern="server-stateless completion-complete tools-list tools-call-simple-text tools-call-image
 tools-call-audio tools-call-embedded-resource tools-call-mixed-content tools-call-error
 tools-call-with-progress server-sse-multiple-streams resources-list resources-read-text
@@ -46,7 +48,8 @@ input-required-result-multi-round input-required-result-missing-input-response
 input-required-result-non-tool-request input-required-result-result-type
 input-required-result-unsupported-methods input-required-result-tampered-state
 input-required-result-capability-check input-required-result-ignore-extra-params
-input-required-result-validate-input http-header-validation json-schema-2020-12
+input-required-result-validate-input http-header-validation
+http-custom-header-server-validation json-schema-2020-12
 tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal
 tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error
 tasks-mrtr-composition"
@@ -63,6 +66,27 @@ resources-read-binary resources-templates-read resources-subscribe resources-uns
 prompts-list prompts-get-simple prompts-get-with-args prompts-get-embedded-resource
 prompts-get-with-image dns-rebinding-protection json-schema-2020-12"
 
+# The whole suite: every scenario it announces must pass whole.
+run_all() {
+  local log status announced passed
+  log=$(mktemp)
+  set +e
+  "$node" "$suite" server --url "$url" --suite all --expected-failures "$here/expected-failures.yaml" >"$log" 2>&1
+  status=$?
+  set -e
+  echo "-- suite all"
+  grep -E '^(✗)|Total:|Running all' "$log" || true
+  announced=$(grep -oE 'Running all suite \(([0-9]+) scenarios\)' "$log" | grep -oE '[0-9]+' || true)
+  passed=$(grep -cE '^✓ [^:]+: [0-9]+ passed, 0 failed' "$log" || true)
+  if [ "$status" -ne 0 ] || [ -z "$announced" ] || [ "$passed" -ne "$announced" ]; then
+    echo "conformance: the whole suite did not pass ($passed of ${announced:-?} scenarios, exit $status); full output:"
+    cat "$log"
+    exit 1
+  fi
+  echo "conformance: the whole suite passed, $passed of $announced scenarios"
+}
+
 run_set 2026-07-28 "$modern"
 run_set 2025-11-25 "$legacy"
-echo "conformance: passed (both requirement sets green, failures only where expected)"
+run_all
+echo "conformance: passed (both requirement sets and the whole suite green, failures only where expected)"

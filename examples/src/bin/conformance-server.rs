@@ -64,6 +64,28 @@ async fn test_missing_capability(ctx: RequestContext) -> Result<String, RpcError
     Ok("The client declared the sampling capability.".to_owned())
 }
 
+/// Runs a query in a region. The region, the row limit and the dry-run flag travel in
+/// `Mcp-Param-Region`, `Mcp-Param-Limit` and `Mcp-Param-Dry-Run` too, so a gateway can
+/// route and rate-limit on them without reading the body.
+#[tool(read_only)]
+async fn test_custom_headers(
+    /// Where the query runs.
+    #[header("Region")]
+    region: String,
+    /// The most rows to return.
+    #[header("Limit")]
+    limit: u32,
+    /// Plan the query without running it.
+    #[header("Dry-Run")]
+    dry_run: bool,
+    /// The query.
+    query: Option<String>,
+) -> String {
+    let mode = if dry_run { "Planned" } else { "Ran" };
+    let query = query.as_deref().unwrap_or("(no query)");
+    format!("{mode} {query} in {region}, at most {limit} rows.")
+}
+
 /// A static text resource.
 #[resource("test://static-text", name = "static-text", mime = "text/plain")]
 async fn static_text() -> &'static str {

@@ -187,7 +187,19 @@ impl Client {
         self
     }
 
-    pub async fn send(&self, method: &str, name: Option<&str>, mut params: Value) -> Reply {
+    pub async fn send(&self, method: &str, name: Option<&str>, params: Value) -> Reply {
+        self.send_with(method, name, params, &[]).await
+    }
+
+    /// `send` with `extra` headers (such as the `Mcp-Param-*` of a tool's mirrored
+    /// arguments).
+    pub async fn send_with(
+        &self,
+        method: &str,
+        name: Option<&str>,
+        mut params: Value,
+        extra: &[(&str, &str)],
+    ) -> Reply {
         params["_meta"] = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": self.capabilities
@@ -206,6 +218,9 @@ impl Client {
         }
         if let Some(token) = &self.token {
             request = request.header("authorization", format!("Bearer {token}"));
+        }
+        for (header, value) in extra {
+            request = request.header(*header, *value);
         }
         let reply = request.send().await.unwrap();
         let status = reply.status().as_u16();

@@ -53,8 +53,15 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
         let ty = &p.ty;
         let param_name = &p.name;
         let doc = opt_str(&p.doc);
+        // The header's type check is spanned at the parameter's type, where it fails.
+        let mirror = p.header.as_ref().map(|header| {
+            quote_spanned! {ty.span()=>
+                __mcp::mirror_argument::<#ty>(spec, #param_name, #header);
+            }
+        });
         quote_spanned! {ty.span()=>
             <#ty as __mcp::ToolParam>::describe(spec, #param_name, #doc);
+            #mirror
         }
     });
     let vars: Vec<_> = (0..model.params.len())

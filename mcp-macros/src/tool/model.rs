@@ -1,7 +1,7 @@
 //! What the user declared: the tool's options and its parameters.
 
 use proc_macro2::Span;
-use syn::Type;
+use syn::{LitStr, Type};
 
 use super::parse::Parsed;
 use crate::errors::Errors;
@@ -34,6 +34,8 @@ pub struct Param {
     pub name: String,
     pub ty: Type,
     pub doc: Option<String>,
+    /// `#[header("Name")]`: the header the argument is mirrored into.
+    pub header: Option<LitStr>,
 }
 
 const OPTIONS: &[&str] = &[
@@ -116,6 +118,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
     let params = sig::params(sig, "tool", errors)
         .into_iter()
         .map(|p| Param {
+            header: super::parse::header(&p.headers, &p.name, errors),
             name: p.name,
             ty: p.ty,
             doc: p.doc,

@@ -107,6 +107,52 @@ where
     }
 }
 
+/// A tool argument type that `#[header("Name")]` can mirror into the `Mcp-Param-Name` HTTP
+/// header: its JSON is a string, an integer or a boolean.
+///
+/// Implemented for `String`, `char`, `bool`, the integer types and `Option` of any of
+/// them (an absent argument sends no header). Integers are published with the bounds
+/// ±(2^53 - 1), the range a header may carry, so a wider value is refused like any
+/// invalid argument. Implement it for your own type whose JSON is one of the three, such
+/// as an enum of unit variants; the server checks its schema at start.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// #[serde(rename_all = "lowercase")]
+/// enum Region {
+///     Eu,
+///     Us,
+/// }
+///
+/// impl mcp_runtime::HeaderArg for Region {}
+///
+/// /// Runs a report where the data lives.
+/// #[tool]
+/// async fn report(#[header("Region")] region: Region) -> String {
+///     match region {
+///         Region::Eu => "eu report".into(),
+///         Region::Us => "us report".into(),
+///     }
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be mirrored into an `Mcp-Param` header",
+    label = "a mirrored argument is a string, an integer or a boolean",
+    note = "a number with a fraction has no single text form, and objects and lists do not fit in a header: take a `String`, an integer or a `bool`",
+    note = "for your own type whose JSON is a string, an integer or a boolean, implement `mcp_runtime::HeaderArg`"
+)]
+pub trait HeaderArg {}
+
+macro_rules! header_args {
+    ($($ty:ty),*) => {$(impl HeaderArg for $ty {})*};
+}
+
+header_args!(String, char, bool, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+
+impl<T: HeaderArg> HeaderArg for Option<T> {}
+
 /// Shared state registered with `Server::state(value)`, by type.
 ///
 /// ```ignore

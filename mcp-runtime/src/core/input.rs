@@ -34,7 +34,8 @@ use serde_json::{json, Map, Value};
 use crate::clock::{millis, now_ms};
 use crate::policy::seal::{random_token, Sealer};
 use crate::protocol::{
-    ElicitAction, ElicitResult, ListRootsResult, Root, RpcError, SamplingRequest, SamplingResult,
+    ElicitAction, ElicitResult, ListRootsResult, Role, Root, RpcError, SamplingMessage,
+    SamplingRequest, SamplingResult,
 };
 use crate::store::Records;
 
@@ -278,6 +279,11 @@ impl RequestContext {
             (caps.has("sampling"), json!({"sampling": {}}))
         };
         let ask = || {
+            check_tool_turns(&request.messages).map_err(|problem| InputRequired {
+                kind: Kind::Invalid(RpcError::internal(format!(
+                    "Internal error: the sampling request `{key}` cannot be sent: {problem}"
+                ))),
+            })?;
             Ok(json!({
                 "method": "sampling/createMessage",
                 "params": serde_json::to_value(&request).unwrap_or(Value::Null),
@@ -910,9 +916,138 @@ fn select_items(items: &Value, defs: &Value) -> Option<Value> {
     None
 }
 
+/// The tool-use turns of a sampling conversation, as the protocol shapes them: a user
+/// message carrying tool results carries nothing else, and an assistant message that uses
+/// tools is followed at once by the user's message answering each use by its id, and
+/// nothing more. A handler continuing a tool loop builds these messages itself; one that
+/// gets them wrong is told before the client sees the request.
+fn check_tool_turns(messages: &[SamplingMessage]) -> Result<(), String> {
+    let blocks = |message: &SamplingMessage| -> Vec<Value> {
+        match &message.content {
+            Value::Array(blocks) => blocks.clone(),
+            block => vec![block.clone()],
+        }
+    };
+    let kind = |block: &Value| block.get("type").and_then(Value::as_str).map(str::to_owned);
+    let ids = |blocks: &[Value], of: &str, field: &str| -> Vec<String> {
+        blocks
+            .iter()
+            .filter(|b| kind(b).as_deref() == Some(of))
+            .filter_map(|b| b.get(field).and_then(Value::as_str).map(str::to_owned))
+            .collect()
+    };
+    for (i, message) in messages.iter().enumerate() {
+        let here = blocks(message);
+        let results = here
+            .iter()
+            .filter(|b| kind(b).as_deref() == Some("tool_result"))
+            .count();
+        if results > 0 && (message.role != Role::User || results != here.len()) {
+            return Err(format!(
+                "message {i} carries tool_result blocks with other content or as the assistant; tool results go alone in a user message"
+            ));
+        }
+        let uses = ids(&here, "tool_use", "id");
+        if uses.is_empty() {
+            continue;
+        }
+        let answered = match messages.get(i + 1) {
+            Some(next) if next.role == Role::User => ids(&blocks(next), "tool_result", "toolUseId"),
+            _ => Vec::new(),
+        };
+        if let Some(open) = uses.iter().find(|id| !answered.contains(id)) {
+            return Err(format!(
+                "message {i} uses tool {open:?}, but the next message is no user message with its tool_result (toolUseId {open:?})"
+            ));
+        }
+        if let Some(extra) = answered.iter().find(|id| !uses.contains(id)) {
+            return Err(format!(
+                "message {} answers tool use {extra:?}, which message {i} did not make",
+                i + 1
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sampling_tool_turns_follow_the_protocol() {
+        // S-307, S-308, S-309: results alone, every use answered at once, by id.
+        let message = |role: Role, content: Value| SamplingMessage { role, content };
+        let text = |t: &str| json!({"type": "text", "text": t});
+        let uses = |id: &str| json!({"type": "tool_use", "id": id, "name": "weather", "input": {}});
+        let result =
+            |id: &str| json!({"type": "tool_result", "toolUseId": id, "content": [text("sunny")]});
+        let good = [
+            message(Role::User, text("Weather in Bern and Basel?")),
+            message(Role::Assistant, json!([uses("a"), uses("b")])),
+            message(Role::User, json!([result("b"), result("a")])),
+            message(Role::Assistant, text("Sunny in both.")),
+        ];
+        assert_eq!(check_tool_turns(&good), Ok(()));
+        let cases = [
+            (
+                vec![message(Role::User, json!([result("a"), text("and?")]))],
+                "tool results go alone",
+            ),
+            (
+                vec![message(Role::Assistant, result("a"))],
+                "tool results go alone",
+            ),
+            (
+                vec![message(Role::Assistant, uses("a"))],
+                "next message is no user message",
+            ),
+            (
+                vec![
+                    message(Role::Assistant, json!([uses("a"), uses("b")])),
+                    message(Role::User, result("a")),
+                ],
+                "uses tool \"b\"",
+            ),
+            (
+                vec![
+                    message(Role::Assistant, uses("a")),
+                    message(Role::User, text("sunny")),
+                ],
+                "uses tool \"a\"",
+            ),
+            (
+                vec![
+                    message(Role::Assistant, uses("a")),
+                    message(Role::User, json!([result("a"), result("z")])),
+                ],
+                "answers tool use \"z\"",
+            ),
+        ];
+        for (messages, expected) in cases {
+            let problem = check_tool_turns(&messages).unwrap_err();
+            assert!(problem.contains(expected), "{problem}");
+        }
+    }
+
+    #[test]
+    fn sampling_messages_have_a_role_and_content() {
+        // S-310: the only roles are user and assistant, and content is always written.
+        let request = SamplingRequest::new(10).user("hi").assistant("hello");
+        let sent = serde_json::to_value(&request).unwrap();
+        assert_eq!(sent["maxTokens"], 10, "S-311");
+        for message in sent["messages"].as_array().unwrap() {
+            assert!(["user", "assistant"].contains(&message["role"].as_str().unwrap()));
+            assert!(message["content"].is_object(), "{message}");
+        }
+        let refused: Result<SamplingMessage, _> =
+            serde_json::from_value(json!({"role": "system", "content": text_block()}));
+        assert!(refused.is_err());
+    }
+
+    fn text_block() -> Value {
+        json!({"type": "text", "text": "x"})
+    }
 
     #[allow(dead_code)]
     #[derive(Deserialize, JsonSchema)]

@@ -22,8 +22,8 @@ pub(crate) use context::{ContextParts, StateMap};
 pub use dispatch::{CacheHints, Call, Core, Reply};
 pub use error::{Rejected, ToolError};
 pub use extract::{
-    Args, CallParts, Complete, FromContext, FromUriParam, PromptParam, PromptParts, Rejection,
-    State, ToolParam,
+    Args, CallParts, Complete, FromContext, FromUriParam, HeaderArg, PromptParam, PromptParts,
+    Rejection, State, ToolParam,
 };
 pub use input::{Elicitation, InputRequired};
 pub use live::ServerHandle;

@@ -3,8 +3,9 @@
 //!
 //! They travel on the request's own response channel (interleaved frames on stdio, the
 //! request's SSE stream on HTTP), always before the final response. Once the response is
-//! on its way the channel is closed, so a late report from a spawned task is dropped
-//! rather than sent after the result.
+//! on its way, or the client cancelled the request, the channel is closed, so a late
+//! report from a spawned task is dropped rather than sent after the result or the
+//! cancellation.
 
 use std::sync::{Arc, Mutex};
 
@@ -42,9 +43,20 @@ pub struct Notifier {
 
 struct NotifierInner {
     sink: Arc<dyn FrameSink>,
-    /// `false` once the response is sent; checked and used under the lock, so closing
-    /// waits for a send in progress and nothing follows the response.
-    open: Mutex<bool>,
+    /// Checked and used under the lock, so closing or cancelling waits for a send in
+    /// progress and nothing follows.
+    state: Mutex<State>,
+}
+
+/// Where a request's channel is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Open,
+    /// The client cancelled the request: nothing more is sent for it, except the
+    /// withdrawal of a question the server had asked the client (handshake era).
+    Cancelled,
+    /// The response is on its way.
+    Closed,
 }
 
 impl Notifier {
@@ -58,7 +70,7 @@ impl Notifier {
         Notifier {
             inner: Arc::new(NotifierInner {
                 sink,
-                open: Mutex::new(true),
+                state: Mutex::new(State::Open),
             }),
         }
     }
@@ -78,8 +90,19 @@ impl Notifier {
     /// Send any message (a server-to-client request, too) unless the request has
     /// finished; `false` when it could not be queued.
     pub(crate) fn send_message(&self, message: &Value) -> bool {
-        let open = self.inner.open.lock().unwrap_or_else(|p| p.into_inner());
-        if !*open {
+        self.send_in(&[State::Open], message)
+    }
+
+    /// Send the cancellation of a request the server itself sent the client, which stays
+    /// allowed after the client cancelled the request that needed it.
+    #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
+    pub(crate) fn send_withdrawal(&self, message: &Value) -> bool {
+        self.send_in(&[State::Open, State::Cancelled], message)
+    }
+
+    fn send_in(&self, allowed: &[State], message: &Value) -> bool {
+        let state = self.inner.state.lock().unwrap_or_else(|p| p.into_inner());
+        if !allowed.contains(&state) {
             return false;
         }
         match serde_json::to_vec(message) {
@@ -98,7 +121,16 @@ impl Notifier {
 
     /// Stop sending: the request's response is about to go out.
     pub fn close(&self) {
-        *self.inner.open.lock().unwrap_or_else(|p| p.into_inner()) = false;
+        *self.inner.state.lock().unwrap_or_else(|p| p.into_inner()) = State::Closed;
+    }
+
+    /// Stop sending: the client cancelled the request. Work it spawned may still hold a
+    /// `Progress` or `Log`; what they report from now on is dropped.
+    pub(crate) fn cancel(&self) {
+        let mut state = self.inner.state.lock().unwrap_or_else(|p| p.into_inner());
+        if *state == State::Open {
+            *state = State::Cancelled;
+        }
     }
 }
 

@@ -26,7 +26,8 @@ enum Source {
 impl KeySource {
     /// The issuer's JWKS document, fetched when first needed, again after `max_age`
     /// (default 10 minutes), and whenever a token names a key id not in the cached set
-    /// (at most every 2 seconds). HTTPS is verified against the system's roots.
+    /// (at most every 2 seconds). HTTPS is verified against the system's roots; a plain
+    /// `http://` URL is fetched only from a loopback address.
     pub fn jwks_url(url: impl Into<String>) -> KeySource {
         KeySource(Source::Jwks(Box::new(JwksCache::new(url.into()))))
     }
@@ -391,6 +392,12 @@ impl JwksCache {
     }
 
     async fn fetch(&self) -> Result<Vec<Key>, String> {
+        if !super::oauth::secure_or_local(&self.url) {
+            return Err(format!(
+                "{} is not fetched: signing keys from beyond this machine come over https://",
+                self.url
+            ));
+        }
         let mut response = self
             .client
             .get(&self.url)
@@ -410,5 +417,20 @@ impl JwksCache {
         }
         let set: JwkSet = serde_json::from_slice(&body).map_err(|e| e.to_string())?;
         keys_of(&set)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn signing_keys_from_beyond_this_machine_come_over_https() {
+        // S-342: refused before any connection is made.
+        let cache = JwksCache::new("http://auth.example.com/jwks.json".into());
+        let Err(error) = cache.fetch().await else {
+            panic!("fetched over plain http");
+        };
+        assert!(error.contains("come over https://"), "{error}");
     }
 }

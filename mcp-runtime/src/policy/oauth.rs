@@ -239,10 +239,23 @@ impl ProtectedResource {
                 self.resource
             ));
         }
+        if lower.starts_with("http://") && !secure_or_local(&self.resource) {
+            problems.push(format!(
+                "the protected resource {:?} is reached over the network, so its URI is https:// (TLS may end at a proxy in front of this server); plain http is for loopback addresses only",
+                self.resource
+            ));
+        }
         if self.authorization_servers.is_empty() {
             problems.push(
                 "the protected resource names no authorization server: add .authorization_server(\"https://issuer\")".into(),
             );
+        }
+        for issuer in &self.authorization_servers {
+            if !secure_or_local(issuer) {
+                problems.push(format!(
+                    "the authorization server {issuer:?} is reached over the network, so its URL is https://; plain http is for loopback addresses only"
+                ));
+            }
         }
         if let Some(bad) = self
             .scopes_supported
@@ -463,9 +476,63 @@ pub fn canonical_uri(uri: &str) -> String {
     )
 }
 
+/// Whether `url` is `https`, or plain `http` to a loopback address: OAuth traffic beyond
+/// this machine goes over TLS (OAuth 2.1 section 1.5).
+pub(crate) fn secure_or_local(url: &str) -> bool {
+    let lower = url.trim().to_ascii_lowercase();
+    if lower.starts_with("https://") {
+        return true;
+    }
+    let Some(rest) = lower.strip_prefix("http://") else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let authority = authority.rsplit('@').next().unwrap_or_default();
+    let host = crate::transport::http::host_of(authority);
+    host == "localhost"
+        || host == "[::1]"
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn oauth_endpoints_beyond_loopback_are_https() {
+        // S-342
+        for url in [
+            "https://mcp.example.com/mcp",
+            "HTTPS://MCP.EXAMPLE.COM",
+            "http://127.0.0.1:8080/mcp",
+            "http://localhost:9000",
+            "http://[::1]:3000/mcp",
+        ] {
+            assert!(secure_or_local(url), "{url}");
+        }
+        for url in [
+            "http://mcp.example.com/mcp",
+            "http://127.0.0.1.evil.example/mcp",
+            "http://localhost@evil.example/mcp",
+            "ftp://127.0.0.1/",
+        ] {
+            assert!(!secure_or_local(url), "{url}");
+        }
+        let plain = ProtectedResource::new("http://mcp.example.com/mcp")
+            .authorization_server("http://auth.example.com")
+            .problems();
+        assert_eq!(plain.len(), 2, "{plain:?}");
+        assert!(plain[0].contains("its URI is https://"), "{plain:?}");
+        assert!(
+            plain[1].contains("\"http://auth.example.com\""),
+            "{plain:?}"
+        );
+        let local = ProtectedResource::new("http://127.0.0.1:8080/mcp")
+            .authorization_server("http://localhost:9000");
+        assert!(local.problems().is_empty());
+    }
 
     #[test]
     fn metadata_location_follows_the_resource_path() {

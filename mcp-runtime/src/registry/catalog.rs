@@ -13,6 +13,7 @@ use crate::policy::auth::Listed;
 use crate::protocol::{Annotations, Prompt, Resource, ResourceTemplate, Tool, ToolAnnotations};
 use crate::validate::ArgValidator;
 
+use super::mirror::{self, Mirrored};
 use super::spec::{generator, output_schema, with_idempotency_key};
 use super::{uri, ParamSpec, PromptDef, ResourceDef, ToolDef};
 
@@ -122,6 +123,8 @@ pub struct CatalogTool {
     /// Compiled validator for the tool's own input schema (without the idempotency key,
     /// which the server takes out of the arguments first).
     pub validator: ArgValidator,
+    /// Arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`), checked on HTTP.
+    pub(crate) mirrored: Vec<Mirrored>,
 }
 
 /// One resource (static or template) as served.
@@ -622,6 +625,7 @@ fn prepare(
     let states = check_states(&spec, &format!("tool `{}`", def.name), has_state);
     let input_schema = spec.finish().map_err(invalid)?;
     states?;
+    let mirrored = mirror::scan(&input_schema).map_err(invalid)?;
     let validator = ArgValidator::compile(&input_schema)
         .map_err(|e| invalid(vec![format!("its input schema does not compile: {e}")]))?;
     let input_schema = if def.idempotency {
@@ -633,6 +637,11 @@ fn prepare(
     let success = (def.output_schema)(&mut gen);
     let errors = (def.error_detail)(&mut gen);
     let output_schema = output_schema(success, errors, def.idempotency, &mut gen);
+    if let Some(schema) = &output_schema {
+        // A published schema must be valid in its dialect; compiling it checks that.
+        ArgValidator::compile(schema)
+            .map_err(|e| invalid(vec![format!("its output schema does not compile: {e}")]))?;
+    }
     let tool = Tool {
         name: def.name.to_owned(),
         title: def.title.map(str::to_owned),
@@ -651,5 +660,6 @@ fn prepare(
         def,
         tool,
         validator,
+        mirrored,
     })
 }

@@ -6,6 +6,7 @@
 //! sorted, and their list pages serialized ahead of time.
 
 mod catalog;
+pub(crate) mod mirror;
 mod prompt;
 mod resource;
 pub(crate) mod spec;

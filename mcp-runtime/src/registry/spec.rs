@@ -61,6 +61,39 @@ impl ParamSpec {
         }
     }
 
+    /// Mirror the argument `name` into the `Mcp-Param-{header}` HTTP header
+    /// (`#[header("..")]`). Its property is published as the one type a header carries:
+    /// `Option<T>` as `T` (an absent argument sends no header; `null` is not offered), a
+    /// referenced type inlined, integers bounded to ±(2^53 - 1). The catalog then checks it
+    /// like any `x-mcp-header`.
+    pub(crate) fn mirror(&mut self, name: &'static str, header: &'static str) {
+        let Some(property) = self.properties.get(name) else {
+            self.errors.push(format!(
+                "#[header({header:?})] is on `{name}`, which is not a property of the input schema"
+            ));
+            return;
+        };
+        let mut schema = single_type(property.clone(), &self.generator);
+        if let Value::Object(obj) = &mut schema {
+            if obj.get("type").and_then(Value::as_str) == Some("integer") {
+                let safe = super::mirror::MAX_SAFE_INTEGER;
+                let low = obj.get("minimum").and_then(Value::as_f64);
+                if low.is_none_or(|low| low < -(safe as f64)) {
+                    obj.insert("minimum".into(), Value::from(-safe));
+                }
+                let high = obj.get("maximum").and_then(Value::as_f64);
+                if high.is_none_or(|high| high > safe as f64) {
+                    obj.insert("maximum".into(), Value::from(safe));
+                }
+            }
+            obj.insert(
+                super::mirror::ANNOTATION.into(),
+                Value::String(header.to_owned()),
+            );
+        }
+        self.properties.insert(name.to_owned(), schema);
+    }
+
     /// A prompt argument (prompt arguments are strings on the wire).
     pub fn prompt_argument(
         &mut self,
@@ -317,6 +350,72 @@ pub(crate) fn output_schema(
     Some(Value::Object(composed))
 }
 
+/// `schema` as a single JSON type: `Option<T>`'s null dropped, a `$ref` to a definition
+/// the generator holds replaced by the definition. Its description stays.
+fn single_type(mut schema: Value, generator: &SchemaGenerator) -> Value {
+    let description = schema.as_object_mut().and_then(|o| o.remove("description"));
+    // `Option<Referenced>` is `anyOf: [ref, null]`, and the ref is a second step.
+    for _ in 0..3 {
+        let Value::Object(obj) = &schema else { break };
+        if let Some(Value::Array(branches)) = obj.get("anyOf") {
+            let mut rest = branches
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) != Some("null"));
+            if let (Some(only), None, 1, 2) = (rest.next(), rest.next(), obj.len(), branches.len())
+            {
+                schema = only.clone();
+                continue;
+            }
+        }
+        let definition = obj
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix("#/$defs/"))
+            .and_then(|name| generator.definitions().get(name));
+        if let (Some(definition), 1) = (definition, obj.len()) {
+            schema = definition.clone();
+            continue;
+        }
+        break;
+    }
+    if let Value::Object(obj) = &mut schema {
+        if let Some(Value::Array(types)) = obj.get_mut("type") {
+            types.retain(|t| t != "null");
+            if let [one] = types.as_slice() {
+                let one = one.clone();
+                obj.insert("type".into(), one);
+            }
+        }
+        if let Some(Value::Array(values)) = obj.get_mut("enum") {
+            values.retain(|v| !v.is_null());
+        }
+        // An enum whose variants carry docs is `oneOf` constants, typed one by one: the
+        // property states their common type itself, where clients look for it.
+        if !obj.contains_key("type") {
+            if let Some(common) = common_type(obj) {
+                obj.insert("type".into(), Value::String(common));
+            }
+        }
+        if let Some(description) = description {
+            obj.insert("description".into(), description);
+        }
+    }
+    schema
+}
+
+/// The one `type` every branch of the schema's `oneOf` (or `anyOf`) states.
+fn common_type(schema: &Map<String, Value>) -> Option<String> {
+    let branches = schema
+        .get("oneOf")
+        .or_else(|| schema.get("anyOf"))?
+        .as_array()?;
+    let mut types = branches
+        .iter()
+        .map(|b| b.get("type").and_then(Value::as_str));
+    let first = types.next()??;
+    types.all(|t| t == Some(first)).then(|| first.to_owned())
+}
+
 /// A fresh generator with the settings every schema of this crate uses.
 pub(crate) fn generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12().into_generator()
@@ -368,6 +467,94 @@ mod tests {
     #[allow(dead_code)]
     struct Nested {
         x: u8,
+    }
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    #[serde(rename_all = "lowercase")]
+    enum Region {
+        Eu,
+        Us,
+    }
+
+    #[test]
+    fn mirrored_arguments_are_published_as_one_type() {
+        // S-188: a header carries one string, integer or boolean, so `Option<T>` is `T`
+        // (left out of `required`), a referenced enum is inlined and integers are bounded.
+        let mut spec = ParamSpec::default();
+        spec.argument::<Option<String>>("note", Some("A note."));
+        spec.argument::<i64>("offset", None);
+        spec.argument::<u8>("small", None);
+        spec.argument::<Region>("region", Some("Where."));
+        spec.argument::<Option<Region>>("backup", None);
+        spec.argument::<bool>("plain", None);
+        for (name, header) in [
+            ("note", "Note"),
+            ("offset", "Offset"),
+            ("small", "Small"),
+            ("region", "Region"),
+            ("backup", "Backup"),
+        ] {
+            spec.mirror(name, header);
+        }
+        let schema = spec.finish().unwrap();
+        let p = &schema["properties"];
+        assert_eq!(
+            p["note"],
+            json!({"type": "string", "description": "A note.", "x-mcp-header": "Note"})
+        );
+        assert_eq!(p["offset"]["minimum"], -9007199254740991_i64);
+        assert_eq!(p["offset"]["maximum"], 9007199254740991_i64);
+        assert_eq!(
+            (&p["small"]["minimum"], &p["small"]["maximum"]),
+            (&json!(0), &json!(255))
+        );
+        assert_eq!(p["region"]["type"], "string");
+        assert_eq!(p["region"]["enum"], json!(["eu", "us"]));
+        assert_eq!(p["region"]["description"], "Where.");
+        assert_eq!(p["backup"]["enum"], json!(["eu", "us"]), "{schema}");
+        assert_eq!(p["backup"]["x-mcp-header"], "Backup");
+        assert!(p["plain"].get("x-mcp-header").is_none());
+        let required = schema["required"].as_array().unwrap();
+        assert!(!required.contains(&json!("note")) && !required.contains(&json!("backup")));
+        let found = super::super::mirror::scan(&schema).unwrap();
+        assert_eq!(found.len(), 5);
+        // Published bounds are enforced like any other.
+        let validator = crate::validate::ArgValidator::compile(&schema).unwrap();
+        let args =
+            |offset: Value| json!({"offset": offset, "small": 1, "region": "eu", "plain": true});
+        assert!(validator.check(&args(json!(9007199254740991_i64))).is_ok());
+        assert!(validator.check(&args(json!(9007199254740992_i64))).is_err());
+    }
+
+    /// A unit enum whose variants carry docs.
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    enum Tier {
+        /// The free plan.
+        Free,
+        /// The paid plan.
+        Paid,
+    }
+
+    #[test]
+    fn an_enum_of_documented_variants_is_published_with_its_type() {
+        let mut spec = ParamSpec::default();
+        spec.argument::<Tier>("tier", None);
+        spec.mirror("tier", "Tier");
+        let schema = spec.finish().unwrap();
+        let tier = &schema["properties"]["tier"];
+        assert_eq!(tier["type"], "string", "{schema}");
+        assert_eq!(tier["oneOf"][0]["const"], "Free");
+        assert_eq!(super::super::mirror::scan(&schema).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn mirroring_something_that_is_no_argument_is_reported() {
+        let mut spec = ParamSpec::default();
+        spec.mirror("ghost", "Ghost");
+        let problems = spec.finish().unwrap_err();
+        assert!(problems[0].contains("`ghost`"), "{problems:?}");
     }
 
     #[test]

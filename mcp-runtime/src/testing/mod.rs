@@ -438,7 +438,7 @@ impl Transcript {
         use tower::ServiceExt as _;
         let router = app.router();
         for step in &self.steps {
-            let request = http_request(&step.send)?;
+            let request = http_request_for(app, &step.send)?;
             let response = router
                 .clone()
                 .oneshot(request)
@@ -507,6 +507,64 @@ pub fn http_request(body: &str) -> Result<axum::http::Request<axum::body::Body>,
     builder
         .body(axum::body::Body::from(body.to_owned()))
         .map_err(|e| e.to_string())
+}
+
+/// [`http_request`] plus what a conforming client adds for `app`'s tools: an
+/// `Mcp-Param-{Name}` header for each argument the called tool mirrors (`x-mcp-header`)
+/// that has a value, encoded as clients do (`=?base64?..?=` when the text is not plain
+/// visible ASCII).
+pub fn http_request_for(
+    app: &App,
+    body: &str,
+) -> Result<axum::http::Request<axum::body::Body>, String> {
+    let mut request = http_request(body)?;
+    let Ok(value) = serde_json::from_str::<Value>(body) else {
+        return Ok(request);
+    };
+    if value.get("method").and_then(Value::as_str) != Some("tools/call") {
+        return Ok(request);
+    }
+    let Some(name) = value.pointer("/params/name").and_then(Value::as_str) else {
+        return Ok(request);
+    };
+    let snapshot = app.core().live.load();
+    let Some(tool) = snapshot.catalog.get(name) else {
+        return Ok(request);
+    };
+    for mirrored in &tool.mirrored {
+        let mut argument = value.pointer("/params/arguments");
+        for key in &mirrored.path {
+            argument = argument.and_then(|a| a.get(key));
+        }
+        let text = match argument {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Bool(b)) => b.to_string(),
+            Some(Value::Number(n)) => n.to_string(),
+            _ => continue,
+        };
+        let header = axum::http::HeaderValue::from_str(&client_encoding(&text))
+            .map_err(|e| e.to_string())?;
+        request
+            .headers_mut()
+            .insert(mirrored.header.clone(), header);
+    }
+    Ok(request)
+}
+
+/// A header value as a client writes it: as it is when it is plain visible ASCII (inner
+/// spaces and tabs allowed), else Base64 between the `=?base64?` and `?=` markers.
+fn client_encoding(text: &str) -> String {
+    use base64::Engine as _;
+    let plain = !text.is_empty()
+        && text.trim_matches([' ', '\t']) == text
+        && text.chars().all(|c| c == '\t' || (' '..='~').contains(&c))
+        && !(text.starts_with("=?base64?") && text.ends_with("?="));
+    if plain {
+        text.to_owned()
+    } else {
+        let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+        format!("=?base64?{encoded}?=")
+    }
 }
 
 fn compare(step: &Step, expect: &Value, actual: &Value) -> Result<(), String> {

@@ -1,11 +1,12 @@
 //! Streamable HTTP (2026-07-28): `POST /mcp` with one JSON-RPC message per body.
 //!
 //! Checks, in order: Host/Origin allowlist (403), the bearer token when a verifier is
-//! configured (401, or 400 for a malformed authorization), method (405), body size (413)
-//! and arrival time (408), nesting depth (-32600), JSON (-32700), declared scopes (403 with
-//! an `insufficient_scope` challenge), envelope (-32600), the `MCP-Protocol-Version` /
-//! `Mcp-Method` / `Mcp-Name` headers against the body (-32020), then the era adapter
-//! (version -32022, method -32601 with 404, `_meta` -32602 with 400).
+//! configured (401, or 400 for a malformed authorization), method (405), `Content-Type`
+//! (415 unless `application/json`), body size (413) and arrival time (408), nesting depth
+//! (-32600), JSON (-32700), declared scopes (403 with an `insufficient_scope` challenge),
+//! envelope (-32600), the `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name` headers and a
+//! tool's `Mcp-Param-*` headers against the body (-32020), then the era adapter (version
+//! -32022, method -32601 with 404, `_meta` -32602 with 400).
 //!
 //! Responses are JSON, except in two cases that stream Server-Sent Events: a request whose
 //! client asked for progress or log messages (and accepts `text/event-stream`) switches to
@@ -141,6 +142,45 @@ pub(crate) fn router(
     })
 }
 
+/// A POST's body must be declared JSON (parameters such as `charset=utf-8` allowed), or it
+/// is refused before it is read. Besides the protocol asking for it, this keeps the
+/// endpoint from being a CORS "simple request" target: a web page may POST `text/plain`
+/// (or no type) to any address without asking first. The Origin check stays the main
+/// defence; this is the second.
+fn check_content_type(headers: &HeaderMap) -> Result<(), RpcError> {
+    let refuse = |got: &str| {
+        RpcError::invalid_request(format!(
+            "Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json (got {got})"
+        ))
+    };
+    let mut values = headers.get_all(header::CONTENT_TYPE).iter();
+    let value = match (values.next(), values.next()) {
+        (Some(value), None) => value,
+        (None, _) => return Err(refuse("none")),
+        (Some(_), Some(_)) => return Err(refuse("several")),
+    };
+    let text = value
+        .to_str()
+        .map_err(|_| refuse("a value that is not text"))?;
+    let mut parts = text.split(';');
+    let essence = parts.next().unwrap_or_default().trim();
+    if !essence.eq_ignore_ascii_case("application/json") {
+        return Err(refuse(&format!("{essence:?}")));
+    }
+    for parameter in parts {
+        let (name, value) = parameter.split_once('=').unwrap_or((parameter, ""));
+        if name.trim().eq_ignore_ascii_case("charset")
+            && !value.trim().trim_matches('"').eq_ignore_ascii_case("utf-8")
+        {
+            return Err(RpcError::invalid_request(format!(
+                "Unsupported Media Type: JSON-RPC messages are UTF-8, not {}",
+                value.trim()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Trace and count a request this transport refused before any JSON-RPC handling.
 fn refused(core: &Core, status: u16, reason: &str) {
     observe::refused(core, Transport::Http, "transport", Some(status), reason);
@@ -236,6 +276,13 @@ async fn endpoint(State(shared): State<Shared>, request: Request) -> Response {
             .headers_mut()
             .insert(header::ALLOW, header::HeaderValue::from_static("POST"));
         return response;
+    }
+    if let Err(error) = check_content_type(&headers) {
+        refused(&shared.core, 415, &error.message);
+        return json(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            &error_response(None, &error),
+        );
     }
     let limit = shared.config.max_body_bytes;
     let declared = headers
@@ -762,6 +809,15 @@ fn check_headers(
                         )));
                     }
                 }
+            }
+        }
+    }
+    if method == "tools/call" {
+        let params = params.map(|p| (p.get("name").and_then(Value::as_str), p.get("arguments")));
+        if let Some((Some(name), arguments)) = params {
+            let snapshot = core.live.load();
+            if let Some(tool) = snapshot.catalog.get(name) {
+                super::param_headers::check(headers, &tool.mirrored, arguments)?;
             }
         }
     }

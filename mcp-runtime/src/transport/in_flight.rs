@@ -1,7 +1,8 @@
 //! Requests in progress on one connection or session, and how to stop each: the task
-//! running it and its cancellation token. `notifications/cancelled` looks the request up
-//! here; a task removes itself before sending its response, so a cancellation arriving
-//! after that finds nothing to abort and the response is never cut short.
+//! running it, its cancellation token and its notification channel.
+//! `notifications/cancelled` looks the request up here; a task removes itself before
+//! sending its response, so a cancellation arriving after that finds nothing to abort and
+//! the response is never cut short.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -10,29 +11,59 @@ use serde_json::{Map, Value};
 use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::core::Notifier;
 use crate::protocol::RequestId;
+
+/// How to stop one running request.
+struct Running {
+    task: AbortHandle,
+    cancel: CancellationToken,
+    /// Its progress and log channel, shut on cancellation: work the handler spawned may
+    /// still hold a `Progress` or `Log`, and nothing more may be sent for the request.
+    notifier: Option<Notifier>,
+}
+
+impl Running {
+    fn stop(self) {
+        // Cancelling waits for a send in progress, so nothing of the request follows.
+        if let Some(notifier) = &self.notifier {
+            notifier.cancel();
+        }
+        self.cancel.cancel();
+        self.task.abort();
+    }
+}
 
 /// The running requests, by id. Cheap to clone (shared).
 #[derive(Clone, Default)]
-pub(crate) struct InFlight(Arc<Mutex<HashMap<RequestId, (AbortHandle, CancellationToken)>>>);
+pub(crate) struct InFlight(Arc<Mutex<HashMap<RequestId, Running>>>);
 
 impl InFlight {
-    fn lock(&self) -> MutexGuard<'_, HashMap<RequestId, (AbortHandle, CancellationToken)>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<RequestId, Running>> {
         // A poisoned map only means a task panicked while holding it; the map is valid.
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Register request `id` as run by the task `spawn` starts. The registry is held while
-    /// spawning, so the task cannot finish (and look itself up) before it is registered.
+    /// Register request `id` as run by the task `spawn` starts, sending its notifications
+    /// through `notifier`. The registry is held while spawning, so the task cannot finish
+    /// (and look itself up) before it is registered.
     pub(crate) fn spawn(
         &self,
         id: RequestId,
         cancel: CancellationToken,
+        notifier: Option<Notifier>,
         spawn: impl FnOnce() -> AbortHandle,
     ) {
         let mut running = self.lock();
         let task = spawn();
-        running.insert(id, (task, cancel));
+        running.insert(
+            id,
+            Running {
+                task,
+                cancel,
+                notifier,
+            },
+        );
     }
 
     /// Whether a request with this id is running: a second request reusing the id would
@@ -54,8 +85,9 @@ impl InFlight {
         self.lock().remove(id).is_some()
     }
 
-    /// Stop the request named by `notifications/cancelled` params. Unknown or finished
-    /// requests are ignored, as the specification allows.
+    /// Stop the request named by `notifications/cancelled` params: its task, its token and
+    /// its notifications. Unknown or finished requests are ignored, as the specification
+    /// allows.
     pub(crate) fn cancel(&self, params: Option<&Map<String, Value>>) {
         let id = params
             .and_then(|p| p.get("requestId"))
@@ -65,9 +97,9 @@ impl InFlight {
             .and_then(Value::as_str)
             .unwrap_or("none given");
         if let Some(id) = id {
-            if let Some((task, cancel)) = self.lock().remove(&id) {
-                cancel.cancel();
-                task.abort();
+            let running = self.lock().remove(&id);
+            if let Some(running) = running {
+                running.stop();
                 tracing::debug!(request_id = %id, reason, "request cancelled by the client");
             }
         }
@@ -76,9 +108,9 @@ impl InFlight {
     /// Stop every request (the session ended).
     #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
     pub(crate) fn cancel_all(&self) {
-        for (_, (task, cancel)) in self.lock().drain() {
-            cancel.cancel();
-            task.abort();
+        let all: Vec<Running> = self.lock().drain().map(|(_, running)| running).collect();
+        for running in all {
+            running.stop();
         }
     }
 
@@ -99,13 +131,20 @@ mod tests {
         let running = InFlight::default();
         let cancel = CancellationToken::new();
         let id = RequestId::Number(7.into());
-        running.spawn(id.clone(), cancel.clone(), || {
+        let (tx, mut rx) = tokio::sync::mpsc::channel(8);
+        let notifier = Notifier::new(tx);
+        running.spawn(id.clone(), cancel.clone(), Some(notifier.clone()), || {
             tokio::spawn(std::future::pending::<()>()).abort_handle()
         });
         assert!(!running.is_empty());
+        assert!(notifier.send_message(&json!({"before": "cancel"})));
         let params = json!({"requestId": 7, "reason": "changed my mind"});
         running.cancel(params.as_object());
         assert!(cancel.is_cancelled());
+        // S-068: whoever still holds the request's channel can send nothing more.
+        assert!(!notifier.send_message(&json!({"after": "cancel"})));
+        assert!(rx.try_recv().is_ok());
+        assert!(rx.try_recv().is_err());
         assert!(
             !running.finish(&id),
             "a cancelled request's response is not sent"

@@ -4,4 +4,5 @@
 pub mod args;
 pub mod http;
 pub(crate) mod in_flight;
+mod param_headers;
 pub mod stdio;

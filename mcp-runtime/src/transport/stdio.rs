@@ -422,25 +422,26 @@ impl Connection {
                 };
             let tx = self.tx.clone();
             let closing = self.closing.clone();
-            self.in_flight.spawn(id, CancellationToken::new(), || {
-                tasks.spawn(async move {
-                    send(&tx, &subscription.acknowledgement()).await;
-                    loop {
-                        tokio::select! {
-                            _ = closing.cancelled() => break,
-                            next = subscription.next() => match next {
-                                Some(message) => send(&tx, &message).await,
-                                None => break,
-                            },
+            self.in_flight
+                .spawn(id, CancellationToken::new(), None, || {
+                    tasks.spawn(async move {
+                        send(&tx, &subscription.acknowledgement()).await;
+                        loop {
+                            tokio::select! {
+                                _ = closing.cancelled() => break,
+                                next = subscription.next() => match next {
+                                    Some(message) => send(&tx, &message).await,
+                                    None => break,
+                                },
+                            }
                         }
-                    }
-                    // The server ends the subscription: its result, then (stdio only) the
-                    // cancellation naming it, as the specification asks of a teardown.
-                    send(&tx, &subscription.closing_result()).await;
-                    let cancelled = subscription.cancellation("server shutting down");
-                    send(&tx, &cancelled).await;
-                })
-            });
+                        // The server ends the subscription: its result, then (stdio only) the
+                        // cancellation naming it, as the specification asks of a teardown.
+                        send(&tx, &subscription.closing_result()).await;
+                        let cancelled = subscription.cancellation("server shutting down");
+                        send(&tx, &cancelled).await;
+                    })
+                });
             return;
         }
         let core = self.core.clone();
@@ -472,7 +473,7 @@ impl Connection {
         let cancel = CancellationToken::new();
         let inbound = Inbound {
             transport: Transport::Stdio,
-            notifier,
+            notifier: notifier.clone(),
             cancel: cancel.clone(),
             stop: self.stop.clone(),
             principal: self.principal.clone(),
@@ -486,7 +487,7 @@ impl Connection {
             self.answered_inline(response).await;
             return;
         }
-        self.in_flight.spawn(id, cancel, || {
+        self.in_flight.spawn(id, cancel, notifier, || {
             tasks.spawn(async move {
                 let response = future.await;
                 // Unregister before sending: a cancellation arriving now finds nothing to

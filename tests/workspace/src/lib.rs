@@ -560,6 +560,8 @@ pub mod interactive {
         pub cancelled: AtomicUsize,
         /// Calls that finished.
         pub finished: AtomicUsize,
+        /// Reports `heartbeat`'s spawned work tried to send.
+        pub beats: AtomicUsize,
     }
 
     // ANCHOR: cancel
@@ -587,6 +589,30 @@ pub mod interactive {
         "finished"
     }
     // ANCHOR_END: cancel
+
+    /// Reports progress and logs every 10 ms for 5 s from a spawned task, whatever happens
+    /// to the call, which answers after `stay_ms`: work that outlives its request and
+    /// ignores cancellation.
+    #[tool]
+    pub async fn heartbeat(
+        /// How long the call itself takes.
+        stay_ms: u64,
+        probe: State<Arc<Probe>>,
+        progress: Progress,
+        log: Log,
+    ) -> &'static str {
+        let probe = probe.0.clone();
+        tokio::spawn(async move {
+            for beat in 1..=500_u32 {
+                progress.report(f64::from(beat), None);
+                log.info(format!("beat {beat}"));
+                probe.beats.fetch_add(1, Ordering::SeqCst);
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+        });
+        tokio::time::sleep(std::time::Duration::from_millis(stay_ms)).await;
+        "finished"
+    }
 
     // ANCHOR: toggle
     /// Toggles `extra_tool` and reports an update of `vault://alpha`.
@@ -871,6 +897,138 @@ pub mod long {
             .task_after(std::time::Duration::from_millis(150))
             .task_poll_interval(std::time::Duration::from_millis(50))
     }
+}
+
+/// Tools whose arguments gateways see in `Mcp-Param-*` headers, declared with
+/// `#[header("..")]` and, in an `Args` struct, with schemars' `extend`.
+pub mod gateway {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use mcp_runtime::prelude::*;
+
+    /// Calls that reached a handler.
+    #[derive(Default)]
+    pub struct Ledger {
+        /// How many.
+        pub calls: AtomicUsize,
+    }
+
+    // ANCHOR: move_stock
+    /// Where stock is kept.
+    #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Region {
+        /// Frankfurt.
+        Eu,
+        /// Virginia.
+        Us,
+    }
+
+    impl mcp_runtime::HeaderArg for Region {}
+
+    /// Moves stock; a gateway routes on the region and rate-limits per tenant.
+    #[tool(destructive)]
+    pub async fn move_stock(
+        /// Whose stock.
+        #[header("Tenant")]
+        tenant: String,
+        /// Where it is kept.
+        #[header("Region")]
+        region: Region,
+        /// How many units.
+        #[header("Units")]
+        units: i64,
+        /// Only check that the move is possible.
+        #[header("Dry-Run")]
+        dry_run: Option<bool>,
+        /// A note for the audit log.
+        note: Option<String>,
+        ledger: State<Arc<Ledger>>,
+    ) -> String {
+        ledger.calls.fetch_add(1, Ordering::SeqCst);
+        format!(
+            "{units} units for {tenant} in {region:?} (dry run: {}, note: {})",
+            dry_run.unwrap_or(false),
+            note.as_deref().unwrap_or("none")
+        )
+    }
+    // ANCHOR_END: move_stock
+
+    // ANCHOR: shipment
+    /// Where a shipment goes, as an object inside the arguments.
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[schemars(inline)]
+    pub struct Destination {
+        /// ISO country code.
+        #[schemars(extend("x-mcp-header" = "Country"))]
+        pub country: String,
+        /// City.
+        pub city: String,
+    }
+
+    /// One shipment.
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    pub struct Shipment {
+        /// Whose shipment.
+        #[schemars(extend("x-mcp-header" = "Tenant"))]
+        pub tenant: String,
+        /// Where it goes.
+        pub destination: Destination,
+        /// Priority from 0 to 9, when it matters (one type, as a header carries).
+        #[schemars(extend("type" = "integer", "x-mcp-header" = "Priority"))]
+        pub priority: Option<u8>,
+    }
+
+    /// Books a shipment.
+    #[tool]
+    pub async fn book_shipment(
+        Args(shipment): Args<Shipment>,
+        ledger: State<Arc<Ledger>>,
+    ) -> String {
+        ledger.calls.fetch_add(1, Ordering::SeqCst);
+        format!(
+            "Shipping for {} to {}, {} (priority {})",
+            shipment.tenant,
+            shipment.destination.city,
+            shipment.destination.country,
+            shipment.priority.unwrap_or(5)
+        )
+    }
+    // ANCHOR_END: shipment
+}
+
+/// A type for tests whose JSON Schema is written by hand, as given, and which takes any
+/// JSON as its value: for schemas no derive would write (another dialect, a typo, an
+/// annotation in the wrong place).
+#[macro_export]
+macro_rules! schema_type {
+    ($name:ident, $schema:tt) => {
+        struct $name;
+
+        impl ::schemars::JsonSchema for $name {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn json_schema(_: &mut ::schemars::SchemaGenerator) -> ::schemars::Schema {
+                ::schemars::json_schema!($schema)
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                ::serde::de::IgnoredAny::deserialize(d).map(|_| $name)
+            }
+        }
+    };
+}
+
+/// The gateway fixtures alone, counting calls in `ledger`.
+pub fn gateway_server(ledger: std::sync::Arc<gateway::Ledger>) -> Server {
+    Server::new("gateway", "1.0.0")
+        .only_module(module_path!().to_owned() + "::gateway")
+        .state(ledger)
 }
 
 /// The interactive fixtures alone; `wait_for_cancel` reports to `probe`.

@@ -171,6 +171,9 @@ async fn a_panicking_handler_fails_its_call_and_the_server_keeps_serving() {
     let client = TestClient::new(mcp_workspace_tests::server().build().unwrap());
     let failed = client.call_tool("explode", json!({})).await;
     assert_eq!(failed["error"]["code"], -32603);
+    // The panic's own words stay in the server's log (S-276: no internal detail goes out).
+    let message = failed["error"]["message"].as_str().unwrap();
+    assert_eq!(message, "Internal error: tool explode failed unexpectedly");
     let fine = client.call_tool("add", json!({"a": 2, "b": 2})).await;
     assert_eq!(fine["structuredContent"], 4);
 }
@@ -250,6 +253,134 @@ fn a_tool_whose_schema_refers_outside_itself_stops_the_server_at_start() {
     assert!(text.contains("tool `file_order`"), "{text}");
     assert!(
         text.contains("remote $ref https://schemas.example/order.json is not fetched"),
+        "{text}"
+    );
+}
+
+/// Pairs of a name and a count, in JSON Schema draft-07, whose array-form `items` (a
+/// tuple) and `dependencies` 2020-12 spells otherwise.
+#[derive(serde::Deserialize)]
+struct Tally(serde_json::Value);
+
+impl schemars::JsonSchema for Tally {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Tally".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {
+                "pair": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}]},
+                "card": {"type": "string"},
+                "billing_address": {"type": "string"}
+            },
+            "dependencies": {"card": ["billing_address"]}
+        })
+    }
+}
+
+/// Counts a pair.
+#[tool]
+async fn tally(Args(tally): Args<Tally>) -> String {
+    tally.0.to_string()
+}
+
+#[tokio::test]
+async fn a_draft_07_tool_schema_is_validated_by_draft_07() {
+    // S-026: the schema is published with its `$schema`, and its keywords mean what
+    // draft-07 says.
+    let client = TestClient::new(Server::new("t", "1").only(tools![tally]).build().unwrap());
+    let list = client.request("tools/list", json!({})).await;
+    assert_eq!(
+        list["result"]["tools"][0]["inputSchema"]["$schema"],
+        "http://json-schema.org/draft-07/schema#"
+    );
+    let ok = client
+        .call_tool("tally", json!({"pair": ["apples", 3]}))
+        .await;
+    assert!(ok.get("isError").is_none(), "{ok}");
+    assert_eq!(ok["content"][0]["text"], r#"{"pair":["apples",3]}"#);
+    for (arguments, problem) in [
+        (json!({"pair": [3, "apples"]}), "argument /pair/0"),
+        (json!({"card": "4111"}), "billing_address"),
+    ] {
+        let refused = client.call_tool("tally", arguments).await;
+        assert_eq!(refused["isError"], true, "{refused}");
+        let text = refused["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains(problem), "{text}");
+    }
+}
+
+#[test]
+fn a_tool_schema_no_validator_here_applies_stops_the_server_at_start() {
+    // S-027: an unsupported dialect, and S-029: a schema invalid in its own dialect.
+    mcp_workspace_tests::schema_type!(
+        Custom,
+        {"$schema": "https://schemas.example/my-dialect", "type": "object"}
+    );
+    mcp_workspace_tests::schema_type!(
+        Misspelt,
+        {"type": "object", "properties": {"n": {"type": "integr"}}}
+    );
+    /// Takes a schema in a dialect of its own.
+    #[tool]
+    async fn custom(Args(_c): Args<Custom>) -> &'static str {
+        "ok"
+    }
+    /// Takes a schema with a typo.
+    #[tool]
+    async fn misspelt(Args(_m): Args<Misspelt>) -> &'static str {
+        "ok"
+    }
+    let error = Server::new("t", "1")
+        .only(tools![custom, misspelt])
+        .build()
+        .err()
+        .expect("build fails");
+    let text = error.to_string();
+    assert!(
+        text.contains("tool `custom` cannot be served: its input schema does not compile: the JSON Schema dialect https://schemas.example/my-dialect is not supported"),
+        "{text}"
+    );
+    assert!(
+        text.contains("http://json-schema.org/draft-07/schema"),
+        "{text}"
+    );
+    assert!(
+        text.contains("tool `misspelt` cannot be served: its input schema does not compile"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_tool_whose_output_schema_is_invalid_stops_the_server_at_start() {
+    // S-029: what the server publishes is valid in its dialect, output schemas included.
+    #[derive(serde::Serialize)]
+    struct Receipt {
+        total: u32,
+    }
+    impl schemars::JsonSchema for Receipt {
+        fn schema_name() -> std::borrow::Cow<'static, str> {
+            "Receipt".into()
+        }
+        fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            schemars::json_schema!({"type": "object", "properties": {"total": {"type": "integr"}}})
+        }
+    }
+    /// Totals an order.
+    #[tool]
+    async fn total() -> Receipt {
+        Receipt { total: 3 }
+    }
+    let error = Server::new("t", "1")
+        .only(tools![total])
+        .build()
+        .err()
+        .expect("build fails");
+    let text = error.to_string();
+    assert!(
+        text.contains("tool `total` cannot be served: its output schema does not compile"),
         "{text}"
     );
 }
@@ -354,6 +485,56 @@ async fn http_get_and_delete_are_405() {
 }
 
 #[tokio::test]
+async fn http_posts_not_declared_json_are_415_before_their_body_is_read() {
+    // A page may POST `text/plain` (or no type at all) to any address without a CORS
+    // preflight; the endpoint takes only `application/json` (UTF-8, S-057).
+    let app = mcp_workspace_tests::server().build().unwrap();
+    let post = |content_types: &[&str], body: &str| {
+        let mut request = http_request(body).unwrap();
+        request.headers_mut().remove("content-type");
+        for value in content_types {
+            request
+                .headers_mut()
+                .append("content-type", value.parse().unwrap());
+        }
+        request
+    };
+    for (content_types, body) in [
+        (&[][..], LIST),
+        (&["text/plain"][..], LIST),
+        (&["text/plain;charset=UTF-8"][..], LIST),
+        (&["application/x-www-form-urlencoded"][..], LIST),
+        (&["multipart/form-data; boundary=x"][..], LIST),
+        (&["application/jsonl"][..], LIST),
+        (&["application/json; charset=latin1"][..], LIST),
+        (&["application/json", "text/plain"][..], LIST),
+        // Refused before parsing: a body that is not even JSON gets 415, not -32700.
+        (&["text/plain"][..], "{not json"),
+    ] {
+        let (status, reply, _) = http(&app, post(content_types, body)).await;
+        assert_eq!(status, 415, "{content_types:?}");
+        assert_eq!(reply["error"]["code"], -32600, "{content_types:?}: {reply}");
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("Unsupported Media Type"),
+            "{reply}"
+        );
+    }
+    for content_type in [
+        "application/json",
+        "Application/JSON",
+        "application/json; charset=utf-8",
+        "application/json;charset=\"UTF-8\"",
+    ] {
+        let (status, reply, _) = http(&app, post(&[content_type], LIST)).await;
+        assert_eq!(status, 200, "{content_type}: {reply}");
+        assert!(reply["result"]["tools"].is_array());
+    }
+}
+
+#[tokio::test]
 async fn http_oversized_bodies_are_413_and_lose_nothing_else() {
     let app = mcp_workspace_tests::server()
         .max_body_bytes(1024)
@@ -446,6 +627,28 @@ async fn http_notifications_are_accepted_without_a_body() {
     .await;
     assert_eq!(status, 202);
     assert_eq!(body, Value::Null);
+    // S-079: one that cannot be accepted gets an HTTP error, with a JSON-RPC error that
+    // has no id.
+    let notification =
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+    let mut foreign = http_request(notification).unwrap();
+    foreign
+        .headers_mut()
+        .insert("origin", "http://evil.example".parse().unwrap());
+    let mut untyped = http_request(notification).unwrap();
+    untyped.headers_mut().remove("content-type");
+    let malformed =
+        http_request(r#"{"jsonrpc":"1.0","method":"notifications/cancelled"}"#).unwrap();
+    for (what, request, expected) in [
+        ("from a foreign origin", foreign, 403),
+        ("not declared JSON", untyped, 415),
+        ("in another JSON-RPC version", malformed, 400),
+    ] {
+        let (status, body, _) = http(&app, request).await;
+        assert_eq!(status, expected, "{what}: {body}");
+        assert!(body["error"]["code"].is_i64(), "{what}: {body}");
+        assert!(body.get("id").is_none_or(Value::is_null), "{what}: {body}");
+    }
 }
 
 #[tokio::test]
@@ -513,6 +716,31 @@ fn stdio_session() -> (
     let serving = tokio::spawn(async move { app.serve_io(sr, sw).await });
     let (cr, cw) = tokio::io::split(client);
     (serving, cr, cw)
+}
+
+#[tokio::test]
+async fn stdio_tool_output_cannot_break_the_framing() {
+    // S-199, S-063, S-065: what a tool returns is written as escaped JSON, so text with
+    // newlines, line separators, control characters or a JSON-RPC message inside stays
+    // one line of the result it belongs to.
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (serving, mut cr, mut cw) = stdio_session();
+    let name = "Ada\n{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"x\"}\r\n\u{2028}\u{7}";
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "greet", "arguments": {"name": name},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    }});
+    cw.write_all(format!("{call}\n").as_bytes()).await.unwrap();
+    cw.shutdown().await.unwrap();
+    let mut out = String::new();
+    cr.read_to_string(&mut out).await.unwrap();
+    serving.await.unwrap().unwrap();
+    assert_eq!(out.matches('\n').count(), 1, "{out:?}");
+    let answer: Value = serde_json::from_str(out.trim_end()).unwrap();
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        format!("Good day, {name}.")
+    );
 }
 
 /// A 2026-07-28 `tools/call` of `add {a: id, b: 1}` as one stdio line (without newline).

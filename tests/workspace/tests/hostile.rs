@@ -166,7 +166,7 @@ async fn hostile_http_requests_get_exact_errors_and_lose_nothing() {
         // --- HTTP smuggling, caught by the HTTP parser before any MCP code runs ---
         ("bare CR inside a header value", raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nMcp-Method: tools/list\rX-Injected: 1\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"), Expect::Status(400)),
         ("two different Content-Lengths", raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\nContent-Length: 40\r\nConnection: close\r\n\r\n{}"), Expect::Status(400)),
-        ("Content-Length and chunked together", raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n"), Expect::Status(400)),
+        ("Content-Length and chunked together", raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n"), Expect::Status(400)),
         ("a header line without a colon", raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nthis is not a header\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"), Expect::Status(400)),
         ("64 KiB of headers", raw(&format!("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: {}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}", "z".repeat(512 * 1024))), Expect::Status(431)),
         // --- origin and method ---
@@ -174,10 +174,13 @@ async fn hostile_http_requests_get_exact_errors_and_lose_nothing() {
         ("a foreign Host", raw(&String::from_utf8(post(&common::headers("tools/list", None, &[]), &body(1, "tools/list", json!({})))).unwrap().replace("Host: 127.0.0.1", "Host: evil.example")), Expect::Rpc(403, -32600)),
         ("GET without a session", get("/mcp", &[]), Expect::Rpc(405, -32600)),
         ("PUT", raw("PUT /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"), Expect::Rpc(405, -32600)),
+        // --- bodies not declared JSON: a page may send these cross-origin without a preflight ---
+        ("a text/plain body (a CORS simple request)", raw(&String::from_utf8(with_body("tools/list", None, &body(1, "tools/list", json!({})))).unwrap().replace("Content-Type: application/json", "Content-Type: text/plain")), Expect::Rpc(415, -32600)),
+        ("no Content-Type", raw(&String::from_utf8(with_body("tools/list", None, &body(1, "tools/list", json!({})))).unwrap().replace("Content-Type: application/json\r\n", "")), Expect::Rpc(415, -32600)),
         // --- size and shape bombs ---
-        ("declared body over the limit", raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000000\r\nConnection: close\r\n\r\n{}"), Expect::Rpc(413, -32600)),
+        ("declared body over the limit", raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\nConnection: close\r\n\r\n{}"), Expect::Rpc(413, -32600)),
         ("chunked body over the limit", {
-            let mut r = raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+            let mut r = raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
             r.extend_from_slice(format!("{:x}\r\n{}\r\n0\r\n\r\n", too_big.len(), too_big).as_bytes());
             r
         }, Expect::Rpc(413, -32600)),
@@ -204,7 +207,8 @@ async fn hostile_http_requests_get_exact_errors_and_lose_nothing() {
             request(1, "resources/read", Some(&uri), json!({"uri": uri}), &[])
         }, Expect::Rpc(200, -32602)),
     ];
-    assert!(cases.len() >= 40, "{} cases", cases.len());
+    // The book ("Securing a server") gives this number.
+    assert_eq!(cases.len(), 57, "{} cases", cases.len());
     let mut wrong = Vec::new();
     for (name, bytes, expect) in cases {
         let reply = send(addr, &bytes).await;
@@ -223,7 +227,23 @@ async fn hostile_http_requests_get_exact_errors_and_lose_nothing() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// S-009, S-011, S-012: a JSON-RPC code the server may answer with in this revision: the
+/// JSON-RPC ones, the three the specification defines from its own range (-32020 header
+/// mismatch, -32021 missing capability, -32022 unsupported version), or an application
+/// code outside -32768..-32000. Never -32002 or -32042, which older revisions used.
+fn a_code_this_revision_allows(code: i64) -> bool {
+    matches!(
+        code,
+        -32700 | -32600 | -32601 | -32602 | -32603 | -32020 | -32021 | -32022
+    ) || !(-32768..=-32000).contains(&code)
+}
+
 fn check(reply: &Reply, expect: Expect) -> Result<(), String> {
+    if let Some(code) = reply.code() {
+        if !a_code_this_revision_allows(code) {
+            return Err(format!("code {code} is reserved"));
+        }
+    }
     let got = || {
         format!(
             "got {} {}",
@@ -257,7 +277,7 @@ async fn slow_clients_time_out_alone() {
     let addr = common::serve(app()).await;
     let mut stalled = TcpStream::connect(addr).await.unwrap();
     stalled
-        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{\"json")
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{\"json")
         .await
         .unwrap();
     // Meanwhile others are served.
@@ -439,7 +459,8 @@ proptest::proptest! {
             if status >= 400 {
                 let body = axum::body::to_bytes(response.into_body(), 1 << 20).await.unwrap();
                 let value: Value = serde_json::from_slice(&body).unwrap();
-                assert!(value["error"]["code"].is_i64(), "{value}");
+                let code = value["error"]["code"].as_i64();
+                assert!(code.is_some_and(a_code_this_revision_allows), "{value}");
             }
             let valid = common::body(2, "tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 3}}));
             let request = mcp_runtime::testing::http_request(&valid).unwrap();

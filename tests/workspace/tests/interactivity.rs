@@ -165,7 +165,10 @@ impl Wire {
                     .await
                     .unwrap();
                 let mut messages: Vec<Value> = if streamed {
-                    sse_messages(&String::from_utf8_lossy(&bytes))
+                    let text = String::from_utf8_lossy(&bytes);
+                    // S-089: streams cannot be resumed, so events carry no id to resume from.
+                    assert!(!text.lines().any(|l| l.starts_with("id:")), "{text}");
+                    sse_messages(&text)
                 } else {
                     vec![serde_json::from_slice(&bytes).unwrap()]
                 };
@@ -217,6 +220,9 @@ async fn a_missing_answer_ends_the_call_with_input_required_and_the_retry_finish
         let first = wire
             .exchange(call(1, "transfer", args.clone(), json!({})))
             .await;
+        // S-058, S-066, S-084, S-116: the question travels in the result; the server sends
+        // the client no request of its own, on any transport.
+        assert!(first.notifications.is_empty(), "{:?}", first.notifications);
         let first = result(&first).clone();
         // S-117, S-122: input_required with the request and a state.
         assert_eq!(first["resultType"], "input_required", "{}", wire.name());
@@ -918,6 +924,85 @@ async fn a_cancelled_stdio_request_stops_and_sends_nothing_more() {
 }
 
 #[tokio::test]
+async fn work_a_cancelled_stdio_request_left_running_can_send_nothing_for_it() {
+    // S-068: `heartbeat` leaves a task holding its `Progress` and `Log` that reports every
+    // 10 ms and never looks at the cancellation.
+    let (app, probe) = app_with_probe();
+    let mut wire = Wire::stdio(&app);
+    wire.send(&call(
+        61,
+        "heartbeat",
+        json!({"stay_ms": 60_000}),
+        json!({"_meta": {"progressToken": "beat", "io.modelcontextprotocol/logLevel": "info"}}),
+    ))
+    .await;
+    let first = wire.frame().await;
+    assert_eq!(first["params"]["progressToken"], "beat", "{first}");
+    wire.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 61}}))
+        .await;
+    // Lines are read in order, so once the next request is answered the cancellation has
+    // been handled; beats that went out before it may precede that answer.
+    let handled = wire
+        .exchange(call(62, "crunch", json!({"steps": 0}), json!({})))
+        .await;
+    assert_eq!(handled.response["id"], 62);
+    // The task goes on reporting well after the cancellation...
+    let at_cancel = probe.beats.load(Ordering::SeqCst);
+    until(|| probe.beats.load(Ordering::SeqCst) >= at_cancel + 10).await;
+    // ...and none of it reaches the client: the next frames belong to the next request.
+    let next = wire
+        .exchange(call(
+            63,
+            "crunch",
+            json!({"steps": 2}),
+            json!({"_meta": {"progressToken": "crunch"}}),
+        ))
+        .await;
+    assert!(!next.notifications.is_empty());
+    for notification in &next.notifications {
+        assert_eq!(
+            notification["params"]["progressToken"], "crunch",
+            "{notification}"
+        );
+    }
+    assert_eq!(next.response["id"], 63);
+    assert!(
+        probe.beats.load(Ordering::SeqCst) < 500,
+        "the task still runs"
+    );
+}
+
+#[tokio::test]
+async fn nothing_is_reported_for_a_request_once_it_is_answered() {
+    // S-153, S-156: `heartbeat` answers after 30 ms and leaves a task reporting progress and
+    // logs with the request's token; none of it follows the response.
+    let (app, probe) = app_with_probe();
+    for mut wire in wires(&app) {
+        let answered = wire
+            .exchange(call(
+                71,
+                "heartbeat",
+                json!({"stay_ms": 30}),
+                json!({"_meta": {"progressToken": "late", "io.modelcontextprotocol/logLevel": "info"}}),
+            ))
+            .await;
+        assert_eq!(text(&answered), "finished", "{}", wire.name());
+        let at_answer = probe.beats.load(Ordering::SeqCst);
+        until(|| probe.beats.load(Ordering::SeqCst) >= at_answer + 10).await;
+        let next = wire
+            .exchange(call(72, "crunch", json!({"steps": 1}), json!({})))
+            .await;
+        assert!(
+            next.notifications.is_empty(),
+            "{}: {:?}",
+            wire.name(),
+            next.notifications
+        );
+        assert_eq!(next.response["id"], 72);
+    }
+}
+
+#[tokio::test]
 async fn closing_an_http_response_stream_cancels_the_request() {
     let (app, probe) = app_with_probe();
     let message = call(
@@ -1045,6 +1130,56 @@ async fn stdio_listeners_get_an_acknowledgement_then_only_what_they_asked_for() 
     );
 }
 
+#[tokio::test]
+async fn resource_updates_reach_only_the_streams_subscribed_to_them() {
+    // S-167: an update goes to a stream that subscribed to its URI, or to a URI it lies
+    // under, and to no other.
+    let app = app();
+    let client = mcp_runtime::testing::TestClient::new(app.clone());
+    let listen = |uris: Value| {
+        client
+            .listen(
+                json!({"notifications": {"resourceSubscriptions": uris, "toolsListChanged": true}}),
+            )
+            .unwrap()
+    };
+    let mut alpha = listen(json!(["vault://alpha"]));
+    let mut beta = listen(json!(["vault://beta"]));
+    let server = app.handle();
+    for uri in [
+        "vault://alphabet",
+        "vault://alpha",
+        "vault://gamma",
+        "vault://alpha/logs/today",
+    ] {
+        server.resource_updated(uri);
+    }
+    // A change every stream asked for marks the end of what each was sent.
+    server.remove_tool("crunch");
+    assert_eq!(
+        seen(&mut alpha).await,
+        ["vault://alpha", "vault://alpha/logs/today"]
+    );
+    assert!(seen(&mut beta).await.is_empty());
+}
+
+/// The URIs of the `resources/updated` notifications of `sub` before its next
+/// `tools/list_changed`.
+async fn seen(sub: &mut mcp_runtime::core::Subscription) -> Vec<String> {
+    let mut uris = Vec::new();
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(5), sub.next())
+            .await
+            .unwrap()
+            .unwrap();
+        if n["method"] == "notifications/tools/list_changed" {
+            return uris;
+        }
+        assert_eq!(n["method"], "notifications/resources/updated");
+        uris.push(n["params"]["uri"].as_str().unwrap().to_owned());
+    }
+}
+
 /// The next SSE event of a stream (skipping keep-alive comments), as JSON.
 async fn next_event(body: &mut axum::body::BodyDataStream) -> Value {
     loop {
@@ -1095,7 +1230,8 @@ async fn http_listeners_stream_tagged_notifications_until_the_server_closes() {
         changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
         77
     );
-    // S-086: a request's progress never shows up on the listen stream.
+    // S-086, S-268: a request's progress and log messages never show up on the listen
+    // stream (the next event there is the next list change).
     http.exchange(call(
         2,
         "crunch",
@@ -1103,6 +1239,15 @@ async fn http_listeners_stream_tagged_notifications_until_the_server_closes() {
         json!({"_meta": {"progressToken": 5}}),
     ))
     .await;
+    let logged = http
+        .exchange(call(
+            3,
+            "chatty",
+            json!({}),
+            json!({"_meta": {"io.modelcontextprotocol/logLevel": "debug"}}),
+        ))
+        .await;
+    assert_eq!(logged.notifications.len(), 8, "on the request's own stream");
     app.handle().remove_tool("toggle");
     let changed = next_event(&mut body).await;
     assert_eq!(changed["method"], "notifications/tools/list_changed");

@@ -1543,3 +1543,31 @@ async fn a_session_id_opens_its_session_on_another_instance_with_the_same_key() 
         404
     );
 }
+
+#[tokio::test]
+async fn the_handshake_era_ignores_mirrored_headers() {
+    // `x-mcp-header` came with 2026-07-28: a 2025-11-25 session over HTTP calls a tool that
+    // mirrors arguments without any `Mcp-Param-*` header, and one sent anyway is ignored.
+    let ledger = Arc::new(mcp_workspace_tests::gateway::Ledger::default());
+    let app = build(mcp_workspace_tests::gateway_server(ledger.clone()));
+    let (http, _) = Http::open(&app, "2025-11-25", json!({})).await;
+    let arguments = json!({"tenant": "acme", "region": "us", "units": 2});
+    let seen = http
+        .call(call(1, "move_stock", arguments.clone()), agreeable)
+        .await;
+    assert_eq!(
+        seen.text(),
+        "2 units for acme in Us (dry run: false, note: none)"
+    );
+    let mut request = post(
+        &call(2, "move_stock", arguments),
+        Some(&http.session),
+        Some(&http.version),
+    );
+    request
+        .headers_mut()
+        .insert("mcp-param-region", "eu".parse().unwrap());
+    let response = app.router().oneshot(request).await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(ledger.calls.load(std::sync::atomic::Ordering::SeqCst), 2);
+}

@@ -443,3 +443,32 @@ async fn completions_are_bounded_and_see_filled_arguments() {
         json!(["long"])
     );
 }
+
+#[tokio::test]
+async fn completions_count_against_the_callers_rate_limit() {
+    // S-261: completion runs the application's completer, so it is rate-limited like a call.
+    let app = mcp_workspace_tests::server()
+        .rate_limit(mcp_runtime::policy::limits::RateLimit::per_second(1).burst(2))
+        .build()
+        .unwrap();
+    let client = TestClient::new(app);
+    let complete = || {
+        client.request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "spell"}, "argument": {"name": "word", "value": "a"}}),
+        )
+    };
+    for _ in 0..2 {
+        assert!(complete().await["result"]["completion"]["values"].is_array());
+    }
+    let limited = complete().await;
+    assert_eq!(limited["error"]["code"], -31429, "{limited}");
+    assert_eq!(limited["error"]["data"]["reason"], "rate");
+    let read = client
+        .request("resources/read", json!({"uri": "library://readme"}))
+        .await;
+    assert_eq!(
+        read["error"]["code"], -31429,
+        "one budget for every call of a caller"
+    );
+}

@@ -770,3 +770,54 @@ async fn anonymous_callers_share_one_concurrency_allowance() {
     assert_eq!(again["id"], 3);
     assert_eq!(again["result"]["content"][0]["text"], "plain", "{again}");
 }
+
+// S-288, S-329, S-345: a handler knows the verified caller (subject, scopes, tenant,
+// claims) and never the token itself, so it cannot pass the client's token on to another
+// service.
+#[tokio::test]
+async fn handlers_see_the_caller_never_the_token() {
+    /// Shows all it is told about the request and its caller.
+    #[mcp_runtime::tool]
+    async fn everything(ctx: mcp_runtime::RequestContext) -> String {
+        format!(
+            "{ctx:?} {:?} {}",
+            ctx.principal(),
+            serde_json::Value::Object(ctx.meta().clone())
+        )
+    }
+    let issuer = TestIssuer::new(ISSUER).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let resource = format!(
+        "http://127.0.0.1:{}/mcp",
+        listener.local_addr().unwrap().port()
+    );
+    let app = Server::new("t", "1")
+        .only(mcp_runtime::tools![everything])
+        .oauth(
+            ProtectedResource::new(&resource).authorization_server(ISSUER),
+            issuer.verifier(&resource).unwrap(),
+        )
+        .build()
+        .unwrap();
+    let addr = serve_on(listener, app).await;
+    let token = issuer
+        .token(&resource)
+        .subject("alice")
+        .claim("tenant", json!("acme"))
+        .mint();
+    let auth = format!("Bearer {token}");
+    let reply = send(
+        addr,
+        &call("everything", json!({}), &[("Authorization", &auth)]),
+    )
+    .await;
+    assert_eq!(reply.status, 200);
+    let seen = text_of(&reply);
+    assert!(seen.contains("alice") && seen.contains("acme"), "{seen}");
+    for part in token.split('.') {
+        assert!(
+            !seen.contains(part),
+            "a piece of the token reached the handler: {seen}"
+        );
+    }
+}

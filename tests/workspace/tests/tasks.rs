@@ -451,3 +451,113 @@ async fn task_status_notifications_on_listen() {
         "{statuses:?}"
     );
 }
+
+/// One stdio connection to an app, written and read line by line.
+struct Stdio {
+    lines: tokio::io::Lines<tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+    write: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+}
+
+impl Stdio {
+    fn open(app: &App) -> Stdio {
+        use tokio::io::AsyncBufReadExt as _;
+        let (client, server) = tokio::io::duplex(1 << 20);
+        let (server_read, server_write) = tokio::io::split(server);
+        let app = app.clone();
+        tokio::spawn(async move { app.serve_io(server_read, server_write).await });
+        let (read, write) = tokio::io::split(client);
+        Stdio {
+            lines: tokio::io::BufReader::new(read).lines(),
+            write,
+        }
+    }
+
+    async fn send(&mut self, message: Value) {
+        use tokio::io::AsyncWriteExt as _;
+        self.write
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+
+    async fn next(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(10), self.lines.next_line())
+            .await
+            .expect("an answer within 10 s")
+            .unwrap()
+            .expect("a line");
+        serde_json::from_str(&line).unwrap()
+    }
+}
+
+// S-148: notifications/cancelled names requests, never tasks: neither the id of the call
+// that made the task nor the task's id stops it; tasks/cancel does.
+#[tokio::test]
+async fn notifications_cancelled_does_not_cancel_a_task() {
+    let (app, probe) = app();
+    let mut stdio = Stdio::open(&app);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}}
+    });
+    stdio
+        .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "until_cancelled", "arguments": {}, "_meta": meta}}))
+        .await;
+    let made = stdio.next().await;
+    assert_eq!(made["result"]["resultType"], "task", "{made}");
+    let id = made["result"]["taskId"].as_str().unwrap().to_owned();
+    for request_id in [json!(1), json!(id)] {
+        stdio
+            .send(
+                json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": request_id}}),
+            )
+            .await;
+    }
+    stdio
+        .send(json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get",
+            "params": {"taskId": id, "_meta": meta}}))
+        .await;
+    let task = stdio.next().await;
+    assert_eq!(task["id"], 2);
+    assert_eq!(task["result"]["status"], "working", "{task}");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(probe.cancelled.load(Ordering::SeqCst), 0);
+    stdio
+        .send(json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/cancel",
+            "params": {"taskId": id, "_meta": meta}}))
+        .await;
+    assert_eq!(stdio.next().await["result"]["resultType"], "complete");
+    for _ in 0..500 {
+        if probe.cancelled.load(Ordering::SeqCst) == 1 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("tasks/cancel did not reach the task");
+}
+
+// S-378: the handshake era's `task` parameter on tools/call means nothing under the
+// extension: it neither makes a call a task nor changes one that becomes a task.
+#[tokio::test]
+async fn a_task_parameter_on_tools_call_is_ignored() {
+    let (app, _) = app();
+    let plain = TestClient::new(app.clone());
+    let answered = plain
+        .request(
+            "tools/call",
+            json!({"name": "takes", "arguments": {"ms": 300}, "task": {"ttl": 60000}}),
+        )
+        .await;
+    assert_eq!(answered["result"]["resultType"], "complete", "{answered}");
+    assert_eq!(answered["result"]["content"][0]["text"], "took 300 ms");
+    let tasks = tasking(&app);
+    let fast = tasks
+        .request(
+            "tools/call",
+            json!({"name": "takes", "arguments": {"ms": 5}, "task": {"ttl": 60000}}),
+        )
+        .await;
+    assert_eq!(fast["result"]["resultType"], "complete", "{fast}");
+}

@@ -7,7 +7,7 @@ use crate::protocol::RpcError;
 use crate::registry::uri::Piece;
 use crate::registry::Completer;
 
-use super::super::dispatch::{guarded, unknown_name, Call, Core, Reply};
+use super::super::dispatch::{unknown_name, Call, Core, Reply};
 use super::super::live::Snapshot;
 use super::super::Complete;
 
@@ -108,12 +108,15 @@ impl Core {
                     .cloned()
                     .unwrap_or_default();
                 let request = Complete {
-                    ctx,
+                    ctx: ctx.clone(),
                     argument: arg_name.to_owned(),
                     value: value.to_owned(),
                     context,
                 };
-                match guarded(arg_name, (completer.complete)(request)).await {
+                // Within the caller's limits, like every call that runs user code: a client
+                // typing fast must not be able to flood the completer.
+                let target = format!("the completion of {arg_name}");
+                match self.run(&ctx, &target, (completer.complete)(request)).await {
                     Ok(completion) => completion.bounded(),
                     Err(error) => return Reply::Error(error),
                 }

@@ -541,6 +541,7 @@ async fn request(
     };
     inbound.notifier = Some(Notifier::with_sink(sink));
     let cancel = inbound.cancel.clone();
+    let notifier = inbound.notifier.clone();
     let session = entry.session.clone();
     let task_entry = entry.clone();
     let task_log = log.clone();
@@ -561,7 +562,7 @@ async fn request(
     if futures_util::FutureExt::now_or_never(&mut run).is_none() {
         entry
             .in_flight
-            .spawn(key, cancel, || tokio::spawn(run).abort_handle());
+            .spawn(key, cancel, notifier, || tokio::spawn(run).abort_handle());
     }
     let retry = incoming.sessions.config.sse_retry;
     let prime = entry.session.version >= "2025-11-25";

@@ -687,7 +687,7 @@ impl Drop for Pending<'_> {
                 "notifications/cancelled",
                 json!({ "requestId": self.id, "reason": reason }),
             );
-            let _ = self.notifier.send_message(&cancelled);
+            let _ = self.notifier.send_withdrawal(&cancelled);
         }
     }
 }

@@ -69,7 +69,7 @@ pub mod validate;
 
 pub use crate::core::output::{IntoToolResult, Json};
 pub use crate::core::{
-    Args, Cancellation, ClientCapabilities, Complete, Elicitation, FromContext, FromUriParam,
+    Args, Artifact, ArtifactLink, Cancellation, Cursor, Page, ClientCapabilities, Complete, Elicitation, FromContext, FromUriParam,
     HeaderArg, InputRequired, IntoCompletion, IntoContents, IntoPromptResult, Log, Progress,
     PromptParam, Rejected, RequestContext, ServerHandle, State, ToolError, ToolParam, Transport,
 };
@@ -193,6 +193,7 @@ pub mod __private {
         PromptRegistration, ReadFuture, ReadRequest, ResourceDef, ResourceItem,
         ResourceRegistration, TaskSupport, ToolDef, ToolItem, ToolRegistration,
     };
+    pub use crate::registry::InlineLimit;
     pub use futures_util::future::BoxFuture;
     pub use inventory;
     pub use schemars::{self, Schema, SchemaGenerator};

@@ -55,6 +55,8 @@ pub struct Server {
     store: Option<Arc<dyn crate::store::DynStore>>,
     tasks: crate::tasks::TaskConfig,
     idempotency: crate::core::idempotency::IdempotencyConfig,
+    artifacts: crate::core::artifacts::ArtifactConfig,
+    cursor_ttl: std::time::Duration,
     only: Option<Selection>,
     modules: Vec<String>,
     page_size: Option<usize>,
@@ -92,6 +94,8 @@ impl Server {
             store: None,
             tasks: Default::default(),
             idempotency: Default::default(),
+            artifacts: Default::default(),
+            cursor_ttl: crate::core::pages::DEFAULT_CURSOR_TTL,
             only: None,
             modules: Vec::new(),
             page_size: None,
@@ -313,6 +317,43 @@ impl Server {
         self
     }
 
+    /// Tool results larger than this, serialized, are stored whole as an artifact and the
+    /// model gets a link to it, their size and their first lines instead (see
+    /// [`Artifact`](crate::Artifact)); `None` sends every result whole. Default: 64 KiB.
+    /// `#[tool(inline_limit = ..)]` sets a tool's own.
+    pub fn inline_result_limit(mut self, limit: Option<usize>) -> Self {
+        self.artifacts.inline_limit = limit;
+        self
+    }
+
+    /// How long an artifact can be read after it was made (default one hour).
+    pub fn artifact_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.artifacts.ttl = ttl;
+        self
+    }
+
+    /// The largest artifact the server stores, in bytes (default 256 MiB); a larger one
+    /// fails the tool call that makes it.
+    pub fn artifact_max_size(mut self, bytes: u64) -> Self {
+        self.artifacts.max_bytes = bytes;
+        self
+    }
+
+    /// The most one `resources/read` of an artifact serves, in bytes before base64
+    /// (default 1 MiB): larger artifacts are read in parts of this size,
+    /// `artifact://<id>/part/<n>`.
+    pub fn artifact_part_size(mut self, bytes: usize) -> Self {
+        self.artifacts.part_bytes = bytes.max(4);
+        self
+    }
+
+    /// How long the cursor of a paged tool result ([`Page`](crate::Page)) can be used
+    /// (default one hour). After it, the model is told to start again from the first page.
+    pub fn page_cursor_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.cursor_ttl = ttl;
+        self
+    }
+
     /// A task tool's call still running after this long becomes a task (default 1 s);
     /// one that finishes sooner answers directly. `ctx.start_task()` makes it a task at
     /// once.
@@ -527,7 +568,11 @@ impl Server {
             self.tasks.lease,
             instance,
         );
-        let states = Arc::new(self.states);
+        let artifacts = crate::core::artifacts::Artifacts::new(records.clone(), self.artifacts);
+        let mut states = self.states;
+        // Handlers reach the artifacts through their context, as server-provided state.
+        states.insert(artifacts.clone());
+        let states = Arc::new(states);
         let page_size = match self.page_size {
             Some(size) => size,
             None => match std::env::var(PAGE_SIZE_ENV) {
@@ -557,6 +602,8 @@ impl Server {
             live: Arc::new(live),
             rounds: Rounds::new(sealer, self.request_state_ttl, records),
             idempotency,
+            artifacts,
+            cursor_ttl: self.cursor_ttl,
             authorize: self.authorize,
             list_filter: self.list_filter,
             limiter: Limiter::new(self.limits),

@@ -49,6 +49,11 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
         None => model.destructive == Some(true),
     };
     let idempotency = model.idempotency.is_some();
+    let inline_limit = match model.inline_limit {
+        None => quote!(__mcp::InlineLimit::Server),
+        Some(Some(n)) => quote!(__mcp::InlineLimit::Bytes(#n)),
+        Some(None) => quote!(__mcp::InlineLimit::Unlimited),
+    };
     let describe = model.params.iter().map(|p| {
         let ty = &p.ty;
         let param_name = &p.name;
@@ -155,6 +160,7 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
                 task: #task,
                 once: #once,
                 idempotency: #idempotency,
+                inline_limit: #inline_limit,
                 module_path: ::core::module_path!(),
                 file: ::core::file!(),
                 line: ::core::line!(),

@@ -25,6 +25,9 @@ pub struct Model {
     pub once: Option<(bool, Span)>,
     /// `idempotency`, with its span.
     pub idempotency: Option<Span>,
+    /// `inline_limit = <bytes>` (`Some(Some(n))`) or `inline_limit = unlimited`
+    /// (`Some(None)`).
+    pub inline_limit: Option<Option<usize>>,
     pub params: Vec<Param>,
     pub is_async: bool,
     pub output: Type,
@@ -50,6 +53,7 @@ const OPTIONS: &[&str] = &[
     "task",
     "once",
     "idempotency",
+    "inline_limit",
 ];
 
 pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
@@ -63,6 +67,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
     let mut task = None;
     let mut once = None;
     let mut idempotency = None;
+    let mut inline_limit = None;
 
     let mut reader = Reader::new("tool", OPTIONS, errors);
     for option in &parsed.options {
@@ -91,6 +96,29 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
                 Some(other) => reader.errors.at(
                     other,
                     "`idempotency` takes no value: write `#[tool(idempotency)]` (how long outcomes are kept is set with Server::idempotency_ttl)",
+                ),
+            },
+            "inline_limit" => match &option.value {
+                Some(syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(n),
+                    ..
+                })) => match n.base10_parse::<usize>() {
+                    Ok(n) if n > 0 => inline_limit = Some(Some(n)),
+                    _ => reader.errors.at(
+                        n,
+                        "`inline_limit` is a positive number of bytes, such as `inline_limit = 1_048_576`",
+                    ),
+                },
+                Some(syn::Expr::Path(p)) if p.path.is_ident("unlimited") => {
+                    inline_limit = Some(None)
+                }
+                Some(other) => reader.errors.at(
+                    other,
+                    "`inline_limit` is a number of bytes (`inline_limit = 262_144`) or `unlimited` (results are always sent whole)",
+                ),
+                None => reader.errors.at(
+                    &option.key,
+                    "`inline_limit` needs a value: a number of bytes (`inline_limit = 262_144`) or `unlimited`",
                 ),
             },
             "task" => match &option.value {
@@ -153,6 +181,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
         task,
         once,
         idempotency,
+        inline_limit,
         params,
         is_async: sig.asyncness.is_some(),
         output,

@@ -136,6 +136,8 @@ struct Inner {
     last_progress: Mutex<Option<f64>>,
     /// Set when this call may become (or is) a task.
     task: std::sync::OnceLock<Arc<crate::tasks::TaskLink>>,
+    /// Set for a call of a paged tool: what its cursors are sealed to.
+    paging: std::sync::OnceLock<Arc<super::pages::Paging>>,
 }
 
 /// What a handler may know about the request it serves. Cheap to clone.
@@ -165,6 +167,7 @@ impl RequestContext {
             exchange: Mutex::default(),
             last_progress: Mutex::default(),
             task: std::sync::OnceLock::new(),
+            paging: std::sync::OnceLock::new(),
         }))
     }
 
@@ -201,6 +204,14 @@ impl RequestContext {
 
     pub(crate) fn attach_task(&self, link: Arc<crate::tasks::TaskLink>) {
         let _ = self.0.task.set(link);
+    }
+
+    pub(crate) fn set_paging(&self, paging: super::pages::Paging) {
+        let _ = self.0.paging.set(Arc::new(paging));
+    }
+
+    pub(crate) fn paging(&self) -> Option<&Arc<super::pages::Paging>> {
+        self.0.paging.get()
     }
 
     pub(crate) fn task_link(&self) -> Option<&Arc<crate::tasks::TaskLink>> {

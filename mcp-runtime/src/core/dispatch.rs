@@ -98,6 +98,10 @@ pub struct Core {
     pub(crate) live: Arc<Live>,
     pub(crate) rounds: Rounds,
     pub(crate) idempotency: super::idempotency::Idempotency,
+    /// Large results kept for reading by reference.
+    pub(crate) artifacts: super::artifacts::Artifacts,
+    /// How long a page cursor opens.
+    pub(crate) cursor_ttl: std::time::Duration,
     pub(crate) authorize: SharedAuthorize,
     pub(crate) list_filter: Option<ListFilter>,
     pub(crate) limiter: Limiter,

@@ -60,6 +60,11 @@ impl Live {
         })
     }
 
+    /// The key cursors and states are sealed with.
+    pub(crate) fn sealer(&self) -> &Sealer {
+        &self.sealer
+    }
+
     /// The current snapshot.
     pub(crate) fn load(&self) -> Arc<Snapshot> {
         self.current
@@ -98,7 +103,15 @@ fn build(
     sealer: &Sealer,
     states: &StateMap,
 ) -> Result<Snapshot, Vec<BuildError>> {
-    let catalog = Catalog::build(defs.clone(), page_size, &|id| states.contains(id))?;
+    let inline_limit = states
+        .get::<super::artifacts::Artifacts>()
+        .and_then(|artifacts| artifacts.config.inline_limit);
+    let catalog = Catalog::build(
+        defs.clone(),
+        page_size,
+        &|id| states.contains(id),
+        inline_limit,
+    )?;
     let paged = |method, field, listing| {
         PagedList::new(sealer, method, field, listing, page_size.max(1))
             .map_err(|e| vec![BuildError::Config(e)])

@@ -4,6 +4,7 @@
 //! `Authorize` hook, validates arguments, runs the generated glue (catching panics) and
 //! maps the outcome. It never sees a session, a header or an era-specific field.
 
+pub(crate) mod artifacts;
 mod context;
 mod dispatch;
 mod error;
@@ -15,6 +16,7 @@ pub(crate) mod live;
 pub(crate) mod methods;
 mod notify;
 pub mod output;
+pub(crate) mod pages;
 pub mod returns;
 
 pub use context::{ClientCapabilities, RequestContext, Transport};
@@ -27,6 +29,8 @@ pub use extract::{
 };
 pub use input::{Elicitation, InputRequired};
 pub use live::ServerHandle;
+pub use artifacts::{Artifact, ArtifactLink};
+pub use pages::{Cursor, Page};
 pub use methods::subscriptions::Subscription;
 pub use notify::{Cancellation, FrameSink, Log, Notifier, Progress};
 pub use returns::{IntoCompletion, IntoContents, IntoPromptResult};

@@ -32,6 +32,15 @@ pub enum Action<'a> {
         /// The concrete URI requested.
         uri: &'a str,
     },
+    /// Read an artifact (`artifact://..`) a tool call made: large output stored for
+    /// reading by reference. Its maker has already been checked (no one else can read
+    /// it); the default check is the tool's own scopes, as if it were called again.
+    ReadArtifact {
+        /// The tool that made it.
+        tool: &'a ToolDef,
+        /// The URI requested (the artifact, or one of its parts).
+        uri: &'a str,
+    },
     /// Get a prompt with these arguments.
     GetPrompt {
         /// The prompt's definition.
@@ -63,6 +72,7 @@ impl Action<'_> {
         match self {
             Action::CallTool { tool, .. } => tool.scopes,
             Action::ReadResource { resource, .. } => resource.scopes,
+            Action::ReadArtifact { tool, .. } => tool.scopes,
             Action::GetPrompt { prompt, .. } => prompt.scopes,
             Action::Complete {
                 target: CompleteTarget::Prompt(prompt),
@@ -79,7 +89,7 @@ impl Action<'_> {
     pub fn name(&self) -> &str {
         match self {
             Action::CallTool { tool, .. } => tool.name,
-            Action::ReadResource { uri, .. } => uri,
+            Action::ReadResource { uri, .. } | Action::ReadArtifact { uri, .. } => uri,
             Action::GetPrompt { prompt, .. } => prompt.name,
             Action::Complete {
                 target: CompleteTarget::Prompt(prompt),

@@ -125,6 +125,10 @@ pub struct CatalogTool {
     pub validator: ArgValidator,
     /// Arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`), checked on HTTP.
     pub(crate) mirrored: Vec<Mirrored>,
+    /// It takes a `Cursor<S>`: its calls are bound for page cursors.
+    pub(crate) paged: bool,
+    /// Results larger than this many bytes, serialized, are stored as artifacts.
+    pub(crate) inline_limit: Option<usize>,
 }
 
 /// One resource (static or template) as served.
@@ -303,6 +307,7 @@ impl Catalog {
         defs: Defs,
         page_size: usize,
         has_state: &dyn Fn(std::any::TypeId) -> bool,
+        inline_limit: Option<usize>,
     ) -> Result<Catalog, Vec<BuildError>> {
         let mut errors = Vec::new();
 
@@ -317,7 +322,7 @@ impl Catalog {
         );
         let mut tools = Vec::new();
         for def in tool_defs {
-            match prepare(def, has_state) {
+            match prepare(def, has_state, inline_limit) {
                 Ok(tool) => tools.push(tool),
                 Err(e) => errors.extend(e),
             }
@@ -345,6 +350,16 @@ impl Catalog {
         let mut templates = Vec::new();
         for def in static_defs.iter().chain(template_defs.iter()) {
             let item = format!("resource `{}`", def.uri);
+            if def.uri.starts_with(crate::core::artifacts::SCHEME) {
+                errors.push(BuildError::InvalidItem {
+                    item,
+                    problems: vec![format!(
+                        "the `{}` scheme is the server's own, for artifacts (large tool results); use another scheme",
+                        crate::core::artifacts::SCHEME
+                    )],
+                });
+                continue;
+            }
             let mut spec = ParamSpec::default();
             (def.params)(&mut spec);
             if let Err(e) = check_states(&spec, &item, has_state) {
@@ -613,6 +628,7 @@ fn prepare_prompt(
 fn prepare(
     def: &'static ToolDef,
     has_state: &dyn Fn(std::any::TypeId) -> bool,
+    server_inline_limit: Option<usize>,
 ) -> Result<CatalogTool, Vec<BuildError>> {
     let invalid = |problems: Vec<String>| {
         vec![BuildError::InvalidTool {
@@ -623,6 +639,7 @@ fn prepare(
     let mut spec = ParamSpec::default();
     (def.params)(&mut spec);
     let states = check_states(&spec, &format!("tool `{}`", def.name), has_state);
+    let paged = spec.paged();
     let input_schema = spec.finish().map_err(invalid)?;
     states?;
     let mirrored = mirror::scan(&input_schema).map_err(invalid)?;
@@ -636,7 +653,14 @@ fn prepare(
     let mut gen = generator();
     let success = (def.output_schema)(&mut gen);
     let errors = (def.error_detail)(&mut gen);
-    let output_schema = output_schema(success, errors, def.idempotency, &mut gen);
+    let inline_limit = def.inline_limit.resolve(server_inline_limit);
+    let output_schema = output_schema(
+        success,
+        errors,
+        def.idempotency,
+        inline_limit.is_some(),
+        &mut gen,
+    );
     if let Some(schema) = &output_schema {
         // A published schema must be valid in its dialect; compiling it checks that.
         ArgValidator::compile(schema)
@@ -661,5 +685,7 @@ fn prepare(
         tool,
         validator,
         mirrored,
+        paged,
+        inline_limit,
     })
 }

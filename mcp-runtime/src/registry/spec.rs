@@ -22,6 +22,7 @@ pub struct ParamSpec {
     errors: Vec<String>,
     logs: bool,
     principal: bool,
+    paged: bool,
 }
 
 impl Default for ParamSpec {
@@ -36,6 +37,7 @@ impl Default for ParamSpec {
             errors: Vec::new(),
             logs: false,
             principal: false,
+            paged: false,
         }
     }
 }
@@ -92,6 +94,32 @@ impl ParamSpec {
             );
         }
         self.properties.insert(name.to_owned(), schema);
+    }
+
+    /// The tool is paged (it takes a `Cursor<S>`): it publishes the optional `cursor`
+    /// argument, under that name whatever the parameter is called.
+    pub fn cursor(&mut self, description: Option<&'static str>) {
+        let name = crate::core::pages::CURSOR_ARGUMENT;
+        if self.paged {
+            self.errors
+                .push("a tool can take at most one `Cursor<S>` parameter".into());
+            return;
+        }
+        self.paged = true;
+        if self
+            .properties
+            .insert(name.to_owned(), crate::core::pages::cursor_schema(description))
+            .is_some()
+        {
+            self.errors.push(format!(
+                "it takes an argument named `{name}`, which `Cursor<S>` adds itself; rename the argument"
+            ));
+        }
+    }
+
+    /// Whether the tool takes a `Cursor<S>`.
+    pub(crate) fn paged(&self) -> bool {
+        self.paged
     }
 
     /// A prompt argument (prompt arguments are strings on the wire).
@@ -277,6 +305,24 @@ pub(crate) fn with_idempotency_key(schema: &Value) -> Result<Value, String> {
     Ok(published)
 }
 
+/// The schema of a spilled result's `structuredContent`, `{"artifact": {..link..}}`: the
+/// result was too large to send inline and is stored whole behind the link.
+fn spilled_schema() -> Value {
+    let mut generator = generator();
+    let link = <crate::core::ArtifactLink as schemars::JsonSchema>::json_schema(&mut generator);
+    let mut link = link.to_value();
+    if let Value::Object(obj) = &mut link {
+        obj.remove("$schema");
+        obj.remove("title");
+    }
+    serde_json::json!({
+        "type": "object",
+        "description": "The result was larger than the server sends inline: it is stored whole as an artifact, read with resources/read.",
+        "properties": { crate::core::artifacts::SPILLED_KEY: link },
+        "required": [crate::core::artifacts::SPILLED_KEY],
+    })
+}
+
 /// The schema of a business error's `structuredContent`, `{"error": {..}}`, with `detail`
 /// described when its type is declared.
 fn error_schema(detail: Option<Value>) -> Value {
@@ -309,15 +355,19 @@ pub(crate) fn output_schema(
     success: Option<Schema>,
     errors: crate::registry::ErrorDetail,
     idempotency: bool,
+    spill: bool,
     generator: &mut SchemaGenerator,
 ) -> Option<Value> {
     use crate::registry::ErrorDetail;
     let success = success?;
-    let detail = match errors {
-        ErrorDetail::None if !idempotency => return Some(finish_output(success, generator)),
-        ErrorDetail::None | ErrorDetail::Any => None,
-        ErrorDetail::Typed(detail) => Some(detail.to_value()),
+    let error = match errors {
+        ErrorDetail::None if !idempotency => None,
+        ErrorDetail::None | ErrorDetail::Any => Some(None),
+        ErrorDetail::Typed(detail) => Some(Some(detail.to_value())),
     };
+    if error.is_none() && !spill {
+        return Some(finish_output(success, generator));
+    }
     let mut success = success.to_value();
     let mut composed = Map::new();
     if let Value::Object(obj) = &mut success {
@@ -330,10 +380,14 @@ pub(crate) fn output_schema(
             composed.insert("type".into(), "object".into());
         }
     }
-    composed.insert(
-        "anyOf".into(),
-        Value::Array(vec![success, error_schema(detail)]),
-    );
+    let mut alternatives = vec![success];
+    if let Some(detail) = error {
+        alternatives.push(error_schema(detail));
+    }
+    if spill {
+        alternatives.push(spilled_schema());
+    }
+    composed.insert("anyOf".into(), Value::Array(alternatives));
     let defs = generator.take_definitions(true);
     if !defs.is_empty() {
         match composed.get_mut("$defs") {

@@ -12,6 +12,28 @@ use super::ParamSpec;
 /// The future a tool call runs as.
 pub type ToolFuture = BoxFuture<'static, Result<CallToolResult, RpcError>>;
 
+/// A tool's own inline limit (`#[tool(inline_limit = ..)]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InlineLimit {
+    /// The server's (`Server::inline_result_limit`).
+    Server,
+    /// Results larger than this many bytes, serialized, become artifacts.
+    Bytes(usize),
+    /// Results are always sent whole (`inline_limit = unlimited`).
+    Unlimited,
+}
+
+impl InlineLimit {
+    /// The limit that applies, given the server's.
+    pub(crate) fn resolve(self, server: Option<usize>) -> Option<usize> {
+        match self {
+            InlineLimit::Server => server,
+            InlineLimit::Bytes(n) => Some(n),
+            InlineLimit::Unlimited => None,
+        }
+    }
+}
+
 /// Everything `#[tool]` knows about a function at compile time.
 ///
 /// Built by the macro as a `static`; users do not construct it by hand.
@@ -40,6 +62,9 @@ pub struct ToolDef {
     /// `idempotency`: the tool takes an `idempotencyKey` argument and runs at most once
     /// per key.
     pub idempotency: bool,
+    /// `inline_limit = ..`: when its results are stored as an artifact instead of sent
+    /// whole.
+    pub inline_limit: InlineLimit,
     /// `scopes(..)`: OAuth scopes a caller needs; the server checks them before any
     /// `Authorize` hook.
     pub scopes: &'static [&'static str],

@@ -8,7 +8,9 @@ use crate::protocol::{ReadResourceResult, RpcError};
 use crate::registry::uri::MAX_URI_BYTES;
 use crate::registry::ReadRequest;
 
+use super::super::artifacts::Target;
 use super::super::dispatch::{complete_reply, string_param, Call, Core, Reply};
+use super::super::RequestContext;
 use super::super::input::Binding;
 use super::super::live::Snapshot;
 
@@ -31,6 +33,9 @@ impl Core {
                 ))
                 .with_data(json!({ "maxBytes": MAX_URI_BYTES })),
             );
+        }
+        if let Some(target) = Target::parse(&uri) {
+            return self.read_artifact(snapshot, &ctx, &uri, &target).await;
         }
         let Some((resource, uri_params)) = snapshot.catalog.resolve(&uri) else {
             return Reply::Error(RpcError::resource_not_found(&uri));
@@ -97,5 +102,59 @@ impl Core {
             }
             Err(error) => Reply::Error(error),
         })
+    }
+}
+
+impl Core {
+    /// `resources/read` of an artifact or one of its parts: only its maker (principal and
+    /// tenant) sees it, and only while the tool that made it would still be authorized.
+    /// Everyone else, and everyone after it expired, is told it does not exist.
+    async fn read_artifact(
+        &self,
+        snapshot: &Snapshot,
+        ctx: &RequestContext,
+        uri: &str,
+        target: &Target,
+    ) -> Reply {
+        let header = match self.artifacts.header(ctx, target).await {
+            Ok(Some(header)) => header,
+            Ok(None) => return Reply::Error(RpcError::resource_not_found(uri)),
+            Err(e) => {
+                tracing::error!(uri = %uri, "an artifact could not be looked up: {e}");
+                return Reply::Error(RpcError::internal("the artifact could not be read"));
+            }
+        };
+        // A tool no longer served makes its artifacts unreadable, as its calls are.
+        let Some(tool) = snapshot.catalog.get(&header.tool) else {
+            return Reply::Error(RpcError::resource_not_found(uri));
+        };
+        let action = Action::ReadArtifact {
+            tool: tool.def,
+            uri,
+        };
+        if let Err(reply) = self.check(ctx, &action, ("resource", uri)).await {
+            return reply;
+        }
+        let _slot = match self
+            .limiter
+            .admit(ctx.principal_subject(), &format!("resource {uri}"))
+        {
+            Ok(slot) => slot,
+            Err(error) => return Reply::Error(error),
+        };
+        match self.artifacts.read(uri, &header, target).await {
+            Ok(contents) => complete_reply(
+                ReadResourceResult {
+                    contents: vec![contents],
+                },
+                "resource",
+                // Unchanging while it lasts, and private to its maker.
+                Some(CacheHints {
+                    ttl: header.remaining(),
+                    scope: CacheScope::Private,
+                }),
+            ),
+            Err(error) => Reply::Error(error),
+        }
     }
 }

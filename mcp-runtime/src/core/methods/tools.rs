@@ -10,13 +10,15 @@ use serde_json::{Map, Value};
 use crate::core::RequestContext;
 use crate::policy::auth::Action;
 use crate::protocol::{CallToolResult, RpcError};
-use crate::registry::{TaskSupport, ToolDef};
+use crate::registry::{CatalogTool, TaskSupport, ToolDef};
 use crate::tasks::{Escalation, TaskLink, TaskRuntime};
 
 use super::super::dispatch::{
     arguments_param, guarded, string_param, unknown_name, Call, Core, Reply,
 };
+use super::super::artifacts::{result_size, spill};
 use super::super::idempotency::{take_key, Answer, Begin, Settled};
+use super::super::pages::{Paging, CURSOR_ARGUMENT};
 use super::super::input::Binding;
 use super::super::live::Snapshot;
 
@@ -49,6 +51,21 @@ impl Core {
         } else {
             None
         };
+        // A paged call's cursors are sealed to the tool, the caller and the other
+        // arguments, which the handler's extractors may take apart: bound now.
+        if tool.paged {
+            let cursor = arguments.remove(CURSOR_ARGUMENT);
+            ctx.set_paging(Paging::new(
+                self.live.sealer(),
+                self.cursor_ttl,
+                &name,
+                &arguments,
+                &ctx,
+            ));
+            if let Some(cursor) = cursor {
+                arguments.insert(CURSOR_ARGUMENT.to_owned(), cursor);
+            }
+        }
         let action = Action::CallTool {
             tool: tool.def,
             arguments: &arguments,
@@ -91,7 +108,7 @@ impl Core {
             None => {
                 self.execute(
                     ctx,
-                    tool.def,
+                    tool,
                     (&name, target),
                     arguments,
                     tasks,
@@ -105,7 +122,7 @@ impl Core {
             Some(key) => {
                 Box::pin(self.execute_once(
                     ctx,
-                    tool.def,
+                    tool,
                     (&name, target),
                     arguments,
                     tasks,
@@ -123,7 +140,7 @@ impl Core {
     async fn execute_once(
         &self,
         ctx: RequestContext,
-        def: &'static ToolDef,
+        tool: &CatalogTool,
         (name, target): (&str, String),
         arguments: Map<String, Value>,
         tasks: Option<Arc<TaskRuntime>>,
@@ -138,7 +155,7 @@ impl Core {
         };
         let run = self.execute(
             ctx,
-            def,
+            tool,
             (name, target),
             arguments,
             tasks,
@@ -157,16 +174,18 @@ impl Core {
     async fn execute(
         &self,
         ctx: RequestContext,
-        def: &'static ToolDef,
+        tool: &CatalogTool,
         (name, target): (&str, String),
         arguments: Map<String, Value>,
         tasks: Option<Arc<TaskRuntime>>,
         binding: &Binding,
         progress: Option<Arc<AtomicU8>>,
     ) -> Reply {
+        let def = tool.def;
         match tasks {
             Some(runtime) => {
                 let handler = self.handler(def, &ctx, arguments.clone(), progress);
+                let handler = self.inlined(tool, &ctx, name, handler);
                 // Boxed: its timer and select would otherwise make every call's future
                 // larger.
                 Box::pin(self.call_as_task(
@@ -181,6 +200,7 @@ impl Core {
             }
             None => {
                 let handler = self.handler(def, &ctx, arguments, progress);
+                let handler = self.inlined(tool, &ctx, name, handler);
                 let outcome = self.run(&ctx, &target, handler).await;
                 let failed = !matches!(&outcome, Ok(result) if !result.is_error);
                 self.finish_round(&ctx, binding, failed, || match outcome {
@@ -189,6 +209,32 @@ impl Core {
                 })
             }
         }
+    }
+
+    /// The handler's future, its result stored as an artifact when it is larger than the
+    /// tool's inline limit (within the call's time limit, and before an idempotency key
+    /// records it, so a retry gets the same link).
+    fn inlined(
+        &self,
+        tool: &CatalogTool,
+        ctx: &RequestContext,
+        name: &str,
+        handler: BoxFuture<'static, Result<CallToolResult, RpcError>>,
+    ) -> BoxFuture<'static, Result<CallToolResult, RpcError>> {
+        let Some(limit) = tool.inline_limit else {
+            return handler;
+        };
+        let artifacts = self.artifacts.clone();
+        let ctx = ctx.clone();
+        let name = name.to_owned();
+        let structured = tool.tool.output_schema.is_some();
+        Box::pin(async move {
+            let result = handler.await?;
+            if !result_size(&result, limit) {
+                return Ok(result);
+            }
+            Ok(spill(&artifacts, &ctx, &name, result, limit, structured).await)
+        })
     }
 
     /// The handler's future, preceded by what must happen before it may run: a single-use

@@ -55,6 +55,11 @@ pub(crate) fn result(
             if !keep {
                 body.remove("structuredContent");
             }
+            if before(version, "2025-06-18") {
+                if let Some(Value::Array(content)) = body.get_mut("content") {
+                    content.iter_mut().for_each(link_as_text);
+                }
+            }
         }
         "tools/list" => {
             if let Some(Value::Array(tools)) = body.get_mut("tools") {
@@ -72,6 +77,26 @@ pub(crate) fn result(
         _ => {}
     }
     body
+}
+
+/// A `resource_link` block (2025-06-18 on) as the text block an older client can show:
+/// the URI it reads with `resources/read`, and what the link said about it.
+fn link_as_text(block: &mut Value) {
+    if block.get("type").and_then(Value::as_str) != Some("resource_link") {
+        return;
+    }
+    let field = |name: &str| block.get(name).and_then(Value::as_str).unwrap_or_default();
+    let mut text = format!("Resource {} ({})", field("uri"), field("name"));
+    if let Some(mime) = block.get("mimeType").and_then(Value::as_str) {
+        text.push_str(&format!(", {mime}"));
+    }
+    if let Some(size) = block.get("size").and_then(Value::as_u64) {
+        text.push_str(&format!(", {size} bytes"));
+    }
+    if let Some(description) = block.get("description").and_then(Value::as_str) {
+        text.push_str(&format!(": {description}"));
+    }
+    *block = json!({"type": "text", "text": text});
 }
 
 /// An error in the revision's shape: "resource not found" has its own code there.
@@ -162,6 +187,17 @@ mod tests {
         assert!(!scalar.contains_key("structuredContent"));
         let old = result("2025-03-26", "tools/call", body(json!({"sum": 5})));
         assert!(!old.contains_key("structuredContent"));
+        // Resource links arrived with 2025-06-18: older clients get the link as text.
+        let link = json!({"type": "resource_link", "uri": "artifact://abc", "name": "export",
+            "mimeType": "text/csv", "size": 12, "description": "3 rows"});
+        let mut m = Map::new();
+        m.insert("content".into(), json!([link.clone()]));
+        let old = result("2025-03-26", "tools/call", m.clone());
+        assert_eq!(
+            old["content"][0],
+            json!({"type": "text", "text": "Resource artifact://abc (export), text/csv, 12 bytes: 3 rows"})
+        );
+        assert_eq!(result("2025-06-18", "tools/call", m)["content"][0], link);
     }
 
     #[test]

@@ -653,7 +653,18 @@ fn prepare(
     let mut gen = generator();
     let success = (def.output_schema)(&mut gen);
     let errors = (def.error_detail)(&mut gen);
-    let inline_limit = def.inline_limit.resolve(server_inline_limit);
+    // A number, a boolean or null is never large: such a tool's schema stays as it is
+    // and its results are never spilled.
+    let scalar = success.as_ref().is_some_and(|schema| {
+        matches!(
+            schema.get("type").and_then(Value::as_str),
+            Some("integer" | "number" | "boolean" | "null")
+        )
+    });
+    let inline_limit = def
+        .inline_limit
+        .resolve(server_inline_limit)
+        .filter(|_| !scalar);
     let output_schema = output_schema(
         success,
         errors,

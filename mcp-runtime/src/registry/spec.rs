@@ -305,20 +305,19 @@ pub(crate) fn with_idempotency_key(schema: &Value) -> Result<Value, String> {
     Ok(published)
 }
 
-/// The schema of a spilled result's `structuredContent`, `{"artifact": {..link..}}`: the
-/// result was too large to send inline and is stored whole behind the link.
+/// The schema of a spilled result's `structuredContent`, `{"artifact": {..}}`: the result
+/// was larger than the server sends inline and is stored whole behind the link. Kept
+/// short, as every structured tool publishes it; the link's fields are in its
+/// `resource_link` block too.
 fn spilled_schema() -> Value {
-    let mut generator = generator();
-    let link = <crate::core::ArtifactLink as schemars::JsonSchema>::json_schema(&mut generator);
-    let mut link = link.to_value();
-    if let Value::Object(obj) = &mut link {
-        obj.remove("$schema");
-        obj.remove("title");
-    }
     serde_json::json!({
         "type": "object",
-        "description": "The result was larger than the server sends inline: it is stored whole as an artifact, read with resources/read.",
-        "properties": { crate::core::artifacts::SPILLED_KEY: link },
+        "properties": {
+            crate::core::artifacts::SPILLED_KEY: {
+                "type": "object",
+                "description": "Too large to send inline: stored whole, read its `uri` with resources/read.",
+            }
+        },
         "required": [crate::core::artifacts::SPILLED_KEY],
     })
 }

@@ -178,7 +178,10 @@ impl Served {
     pub(crate) fn of(catalog: &Catalog) -> Served {
         Served {
             tools: !catalog.tools().is_empty(),
-            resources: !catalog.resources().is_empty() || !catalog.templates().is_empty(),
+            // Any tool may hand out an artifact (`resource_link`), read with resources/read.
+            resources: !catalog.resources().is_empty()
+                || !catalog.templates().is_empty()
+                || !catalog.tools().is_empty(),
             prompts: !catalog.prompts().is_empty(),
             completions: catalog
                 .prompts()

@@ -6,6 +6,20 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Tools used by the transcripts and behaviour tests.
+pub mod large;
+
+/// A resource that tries to take the server's own scheme: refused at start.
+pub mod artifact_clash {
+    use mcp_runtime::prelude::*;
+
+    /// Not allowed.
+    #[resource("artifact://<id>")]
+    async fn fake(id: String) -> String {
+        id
+    }
+}
+
+
 pub mod fixtures {
     use super::*;
 

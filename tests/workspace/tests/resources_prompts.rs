@@ -324,15 +324,31 @@ async fn methods_of_absent_primitives_are_not_found() {
             .build()
             .unwrap(),
     );
+    for method in ["prompts/list", "prompts/get", "completion/complete"] {
+        let answer = client.request(method, json!({})).await;
+        assert_eq!(answer["error"]["code"], -32601, "{method}");
+    }
+    // Tools may hand out artifacts (`resource_link`s read with resources/read), so a
+    // server with tools serves, and announces, resources even without any of its own.
+    let discovered = client.request("server/discover", json!({})).await;
+    assert!(discovered["result"]["capabilities"]["resources"].is_object());
+    let listed = client.request("resources/list", json!({})).await;
+    assert_eq!(listed["result"]["resources"], json!([]));
+    // A server with nothing to serve has no resource methods.
+    let empty = TestClient::new(
+        Server::new("t", "1")
+            .only_module("mcp_workspace_tests::nothing_here")
+            .build()
+            .unwrap(),
+    );
     for method in [
         "resources/list",
         "resources/templates/list",
         "resources/read",
         "prompts/list",
-        "prompts/get",
         "completion/complete",
     ] {
-        let answer = client.request(method, json!({})).await;
+        let answer = empty.request(method, json!({})).await;
         assert_eq!(answer["error"]["code"], -32601, "{method}");
     }
 }

@@ -69,7 +69,7 @@ pub mod validate;
 
 pub use crate::core::output::{IntoToolResult, Json};
 pub use crate::core::{
-    Args, Artifact, ArtifactLink, Cancellation, Cursor, Page, ClientCapabilities, Complete, Elicitation, FromContext, FromUriParam,
+    Args, Artifact, ArtifactError, ArtifactLink, Cancellation, Cursor, Page, ClientCapabilities, Complete, Elicitation, FromContext, FromUriParam,
     HeaderArg, InputRequired, IntoCompletion, IntoContents, IntoPromptResult, Log, Progress,
     PromptParam, Rejected, RequestContext, ServerHandle, State, ToolError, ToolParam, Transport,
 };

@@ -338,42 +338,49 @@ impl Ledger {
             .ok_or_else(|| LedgerError::Refused(Refusal::UnknownAccount(id.to_owned())))
     }
 
-    /// The latest `limit` transfers of `tenant` that touch `account`, newest first.
+    /// Up to `limit` transfers of `tenant` that touch `account`, newest first, starting
+    /// after the transfer numbered `before` (the newest when `None`): one page of a
+    /// keyset walk, which stays correct while transfers are added.
     pub async fn history(
         &self,
         tenant: &str,
         account: &str,
+        before: Option<i64>,
         limit: u32,
     ) -> Result<Vec<Transfer>, LedgerError> {
         // Unknown accounts are refused, not shown as empty.
         self.account(tenant, account).await?;
         let (tenant, account, limit) = (tenant.to_owned(), account.to_owned(), i64::from(limit));
+        let before = before.unwrap_or(i64::MAX);
         const QUERY: &str =
             "SELECT id, from_account, to_account, amount_cents, memo, made_by, made_at_ms
-            FROM transfers WHERE tenant = $1 AND (from_account = $2 OR to_account = $2)
+            FROM transfers WHERE tenant = $1 AND (from_account = $2 OR to_account = $2) AND id < $4
             ORDER BY id DESC LIMIT $3";
         match &self.backend {
             Backend::Sqlite(connection) => {
                 Self::sqlite(connection, move |c| {
                     let mut statement = c.prepare_cached(&QUERY.replace('$', "?"))?;
-                    let rows = statement.query_map(params![tenant, account, limit], |row| {
-                        Ok(Transfer {
-                            id: row.get(0)?,
-                            from: row.get(1)?,
-                            to: row.get(2)?,
-                            amount_cents: row.get(3)?,
-                            memo: row.get(4)?,
-                            made_by: row.get(5)?,
-                            made_at_ms: row.get(6)?,
-                        })
-                    })?;
+                    let rows =
+                        statement.query_map(params![tenant, account, limit, before], |row| {
+                            Ok(Transfer {
+                                id: row.get(0)?,
+                                from: row.get(1)?,
+                                to: row.get(2)?,
+                                amount_cents: row.get(3)?,
+                                memo: row.get(4)?,
+                                made_by: row.get(5)?,
+                                made_at_ms: row.get(6)?,
+                            })
+                        })?;
                     Ok(rows.collect::<Result<Vec<_>, _>>()?)
                 })
                 .await
             }
             Backend::Postgres(pool) => {
                 let client = pool.get().await?;
-                let rows = client.query(QUERY, &[&tenant, &account, &limit]).await?;
+                let rows = client
+                    .query(QUERY, &[&tenant, &account, &limit, &before])
+                    .await?;
                 Ok(rows
                     .iter()
                     .map(|row| Transfer {
@@ -388,6 +395,28 @@ impl Ledger {
                     .collect())
             }
         }
+    }
+
+    /// How many transfers of `tenant` touch `account`.
+    pub async fn history_len(&self, tenant: &str, account: &str) -> Result<u64, LedgerError> {
+        let (tenant, account) = (tenant.to_owned(), account.to_owned());
+        const QUERY: &str =
+            "SELECT COUNT(*) FROM transfers WHERE tenant = $1 AND (from_account = $2 OR to_account = $2)";
+        let count: i64 = match &self.backend {
+            Backend::Sqlite(connection) => {
+                Self::sqlite(connection, move |c| {
+                    Ok(c.query_row(&QUERY.replace('$', "?"), params![tenant, account], |row| {
+                        row.get(0)
+                    })?)
+                })
+                .await?
+            }
+            Backend::Postgres(pool) => {
+                let client = pool.get().await?;
+                client.query_one(QUERY, &[&tenant, &account]).await?.get(0)
+            }
+        };
+        Ok(u64::try_from(count).unwrap_or(0))
     }
 
     /// Move `amount_cents` from `from` to `to`, both of `tenant`, in one transaction: the

@@ -1,8 +1,10 @@
 //! A business API as an MCP server: the accounts and transfers of several organisations,
 //! in an SQLite file or in PostgreSQL.
 //!
-//! - `accounts`, `history` and the `ledger://accounts/<id>` resource read; `transfer`
-//!   moves money between two accounts of the caller's organisation.
+//! - `accounts`, `history` (paged, newest first) and the `ledger://accounts/<id>`
+//!   resource read; `export_statement` hands out a CSV statement as a link to an artifact
+//!   instead of the rows; `transfer` moves money between two accounts of the caller's
+//!   organisation.
 //! - A transfer asks the user to confirm, and the confirmation runs once: replaying it is
 //!   refused (`destructive` tools are single-use).
 //! - A transfer takes an idempotency key: a client that retries after a lost answer gets
@@ -17,6 +19,7 @@
 pub mod db;
 
 use mcp_runtime::prelude::*;
+use mcp_runtime::{Artifact, ArtifactLink, Cursor, Page};
 
 pub use db::Ledger;
 use db::{Account, LedgerError, Refusal, Transfer};
@@ -52,32 +55,94 @@ pub async fn accounts(tenant: Tenant, ledger: State<Ledger>) -> Result<Json<Acco
     }))
 }
 
-/// Transfers that touched one account.
-#[derive(serde::Serialize, schemars::JsonSchema)]
-pub struct History {
-    /// The account.
-    pub account: String,
-    /// Its latest transfers, newest first.
-    pub transfers: Vec<Transfer>,
-}
-
-/// Shows the latest transfers of one of your organisation's accounts, newest first.
+// ANCHOR: history
+/// Shows the transfers of one of your organisation's accounts, newest first, a page at a
+/// time: call again with the page's `nextCursor` for older ones.
 #[tool(read_only, scopes("ledger:read"))]
 pub async fn history(
     /// The account's id, such as `acme-operating`.
     account: String,
-    /// How many transfers to show (default 20, at most 200).
+    /// Transfers per page (default 50, at most 200).
     limit: Option<u32>,
+    // Where the previous page ended: the number of its oldest transfer.
+    older_than: Cursor<i64>,
     tenant: Tenant,
     ledger: State<Ledger>,
-) -> Result<Json<History>, Rejected> {
-    let limit = limit.unwrap_or(20).clamp(1, 200);
-    match ledger.history(&tenant, &account, limit).await {
-        Ok(transfers) => Ok(Json(History { account, transfers })),
-        Err(LedgerError::Refused(Refusal::UnknownAccount(id))) => Err(unknown_account(&id)),
-        Err(e) => Err(unavailable(e).into()),
+) -> Result<Page<Transfer>, Rejected> {
+    let limit = limit.unwrap_or(50).clamp(1, 200);
+    let before = older_than.position().copied();
+    // One more than a page: whether it comes back says if another page follows.
+    let mut transfers = match ledger.history(&tenant, &account, before, limit + 1).await {
+        Ok(transfers) => transfers,
+        Err(LedgerError::Refused(Refusal::UnknownAccount(id))) => return Err(unknown_account(&id)),
+        Err(e) => return Err(unavailable(e).into()),
+    };
+    let more = transfers.len() > limit as usize;
+    transfers.truncate(limit as usize);
+    let next = transfers.last().map(|t| t.id).filter(|_| more);
+    let total = ledger
+        .history_len(&tenant, &account)
+        .await
+        .map_err(unavailable)?;
+    Ok(older_than.page(transfers, next).total(total))
+}
+// ANCHOR_END: history
+
+// ANCHOR: export
+/// Exports every transfer of one of your organisation's accounts as a CSV statement. The
+/// result is a link to the file (with its size and SHA-256), not the rows: read the link
+/// only if you need the data itself.
+#[tool(read_only, scopes("ledger:read"))]
+pub async fn export_statement(
+    /// The account's id, such as `acme-operating`.
+    account: String,
+    tenant: Tenant,
+    ledger: State<Ledger>,
+    ctx: RequestContext,
+) -> Result<ArtifactLink, Rejected> {
+    let mut csv = String::from("id,from,to,amount_cents,memo,made_by,made_at_ms\n");
+    let mut before = None;
+    let mut rows = 0u64;
+    loop {
+        let page = match ledger.history(&tenant, &account, before, 1000).await {
+            Ok(page) => page,
+            Err(LedgerError::Refused(Refusal::UnknownAccount(id))) => {
+                return Err(unknown_account(&id))
+            }
+            Err(e) => return Err(unavailable(e).into()),
+        };
+        let Some(last) = page.last() else { break };
+        before = Some(last.id);
+        for t in &page {
+            rows += 1;
+            csv.push_str(&format!(
+                "{},{},{},{},{},{},{}\n",
+                t.id,
+                t.from,
+                t.to,
+                t.amount_cents,
+                csv_field(&t.memo),
+                csv_field(&t.made_by),
+                t.made_at_ms
+            ));
+        }
+    }
+    let statement = Artifact::text(csv)
+        .mime("text/csv")
+        .name(format!("{account}-statement.csv"))
+        .summary(format!("Statement of {account}: {rows} transfers, newest first"));
+    Ok(ctx.save_artifact(statement).await?)
+}
+
+/// A CSV field, quoted when it has to be.
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_owned()
     }
 }
+// ANCHOR_END: export
 
 // ANCHOR: errors
 /// Why a transfer found too little money: the detail of an `insufficient_funds` error.

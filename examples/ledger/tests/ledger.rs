@@ -94,7 +94,7 @@ async fn exercise(ledger: ledger::Ledger) {
     let history = client
         .call_tool("history", json!({"account": "acme-payroll"}))
         .await;
-    let memos: Vec<&Value> = history["structuredContent"]["transfers"]
+    let memos: Vec<&Value> = history["structuredContent"]["items"]
         .as_array()
         .unwrap()
         .iter()
@@ -238,6 +238,95 @@ async fn exercise(ledger: ledger::Ledger) {
     assert_eq!(balance(&client, "acme-payroll").await, available - share);
 }
 
+/// A long history, paged to the end and exported as a statement behind a link.
+async fn long_history(ledger: ledger::Ledger) {
+    const MORE: usize = 1_230;
+    for n in 0..MORE {
+        ledger
+            .transfer("acme", "alice", ("acme-operating", "acme-payroll"), 1, &format!("bulk {n}"))
+            .await
+            .unwrap();
+    }
+    let total = ledger.history_len("acme", "acme-payroll").await.unwrap();
+    assert!(total >= MORE as u64);
+    let app = ledger::server(ledger).build().unwrap();
+    let client = TestClient::new(app.clone()).as_principal(alice());
+
+    // Every transfer once, newest first, 200 a page.
+    let mut ids: Vec<i64> = Vec::new();
+    let mut cursor = Value::Null;
+    let mut pages = 0;
+    loop {
+        let mut arguments = json!({"account": "acme-payroll", "limit": 200});
+        if !cursor.is_null() {
+            arguments["cursor"] = cursor.clone();
+        }
+        let page = client.call_tool("history", arguments).await;
+        pages += 1;
+        let content = &page["structuredContent"];
+        assert_eq!(content["total"], total, "{page}");
+        ids.extend(
+            content["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["id"].as_i64().unwrap()),
+        );
+        cursor = content["nextCursor"].clone();
+        if cursor.is_null() {
+            break;
+        }
+    }
+    assert_eq!(ids.len() as u64, total);
+    assert!(ids.windows(2).all(|w| w[0] > w[1]), "newest first, none twice");
+    assert_eq!(pages, total.div_ceil(200));
+    // A cursor of another account's walk is refused.
+    let first = client
+        .call_tool("history", json!({"account": "acme-payroll", "limit": 10}))
+        .await;
+    let other = client
+        .call_tool(
+            "history",
+            json!({"account": "acme-operating", "cursor": first["structuredContent"]["nextCursor"]}),
+        )
+        .await;
+    assert_eq!(other["isError"], true, "{other}");
+
+    // The statement is a link, read back whole: one header line and a line per transfer.
+    let exported = client
+        .call_tool("export_statement", json!({"account": "acme-payroll"}))
+        .await;
+    let link = &exported["structuredContent"];
+    assert_eq!(link["mimeType"], "text/csv", "{exported}");
+    assert!(exported["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with(&format!("Statement of acme-payroll: {total} transfers")));
+    let read = client
+        .request("resources/read", json!({"uri": link["uri"]}))
+        .await;
+    let csv = read["result"]["contents"][0]["text"].as_str().unwrap();
+    assert_eq!(csv.len() as u64, link["size"].as_u64().unwrap());
+    assert_eq!(csv.lines().count() as u64, total + 1);
+    assert!(csv.starts_with("id,from,to,amount_cents,memo,made_by,made_at_ms\n"));
+    // Another organisation's caller is told it does not exist.
+    let stranger = TestClient::new(app)
+        .as_principal(Principal::new("eve").with_tenant("globex").with_scopes(["ledger:read"]));
+    let refused = stranger
+        .request("resources/read", json!({"uri": link["uri"]}))
+        .await;
+    assert_eq!(refused["error"]["message"], "Resource not found", "{refused}");
+}
+
+#[tokio::test]
+async fn a_long_history_pages_and_exports_on_sqlite() {
+    let dir = std::env::temp_dir().join(format!("ledger-long-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("ledger.db");
+    long_history(ledger::Ledger::open(file.to_str().unwrap()).await.unwrap()).await;
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[tokio::test]
 async fn database_errors_are_not_shown_to_the_model() {
     let dir = std::env::temp_dir().join(format!("ledger-broken-{}", std::process::id()));
@@ -303,6 +392,7 @@ async fn the_ledger_on_postgres() {
     let ledger = ledger::Ledger::open(&database).await.unwrap();
     exercise(ledger.clone()).await;
     assert_eq!(ledger.transfer_count().await.unwrap(), 2);
+    long_history(ledger.clone()).await;
     // Two instances open it at once: the migrations run once, the demo accounts go in once.
     let (a, b) = tokio::join!(
         ledger::Ledger::open(&database),

@@ -29,7 +29,7 @@ pub use extract::{
 };
 pub use input::{Elicitation, InputRequired};
 pub use live::ServerHandle;
-pub use artifacts::{Artifact, ArtifactLink};
+pub use artifacts::{Artifact, ArtifactError, ArtifactLink};
 pub use pages::{Cursor, Page};
 pub use methods::subscriptions::Subscription;
 pub use notify::{Cancellation, FrameSink, Log, Notifier, Progress};

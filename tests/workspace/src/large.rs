@@ -66,7 +66,9 @@ async fn export(size: u64, csv: Option<bool>, ctx: RequestContext) -> Result<Art
             .mime("application/octet-stream")
             .name("export.bin")
     };
-    ctx.save_artifact(artifact.summary(format!("{size} bytes exported"))).await
+    Ok(ctx
+        .save_artifact(artifact.summary(format!("{size} bytes exported")))
+        .await?)
 }
 
 /// Exports `size` bytes streamed in 64 KiB chunks, as a body produced on the fly.
@@ -80,17 +82,17 @@ async fn export_stream(size: u64, ctx: RequestContext) -> Result<ArtifactLink, T
             (start..end).map(|i| (i % 251) as u8).collect::<Vec<u8>>(),
         )
     });
-    ctx.save_artifact(
-        Artifact::stream(futures_util::stream::iter(chunks)).name("stream.bin"),
-    )
-    .await
+    Ok(ctx
+        .save_artifact(Artifact::stream(futures_util::stream::iter(chunks)).name("stream.bin"))
+        .await?)
 }
 
 /// Exports a report only holders of `reports:read` may see.
 #[tool(read_only, scopes("reports:read"))]
 async fn secret_report(ctx: RequestContext) -> Result<ArtifactLink, ToolError> {
-    ctx.save_artifact(Artifact::text("the secret report").name("report.txt"))
-        .await
+    Ok(ctx
+        .save_artifact(Artifact::text("the secret report").name("report.txt"))
+        .await?)
 }
 
 /// Returns `lines` lines of text, whole.

@@ -28,7 +28,7 @@ use crate::protocol::{CallToolResult, Content, ResourceContents, ResourceLink, R
 use crate::store::{Records, StoreError};
 
 use super::output::IntoToolResult;
-use super::{RequestContext, ToolError};
+use super::{Rejected, RequestContext, ToolError};
 
 pub(crate) use spill::{result_size, spill, SPILLED_KEY};
 
@@ -75,13 +75,15 @@ enum Source {
 /// #[tool(read_only)]
 /// async fn export(account: String, ctx: RequestContext) -> Result<ArtifactLink, ToolError> {
 ///     let csv = format!("id,account,amount\n1,{account},100\n");
-///     ctx.save_artifact(
-///         Artifact::bytes(csv)
-///             .mime("text/csv")
-///             .name("transactions.csv")
-///             .summary("1 transaction"),
-///     )
-///     .await
+///     let link = ctx
+///         .save_artifact(
+///             Artifact::bytes(csv)
+///                 .mime("text/csv")
+///                 .name("transactions.csv")
+///                 .summary("1 transaction"),
+///         )
+///         .await?;
+///     Ok(link)
 /// }
 /// ```
 pub struct Artifact {
@@ -630,6 +632,35 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Why an artifact was not stored: the request is not a tool call, the body is larger
+/// than the server's `artifact_max_size`, its stream failed, or the store did. `?`
+/// turns it into a [`ToolError`] or a [`Rejected`] (code `artifact_not_stored`): a tool
+/// error result the model reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArtifactError {
+    message: String,
+}
+
+impl std::fmt::Display for ArtifactError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ArtifactError {}
+
+impl From<ArtifactError> for ToolError {
+    fn from(error: ArtifactError) -> Self {
+        ToolError::new(error.message)
+    }
+}
+
+impl<E> From<ArtifactError> for Rejected<E> {
+    fn from(error: ArtifactError) -> Self {
+        Rejected::new("artifact_not_stored", error.message)
+    }
+}
+
 impl RequestContext {
     /// Store `artifact` in the server's store and get the link to hand the model: return
     /// it (an [`ArtifactLink`] is a tool result), or put [`ArtifactLink::content`] in a
@@ -640,17 +671,20 @@ impl RequestContext {
     /// after the server's `artifact_ttl` (one hour unless set). Fails when the request is
     /// not a tool call, the body is larger than the server's `artifact_max_size`, the
     /// body's stream fails, or the store does.
-    pub async fn save_artifact(&self, artifact: Artifact) -> Result<ArtifactLink, ToolError> {
+    pub async fn save_artifact(&self, artifact: Artifact) -> Result<ArtifactLink, ArtifactError> {
+        let refuse = |message: &str| ArtifactError {
+            message: format!("The artifact could not be stored: {message}"),
+        };
         let Some(artifacts) = self.state::<Artifacts>() else {
-            return Err(ToolError::new("this server keeps no artifacts"));
+            return Err(refuse("this server keeps no artifacts"));
         };
         let tool = match (self.method(), self.name()) {
             ("tools/call", Some(tool)) => tool.to_owned(),
-            _ => return Err(ToolError::new("artifacts are made by tool calls only")),
+            _ => return Err(refuse("artifacts are made by tool calls only")),
         };
         artifacts.save(self, &tool, artifact).await.map_err(|problem| {
             tracing::warn!(tool = %tool, "an artifact could not be stored: {problem}");
-            ToolError::new(format!("The artifact could not be stored: {problem}"))
+            refuse(&problem)
         })
     }
 }

@@ -93,7 +93,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-step "the store in PostgreSQL: its contract, and tasks of two server processes sharing one database (installs PostgreSQL from the Debian packages when missing)"
+step "the store in PostgreSQL: its contract, tasks of two server processes sharing one database, pages and artifacts across two instances (installs PostgreSQL from the Debian packages when missing)"
 pgdir=$(mktemp -d /tmp/mcp-pg.XXXXXX)
 pg_url=$(scripts/postgres.sh start "$pgdir")
 MCP_TEST_POSTGRES_URL=$pg_url cargo test -p mcp-examples --test tasks -- --ignored 2>&1 | tee target/cargo-test-postgres.log
@@ -101,6 +101,8 @@ MCP_TEST_POSTGRES_URL=$pg_url cargo test -p mcp-examples --test tasks -- --ignor
 # and the ledger example on PostgreSQL, as it runs on SQLite there.
 MCP_TEST_POSTGRES_URL=$pg_url cargo test -p mcp-workspace-tests --test store -- --ignored 2>&1 | tee -a target/cargo-test-postgres.log
 MCP_TEST_POSTGRES_URL=$pg_url cargo test -p ledger --test ledger -- --ignored 2>&1 | tee -a target/cargo-test-postgres.log
+# Pages and artifacts across two instances sharing the database.
+MCP_TEST_POSTGRES_URL=$pg_url cargo test -p mcp-workspace-tests --test large_results -- --ignored 2>&1 | tee -a target/cargo-test-postgres.log
 
 step "soak: bench-server (release) under steady HTTP load for ${MCP_SOAK_SECS:-120} s; RSS, descriptors and tasks stay flat"
 MCP_SOAK_SERVER=$root/target/release/bench-server cargo test -p mcp-examples --test soak -- --ignored --nocapture 2>&1 | tee target/cargo-test-soak.log

@@ -69,9 +69,10 @@ pub mod validate;
 
 pub use crate::core::output::{IntoToolResult, Json};
 pub use crate::core::{
-    Args, Artifact, ArtifactError, ArtifactLink, Cancellation, Cursor, Page, ClientCapabilities, Complete, Elicitation, FromContext, FromUriParam,
-    HeaderArg, InputRequired, IntoCompletion, IntoContents, IntoPromptResult, Log, Progress,
-    PromptParam, Rejected, RequestContext, ServerHandle, State, ToolError, ToolParam, Transport,
+    Args, Artifact, ArtifactError, ArtifactLink, Cancellation, ClientCapabilities, Complete,
+    Cursor, Elicitation, FromContext, FromUriParam, HeaderArg, InputRequired, IntoCompletion,
+    IntoContents, IntoPromptResult, Log, Page, Progress, PromptParam, Rejected, RequestContext,
+    ServerHandle, State, ToolError, ToolParam, Transport,
 };
 pub use crate::policy::auth::{
     Action, AllowAll, Authorize, AuthorizeExt, CompleteTarget, DeclaredScopes, Denied, Listed,
@@ -188,12 +189,12 @@ pub mod __private {
         CallToolResult, Completion, GetPromptResult, ResourceContents, Role, RpcError,
     };
     pub use crate::registry::uri::Piece;
+    pub use crate::registry::InlineLimit;
     pub use crate::registry::{
         CompleteFuture, Completer, ErrorDetail, ParamSpec, PromptDef, PromptFuture, PromptItem,
         PromptRegistration, ReadFuture, ReadRequest, ResourceDef, ResourceItem,
         ResourceRegistration, TaskSupport, ToolDef, ToolItem, ToolRegistration,
     };
-    pub use crate::registry::InlineLimit;
     pub use futures_util::future::BoxFuture;
     pub use inventory;
     pub use schemars::{self, Schema, SchemaGenerator};

@@ -243,7 +243,13 @@ async fn long_history(ledger: ledger::Ledger) {
     const MORE: usize = 1_230;
     for n in 0..MORE {
         ledger
-            .transfer("acme", "alice", ("acme-operating", "acme-payroll"), 1, &format!("bulk {n}"))
+            .transfer(
+                "acme",
+                "alice",
+                ("acme-operating", "acme-payroll"),
+                1,
+                &format!("bulk {n}"),
+            )
             .await
             .unwrap();
     }
@@ -278,7 +284,10 @@ async fn long_history(ledger: ledger::Ledger) {
         }
     }
     assert_eq!(ids.len() as u64, total);
-    assert!(ids.windows(2).all(|w| w[0] > w[1]), "newest first, none twice");
+    assert!(
+        ids.windows(2).all(|w| w[0] > w[1]),
+        "newest first, none twice"
+    );
     assert_eq!(pages, total.div_ceil(200));
     // A cursor of another account's walk is refused.
     let first = client
@@ -310,12 +319,18 @@ async fn long_history(ledger: ledger::Ledger) {
     assert_eq!(csv.lines().count() as u64, total + 1);
     assert!(csv.starts_with("id,from,to,amount_cents,memo,made_by,made_at_ms\n"));
     // Another organisation's caller is told it does not exist.
-    let stranger = TestClient::new(app)
-        .as_principal(Principal::new("eve").with_tenant("globex").with_scopes(["ledger:read"]));
+    let stranger = TestClient::new(app).as_principal(
+        Principal::new("eve")
+            .with_tenant("globex")
+            .with_scopes(["ledger:read"]),
+    );
     let refused = stranger
         .request("resources/read", json!({"uri": link["uri"]}))
         .await;
-    assert_eq!(refused["error"]["message"], "Resource not found", "{refused}");
+    assert_eq!(
+        refused["error"]["message"], "Resource not found",
+        "{refused}"
+    );
 }
 
 #[tokio::test]

@@ -19,6 +19,7 @@ pub mod output;
 pub(crate) mod pages;
 pub mod returns;
 
+pub use artifacts::{Artifact, ArtifactError, ArtifactLink};
 pub use context::{ClientCapabilities, RequestContext, Transport};
 pub(crate) use context::{ContextParts, StateMap};
 pub use dispatch::{CacheHints, Call, Core, Reply};
@@ -29,8 +30,7 @@ pub use extract::{
 };
 pub use input::{Elicitation, InputRequired};
 pub use live::ServerHandle;
-pub use artifacts::{Artifact, ArtifactError, ArtifactLink};
-pub use pages::{Cursor, Page};
 pub use methods::subscriptions::Subscription;
 pub use notify::{Cancellation, FrameSink, Log, Notifier, Progress};
+pub use pages::{Cursor, Page};
 pub use returns::{IntoCompletion, IntoContents, IntoPromptResult};

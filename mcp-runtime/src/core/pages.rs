@@ -132,8 +132,9 @@ impl Paging {
             .sealer
             .open_with(&bound, cursor, MAX_CURSOR_CHARS)
             .map_err(|_| "it was not issued by this tool for these arguments and this caller, or it was altered")?;
-        let sealed: Sealed = serde_json::from_slice(&plain)
-            .map_err(|_| "it was not issued by this tool for these arguments and this caller, or it was altered")?;
+        let sealed: Sealed = serde_json::from_slice(&plain).map_err(|_| {
+            "it was not issued by this tool for these arguments and this caller, or it was altered"
+        })?;
         if sealed.e <= now_ms() {
             return Err("it has expired");
         }
@@ -226,11 +227,13 @@ impl<S: DeserializeOwned + Send> ToolParam for Cursor<S> {
 
     fn extract(parts: &mut CallParts<'_>, _: &'static str) -> Result<Self, Rejection> {
         let paging = parts.context().paging().cloned();
-        let refuse = |why: &str| Rejection::Argument {
+        let refuse = |why: &str| {
+            Rejection::Argument {
             name: CURSOR_ARGUMENT.to_owned(),
             message: format!(
                 "this cursor cannot be used: {why}; call the tool again without `cursor` to start from the first page"
             ),
+        }
         };
         let cursor = match parts.take_argument(CURSOR_ARGUMENT) {
             None | Some(Value::Null) => {

@@ -23,4 +23,6 @@ pub use resource::{
     ReadFuture, ReadRequest, ResourceDef, ResourceItem, ResourceRef, ResourceRegistration,
 };
 pub use spec::ParamSpec;
-pub use tool::{ErrorDetail, InlineLimit, TaskSupport, ToolDef, ToolItem, ToolRef, ToolRegistration};
+pub use tool::{
+    ErrorDetail, InlineLimit, TaskSupport, ToolDef, ToolItem, ToolRef, ToolRegistration,
+};

@@ -108,7 +108,10 @@ impl ParamSpec {
         self.paged = true;
         if self
             .properties
-            .insert(name.to_owned(), crate::core::pages::cursor_schema(description))
+            .insert(
+                name.to_owned(),
+                crate::core::pages::cursor_schema(description),
+            )
             .is_some()
         {
             self.errors.push(format!(

@@ -188,11 +188,15 @@ async fn a_page_tells_the_model_where_it_is_and_how_to_go_on() {
         summary.starts_with("Items 1-50 of about 10,000. More follow: call `search` again"),
         "{summary}"
     );
-    assert!(summary.contains(cursor), "the cursor is where the model reads: {summary}");
+    assert!(
+        summary.contains(cursor),
+        "the cursor is where the model reads: {summary}"
+    );
     assert_eq!(first["structuredContent"]["total"], 10_000);
     assert_eq!(first["structuredContent"]["totalIsEstimate"], true);
     // The text carries the page's JSON as well, for clients that show only text.
-    let json_text: Value = serde_json::from_str(first["content"][1]["text"].as_str().unwrap()).unwrap();
+    let json_text: Value =
+        serde_json::from_str(first["content"][1]["text"].as_str().unwrap()).unwrap();
     assert_eq!(json_text, first["structuredContent"]);
     let second = wire
         .call("search", json!({"account": "acme", "cursor": cursor}))
@@ -271,7 +275,12 @@ async fn a_cursor_is_refused_for_another_caller_other_arguments_when_tampered_or
         bytes[at] = if bytes[at] == b'A' { b'B' } else { b'A' };
         tampered.push(String::from_utf8(bytes).unwrap());
     }
-    tampered.extend(["".to_owned(), "v1.".to_owned(), "x".repeat(5000), "null".to_owned()]);
+    tampered.extend([
+        "".to_owned(),
+        "v1.".to_owned(),
+        "x".repeat(5000),
+        "null".to_owned(),
+    ]);
     for bad in tampered {
         let result = wire
             .call("search", json!({"account": "acme", "cursor": bad}))
@@ -303,7 +312,9 @@ async fn a_cursor_is_refused_for_another_caller_other_arguments_when_tampered_or
 async fn an_artifact_is_read_by_its_maker_and_not_found_by_anyone_else() {
     let app = large::server().build().unwrap();
     let maker = Wire::in_process(&app, Some(alice()));
-    let result = maker.call("export", json!({"size": 1000, "csv": true})).await;
+    let result = maker
+        .call("export", json!({"size": 1000, "csv": true}))
+        .await;
     let link = &result["structuredContent"];
     let uri = link["uri"].as_str().unwrap();
     assert!(uri.starts_with("artifact://"));
@@ -316,16 +327,15 @@ async fn an_artifact_is_read_by_its_maker_and_not_found_by_anyone_else() {
         .unwrap()
         .contains(link["sha256"].as_str().unwrap()));
     let bytes = read_whole(&maker, link).await;
-    assert!(String::from_utf8(bytes).unwrap().starts_with("id,amount\n1,7\n"));
+    assert!(String::from_utf8(bytes)
+        .unwrap()
+        .starts_with("id,amount\n1,7\n"));
     // The same caller over HTTP reads it too.
     let over_http = Wire::Http(app.clone(), Some(alice()));
     assert!(over_http.read(uri).await["result"].is_object());
     // Anyone else: another subject, the same subject in another tenant, no principal,
     // over either wire. The answer is the one for a URI that does not exist.
-    let absent = maker
-        .read("artifact://AAAAAAAAAAAAAAAAAAAAAAAA")
-        .await["error"]
-        .clone();
+    let absent = maker.read("artifact://AAAAAAAAAAAAAAAAAAAAAAAA").await["error"].clone();
     for other in [
         Wire::in_process(&app, Some(Principal::new("bob").with_tenant("acme"))),
         Wire::in_process(&app, Some(Principal::new("alice").with_tenant("globex"))),
@@ -350,7 +360,10 @@ async fn reading_an_artifact_needs_what_calling_its_tool_needs() {
     let with_scope = Principal::new("alice").with_scopes(["reports:read"]);
     let maker = Wire::in_process(&app, Some(with_scope));
     let result = maker.call("secret_report", json!({})).await;
-    let uri = result["structuredContent"]["uri"].as_str().unwrap().to_owned();
+    let uri = result["structuredContent"]["uri"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert_eq!(
         maker.read(&uri).await["result"]["contents"][0]["text"],
         "the secret report"
@@ -359,7 +372,10 @@ async fn reading_an_artifact_needs_what_calling_its_tool_needs() {
     let without = Wire::in_process(&app, Some(Principal::new("alice")));
     let refused = without.read(&uri).await;
     assert_eq!(refused["error"]["code"], -31403, "{refused}");
-    assert_eq!(refused["error"]["data"]["requiredScopes"], json!(["reports:read"]));
+    assert_eq!(
+        refused["error"]["data"]["requiredScopes"],
+        json!(["reports:read"])
+    );
 }
 
 #[tokio::test]
@@ -370,7 +386,10 @@ async fn an_expired_artifact_is_not_found() {
         .unwrap();
     let wire = Wire::in_process(&app, None);
     let result = wire.call("export", json!({"size": 100})).await;
-    let uri = result["structuredContent"]["uri"].as_str().unwrap().to_owned();
+    let uri = result["structuredContent"]["uri"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert!(wire.read(&uri).await["result"].is_object());
     tokio::time::sleep(Duration::from_millis(400)).await;
     let error = wire.read(&uri).await["error"].clone();
@@ -394,7 +413,10 @@ async fn parts_reassemble_to_the_stored_bytes_and_match_the_sha256() {
         let whole = wire.read(link["uri"].as_str().unwrap()).await;
         assert_eq!(whole["error"]["code"], -32602, "{whole}");
         assert_eq!(whole["error"]["data"]["parts"], 5);
-        assert!(whole["error"]["message"].as_str().unwrap().contains("/part/0"));
+        assert!(whole["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/part/0"));
         // The link's description names the parts too.
         assert!(link_block(&result)["description"]
             .as_str()
@@ -408,7 +430,9 @@ async fn parts_reassemble_to_the_stored_bytes_and_match_the_sha256() {
         assert_eq!(past["error"]["message"], "Resource not found");
     }
     // Text parts end on character boundaries and are each valid text.
-    let result = wire.call("export", json!({"size": 200_000, "csv": true})).await;
+    let result = wire
+        .call("export", json!({"size": 200_000, "csv": true}))
+        .await;
     let link = result["structuredContent"].clone();
     let text = String::from_utf8(read_whole(&wire, &link).await).unwrap();
     assert!(text.ends_with('\n'));
@@ -442,11 +466,18 @@ async fn an_oversized_result_is_spilled_whole_not_truncated() {
         assert_ne!(result["isError"], true);
         let link = link_block(&result).clone();
         let text = result["content"][0]["text"].as_str().unwrap();
-        assert!(text.contains("It begins:\nline 1: something happened\n"), "{text}");
+        assert!(
+            text.contains("It begins:\nline 1: something happened\n"),
+            "{text}"
+        );
         assert!(text.len() < 4096, "the model gets a summary, not the body");
         assert_eq!(link["size"], whole.len());
         let read = wire.read(link["uri"].as_str().unwrap()).await;
-        assert_eq!(read["error"]["data"]["parts"], json!(null), "one part: {read}");
+        assert_eq!(
+            read["error"]["data"]["parts"],
+            json!(null),
+            "one part: {read}"
+        );
         assert!(
             read["result"]["contents"][0]["text"] == whole.as_str(),
             "the read gives the whole text back"
@@ -490,12 +521,26 @@ async fn the_inline_limit_is_the_servers_unless_a_tool_sets_its_own() {
     link_block(&result);
     // `inline_limit = unlimited`: whole, however large.
     let result = wire.call("log_lines_whole", json!({"lines": 5000})).await;
-    assert_eq!(result["content"][0]["text"].as_str().unwrap().lines().count(), 5000);
+    assert_eq!(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .lines()
+            .count(),
+        5000
+    );
     // The server's limit off: everything whole, and plain output schemas.
     let app = large::server().inline_result_limit(None).build().unwrap();
     let wire = Wire::in_process(&app, None);
     let result = wire.call("log_lines", json!({"lines": 5000})).await;
-    assert_eq!(result["content"][0]["text"].as_str().unwrap().lines().count(), 5000);
+    assert_eq!(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .lines()
+            .count(),
+        5000
+    );
     let listed = wire.request("tools/list", json!({})).await;
     let all_rows = listed["result"]["tools"]
         .as_array()
@@ -504,7 +549,10 @@ async fn the_inline_limit_is_the_servers_unless_a_tool_sets_its_own() {
         .find(|t| t["name"] == "all_rows")
         .unwrap()
         .clone();
-    assert!(all_rows["outputSchema"].get("anyOf").is_none(), "{all_rows}");
+    assert!(
+        all_rows["outputSchema"].get("anyOf").is_none(),
+        "{all_rows}"
+    );
 }
 
 // ---- stores and instances ---------------------------------------------------------------
@@ -591,7 +639,10 @@ async fn pages_and_artifacts_work_across_two_instances_sharing_a_postgres_store(
 #[tokio::test]
 async fn handshake_era_sessions_get_the_same_pages_links_and_reads() {
     use mcp_runtime::testing::LegacyTestClient;
-    let app = large::server().artifact_part_size(64 * 1024).build().unwrap();
+    let app = large::server()
+        .artifact_part_size(64 * 1024)
+        .build()
+        .unwrap();
     for version in ["2025-11-25", "2025-06-18", "2025-03-26"] {
         let mut client = LegacyTestClient::connect(&app, version, json!({}))
             .await
@@ -608,8 +659,9 @@ async fn handshake_era_sessions_get_the_same_pages_links_and_reads() {
             // Before 2025-06-18 there is no structured content: the text has the page.
             let page: Value = match result.get("structuredContent") {
                 Some(page) => page.clone(),
-                None => serde_json::from_str(result["content"][1]["text"].as_str().unwrap())
-                    .unwrap(),
+                None => {
+                    serde_json::from_str(result["content"][1]["text"].as_str().unwrap()).unwrap()
+                }
             };
             for row in page["items"].as_array().unwrap() {
                 ids.push(row["id"].as_u64().unwrap());
@@ -626,7 +678,11 @@ async fn handshake_era_sessions_get_the_same_pages_links_and_reads() {
             .await
             .unwrap();
         let uri = if version == "2025-03-26" {
-            assert!(result["content"].as_array().unwrap().iter().all(|b| b["type"] == "text"));
+            assert!(result["content"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|b| b["type"] == "text"));
             let text = result["content"][1]["text"].as_str().unwrap();
             assert!(text.starts_with("Resource artifact://"), "{text}");
             text.split_whitespace().nth(1).unwrap().to_owned()
@@ -664,7 +720,9 @@ fn a_resource_cannot_take_the_artifact_scheme() {
         .err()
         .expect("the artifact scheme is refused");
     assert!(
-        error.to_string().contains("the `artifact://` scheme is the server's own"),
+        error
+            .to_string()
+            .contains("the `artifact://` scheme is the server's own"),
         "{error}"
     );
 }

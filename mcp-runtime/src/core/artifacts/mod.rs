@@ -363,7 +363,12 @@ fn part_key(id: &str, n: u64) -> String {
 
 /// Whether a MIME type names text.
 fn textual(mime: &str) -> bool {
-    let mime = mime.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let mime = mime
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     mime.starts_with("text/")
         || matches!(
             mime.as_str(),
@@ -682,10 +687,13 @@ impl RequestContext {
             ("tools/call", Some(tool)) => tool.to_owned(),
             _ => return Err(refuse("artifacts are made by tool calls only")),
         };
-        artifacts.save(self, &tool, artifact).await.map_err(|problem| {
-            tracing::warn!(tool = %tool, "an artifact could not be stored: {problem}");
-            refuse(&problem)
-        })
+        artifacts
+            .save(self, &tool, artifact)
+            .await
+            .map_err(|problem| {
+                tracing::warn!(tool = %tool, "an artifact could not be stored: {problem}");
+                refuse(&problem)
+            })
     }
 }
 

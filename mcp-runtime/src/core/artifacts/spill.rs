@@ -107,9 +107,7 @@ pub(crate) async fn spill(
     let (body, mime) = match body_of(&result) {
         Ok(body) => body,
         Err(e) => {
-            return CallToolResult::error(format!(
-                "The tool's result could not be serialized: {e}"
-            ))
+            return CallToolResult::error(format!("The tool's result could not be serialized: {e}"))
         }
     };
     let size = body.len() as u64;

@@ -10,9 +10,9 @@ use crate::registry::ReadRequest;
 
 use super::super::artifacts::Target;
 use super::super::dispatch::{complete_reply, string_param, Call, Core, Reply};
-use super::super::RequestContext;
 use super::super::input::Binding;
 use super::super::live::Snapshot;
+use super::super::RequestContext;
 
 impl Core {
     pub(crate) async fn read_resource(&self, snapshot: &Snapshot, call: Call) -> Reply {

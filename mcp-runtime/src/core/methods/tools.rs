@@ -13,14 +13,14 @@ use crate::protocol::{CallToolResult, RpcError};
 use crate::registry::{CatalogTool, TaskSupport, ToolDef};
 use crate::tasks::{Escalation, TaskLink, TaskRuntime};
 
+use super::super::artifacts::{result_size, spill};
 use super::super::dispatch::{
     arguments_param, guarded, string_param, unknown_name, Call, Core, Reply,
 };
-use super::super::artifacts::{result_size, spill};
 use super::super::idempotency::{take_key, Answer, Begin, Settled};
-use super::super::pages::{Paging, CURSOR_ARGUMENT};
 use super::super::input::Binding;
 use super::super::live::Snapshot;
+use super::super::pages::{Paging, CURSOR_ARGUMENT};
 
 impl Core {
     pub(crate) async fn call_tool(&self, snapshot: &Snapshot, call: Call) -> Reply {
@@ -106,16 +106,8 @@ impl Core {
         }
         match key {
             None => {
-                self.execute(
-                    ctx,
-                    tool,
-                    (&name, target),
-                    arguments,
-                    tasks,
-                    &binding,
-                    None,
-                )
-                .await
+                self.execute(ctx, tool, (&name, target), arguments, tasks, &binding, None)
+                    .await
             }
             // Boxed: the claim's lease renewal and record would otherwise make every call's
             // future larger.
@@ -200,8 +192,10 @@ impl Core {
             }
             None => {
                 let handler = self.handler(def, &ctx, arguments, progress);
-                let handler = self.inlined(tool, &ctx, name, handler);
-                let outcome = self.run(&ctx, &target, handler).await;
+                let outcome = match self.run(&ctx, &target, handler).await {
+                    Ok(result) => Ok(self.spilled(tool, &ctx, name, result).await),
+                    Err(error) => Err(error),
+                };
                 let failed = !matches!(&outcome, Ok(result) if !result.is_error);
                 self.finish_round(&ctx, binding, failed, || match outcome {
                     Ok(result) => Reply::Tool(result),
@@ -211,9 +205,28 @@ impl Core {
         }
     }
 
-    /// The handler's future, its result stored as an artifact when it is larger than the
-    /// tool's inline limit (within the call's time limit, and before an idempotency key
-    /// records it, so a retry gets the same link).
+    /// `result`, or, when it is larger than the tool's inline limit, the link to the
+    /// artifact it is stored whole as. Before an idempotency key records it, so a retry
+    /// gets the same link.
+    async fn spilled(
+        &self,
+        tool: &CatalogTool,
+        ctx: &RequestContext,
+        name: &str,
+        result: CallToolResult,
+    ) -> CallToolResult {
+        match tool.inline_limit {
+            Some(limit) if result_size(&result, limit) => {
+                let structured = tool.tool.output_schema.is_some();
+                // Boxed: storing is rare, and would otherwise make every call's future larger.
+                Box::pin(spill(&self.artifacts, ctx, name, result, limit, structured)).await
+            }
+            _ => result,
+        }
+    }
+
+    /// The handler's future, its result spilled as in `spilled`: for a call that
+    /// may go on as a task, whose result is stored when it ends.
     fn inlined(
         &self,
         tool: &CatalogTool,

@@ -3,11 +3,18 @@
 // 2026-07-28, the server's own elicitation/create in the handshake era), the same call
 // retried with its idempotency key (one transfer in the database afterwards), and a
 // transfer refused for insufficient funds, whose structured error the SDK accepts against
-// the tool's output schema and hands over. Usage:
+// the tool's output schema and hands over. Then the large results: `history` paged one
+// transfer at a time to the end by following `nextCursor` (passed back as the ordinary
+// `cursor` argument; ids never repeat and strictly decrease, the count matches `total`;
+// the JSON text block stands in for structuredContent before 2025-06-18), a tampered
+// cursor refused as a tool error that names the cursor, and `export_statement`'s CSV
+// artifact found through its resource_link block (the text block that replaces it for
+// 2025-03-26) and read with readResource (part by part when it has several): its header,
+// one line per transfer, its size and its SHA-256. Usage:
 //   node ledger.mjs MODE stdio <path-to-ledger-binary>      (a fresh LEDGER_DATABASE each run)
 //   node ledger.mjs MODE http  http://127.0.0.1:PORT/mcp http://127.0.0.1:ISSUER_PORT
 // MODE is 2026-07-28 (pinned) or legacy.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,6 +71,17 @@ client.setRequestHandler('elicitation/create', async (request) => {
   return { action: 'accept', content: { confirm: true } };
 });
 
+// A tool result's structured content or, before 2025-06-18 (no structuredContent), the
+// same JSON in its second text block.
+function structured(result) {
+  if (result.structuredContent) return result.structuredContent;
+  try {
+    return JSON.parse(result.content?.[1]?.text ?? '');
+  } catch {
+    return undefined;
+  }
+}
+
 async function balance(account) {
   const listed = await client.callTool({ name: 'accounts', arguments: {} });
   return listed.structuredContent.accounts.find((a) => a.id === account).balance_cents;
@@ -84,7 +102,7 @@ try {
   check('the retry gets the transfer already booked', JSON.stringify(retried.structuredContent) === JSON.stringify(booked.structuredContent), retried);
   check('the retry asks nobody', asked.length === 1, asked);
   const history = await client.callTool({ name: 'history', arguments: { account: 'acme-payroll' } });
-  const mine = history.structuredContent.transfers.filter((t) => t.memo === memo);
+  const mine = structured(history).items.filter((t) => t.memo === memo);
   check('one transfer in the database', mine.length === 1, history.structuredContent);
   check('the balance moved once', (await balance('acme-operating')) === before - 1250);
 
@@ -102,6 +120,100 @@ try {
   const conforms = new AjvJsonSchemaValidator().getValidator(tool?.outputSchema ?? {});
   const verdicts = [conforms(short.structuredContent), conforms(booked.structuredContent)];
   check("the error and the transfer both fit the tool's output schema", verdicts.every((v) => v.valid), verdicts);
+
+  // Large results. A second transfer, back the other way, so that acme-payroll has at
+  // least two pages of one transfer even in a fresh database.
+  const back = await client.callTool({
+    name: 'transfer',
+    arguments: { from: 'acme-payroll', to: 'acme-operating', amount_cents: 100, memo: `back ${memo}`, idempotencyKey: randomUUID() },
+  });
+  const backId = structured(back)?.id;
+  check('a second transfer, back, is booked', back.isError !== true && Number.isInteger(backId), back);
+
+  // history, one transfer a page, to the end: the cursor is an ordinary argument.
+  const ids = [];
+  let total;
+  let firstPage;
+  let cursor;
+  let pages = 0;
+  do {
+    const page = await client.callTool({
+      name: 'history',
+      arguments: { account: 'acme-payroll', limit: 1, ...(cursor === undefined ? {} : { cursor }) },
+    });
+    const body = structured(page);
+    pages++;
+    if (page.isError === true || !Array.isArray(body?.items)) {
+      check(`page ${pages} of history is a page`, false, page);
+      break;
+    }
+    firstPage ??= { page, body };
+    ids.push(...body.items.map((t) => t.id));
+    if (total === undefined) total = body.total;
+    cursor = body.nextCursor;
+  } while (cursor !== undefined && pages <= 100000);
+  const firstCursor = firstPage?.body?.nextCursor;
+  check('history pages, one transfer each, to a page without nextCursor', cursor === undefined && ids.length >= 2 && pages === ids.length, { pages, ids });
+  check("the first page's text says which item it holds and how to get the next",
+    /^Items 1-1 of /.test(firstPage?.page?.content?.[0]?.text ?? '') && (firstPage?.page?.content?.[0]?.text ?? '').includes(`"cursor": "${firstCursor}"`),
+    firstPage?.page?.content?.[0]);
+  check('no transfer id repeats across the pages', new Set(ids).size === ids.length, ids);
+  check('the ids strictly decrease (newest first)', ids.every((id, i) => i === 0 || id < ids[i - 1]), ids);
+  check('the pages hold `total` transfers', total === undefined || ids.length === total, { total, count: ids.length });
+  check('the pages include both transfers of this run', ids.includes(booked.structuredContent?.id) && ids.includes(backId), { ids, booked: booked.structuredContent?.id, backId });
+
+  // A cursor altered in the middle is refused before the tool runs, as a tool error.
+  if (firstCursor === undefined) {
+    check('history gave a cursor to tamper with', false, firstPage);
+  } else {
+    const mid = Math.floor(firstCursor.length / 2);
+    const tampered = firstCursor.slice(0, mid) + (firstCursor[mid] === 'A' ? 'B' : 'A') + firstCursor.slice(mid + 1);
+    const refused = await client.callTool({ name: 'history', arguments: { account: 'acme-payroll', limit: 1, cursor: tampered } });
+    const said = (refused.content ?? []).map((c) => c.text ?? '').join(' ');
+    check('a tampered cursor is an isError result that names the cursor', refused.isError === true && /cursor/.test(said), refused);
+  }
+
+  // The statement: a link to a CSV artifact, read with resources/read.
+  const exported = await client.callTool({ name: 'export_statement', arguments: { account: 'acme-payroll' } });
+  const meta = exported.structuredContent;
+  const link = exported.content?.find((c) => c.type === 'resource_link');
+  const fallback = exported.content?.find((c) => c.type === 'text' && c.text.startsWith('Resource artifact://'));
+  let uri;
+  let size;
+  let mime;
+  let description;
+  if (link) {
+    ({ uri, size, mimeType: mime, description } = link);
+  } else if (fallback) {
+    // 2025-03-26: "Resource <uri> (<name>), <mime>, <size> bytes: <description>".
+    const m = /^Resource (\S+) \((.*?)\), ([^,]+), (\d+) bytes: (.*)$/s.exec(fallback.text);
+    [uri, mime, size, description] = [m?.[1], m?.[3], Number(m?.[4]), m?.[5]];
+  }
+  console.log(`note ${label} the statement came as ${link ? 'a resource_link block' : fallback ? 'the text fallback of a resource_link' : 'neither'} (protocol ${client.getNegotiatedProtocolVersion()})`);
+  check('export_statement links to a text/csv artifact', exported.isError !== true && /^artifact:\/\/./.test(uri ?? '') && mime === 'text/csv' && Number.isInteger(size), exported);
+  if (meta) {
+    check('its structuredContent names the same artifact as the link', meta.uri === uri && meta.size === size && meta.mimeType === mime &&
+      /^[0-9a-f]{64}$/.test(meta.sha256 ?? '') && Number.isInteger(meta.parts) && meta.parts >= 1, { meta, link });
+  }
+  const parts = meta?.parts ?? Number(/in (\d+) parts/.exec(description ?? '')?.[1] ?? 1);
+  const chunks = [];
+  for (let n = 0; n < parts && uri; n++) {
+    const read = await client.readResource({ uri: parts > 1 ? `${uri}/part/${n}` : uri });
+    const contents = read.contents?.[0] ?? {};
+    chunks.push(contents.text !== undefined ? Buffer.from(contents.text, 'utf8') : Buffer.from(contents.blob ?? '', 'base64'));
+  }
+  const bytes = Buffer.concat(chunks);
+  const lines = bytes.toString('utf8').split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  check('the statement starts with its CSV header', lines[0] === 'id,from,to,amount_cents,memo,made_by,made_at_ms', lines[0]);
+  check('the statement has one line per transfer after the header', lines.length === ids.length + 1, { lines: lines.length, transfers: ids.length });
+  check('the statement is `size` bytes long', bytes.length === size, { bytes: bytes.length, size });
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  if (meta) {
+    check("the statement's SHA-256 is structuredContent's sha256", sha256 === meta.sha256, { sha256, meta: meta.sha256 });
+  } else {
+    check("the statement's SHA-256 is the one the link's description states", (description ?? '').includes(`SHA-256 ${sha256}`), { sha256, description });
+  }
 } catch (e) {
   check('no unexpected error', false, String(e?.stack ?? e));
 } finally {

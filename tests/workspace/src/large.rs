@@ -52,7 +52,11 @@ pub fn export_bytes(size: usize) -> Vec<u8> {
 
 /// Exports `size` bytes as an artifact (bytes, or CSV text when `csv`).
 #[tool(read_only)]
-async fn export(size: u64, csv: Option<bool>, ctx: RequestContext) -> Result<ArtifactLink, ToolError> {
+async fn export(
+    size: u64,
+    csv: Option<bool>,
+    ctx: RequestContext,
+) -> Result<ArtifactLink, ToolError> {
     let artifact = if csv == Some(true) {
         let mut text = String::from("id,amount\n");
         let mut id = 0u64;
@@ -98,7 +102,9 @@ async fn secret_report(ctx: RequestContext) -> Result<ArtifactLink, ToolError> {
 /// Returns `lines` lines of text, whole.
 #[tool(read_only)]
 async fn log_lines(lines: u64) -> String {
-    (1..=lines).map(|n| format!("line {n}: something happened\n")).collect()
+    (1..=lines)
+        .map(|n| format!("line {n}: something happened\n"))
+        .collect()
 }
 
 /// Returns `count` rows as structured output.
@@ -116,17 +122,31 @@ async fn all_rows(count: u64) -> Vec<Row> {
 /// Returns `lines` lines of text, never stored as an artifact.
 #[tool(read_only, inline_limit = unlimited)]
 async fn log_lines_whole(lines: u64) -> String {
-    (1..=lines).map(|n| format!("line {n}: something happened\n")).collect()
+    (1..=lines)
+        .map(|n| format!("line {n}: something happened\n"))
+        .collect()
 }
 
 /// Returns `lines` lines of text, stored as an artifact past 1 KiB.
 #[tool(read_only, inline_limit = 1024)]
 async fn log_lines_small(lines: u64) -> String {
-    (1..=lines).map(|n| format!("line {n}: something happened\n")).collect()
+    (1..=lines)
+        .map(|n| format!("line {n}: something happened\n"))
+        .collect()
+}
+
+/// Returns `lines` lines of text as a task (the Tasks extension): its result is stored
+/// when it ends.
+#[tool(read_only, task)]
+async fn log_lines_later(lines: u64, ctx: RequestContext) -> String {
+    ctx.start_task();
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    (1..=lines)
+        .map(|n| format!("line {n}: something happened\n"))
+        .collect()
 }
 
 /// The large-result fixtures.
 pub fn server() -> Server {
     Server::new("large", "1.0.0").only_module(module_path!())
 }
-

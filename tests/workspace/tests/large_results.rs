@@ -555,6 +555,30 @@ async fn the_inline_limit_is_the_servers_unless_a_tool_sets_its_own() {
     );
 }
 
+#[tokio::test]
+async fn the_result_of_a_task_is_spilled_when_it_ends() {
+    let app = large::server().build().unwrap();
+    let client = TestClient::new(app.clone())
+        .with_capabilities(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}));
+    let started = client.call_tool("log_lines_later", json!({"lines": 5000})).await;
+    assert_eq!(started["resultType"], "task", "{started}");
+    let id = started["taskId"].as_str().unwrap().to_owned();
+    let mut done = Value::Null;
+    for _ in 0..500 {
+        let reply = client.request("tasks/get", json!({"taskId": id})).await;
+        if reply["result"]["status"] == "completed" {
+            done = reply["result"].clone();
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let link = link_block(&done["result"]).clone();
+    let wire = Wire::InProcess(client);
+    let read = wire.read(link["uri"].as_str().unwrap()).await;
+    let text = read["result"]["contents"][0]["text"].as_str().unwrap();
+    assert_eq!(text.lines().count(), 5000);
+}
+
 // ---- stores and instances ---------------------------------------------------------------
 
 /// Pages and artifacts on two instances built by `instance`, which share a store and a

@@ -405,9 +405,11 @@ impl Ledger {
         let count: i64 = match &self.backend {
             Backend::Sqlite(connection) => {
                 Self::sqlite(connection, move |c| {
-                    Ok(c.query_row(&QUERY.replace('$', "?"), params![tenant, account], |row| {
-                        row.get(0)
-                    })?)
+                    Ok(
+                        c.query_row(&QUERY.replace('$', "?"), params![tenant, account], |row| {
+                            row.get(0)
+                        })?,
+                    )
                 })
                 .await?
             }

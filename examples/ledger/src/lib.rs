@@ -18,8 +18,10 @@
 
 pub mod db;
 
+// ANCHOR: uses
 use mcp_runtime::prelude::*;
 use mcp_runtime::{Artifact, ArtifactLink, Cursor, Page};
+// ANCHOR_END: uses
 
 pub use db::Ledger;
 use db::{Account, LedgerError, Refusal, Transfer};
@@ -130,7 +132,9 @@ pub async fn export_statement(
     let statement = Artifact::text(csv)
         .mime("text/csv")
         .name(format!("{account}-statement.csv"))
-        .summary(format!("Statement of {account}: {rows} transfers, newest first"));
+        .summary(format!(
+            "Statement of {account}: {rows} transfers, newest first"
+        ));
     Ok(ctx.save_artifact(statement).await?)
 }
 

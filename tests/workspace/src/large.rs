@@ -44,6 +44,19 @@ async fn search(
     Ok(after.page(rows, next).total_about(ROWS))
 }
 
+/// Searches the archived rows: the same rows, for telling one paged tool's cursors from
+/// another's.
+#[tool(read_only)]
+async fn search_archive(
+    /// The account.
+    account: String,
+    /// Rows per page, 1 to 500.
+    limit: Option<u64>,
+    after: Cursor<u64>,
+) -> Result<Page<Row>, ToolError> {
+    search(account, limit, after).await
+}
+
 /// The bytes of an export of `size` bytes: a repeating pattern, so any part can be
 /// checked.
 pub fn export_bytes(size: usize) -> Vec<u8> {

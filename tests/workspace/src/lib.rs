@@ -19,7 +19,6 @@ pub mod artifact_clash {
     }
 }
 
-
 pub mod fixtures {
     use super::*;
 

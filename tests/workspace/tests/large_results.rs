@@ -231,6 +231,8 @@ async fn a_page_tells_the_model_where_it_is_and_how_to_go_on() {
     validator.check(&first["structuredContent"]).unwrap();
 }
 
+// S-200: cross-call state behind opaque, authorization-checked handles passed as tool
+// arguments; an expired one is reported as a tool execution error.
 #[tokio::test]
 async fn a_cursor_is_refused_for_another_caller_other_arguments_when_tampered_or_expired() {
     let app = large::server()
@@ -293,6 +295,14 @@ async fn a_cursor_is_refused_for_another_caller_other_arguments_when_tampered_or
         .await;
     assert_eq!(result["isError"], true);
     // A cursor of another paged tool is refused the same way (bound to the tool).
+    refused(
+        &wire
+            .call(
+                "search_archive",
+                json!({"account": "acme", "cursor": cursor}),
+            )
+            .await,
+    );
     // Expired.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let text = refused(
@@ -308,6 +318,8 @@ async fn a_cursor_is_refused_for_another_caller_other_arguments_when_tampered_or
 
 // ---- artifacts --------------------------------------------------------------------------
 
+// S-195: `resource_link` blocks that do not appear in `resources/list`; S-200: the handle
+// is checked against its maker on every read.
 #[tokio::test]
 async fn an_artifact_is_read_by_its_maker_and_not_found_by_anyone_else() {
     let app = large::server().build().unwrap();
@@ -376,6 +388,76 @@ async fn reading_an_artifact_needs_what_calling_its_tool_needs() {
         refused["error"]["data"]["requiredScopes"],
         json!(["reports:read"])
     );
+}
+
+/// An artifact read as the hook saw it: the tool that made it, the URI, the tool's scopes.
+type Seen = (String, String, Vec<String>);
+
+/// An `Authorize` hook that records artifact reads and refuses them once closed.
+#[derive(Clone, Default)]
+struct Gate {
+    closed: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<Seen>>>,
+}
+
+impl mcp_runtime::Authorize for Gate {
+    async fn check(
+        &self,
+        _ctx: &mcp_runtime::RequestContext,
+        action: &mcp_runtime::Action<'_>,
+    ) -> Result<(), mcp_runtime::Denied> {
+        if let mcp_runtime::Action::ReadArtifact { tool, uri } = action {
+            let scopes = action
+                .required_scopes()
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            self.seen
+                .lock()
+                .unwrap()
+                .push((tool.name.to_owned(), uri.to_string(), scopes));
+            if self.closed.load(std::sync::atomic::Ordering::SeqCst) {
+                return Err(mcp_runtime::Denied::new("reports are closed for the night"));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn the_authorize_hook_is_asked_again_for_every_artifact_read() {
+    let gate = Gate::default();
+    let app = large::server().authorize(gate.clone()).build().unwrap();
+    let maker = Wire::in_process(
+        &app,
+        Some(Principal::new("alice").with_scopes(["reports:read"])),
+    );
+    let result = maker.call("secret_report", json!({})).await;
+    let uri = result["structuredContent"]["uri"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(maker.read(&uri).await["result"].is_object());
+    assert_eq!(
+        gate.seen.lock().unwrap().clone(),
+        vec![(
+            "secret_report".to_owned(),
+            uri.clone(),
+            vec!["reports:read".to_owned()]
+        )]
+    );
+    gate.closed.store(true, std::sync::atomic::Ordering::SeqCst);
+    let refused = maker.read(&uri).await;
+    assert_eq!(refused["error"]["code"], -31403, "{refused}");
+    assert_eq!(
+        refused["error"]["data"]["reason"],
+        "reports are closed for the night"
+    );
+    // A caller the scope check refuses never reaches the hook.
+    let before = gate.seen.lock().unwrap().len();
+    let without = Wire::in_process(&app, Some(Principal::new("alice")));
+    assert_eq!(without.read(&uri).await["error"]["code"], -31403);
+    assert_eq!(gate.seen.lock().unwrap().len(), before);
 }
 
 #[tokio::test]
@@ -560,7 +642,9 @@ async fn the_result_of_a_task_is_spilled_when_it_ends() {
     let app = large::server().build().unwrap();
     let client = TestClient::new(app.clone())
         .with_capabilities(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}));
-    let started = client.call_tool("log_lines_later", json!({"lines": 5000})).await;
+    let started = client
+        .call_tool("log_lines_later", json!({"lines": 5000}))
+        .await;
     assert_eq!(started["resultType"], "task", "{started}");
     let id = started["taskId"].as_str().unwrap().to_owned();
     let mut done = Value::Null;

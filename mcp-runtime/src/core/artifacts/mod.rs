@@ -419,17 +419,15 @@ impl Parts {
                 cut = back;
             }
         }
-        let bytes = self.pending.split_to(cut).to_vec();
+        // Encoded straight from the buffer: a part is never copied before it is written.
+        let bytes = self.pending.split_to(cut);
         if self.text {
-            match String::from_utf8(bytes) {
-                Ok(text) => return Some(Part::Text(text)),
-                Err(e) => {
-                    self.text = false;
-                    return Some(Part::Blob(STANDARD.encode(e.into_bytes())));
-                }
+            match std::str::from_utf8(&bytes) {
+                Ok(text) => return Some(Part::Text(text.to_owned())),
+                Err(_) => self.text = false,
             }
         }
-        Some(Part::Blob(STANDARD.encode(bytes)))
+        Some(Part::Blob(STANDARD.encode(&bytes)))
     }
 }
 

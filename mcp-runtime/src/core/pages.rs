@@ -21,34 +21,15 @@ use sha2::{Digest, Sha256};
 use crate::clock::{millis, now_ms};
 use crate::policy::seal::Sealer;
 use crate::protocol::{CallToolResult, Content};
+use crate::registry::spec::{CURSOR_ARGUMENT, MAX_CURSOR_CHARS};
 use crate::registry::ParamSpec;
 
 use super::extract::{CallParts, Rejection, ToolParam};
 use super::output::IntoToolResult;
 use super::RequestContext;
 
-/// The argument a paged tool publishes.
-pub(crate) const CURSOR_ARGUMENT: &str = "cursor";
-
-/// Longest cursor accepted, in characters (a position of about 3 KiB of JSON).
-pub(crate) const MAX_CURSOR_CHARS: usize = 4096;
-
 /// How long a page cursor opens unless the server says otherwise.
 pub(crate) const DEFAULT_CURSOR_TTL: Duration = Duration::from_secs(3600);
-
-/// The published schema of the cursor argument: what the model is told.
-pub(crate) fn cursor_schema(description: Option<&str>) -> Value {
-    let told = "Opaque cursor from the previous page's `nextCursor`; omit it for the first page. \
-                Pass it back unchanged, with the same other arguments, to get the next page.";
-    serde_json::json!({
-        "type": "string",
-        "maxLength": MAX_CURSOR_CHARS,
-        "description": match description {
-            Some(own) => format!("{own} {told}"),
-            None => told.to_owned(),
-        },
-    })
-}
 
 /// What a page cursor carries, sealed.
 #[derive(Serialize, Deserialize)]

@@ -350,12 +350,12 @@ impl Catalog {
         let mut templates = Vec::new();
         for def in static_defs.iter().chain(template_defs.iter()) {
             let item = format!("resource `{}`", def.uri);
-            if def.uri.starts_with(crate::core::artifacts::SCHEME) {
+            if def.uri.starts_with(super::spec::ARTIFACT_SCHEME) {
                 errors.push(BuildError::InvalidItem {
                     item,
                     problems: vec![format!(
                         "the `{}` scheme is the server's own, for artifacts (large tool results); use another scheme",
-                        crate::core::artifacts::SCHEME
+                        super::spec::ARTIFACT_SCHEME
                     )],
                 });
                 continue;

@@ -99,7 +99,7 @@ impl ParamSpec {
     /// The tool is paged (it takes a `Cursor<S>`): it publishes the optional `cursor`
     /// argument, under that name whatever the parameter is called.
     pub fn cursor(&mut self, description: Option<&'static str>) {
-        let name = crate::core::pages::CURSOR_ARGUMENT;
+        let name = CURSOR_ARGUMENT;
         if self.paged {
             self.errors
                 .push("a tool can take at most one `Cursor<S>` parameter".into());
@@ -108,10 +108,7 @@ impl ParamSpec {
         self.paged = true;
         if self
             .properties
-            .insert(
-                name.to_owned(),
-                crate::core::pages::cursor_schema(description),
-            )
+            .insert(name.to_owned(), cursor_schema(description))
             .is_some()
         {
             self.errors.push(format!(
@@ -268,6 +265,26 @@ impl ParamSpec {
     }
 }
 
+/// The argument a paged tool (one taking `Cursor<S>`) publishes.
+pub(crate) const CURSOR_ARGUMENT: &str = "cursor";
+
+/// Longest cursor accepted, in characters (a position of about 3 KiB of JSON).
+pub(crate) const MAX_CURSOR_CHARS: usize = 4096;
+
+/// The published schema of the cursor argument: what the model is told.
+pub(crate) fn cursor_schema(description: Option<&str>) -> Value {
+    let told = "Opaque cursor from the previous page's `nextCursor`; omit it for the first page. \
+                Pass it back unchanged, with the same other arguments, to get the next page.";
+    serde_json::json!({
+        "type": "string",
+        "maxLength": MAX_CURSOR_CHARS,
+        "description": match description {
+            Some(own) => format!("{own} {told}"),
+            None => told.to_owned(),
+        },
+    })
+}
+
 /// The argument `#[tool(idempotency)]` adds: the caller's key for one operation.
 pub(crate) const IDEMPOTENCY_KEY: &str = "idempotencyKey";
 
@@ -308,6 +325,13 @@ pub(crate) fn with_idempotency_key(schema: &Value) -> Result<Value, String> {
     Ok(published)
 }
 
+/// The key of a spilled result's `structuredContent` (`{"artifact": {..link..}}`), for
+/// tools with an output schema, which allows that shape too.
+pub(crate) const SPILLED_KEY: &str = "artifact";
+
+/// The URI scheme of artifacts, the server's own: no resource may take it.
+pub(crate) const ARTIFACT_SCHEME: &str = "artifact://";
+
 /// The schema of a spilled result's `structuredContent`, `{"artifact": {..}}`: the result
 /// was larger than the server sends inline and is stored whole behind the link. Kept
 /// short, as every structured tool publishes it; the link's fields are in its
@@ -316,12 +340,12 @@ fn spilled_schema() -> Value {
     serde_json::json!({
         "type": "object",
         "properties": {
-            crate::core::artifacts::SPILLED_KEY: {
+            SPILLED_KEY: {
                 "type": "object",
                 "description": "Too large to send inline: stored whole, read its `uri` with resources/read.",
             }
         },
-        "required": [crate::core::artifacts::SPILLED_KEY],
+        "required": [SPILLED_KEY],
     })
 }
 

@@ -4,13 +4,10 @@
 use serde_json::json;
 
 use crate::protocol::{CallToolResult, Content};
+use crate::registry::spec::SPILLED_KEY;
 
 use super::{human_size, Artifact, Artifacts};
 use crate::core::RequestContext;
-
-/// The key of a spilled result's `structuredContent` (`{"artifact": {..link..}}`), for
-/// tools with an output schema, which allows that shape too.
-pub(crate) const SPILLED_KEY: &str = "artifact";
 
 /// How much of a spilled body the model is shown.
 const PREVIEW_CHARS: usize = 2048;

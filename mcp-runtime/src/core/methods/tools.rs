@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use crate::core::RequestContext;
 use crate::policy::auth::Action;
 use crate::protocol::{CallToolResult, RpcError};
+use crate::registry::spec::CURSOR_ARGUMENT;
 use crate::registry::{CatalogTool, TaskSupport, ToolDef};
 use crate::tasks::{Escalation, TaskLink, TaskRuntime};
 
@@ -20,7 +21,7 @@ use super::super::dispatch::{
 use super::super::idempotency::{take_key, Answer, Begin, Settled};
 use super::super::input::Binding;
 use super::super::live::Snapshot;
-use super::super::pages::{Paging, CURSOR_ARGUMENT};
+use super::super::pages::Paging;
 
 impl Core {
     pub(crate) async fn call_tool(&self, snapshot: &Snapshot, call: Call) -> Reply {

@@ -94,6 +94,21 @@ fn in_process(c: &mut Criterion) {
         b.to_async(&rt)
             .iter(|| async { client.request("tools/list", json!({})).await })
     });
+    // The same call with no inline limit: what measuring each result against it costs.
+    let unlimited = TestClient::new(
+        Server::new("bench", "1")
+            .only_module(module_path!())
+            .inline_result_limit(None)
+            .build()
+            .expect("the bench server builds"),
+    );
+    group.bench_function("tools_call_add_no_inline_limit", |b| {
+        b.to_async(&rt).iter(|| async {
+            let result = unlimited.call_tool("add", json!({"a": 2, "b": 3})).await;
+            debug_assert_eq!(result["structuredContent"]["sum"], 5);
+            result
+        })
+    });
     group.finish();
 }
 

@@ -34,10 +34,74 @@ impl std::io::Write for Counter {
     }
 }
 
-/// Whether `result`, serialized, is larger than `limit` bytes.
+/// Whether `result`, serialized, is larger than `limit` bytes. Most results are far
+/// smaller: a bound on their size, counted without writing anything, settles it; only a
+/// result near the limit is measured by serializing it.
 pub(crate) fn result_size(result: &CallToolResult, limit: usize) -> bool {
+    if bound(result, limit) <= limit {
+        return false;
+    }
     let mut counter = Counter { count: 0, limit };
     serde_json::to_writer(&mut counter, result).is_err() && counter.count > limit
+}
+
+/// At least the serialized size of `result`, or more than `limit` once it is sure to be
+/// more: every character counted as the longest escape (`\u00XX`, 6 bytes), every
+/// number as 24, and a fixed allowance for names and punctuation.
+fn bound(result: &CallToolResult, limit: usize) -> usize {
+    const FRAME: usize = 256;
+    let mut total = FRAME;
+    for block in &result.content {
+        total = total.saturating_add(match block {
+            Content::Text { text, .. } => text.len().saturating_mul(6).saturating_add(FRAME),
+            // Rare in large results, and not worth a bound of their own.
+            _ => return usize::MAX,
+        });
+        if total > limit {
+            return total;
+        }
+    }
+    if let Some(value) = &result.structured_content {
+        total = value_bound(value, total, limit);
+    }
+    if result.meta.is_some() {
+        return usize::MAX;
+    }
+    total
+}
+
+/// `total` plus a bound on the serialized size of `value`, stopping past `limit`.
+fn value_bound(value: &serde_json::Value, mut total: usize, limit: usize) -> usize {
+    use serde_json::Value;
+    if total > limit {
+        return total;
+    }
+    match value {
+        Value::Null | Value::Bool(_) => total.saturating_add(5),
+        Value::Number(_) => total.saturating_add(24),
+        Value::String(text) => total.saturating_add(text.len().saturating_mul(6).saturating_add(2)),
+        Value::Array(items) => {
+            total = total.saturating_add(2);
+            for item in items {
+                total = value_bound(item, total.saturating_add(1), limit);
+                if total > limit {
+                    break;
+                }
+            }
+            total
+        }
+        Value::Object(members) => {
+            total = total.saturating_add(2);
+            for (key, item) in members {
+                total = total.saturating_add(key.len().saturating_mul(6).saturating_add(4));
+                total = value_bound(item, total, limit);
+                if total > limit {
+                    break;
+                }
+            }
+            total
+        }
+    }
 }
 
 /// The body a spilled result is stored as: what it carries, nothing cut.
@@ -142,6 +206,23 @@ pub(crate) async fn spill(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_bound_is_never_below_the_size() {
+        let results = [
+            CallToolResult::success(vec![Content::text("\u{1}\"quoted\"\n")]),
+            CallToolResult::structured(
+                json!({"a": [1, -2.5e300, null, true, "\u{7f}é"], "b": {"c": ""}}),
+            ),
+            CallToolResult::error("no"),
+        ];
+        for result in results {
+            let size = serde_json::to_vec(&result).unwrap().len();
+            assert!(bound(&result, usize::MAX) >= size, "{result:?}");
+            assert!(!result_size(&result, size));
+            assert!(result_size(&result, size - 1));
+        }
+    }
 
     #[test]
     fn measuring_stops_past_the_limit() {

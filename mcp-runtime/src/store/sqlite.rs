@@ -24,6 +24,9 @@ fn failed(e: impl std::fmt::Display) -> StoreError {
     StoreError(format!("sqlite: {e}"))
 }
 
+/// How long a statement waits for another process holding the file's lock.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The shared statements use PostgreSQL's `$n`; SQLite numbers parameters `?n` (its `$n`
 /// would be a named parameter, numbered by first appearance instead).
 fn sql(statement: &str) -> String {
@@ -35,6 +38,9 @@ impl SqliteStore {
     /// wait for writers; every commit synced, so a record written is a record kept).
     pub fn open(path: impl AsRef<std::path::Path>) -> Result<SqliteStore, StoreError> {
         let connection = Connection::open(path).map_err(failed)?;
+        // First: switching to write-ahead logging takes the file's lock, which a process
+        // opening it at the same moment may hold; wait for it instead of failing at start.
+        connection.busy_timeout(BUSY_TIMEOUT).map_err(failed)?;
         connection
             .pragma_update(None, "journal_mode", "WAL")
             .map_err(failed)?;
@@ -51,9 +57,7 @@ impl SqliteStore {
 
     fn with(connection: Connection) -> Result<SqliteStore, StoreError> {
         // Another process may hold the write lock for a moment.
-        connection
-            .busy_timeout(std::time::Duration::from_secs(5))
-            .map_err(failed)?;
+        connection.busy_timeout(BUSY_TIMEOUT).map_err(failed)?;
         connection.execute_batch(super::SCHEMA).map_err(failed)?;
         Ok(SqliteStore {
             connection: Arc::new(Mutex::new(connection)),

@@ -53,3 +53,28 @@ async fn the_postgres_store_keeps_the_contract() {
     assert_eq!(b.load(&key, 0).await.unwrap(), Some(record));
     assert!(b.remove(&key, 1).await.unwrap());
 }
+
+#[test]
+fn processes_opening_one_sqlite_file_at_once_all_start() {
+    // Two server processes sharing a store start together: the first to switch the file
+    // to write-ahead logging holds its lock for a moment, and the others wait for it.
+    for round in 0..20 {
+        let dir = std::env::temp_dir().join(format!("mcp-open-{}-{round}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("records.db");
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(8));
+        let openers: Vec<_> = (0..8)
+            .map(|_| {
+                let (file, barrier) = (file.clone(), barrier.clone());
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    SqliteStore::open(&file).map(|_| ())
+                })
+            })
+            .collect();
+        for opener in openers {
+            assert_eq!(opener.join().unwrap(), Ok(()), "round {round}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

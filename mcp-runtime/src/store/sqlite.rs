@@ -27,6 +27,14 @@ fn failed(e: impl std::fmt::Display) -> StoreError {
 /// How long a statement waits for another process holding the file's lock.
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// Whether SQLite refused because another connection holds the file's lock.
+fn busy(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
+}
+
 /// The shared statements use PostgreSQL's `$n`; SQLite numbers parameters `?n` (its `$n`
 /// would be a named parameter, numbered by first appearance instead).
 fn sql(statement: &str) -> String {
@@ -37,27 +45,37 @@ impl SqliteStore {
     /// The database at `path`, created if needed (write-ahead logging, so readers do not
     /// wait for writers; every commit synced, so a record written is a record kept).
     pub fn open(path: impl AsRef<std::path::Path>) -> Result<SqliteStore, StoreError> {
-        let connection = Connection::open(path).map_err(failed)?;
-        // First: switching to write-ahead logging takes the file's lock, which a process
-        // opening it at the same moment may hold; wait for it instead of failing at start.
-        connection.busy_timeout(BUSY_TIMEOUT).map_err(failed)?;
-        connection
-            .pragma_update(None, "journal_mode", "WAL")
-            .map_err(failed)?;
-        connection
-            .pragma_update(None, "synchronous", "FULL")
-            .map_err(failed)?;
-        Self::with(connection)
+        // Processes that share the file may open it at the same moment: switching it to
+        // write-ahead logging and creating the table take its lock, and SQLite answers
+        // "busy" at once in some of those steps rather than waiting. Try again for a while.
+        let started = std::time::Instant::now();
+        loop {
+            match Self::try_open(path.as_ref()) {
+                Err(e) if busy(&e) && started.elapsed() < BUSY_TIMEOUT => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(e) => return Err(failed(e)),
+                Ok(connection) => {
+                    return Ok(SqliteStore {
+                        connection: Arc::new(Mutex::new(connection)),
+                    })
+                }
+            }
+        }
+    }
+
+    fn try_open(path: &std::path::Path) -> rusqlite::Result<Connection> {
+        let connection = Connection::open(path)?;
+        connection.busy_timeout(BUSY_TIMEOUT)?;
+        connection.pragma_update(None, "journal_mode", "WAL")?;
+        connection.pragma_update(None, "synchronous", "FULL")?;
+        connection.execute_batch(super::SCHEMA)?;
+        Ok(connection)
     }
 
     /// A database in memory, gone when the process ends.
     pub fn in_memory() -> Result<SqliteStore, StoreError> {
-        Self::with(Connection::open_in_memory().map_err(failed)?)
-    }
-
-    fn with(connection: Connection) -> Result<SqliteStore, StoreError> {
-        // Another process may hold the write lock for a moment.
-        connection.busy_timeout(BUSY_TIMEOUT).map_err(failed)?;
+        let connection = Connection::open_in_memory().map_err(failed)?;
         connection.execute_batch(super::SCHEMA).map_err(failed)?;
         Ok(SqliteStore {
             connection: Arc::new(Mutex::new(connection)),

@@ -280,15 +280,9 @@ impl Idempotency {
 fn record_key(ctx: &RequestContext, tool: &str, key: &str) -> String {
     let principal = ctx.principal();
     let mut hash = Sha256::new();
-    for part in [
-        tool,
-        principal.and_then(|p| p.tenant()).unwrap_or(""),
-        principal.map(|p| p.subject.as_str()).unwrap_or(""),
-        key,
-    ] {
-        hash.update(part.as_bytes());
-        hash.update([0]);
-    }
+    super::input::hash_caller(&mut hash, tool, principal);
+    hash.update(key.as_bytes());
+    hash.update([0]);
     // Anonymous and a principal with an empty name stay apart.
     hash.update([u8::from(principal.is_some())]);
     format!("idem:{}", URL_SAFE_NO_PAD.encode(hash.finalize()))

@@ -488,6 +488,24 @@ fn canonical(value: &Value, out: &mut Vec<u8>) {
     }
 }
 
+/// Feed `tool` and the caller (tenant, then subject) into `hash`, each ended by a zero byte:
+/// what binds an idempotency key or a page cursor to whom it belongs.
+pub(crate) fn hash_caller(
+    hash: &mut sha2::Sha256,
+    tool: &str,
+    principal: Option<&crate::policy::principal::Principal>,
+) {
+    use sha2::Digest as _;
+    for part in [
+        tool,
+        principal.and_then(|p| p.tenant()).unwrap_or(""),
+        principal.map(|p| p.subject.as_str()).unwrap_or(""),
+    ] {
+        hash.update(part.as_bytes());
+        hash.update([0]);
+    }
+}
+
 pub(crate) fn canonical_object(map: &Map<String, Value>, out: &mut Vec<u8>) {
     // serde_json's map iterates in key order unless its `preserve_order` feature is on
     // somewhere in the build; sort only then.

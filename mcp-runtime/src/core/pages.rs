@@ -46,11 +46,15 @@ struct Sealed {
 /// handler runs, for tools that take a [`Cursor`].
 pub(crate) struct Paging {
     sealer: Sealer,
-    purpose: String,
+    /// `page:<tool>`, a zero byte, and the digest of the caller and the arguments.
     bound: Vec<u8>,
     ttl: Duration,
     tool: String,
 }
+
+/// Why a cursor that does not open is refused (never which check failed).
+const NOT_OURS: &str =
+    "it was not issued by this tool for these arguments and this caller, or it was altered";
 
 impl Paging {
     /// The binding of a call of `tool` with `arguments` (the cursor already taken out) by
@@ -64,22 +68,17 @@ impl Paging {
     ) -> Paging {
         let principal = ctx.principal();
         let mut hash = Sha256::new();
-        for part in [
-            tool,
-            principal.and_then(|p| p.tenant()).unwrap_or(""),
-            principal.map(|p| p.subject.as_str()).unwrap_or(""),
-        ] {
-            hash.update(part.as_bytes());
-            hash.update([0]);
-        }
+        super::input::hash_caller(&mut hash, tool, principal);
         hash.update([u8::from(principal.is_some())]);
         let mut canonical = Vec::with_capacity(64);
         super::input::canonical_object(arguments, &mut canonical);
         hash.update(&canonical);
+        let mut bound = format!("page:{tool}").into_bytes();
+        bound.push(0);
+        bound.extend_from_slice(&hash.finalize());
         Paging {
             sealer: sealer.clone(),
-            purpose: format!("page:{tool}"),
-            bound: hash.finalize().to_vec(),
+            bound,
             ttl,
             tool: tool.to_owned(),
         }
@@ -92,10 +91,7 @@ impl Paging {
             e: now_ms().saturating_add(millis(self.ttl)),
         };
         let plain = serde_json::to_vec(&sealed).map_err(|e| e.to_string())?;
-        let mut bound = self.purpose.clone().into_bytes();
-        bound.push(0);
-        bound.extend_from_slice(&self.bound);
-        let cursor = self.sealer.seal_with(&bound, &plain)?;
+        let cursor = self.sealer.seal_with(&self.bound, &plain)?;
         if cursor.len() > MAX_CURSOR_CHARS {
             return Err(format!(
                 "the position is too large for a cursor ({} characters, at most {MAX_CURSOR_CHARS}): keep it to an id or a few keys",
@@ -106,16 +102,11 @@ impl Paging {
     }
 
     fn open(&self, cursor: &str) -> Result<Sealed, &'static str> {
-        let mut bound = self.purpose.clone().into_bytes();
-        bound.push(0);
-        bound.extend_from_slice(&self.bound);
         let plain = self
             .sealer
-            .open_with(&bound, cursor, MAX_CURSOR_CHARS)
-            .map_err(|_| "it was not issued by this tool for these arguments and this caller, or it was altered")?;
-        let sealed: Sealed = serde_json::from_slice(&plain).map_err(|_| {
-            "it was not issued by this tool for these arguments and this caller, or it was altered"
-        })?;
+            .open_with(&self.bound, cursor, MAX_CURSOR_CHARS)
+            .map_err(|_| NOT_OURS)?;
+        let sealed: Sealed = serde_json::from_slice(&plain).map_err(|_| NOT_OURS)?;
         if sealed.e <= now_ms() {
             return Err("it has expired");
         }

@@ -32,7 +32,7 @@ use super::RequestContext;
 pub(crate) use link::human_size;
 use link::Source;
 pub use link::{Artifact, ArtifactError, ArtifactLink};
-pub(crate) use spill::{result_size, spill};
+pub(crate) use spill::spill_over;
 
 /// How artifacts are kept and served (see the `Server` builder).
 #[derive(Debug, Clone, Copy)]

@@ -37,7 +37,7 @@ impl std::io::Write for Counter {
 /// Whether `result`, serialized, is larger than `limit` bytes. Most results are far
 /// smaller: a bound on their size, counted without writing anything, settles it; only a
 /// result near the limit is measured by serializing it.
-pub(crate) fn result_size(result: &CallToolResult, limit: usize) -> bool {
+fn result_size(result: &CallToolResult, limit: usize) -> bool {
     if bound(result, limit) <= limit {
         return false;
     }
@@ -155,9 +155,29 @@ fn preview(body: &[u8]) -> String {
     out
 }
 
+/// `result` of `tool`, or, when it is larger than `limit`, the link to the artifact it is
+/// stored whole as. `structured`: the tool has an output schema, which admits the spilled
+/// shape.
+pub(crate) async fn spill_over(
+    artifacts: &Artifacts,
+    ctx: &RequestContext,
+    tool: &str,
+    result: CallToolResult,
+    limit: Option<usize>,
+    structured: bool,
+) -> CallToolResult {
+    match limit {
+        // Boxed: storing is rare, and would otherwise make every call's future larger.
+        Some(limit) if result_size(&result, limit) => {
+            Box::pin(spill(artifacts, ctx, tool, result, limit, structured)).await
+        }
+        _ => result,
+    }
+}
+
 /// Store `result` of `tool` whole as an artifact and answer with its link. When storing
 /// fails the result cannot be sent whole either: the model is told so, as a tool error.
-pub(crate) async fn spill(
+async fn spill(
     artifacts: &Artifacts,
     ctx: &RequestContext,
     tool: &str,

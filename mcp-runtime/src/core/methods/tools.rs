@@ -14,7 +14,7 @@ use crate::registry::spec::CURSOR_ARGUMENT;
 use crate::registry::{CatalogTool, TaskSupport, ToolDef};
 use crate::tasks::{Escalation, TaskLink, TaskRuntime};
 
-use super::super::artifacts::{result_size, spill};
+use super::super::artifacts::spill_over;
 use super::super::dispatch::{
     arguments_param, guarded, string_param, unknown_name, Call, Core, Reply,
 };
@@ -193,8 +193,18 @@ impl Core {
             }
             None => {
                 let handler = self.handler(def, &ctx, arguments, progress);
+                // Spilled before an idempotency key records it, so a retry gets the same
+                // link.
                 let outcome = match self.run(&ctx, &target, handler).await {
-                    Ok(result) => Ok(self.spilled(tool, &ctx, name, result).await),
+                    Ok(result) => Ok(spill_over(
+                        &self.artifacts,
+                        &ctx,
+                        name,
+                        result,
+                        tool.inline_limit,
+                        tool.tool.output_schema.is_some(),
+                    )
+                    .await),
                     Err(error) => Err(error),
                 };
                 let failed = !matches!(&outcome, Ok(result) if !result.is_error);
@@ -206,28 +216,8 @@ impl Core {
         }
     }
 
-    /// `result`, or, when it is larger than the tool's inline limit, the link to the
-    /// artifact it is stored whole as. Before an idempotency key records it, so a retry
-    /// gets the same link.
-    async fn spilled(
-        &self,
-        tool: &CatalogTool,
-        ctx: &RequestContext,
-        name: &str,
-        result: CallToolResult,
-    ) -> CallToolResult {
-        match tool.inline_limit {
-            Some(limit) if result_size(&result, limit) => {
-                let structured = tool.tool.output_schema.is_some();
-                // Boxed: storing is rare, and would otherwise make every call's future larger.
-                Box::pin(spill(&self.artifacts, ctx, name, result, limit, structured)).await
-            }
-            _ => result,
-        }
-    }
-
-    /// The handler's future, its result spilled as in `spilled`: for a call that
-    /// may go on as a task, whose result is stored when it ends.
+    /// The handler's future, its result spilled when it ends: for a call that may go on
+    /// as a task.
     fn inlined(
         &self,
         tool: &CatalogTool,
@@ -235,19 +225,17 @@ impl Core {
         name: &str,
         handler: BoxFuture<'static, Result<CallToolResult, RpcError>>,
     ) -> BoxFuture<'static, Result<CallToolResult, RpcError>> {
-        let Some(limit) = tool.inline_limit else {
+        let limit = tool.inline_limit;
+        if limit.is_none() {
             return handler;
-        };
+        }
         let artifacts = self.artifacts.clone();
         let ctx = ctx.clone();
         let name = name.to_owned();
         let structured = tool.tool.output_schema.is_some();
         Box::pin(async move {
             let result = handler.await?;
-            if !result_size(&result, limit) {
-                return Ok(result);
-            }
-            Ok(spill(&artifacts, &ctx, &name, result, limit, structured).await)
+            Ok(spill_over(&artifacts, &ctx, &name, result, limit, structured).await)
         })
     }
 

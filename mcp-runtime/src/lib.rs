@@ -70,16 +70,16 @@ pub mod validate;
 pub use crate::core::output::{IntoToolResult, Json};
 pub use crate::core::{
     Args, Artifact, ArtifactError, ArtifactLink, Cancellation, ClientCapabilities, Complete,
-    Cursor, Elicitation, FromContext, FromUriParam, HeaderArg, InputRequired, IntoCompletion,
-    IntoContents, IntoPromptResult, Log, Page, Progress, PromptParam, Rejected, RequestContext,
-    ServerHandle, State, ToolError, ToolParam, Transport,
+    Cursor, Elicitation, Error, FromContext, FromUriParam, HeaderArg, InputRequired,
+    IntoCompletion, IntoContents, IntoPromptResult, Log, Page, Progress, PromptParam, Rejected,
+    RequestContext, ServerHandle, State, ToolError, ToolParam, Transport,
 };
 pub use crate::policy::auth::{
     Action, AllowAll, Authorize, AuthorizeExt, CompleteTarget, DeclaredScopes, Denied, Listed,
 };
-pub use crate::policy::cache::{CacheHints, CacheScope};
 pub use crate::policy::principal::{Principal, Tenant};
 pub use crate::policy::seal::SealKey;
+pub use crate::protocol::cache::{CacheHints, CacheScope};
 pub use crate::protocol::{
     Annotations, CallToolResult, Completion, Content, GetPromptResult, LogLevel, PromptMessage,
     ResourceContents, Role, Root, RpcError, SamplingRequest, SamplingResult,
@@ -137,41 +137,6 @@ macro_rules! prompts {
 #[doc = include_str!("../../README.md")]
 struct ReadmeExample;
 
-/// Why a server could not start or stopped with an error.
-pub enum Error {
-    /// The tools or configuration are inconsistent (found at start).
-    Build(Vec<BuildError>),
-    /// Reading or writing the transport failed.
-    Io(std::io::Error),
-    /// The command line was not understood.
-    Args(String),
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Error::Build(errors) => {
-                f.write_str("the server cannot start:")?;
-                for e in errors {
-                    write!(f, "\n  - {e}")?;
-                }
-                Ok(())
-            }
-            Error::Io(e) => write!(f, "transport error: {e}"),
-            Error::Args(text) => f.write_str(text),
-        }
-    }
-}
-
-// `main() -> Result<(), Error>` prints Debug; make that the readable message.
-impl std::fmt::Debug for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Display::fmt(self, f)
-    }
-}
-
-impl std::error::Error for Error {}
-
 /// Used by generated code only; not a public API.
 #[doc(hidden)]
 pub mod __private {
@@ -184,7 +149,7 @@ pub mod __private {
         CallParts, Complete, FromContext, FromUriParam, IntoCompletion, IntoContents,
         IntoPromptResult, PromptParam, PromptParts, RequestContext, ToolParam,
     };
-    pub use crate::policy::cache::CacheScope;
+    pub use crate::protocol::cache::CacheScope;
     pub use crate::protocol::{
         CallToolResult, Completion, GetPromptResult, ResourceContents, Role, RpcError,
     };

@@ -9,8 +9,41 @@ use std::time::Instant;
 
 use tracing::field::Empty;
 
-use crate::core::{Core, Reply, Transport};
+use crate::metrics::Metrics;
 use crate::protocol::{codes, RequestId, RpcError};
+
+/// What the trace and metric helpers read from the server: its span level, its metrics
+/// and the label a request is counted under. A type-only contract the core implements, so
+/// this module takes labels and sinks and names no core type.
+pub(crate) trait Observed {
+    /// The level of each request's span.
+    fn span_level(&self) -> tracing::Level;
+    /// The server's metrics, when they are on.
+    fn metrics(&self) -> Option<&Metrics>;
+    /// The label a request to `method` (on `name`) is counted under.
+    fn metric_target(&self, method: &str, name: Option<&str>) -> String;
+}
+
+impl<T: Observed> Observed for std::sync::Arc<T> {
+    fn span_level(&self) -> tracing::Level {
+        (**self).span_level()
+    }
+    fn metrics(&self) -> Option<&Metrics> {
+        (**self).metrics()
+    }
+    fn metric_target(&self, method: &str, name: Option<&str>) -> String {
+        (**self).metric_target(method, name)
+    }
+}
+
+/// An answer as the trace sees it: how it ends its request, and the error it carries. A
+/// type-only contract the core's reply implements.
+pub(crate) trait Ending {
+    /// How the answer ends its request.
+    fn outcome(&self) -> Outcome;
+    /// The JSON-RPC error it is, if it is one.
+    fn error(&self) -> Option<&RpcError>;
+}
 
 /// How one request ended, as logs and metrics name it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,25 +90,6 @@ impl Outcome {
             _ => Outcome::Failed("mcp"),
         }
     }
-
-    /// How a core reply ends its request.
-    pub(crate) fn of_reply(reply: &Reply) -> Outcome {
-        match reply {
-            Reply::Complete { body, .. } => {
-                if body.get("isError") == Some(&serde_json::Value::Bool(true)) {
-                    Outcome::Failed("business")
-                } else {
-                    Outcome::Completed
-                }
-            }
-            Reply::Page { .. } => Outcome::Completed,
-            Reply::Tool(result) if result.is_error => Outcome::Failed("business"),
-            Reply::Tool(_) => Outcome::Completed,
-            Reply::InputRequired { .. } => Outcome::InputRequired,
-            Reply::Task { .. } => Outcome::Task,
-            Reply::Error(error) => Outcome::of_error(error),
-        }
-    }
 }
 
 /// The target of request spans, for filters: `RUST_LOG=info,mcp_runtime::request=debug`.
@@ -98,17 +112,17 @@ macro_rules! span_at {
 /// The `mcp.request` span of one request, at the server's request span level. When the
 /// subscriber does not want that level, the span is disabled and costs next to nothing.
 pub(crate) fn request_span(
-    core: &Core,
-    transport: Transport,
+    core: &impl Observed,
+    transport: impl Into<&'static str>,
     method: &str,
     name: Option<&str>,
     id: &RequestId,
 ) -> tracing::Span {
     span_at!(
-        core.span_level,
+        core.span_level(),
         "mcp.request",
         protocol_version = Empty,
-        transport = transport.as_str(),
+        transport = transport.into(),
         method = method,
         name = name.unwrap_or(""),
         request_id = %id,
@@ -141,13 +155,9 @@ pub(crate) fn finish(outcome: Outcome, error: Option<&RpcError>) {
 }
 
 /// Record how a core reply ends the current request; its outcome.
-pub(crate) fn finish_reply(reply: &Reply) -> Outcome {
-    let outcome = Outcome::of_reply(reply);
-    let error = match reply {
-        Reply::Error(error) => Some(error),
-        _ => None,
-    };
-    finish(outcome, error);
+pub(crate) fn finish_reply(reply: &impl Ending) -> Outcome {
+    let outcome = reply.outcome();
+    finish(outcome, reply.error());
     outcome
 }
 
@@ -170,13 +180,13 @@ pub(crate) fn input_required(keys: usize) {
 
 /// Count a finished request in the server's metrics, when they are on.
 pub(crate) fn count(
-    core: &Core,
+    core: &impl Observed,
     method: &str,
     name: Option<&str>,
     outcome: Outcome,
     started: Instant,
 ) {
-    if let Some(metrics) = &core.metrics {
+    if let Some(metrics) = core.metrics() {
         let label = core.metric_target(method, name);
         metrics.record(method, &label, outcome, started.elapsed());
     }
@@ -184,7 +194,7 @@ pub(crate) fn count(
 
 /// Count a handshake-era `initialize` (answered by the transport, not the core).
 #[cfg(feature = "legacy")]
-pub(crate) fn count_initialize(core: &Core, error: Option<&RpcError>, started: Instant) {
+pub(crate) fn count_initialize(core: &impl Observed, error: Option<&RpcError>, started: Instant) {
     let outcome = error.map_or(Outcome::Completed, Outcome::of_error);
     count(core, "initialize", None, outcome, started);
 }
@@ -194,23 +204,23 @@ pub(crate) fn count_initialize(core: &Core, error: Option<&RpcError>, started: I
 /// JSON-RPC request (`jsonrpc`); on stdio for a line that is none. A span of its own, and
 /// a count.
 pub(crate) fn refused(
-    core: &Core,
-    transport: Transport,
+    core: &impl Observed,
+    transport: impl Into<&'static str>,
     layer: &'static str,
     status: Option<u16>,
     reason: &str,
 ) {
     let span = span_at!(
-        core.span_level,
+        core.span_level(),
         "mcp.request",
-        transport = transport.as_str(),
+        transport = transport.into(),
         method = "",
         phase = "failed",
         error_layer = layer,
         http_status = status,
     );
     span.in_scope(|| tracing::debug!(%reason, "request refused"));
-    if let Some(metrics) = &core.metrics {
+    if let Some(metrics) = core.metrics() {
         metrics.record("", "", Outcome::Failed(layer), std::time::Duration::ZERO);
     }
 }

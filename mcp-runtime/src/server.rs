@@ -7,11 +7,11 @@ use crate::core::input::Rounds;
 use crate::core::live::Live;
 use crate::core::{Core, ServerHandle, StateMap};
 use crate::policy::auth::{AllowAll, Authorize, ListFilter, Listed, SharedAuthorize};
-use crate::policy::cache::CacheHints;
 use crate::policy::limits::{Limiter, Limits, RateLimit};
 use crate::policy::oauth::{HttpAuth, ProtectedResource, TokenVerifier};
 use crate::policy::principal::Principal;
 use crate::policy::seal::{SealKey, Sealer, SEAL_KEY_ENV};
+use crate::protocol::cache::CacheHints;
 use crate::protocol::{version, Implementation};
 use crate::registry::{
     BuildError, Defs, PromptDef, PromptRef, PromptRegistration, ResourceDef, ResourceRef,

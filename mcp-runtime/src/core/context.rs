@@ -35,6 +35,12 @@ impl Transport {
     }
 }
 
+impl From<Transport> for &'static str {
+    fn from(transport: Transport) -> &'static str {
+        transport.as_str()
+    }
+}
+
 /// Values registered with `Server::state`, by type.
 #[derive(Default)]
 pub(crate) struct StateMap(HashMap<TypeId, Arc<dyn Any + Send + Sync>>);
@@ -296,7 +302,7 @@ impl RequestContext {
     }
 
     /// A handle on the running server, to change what it serves or announce updated
-    /// resources (see [`ServerHandle`](crate::ServerHandle)).
+    /// resources (see [`ServerHandle`](crate::core::ServerHandle)).
     pub fn server(&self) -> &super::live::ServerHandle {
         &self.0.parts.server
     }

@@ -1,23 +1,23 @@
-//! The era-neutral core: capabilities, routing, listing, the authorization step and panic
-//! isolation. Method handlers live in `methods/`.
+//! The core's entry: a [`Call`] in, a [`Reply`] out. It holds the server's parts
+//! ([`Core`]), announces capabilities, and routes each method to its family in `methods/`;
+//! the steps every handler call shares are in `pipeline`.
 
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-use futures_util::FutureExt as _;
 use serde_json::{json, Map, Value};
 
-use crate::policy::auth::{Action, DeclaredScopes, ListFilter, Listed, SharedAuthorize};
+use crate::observe::Outcome;
+use crate::policy::auth::{ListFilter, SharedAuthorize};
 use crate::policy::limits::Limiter;
-use crate::policy::paging::Cursors;
-use crate::protocol::{codes, Implementation, RpcError};
-use crate::registry::{Catalog, ListPage, Listing};
+use crate::protocol::{Implementation, RpcError};
+use crate::registry::ListPage;
 
 use super::input::Rounds;
 use super::live::Live;
+use super::served::Served;
 use super::{RequestContext, StateMap};
 
-pub use crate::policy::cache::CacheHints;
+pub use crate::protocol::cache::CacheHints;
 
 /// A request as the core sees it: context plus the method's params (without `_meta`).
 pub struct Call {
@@ -142,6 +142,20 @@ enum Method {
 }
 
 impl Method {
+    /// Whether the method's family is on for this server.
+    fn served_by(self, served: &Served) -> bool {
+        match self {
+            Method::Discover | Method::Listen => true,
+            Method::ToolsList | Method::ToolsCall => served.tools,
+            Method::ResourcesList | Method::TemplatesList | Method::ResourcesRead => {
+                served.resources
+            }
+            Method::PromptsList | Method::PromptsGet => served.prompts,
+            Method::Complete => served.completions,
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => served.tasks,
+        }
+    }
+
     fn parse(method: &str) -> Option<Method> {
         Some(match method {
             "server/discover" => Method::Discover,
@@ -162,63 +176,15 @@ impl Method {
     }
 }
 
-/// Which primitives are served, decided once at start from the catalog.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Served {
-    pub(crate) tools: bool,
-    pub(crate) resources: bool,
-    pub(crate) prompts: bool,
-    /// Some prompt or resource template declares a completer.
-    pub(crate) completions: bool,
-    /// Some tool may run as a task.
-    pub(crate) tasks: bool,
-}
-
-impl Served {
-    pub(crate) fn of(catalog: &Catalog) -> Served {
-        Served {
-            tools: !catalog.tools().is_empty(),
-            // Any tool may hand out an artifact (`resource_link`), read with resources/read.
-            resources: !catalog.resources().is_empty()
-                || !catalog.templates().is_empty()
-                || !catalog.tools().is_empty(),
-            prompts: !catalog.prompts().is_empty(),
-            completions: catalog
-                .prompts()
-                .iter()
-                .any(|p| !p.def.completions.is_empty())
-                || catalog
-                    .templates()
-                    .iter()
-                    .any(|t| !t.def.completions.is_empty()),
-            tasks: catalog
-                .tools()
-                .iter()
-                .any(|t| t.def.task != crate::registry::TaskSupport::Forbidden),
-        }
-    }
-
-    fn method(&self, method: Method) -> bool {
-        match method {
-            Method::Discover | Method::Listen => true,
-            Method::ToolsList | Method::ToolsCall => self.tools,
-            Method::ResourcesList | Method::TemplatesList | Method::ResourcesRead => self.resources,
-            Method::PromptsList | Method::PromptsGet => self.prompts,
-            Method::Complete => self.completions,
-            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => self.tasks,
-        }
-    }
-}
-
 impl Core {
     /// Whether `method` is served (known and its capability advertised).
     pub fn serves(&self, method: &str) -> bool {
-        Method::parse(method).is_some_and(|m| self.live.load().served.method(m))
+        Method::parse(method).is_some_and(|m| m.served_by(&self.live.load().served))
     }
 
     /// A handle to change what this server serves while it runs.
-    pub fn handle_to_server(&self) -> crate::ServerHandle {
-        crate::ServerHandle(self.live.clone())
+    pub fn handle_to_server(&self) -> crate::core::ServerHandle {
+        crate::core::ServerHandle(self.live.clone())
     }
 
     /// The server's name and version.
@@ -238,7 +204,7 @@ impl Core {
     }
 
     /// Capabilities derived from what is served now. Lists can change at run time (through
-    /// [`ServerHandle`](crate::ServerHandle)), so every list announces `listChanged`, and
+    /// [`ServerHandle`](crate::core::ServerHandle)), so every list announces `listChanged`, and
     /// resources can be subscribed to.
     pub fn capabilities(&self) -> Value {
         let snapshot = self.live.load();
@@ -323,7 +289,7 @@ impl Core {
     pub async fn handle(&self, call: Call) -> Reply {
         let snapshot = self.live.load();
         let method = match Method::parse(call.ctx.method()) {
-            Some(method) if snapshot.served.method(method) => method,
+            Some(method) if method.served_by(&snapshot.served) => method,
             _ => return Reply::Error(RpcError::method_not_found(call.ctx.method())),
         };
         let lists = &snapshot.lists;
@@ -349,299 +315,45 @@ impl Core {
             )),
         }
     }
+}
 
-    fn discover(&self) -> Reply {
-        let mut body = Map::new();
-        body.insert("supportedVersions".into(), json!(self.supported_versions));
-        body.insert("capabilities".into(), self.capabilities());
-        if let Some(instructions) = &self.instructions {
-            body.insert("instructions".into(), Value::String(instructions.clone()));
-        }
-        Reply::Complete {
-            body,
-            cache: Some(self.discover_cache),
-        }
+impl crate::observe::Observed for Core {
+    fn span_level(&self) -> tracing::Level {
+        self.span_level
     }
 
-    fn list(&self, list: &PagedList, call: &Call) -> Reply {
-        let page = match call.params.get("cursor") {
-            None | Some(Value::Null) => 0,
-            Some(Value::String(cursor)) => match list.cursors.page_of(cursor) {
-                Some(page) => page,
-                None => {
-                    return Reply::Error(
-                        RpcError::invalid_params(format!(
-                            "Invalid cursor: it was not issued by this server's {}; list again without a cursor",
-                            list.method
-                        ))
-                        .with_data(json!({ "cursor": cursor })),
-                    )
+    fn metrics(&self) -> Option<&crate::metrics::Metrics> {
+        self.metrics.as_deref()
+    }
+
+    fn metric_target(&self, method: &str, name: Option<&str>) -> String {
+        Core::metric_target(self, method, name)
+    }
+}
+
+impl crate::observe::Ending for Reply {
+    fn outcome(&self) -> Outcome {
+        match self {
+            Reply::Complete { body, .. } => {
+                if body.get("isError") == Some(&Value::Bool(true)) {
+                    Outcome::Failed("business")
+                } else {
+                    Outcome::Completed
                 }
-            },
-            Some(_) => return Reply::Error(RpcError::invalid_params("cursor must be a string")),
-        };
-        let next_cursor = |more: bool| {
-            more.then(|| list.cursors.cursor_for(page + 1))
-                .flatten()
-                .map(str::to_owned)
-        };
-        let (items, more, cache) = match &self.list_filter {
-            None => {
-                return match list.pages.get(page) {
-                    Some(items) => Reply::Page {
-                        field: list.field,
-                        page: items.clone(),
-                        next_cursor: next_cursor(page + 1 < list.pages.len()),
-                        cache: self.list_cache,
-                    },
-                    // Cursors name only pages that exist; this is an empty list's only page.
-                    None => Reply::Page {
-                        field: list.field,
-                        page: Arc::new(ListPage::new(Vec::new())),
-                        next_cursor: None,
-                        cache: self.list_cache,
-                    },
-                };
             }
-            Some(filter) => {
-                // The same pages, of the entries this caller may see: such a list depends on
-                // who asks, so no cache may share it.
-                let principal = call.ctx.principal();
-                let visible: Vec<&Value> = list
-                    .entries
-                    .iter()
-                    .filter(|(listed, _)| filter(principal, listed))
-                    .map(|(_, value)| value)
-                    .collect();
-                let mut pages = visible.chunks(list.page_size);
-                let items: Vec<Value> = pages
-                    .nth(page)
-                    .map(|chunk| chunk.iter().map(|v| (*v).clone()).collect())
-                    .unwrap_or_default();
-                let more = pages.next().is_some();
-                let cache = CacheHints {
-                    ttl: self.list_cache.ttl,
-                    scope: crate::policy::cache::CacheScope::Private,
-                };
-                (Value::Array(items), more, cache)
-            }
-        };
-        let mut body = Map::new();
-        body.insert(list.field.into(), items);
-        if let Some(next) = next_cursor(more) {
-            body.insert("nextCursor".into(), Value::String(next));
-        }
-        Reply::Complete {
-            body,
-            cache: Some(cache),
-        }
-    }
-}
-
-impl Core {
-    /// End an MRTR-capable request: `input_required` (or the error an answer caused) when
-    /// the handler failed for want of input, else the handler's own reply.
-    pub(crate) fn finish_round(
-        &self,
-        ctx: &RequestContext,
-        binding: &super::input::Binding,
-        failed: bool,
-        reply: impl FnOnce() -> Reply,
-    ) -> Reply {
-        match self.rounds.close(ctx, binding, failed) {
-            super::input::RoundEnd::Finished => reply(),
-            super::input::RoundEnd::InputRequired { requests, state } => {
-                Reply::InputRequired { requests, state }
-            }
-            super::input::RoundEnd::Error(error) => Reply::Error(error),
+            Reply::Page { .. } => Outcome::Completed,
+            Reply::Tool(result) if result.is_error => Outcome::Failed("business"),
+            Reply::Tool(_) => Outcome::Completed,
+            Reply::InputRequired { .. } => Outcome::InputRequired,
+            Reply::Task { .. } => Outcome::Task,
+            Reply::Error(error) => Outcome::of_error(error),
         }
     }
 
-    /// Check the declared scopes, then run the `Authorize` hook; a refusal becomes the
-    /// reply.
-    pub(crate) async fn check(
-        &self,
-        ctx: &RequestContext,
-        action: &Action<'_>,
-        (kind, target): (&str, &str),
-    ) -> Result<(), Reply> {
-        let verdict =
-            match DeclaredScopes::check_principal(ctx.principal(), action.required_scopes()) {
-                Ok(()) => self.authorize.check(ctx, action).await,
-                refused => refused,
-            };
-        match verdict {
-            Ok(()) => Ok(()),
-            Err(denied) => {
-                tracing::info!(kind, target = %target, reason = %denied, "request refused");
-                let mut data = Map::new();
-                data.insert("name".into(), json!(target));
-                data.insert("reason".into(), json!(denied.reason()));
-                if !denied.scopes().is_empty() {
-                    data.insert("requiredScopes".into(), json!(denied.scopes()));
-                }
-                let data = Value::Object(data);
-                Err(Reply::Error(
-                    RpcError::new(
-                        codes::ACCESS_DENIED,
-                        format!("Access denied to {kind} {target}: {denied}"),
-                    )
-                    .with_data(data),
-                ))
-            }
+    fn error(&self) -> Option<&RpcError> {
+        match self {
+            Reply::Error(error) => Some(error),
+            _ => None,
         }
-    }
-
-    /// Run a handler within the caller's limits: rate, concurrency, time. A panic or a
-    /// timeout fails this call only; a timeout also fires the call's cancellation.
-    pub(crate) async fn run<T>(
-        &self,
-        ctx: &RequestContext,
-        target: &str,
-        future: futures_util::future::BoxFuture<'static, Result<T, RpcError>>,
-    ) -> Result<T, RpcError> {
-        let _slot = self.limiter.admit(ctx.principal_subject(), target)?;
-        let _running = self.lifecycle.enter();
-        let work = async {
-            match self.limiter.limits().call_timeout {
-                Some(limit) => match tokio::time::timeout(limit, guarded(target, future)).await {
-                    Ok(outcome) => outcome,
-                    Err(_) => {
-                        ctx.cancel_now();
-                        tracing::warn!(target = %target, "handler timed out");
-                        Err(Limiter::timed_out(target, limit))
-                    }
-                },
-                None => guarded(target, future).await,
-            }
-        };
-        tokio::select! {
-            biased;
-            outcome = work => outcome,
-            error = self.stopped(ctx, target) => Err(error),
-        }
-    }
-
-    /// Completes when shutdown's grace period is over for this call (the server's, or its
-    /// connection's): the call is cancelled (work it spawned sees that) and the error it
-    /// answers with comes back. Whoever awaits this drops the handler.
-    pub(crate) async fn stopped(&self, ctx: &RequestContext, target: &str) -> RpcError {
-        tokio::select! {
-            _ = self.lifecycle.stop_token().cancelled() => {}
-            _ = ctx.stopped() => {}
-        }
-        ctx.cancel_now();
-        super::lifecycle::shut_down(target)
-    }
-}
-
-/// -32602 for a tool or prompt name that is not served, with the name in `data`.
-pub(crate) fn unknown_name(kind: &str, name: &str) -> Reply {
-    Reply::Error(
-        RpcError::invalid_params(format!("Unknown {kind}: {name}"))
-            .with_data(json!({ "name": name })),
-    )
-}
-
-/// `params[key]` as a string, or -32602 with `need` (what the method wants there).
-pub(crate) fn string_param(
-    params: &Map<String, Value>,
-    key: &str,
-    need: &str,
-) -> Result<String, Reply> {
-    match params.get(key) {
-        Some(Value::String(value)) => Ok(value.clone()),
-        _ => Err(Reply::Error(RpcError::invalid_params(need.to_owned()))),
-    }
-}
-
-/// Take `params.arguments` as an object (absent or null is empty), or -32602 with `need`.
-pub(crate) fn arguments_param(
-    params: &mut Map<String, Value>,
-    need: &str,
-) -> Result<Map<String, Value>, Reply> {
-    match params.remove("arguments") {
-        None | Some(Value::Null) => Ok(Map::new()),
-        Some(Value::Object(args)) => Ok(args),
-        Some(_) => Err(Reply::Error(RpcError::invalid_params(need.to_owned()))),
-    }
-}
-
-/// A handler's result as a complete reply; `what` names it if it cannot be serialized.
-pub(crate) fn complete_reply<T: serde::Serialize>(
-    result: T,
-    what: &str,
-    cache: Option<CacheHints>,
-) -> Reply {
-    match serde_json::to_value(result) {
-        Ok(Value::Object(body)) => Reply::Complete { body, cache },
-        _ => Reply::Error(RpcError::internal(format!(
-            "Internal error: the {what} could not be serialized"
-        ))),
-    }
-}
-
-/// Await a handler's future; a panic becomes -32603 for this request only.
-pub(crate) async fn guarded<T>(
-    target: &str,
-    future: futures_util::future::BoxFuture<'static, Result<T, RpcError>>,
-) -> Result<T, RpcError> {
-    match AssertUnwindSafe(future).catch_unwind().await {
-        Ok(outcome) => outcome,
-        Err(panic) => {
-            let message = panic_message(&panic);
-            tracing::error!(target = %target, panic = %message, "handler panicked");
-            Err(RpcError::internal(format!(
-                "Internal error: {target} failed unexpectedly"
-            )))
-        }
-    }
-}
-
-/// One list method's pages and cursors.
-pub(crate) struct PagedList {
-    method: &'static str,
-    field: &'static str,
-    pages: Vec<Arc<ListPage>>,
-    entries: Vec<(Listed<'static>, Value)>,
-    page_size: usize,
-    cursors: Cursors,
-}
-
-impl PagedList {
-    pub(crate) fn new(
-        sealer: &crate::policy::seal::Sealer,
-        method: &'static str,
-        field: &'static str,
-        listing: Listing,
-        page_size: usize,
-    ) -> Result<Self, String> {
-        let cursors = Cursors::new(sealer, method, listing.pages.len(), listing.fingerprint)?;
-        Ok(PagedList {
-            method,
-            field,
-            pages: listing.pages,
-            entries: listing.entries,
-            page_size,
-            cursors,
-        })
-    }
-}
-
-/// The four list methods.
-pub(crate) struct Lists {
-    pub(crate) tools: PagedList,
-    pub(crate) resources: PagedList,
-    pub(crate) templates: PagedList,
-    pub(crate) prompts: PagedList,
-}
-
-fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = panic.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = panic.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "non-string panic payload".to_owned()
     }
 }

@@ -1,4 +1,5 @@
-//! Errors a tool returns, and the shape business errors take on the wire.
+//! Errors a tool returns, and the shape business errors take on the wire; and the
+//! server's own [`Error`] (why it could not start or stopped).
 //!
 //! A business error is a result with `isError: true`: a text block the model reads, and,
 //! when it has structure, `structuredContent` of one shape,
@@ -264,3 +265,38 @@ impl From<super::input::InputRequired> for ToolError {
         ToolError::protocol(input.to_rpc_error())
     }
 }
+
+/// Why a server could not start or stopped with an error.
+pub enum Error {
+    /// The tools or configuration are inconsistent (found at start).
+    Build(Vec<crate::registry::BuildError>),
+    /// Reading or writing the transport failed.
+    Io(std::io::Error),
+    /// The command line was not understood.
+    Args(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Build(errors) => {
+                f.write_str("the server cannot start:")?;
+                for e in errors {
+                    write!(f, "\n  - {e}")?;
+                }
+                Ok(())
+            }
+            Error::Io(e) => write!(f, "transport error: {e}"),
+            Error::Args(text) => f.write_str(text),
+        }
+    }
+}
+
+// `main() -> Result<(), Error>` prints Debug; make that the readable message.
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for Error {}

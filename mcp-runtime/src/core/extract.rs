@@ -429,7 +429,7 @@ impl FromContext for super::Cancellation {
     }
 }
 
-impl FromContext for crate::Principal {
+impl FromContext for crate::policy::principal::Principal {
     fn describe(spec: &mut ParamSpec) {
         spec.reads_principal();
     }
@@ -441,7 +441,7 @@ impl FromContext for crate::Principal {
     }
 }
 
-impl FromContext for crate::Tenant {
+impl FromContext for crate::policy::principal::Tenant {
     fn describe(spec: &mut ParamSpec) {
         spec.reads_principal();
     }
@@ -449,7 +449,7 @@ impl FromContext for crate::Tenant {
     fn from_context(ctx: &RequestContext) -> Result<Self, RpcError> {
         ctx.principal()
             .and_then(|p| p.tenant())
-            .map(|t| crate::Tenant(t.to_owned()))
+            .map(|t| crate::policy::principal::Tenant(t.to_owned()))
             .ok_or_else(|| anonymous(ctx, "a caller whose credentials name a tenant"))
     }
 }
@@ -491,8 +491,8 @@ macro_rules! context_params {
 }
 
 context_params!(
-    crate::Principal,
-    crate::Tenant,
+    crate::policy::principal::Principal,
+    crate::policy::principal::Tenant,
     RequestContext,
     super::Progress,
     super::Log,

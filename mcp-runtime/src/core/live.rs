@@ -13,7 +13,7 @@ use tokio::sync::broadcast;
 use crate::policy::seal::Sealer;
 use crate::registry::{BuildError, Catalog, Defs, PromptRef, ResourceRef, ToolRef};
 
-use super::dispatch::{Lists, PagedList, Served};
+use super::served::{Lists, PagedList, Served};
 use super::StateMap;
 
 /// One consistent view of what is served.
@@ -174,7 +174,7 @@ impl ServerHandle {
         kind: Change,
         items: Vec<&'static T>,
         list: fn(&mut Defs) -> &mut Vec<&'static T>,
-    ) -> Result<(), crate::Error> {
+    ) -> Result<(), crate::core::Error> {
         self.0
             .change(kind, |defs| {
                 let list = list(defs);
@@ -187,7 +187,7 @@ impl ServerHandle {
                 list.len() != before
             })
             .map(|_| ())
-            .map_err(crate::Error::Build)
+            .map_err(crate::core::Error::Build)
     }
 
     /// Drop the definitions `matches` picks from one list; whether any was dropped.
@@ -209,7 +209,10 @@ impl ServerHandle {
     }
 
     /// Serve these tools too (those already served are left as they are).
-    pub fn add_tools(&self, tools: impl IntoIterator<Item = ToolRef>) -> Result<(), crate::Error> {
+    pub fn add_tools(
+        &self,
+        tools: impl IntoIterator<Item = ToolRef>,
+    ) -> Result<(), crate::core::Error> {
         let tools = tools.into_iter().map(|t| t.0).collect();
         self.add(Change::Tools, tools, |d| &mut d.tools)
     }
@@ -228,7 +231,7 @@ impl ServerHandle {
     pub fn add_prompts(
         &self,
         prompts: impl IntoIterator<Item = PromptRef>,
-    ) -> Result<(), crate::Error> {
+    ) -> Result<(), crate::core::Error> {
         let prompts = prompts.into_iter().map(|p| p.0).collect();
         self.add(Change::Prompts, prompts, |d| &mut d.prompts)
     }
@@ -247,7 +250,7 @@ impl ServerHandle {
     pub fn add_resources(
         &self,
         resources: impl IntoIterator<Item = ResourceRef>,
-    ) -> Result<(), crate::Error> {
+    ) -> Result<(), crate::core::Error> {
         let resources = resources.into_iter().map(|r| r.0).collect();
         self.add(Change::Resources, resources, |d| &mut d.resources)
     }

@@ -17,13 +17,15 @@ pub(crate) mod methods;
 mod notify;
 pub mod output;
 pub(crate) mod pages;
+mod pipeline;
 pub mod returns;
+mod served;
 
 pub use artifacts::{Artifact, ArtifactError, ArtifactLink};
 pub use context::{ClientCapabilities, RequestContext, Transport};
 pub(crate) use context::{ContextParts, StateMap};
 pub use dispatch::{CacheHints, Call, Core, Reply};
-pub use error::{Rejected, ToolError};
+pub use error::{Error, Rejected, ToolError};
 pub use extract::{
     Args, CallParts, Complete, FromContext, FromUriParam, HeaderArg, PromptParam, PromptParts,
     Rejection, State, ToolParam,

@@ -10,7 +10,7 @@ use tracing::Instrument as _;
 
 use crate::core::{Call, ClientCapabilities, ContextParts, Core, Reply, RequestContext};
 use crate::observe::{self, Outcome};
-use crate::policy::cache::CacheHints;
+use crate::protocol::cache::CacheHints;
 use crate::protocol::jsonrpc::{error_response, result_response};
 use crate::protocol::{codes, meta, CallToolResult, Implementation, LogLevel, RequestId, RpcError};
 use crate::registry::ListPage;
@@ -582,7 +582,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::policy::cache::CacheScope;
+    use crate::protocol::cache::CacheScope;
 
     fn info() -> Arc<RawValue> {
         Arc::from(serde_json::value::to_raw_value(&json!({"name": "s", "version": "1"})).unwrap())

@@ -14,6 +14,8 @@ use serde_json::{Map, Value};
 use crate::core::RequestContext;
 use crate::registry::{PromptDef, ResourceDef, ToolDef};
 
+pub use crate::registry::Listed;
+
 /// What a request wants to do.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -285,31 +287,6 @@ pub trait AuthorizeExt: Authorize + Sized {
 }
 
 impl<A: Authorize> AuthorizeExt for A {}
-
-/// One entry of a list result, as a list filter sees it.
-#[derive(Debug, Clone, Copy)]
-#[non_exhaustive]
-pub enum Listed<'a> {
-    /// A tool of `tools/list`.
-    Tool(&'a ToolDef),
-    /// A resource of `resources/list`.
-    Resource(&'a ResourceDef),
-    /// A resource template of `resources/templates/list`.
-    Template(&'a ResourceDef),
-    /// A prompt of `prompts/list`.
-    Prompt(&'a PromptDef),
-}
-
-impl Listed<'_> {
-    /// The scopes the entry declares.
-    pub fn required_scopes(&self) -> &'static [&'static str] {
-        match self {
-            Listed::Tool(tool) => tool.scopes,
-            Listed::Resource(resource) | Listed::Template(resource) => resource.scopes,
-            Listed::Prompt(prompt) => prompt.scopes,
-        }
-    }
-}
 
 /// Decides which entries a caller sees in list results (see `Server::list_filter`).
 pub(crate) type ListFilter =

@@ -1,9 +1,8 @@
 //! Policies applied around handlers: who calls (principal, token verification), what they
-//! may do (authorization, scopes), how much (limits, rate), and the sealing, paging and
-//! cache hints of results.
+//! may do (authorization, scopes), how much (limits, rate), and the sealing and paging
+//! of results.
 
 pub mod auth;
-pub mod cache;
 #[cfg(feature = "oauth")]
 pub mod jwt;
 pub mod limits;

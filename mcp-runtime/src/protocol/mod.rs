@@ -3,6 +3,7 @@
 //! Types here carry data only. Behaviour (admission, dispatch, rendering per era) lives in
 //! `core` and `era`, the way the `http` crate holds types and hyper holds behaviour.
 
+pub mod cache;
 pub mod completion;
 pub mod content;
 pub mod error;

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use serde::Serialize;
 
-use crate::policy::auth::Listed;
+use super::Listed;
 use crate::protocol::{Annotations, Prompt, Resource, ResourceTemplate, Tool, ToolAnnotations};
 use crate::validate::ArgValidator;
 

@@ -6,6 +6,7 @@
 //! sorted, and their list pages serialized ahead of time.
 
 mod catalog;
+mod listed;
 pub(crate) mod mirror;
 mod prompt;
 mod resource;
@@ -16,6 +17,7 @@ pub mod uri;
 pub use catalog::{
     BuildError, Catalog, CatalogPrompt, CatalogResource, CatalogTool, Defs, ListPage, Listing,
 };
+pub use listed::Listed;
 pub use prompt::{
     CompleteFuture, Completer, PromptDef, PromptFuture, PromptItem, PromptRef, PromptRegistration,
 };

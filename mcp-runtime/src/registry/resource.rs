@@ -3,7 +3,7 @@
 use futures_util::future::BoxFuture;
 
 use crate::core::RequestContext;
-use crate::policy::cache::CacheScope;
+use crate::protocol::cache::CacheScope;
 use crate::protocol::{ResourceContents, Role, RpcError};
 
 use super::uri::{Piece, UriParams};

@@ -7,9 +7,10 @@ use crate::protocol::RpcError;
 use crate::registry::uri::Piece;
 use crate::registry::Completer;
 
-use super::super::dispatch::{unknown_name, Call, Core, Reply};
+use super::super::dispatch::{Call, Core, Reply};
 use super::super::live::Snapshot;
 use super::super::Complete;
+use super::params::unknown_name;
 
 impl Core {
     pub(crate) async fn complete(&self, snapshot: &Snapshot, call: Call) -> Reply {

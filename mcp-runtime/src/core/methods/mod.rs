@@ -1,6 +1,8 @@
 //! One module per method family; each adds its handler to [`Core`](super::Core).
 
 mod completion;
+mod lists;
+pub(crate) mod params;
 mod prompts;
 mod resources;
 pub(crate) mod subscriptions;

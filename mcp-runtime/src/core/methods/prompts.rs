@@ -5,11 +5,10 @@ use serde_json::{json, Map, Value};
 use crate::policy::auth::Action;
 use crate::protocol::RpcError;
 
-use super::super::dispatch::{
-    arguments_param, complete_reply, string_param, unknown_name, Call, Core, Reply,
-};
+use super::super::dispatch::{Call, Core, Reply};
 use super::super::input::Binding;
 use super::super::live::Snapshot;
+use super::params::{arguments_param, complete_reply, string_param, unknown_name};
 
 impl Core {
     pub(crate) async fn get_prompt(&self, snapshot: &Snapshot, call: Call) -> Reply {

@@ -3,16 +3,17 @@
 use serde_json::json;
 
 use crate::policy::auth::Action;
-use crate::policy::cache::{CacheHints, CacheScope};
+use crate::protocol::cache::{CacheHints, CacheScope};
 use crate::protocol::{ReadResourceResult, RpcError};
 use crate::registry::uri::MAX_URI_BYTES;
 use crate::registry::ReadRequest;
 
 use super::super::artifacts::Target;
-use super::super::dispatch::{complete_reply, string_param, Call, Core, Reply};
+use super::super::dispatch::{Call, Core, Reply};
 use super::super::input::Binding;
 use super::super::live::Snapshot;
 use super::super::RequestContext;
+use super::params::{complete_reply, string_param};
 
 impl Core {
     pub(crate) async fn read_resource(&self, snapshot: &Snapshot, call: Call) -> Reply {

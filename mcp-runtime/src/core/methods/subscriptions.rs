@@ -60,7 +60,7 @@ impl Core {
         id: &RequestId,
         params: &Map<String, Value>,
         takes_tasks: bool,
-        principal: Option<&crate::Principal>,
+        principal: Option<&crate::policy::principal::Principal>,
     ) -> Result<Subscription, RpcError> {
         let Some(Value::Object(asked)) = params.get("notifications") else {
             return Err(RpcError::invalid_params(

@@ -10,7 +10,8 @@ use crate::era::Inbound;
 use crate::protocol::{RequestId, RpcError};
 use crate::tasks::{TaskRecord, TaskRuntime};
 
-use super::super::dispatch::{string_param, Call, Core, Reply};
+use super::super::dispatch::{Call, Core, Reply};
+use super::params::string_param;
 use super::tools::{guarded_task, takes_tasks};
 
 /// The empty acknowledgement of `tasks/update` and `tasks/cancel`.

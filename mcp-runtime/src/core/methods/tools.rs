@@ -15,13 +15,13 @@ use crate::registry::{CatalogTool, TaskSupport, ToolDef};
 use crate::tasks::{Escalation, TaskLink, TaskRuntime};
 
 use super::super::artifacts::spill_over;
-use super::super::dispatch::{
-    arguments_param, guarded, string_param, unknown_name, Call, Core, Reply,
-};
+use super::super::dispatch::{Call, Core, Reply};
 use super::super::idempotency::{take_key, Answer, Begin, Settled};
 use super::super::input::Binding;
 use super::super::live::Snapshot;
 use super::super::pages::Paging;
+use super::super::pipeline::guarded;
+use super::params::{arguments_param, string_param, unknown_name};
 
 impl Core {
     pub(crate) async fn call_tool(&self, snapshot: &Snapshot, call: Call) -> Reply {

@@ -1,0 +1,139 @@
+//! The steps every handler call goes through, whatever its method: the declared scopes and
+//! the `Authorize` hook, the caller's limits (rate, concurrency, time), panic isolation,
+//! shutdown, and the end of a multi round-trip round.
+
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt as _;
+use serde_json::{json, Map, Value};
+
+use crate::policy::auth::{Action, DeclaredScopes};
+use crate::policy::limits::Limiter;
+use crate::protocol::{codes, RpcError};
+
+use super::dispatch::{Core, Reply};
+use super::RequestContext;
+
+impl Core {
+    /// End an MRTR-capable request: `input_required` (or the error an answer caused) when
+    /// the handler failed for want of input, else the handler's own reply.
+    pub(crate) fn finish_round(
+        &self,
+        ctx: &RequestContext,
+        binding: &super::input::Binding,
+        failed: bool,
+        reply: impl FnOnce() -> Reply,
+    ) -> Reply {
+        match self.rounds.close(ctx, binding, failed) {
+            super::input::RoundEnd::Finished => reply(),
+            super::input::RoundEnd::InputRequired { requests, state } => {
+                Reply::InputRequired { requests, state }
+            }
+            super::input::RoundEnd::Error(error) => Reply::Error(error),
+        }
+    }
+
+    /// Check the declared scopes, then run the `Authorize` hook; a refusal becomes the
+    /// reply.
+    pub(crate) async fn check(
+        &self,
+        ctx: &RequestContext,
+        action: &Action<'_>,
+        (kind, target): (&str, &str),
+    ) -> Result<(), Reply> {
+        let verdict =
+            match DeclaredScopes::check_principal(ctx.principal(), action.required_scopes()) {
+                Ok(()) => self.authorize.check(ctx, action).await,
+                refused => refused,
+            };
+        match verdict {
+            Ok(()) => Ok(()),
+            Err(denied) => {
+                tracing::info!(kind, target = %target, reason = %denied, "request refused");
+                let mut data = Map::new();
+                data.insert("name".into(), json!(target));
+                data.insert("reason".into(), json!(denied.reason()));
+                if !denied.scopes().is_empty() {
+                    data.insert("requiredScopes".into(), json!(denied.scopes()));
+                }
+                let data = Value::Object(data);
+                Err(Reply::Error(
+                    RpcError::new(
+                        codes::ACCESS_DENIED,
+                        format!("Access denied to {kind} {target}: {denied}"),
+                    )
+                    .with_data(data),
+                ))
+            }
+        }
+    }
+
+    /// Run a handler within the caller's limits: rate, concurrency, time. A panic or a
+    /// timeout fails this call only; a timeout also fires the call's cancellation.
+    pub(crate) async fn run<T>(
+        &self,
+        ctx: &RequestContext,
+        target: &str,
+        future: futures_util::future::BoxFuture<'static, Result<T, RpcError>>,
+    ) -> Result<T, RpcError> {
+        let _slot = self.limiter.admit(ctx.principal_subject(), target)?;
+        let _running = self.lifecycle.enter();
+        let work = async {
+            match self.limiter.limits().call_timeout {
+                Some(limit) => match tokio::time::timeout(limit, guarded(target, future)).await {
+                    Ok(outcome) => outcome,
+                    Err(_) => {
+                        ctx.cancel_now();
+                        tracing::warn!(target = %target, "handler timed out");
+                        Err(Limiter::timed_out(target, limit))
+                    }
+                },
+                None => guarded(target, future).await,
+            }
+        };
+        tokio::select! {
+            biased;
+            outcome = work => outcome,
+            error = self.stopped(ctx, target) => Err(error),
+        }
+    }
+
+    /// Completes when shutdown's grace period is over for this call (the server's, or its
+    /// connection's): the call is cancelled (work it spawned sees that) and the error it
+    /// answers with comes back. Whoever awaits this drops the handler.
+    pub(crate) async fn stopped(&self, ctx: &RequestContext, target: &str) -> RpcError {
+        tokio::select! {
+            _ = self.lifecycle.stop_token().cancelled() => {}
+            _ = ctx.stopped() => {}
+        }
+        ctx.cancel_now();
+        super::lifecycle::shut_down(target)
+    }
+}
+
+/// Await a handler's future; a panic becomes -32603 for this request only.
+pub(crate) async fn guarded<T>(
+    target: &str,
+    future: futures_util::future::BoxFuture<'static, Result<T, RpcError>>,
+) -> Result<T, RpcError> {
+    match AssertUnwindSafe(future).catch_unwind().await {
+        Ok(outcome) => outcome,
+        Err(panic) => {
+            let message = panic_message(&panic);
+            tracing::error!(target = %target, panic = %message, "handler panicked");
+            Err(RpcError::internal(format!(
+                "Internal error: {target} failed unexpectedly"
+            )))
+        }
+    }
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "non-string panic payload".to_owned()
+    }
+}

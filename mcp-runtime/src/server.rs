@@ -53,7 +53,7 @@ pub struct Server {
     limits: Limits,
     oauth: Option<HttpAuth>,
     store: Option<Arc<dyn crate::store::DynStore>>,
-    tasks: crate::tasks::TaskConfig,
+    tasks: crate::core::tasks::TaskConfig,
     idempotency: crate::core::idempotency::IdempotencyConfig,
     artifacts: crate::core::artifacts::ArtifactConfig,
     cursor_ttl: std::time::Duration,
@@ -557,7 +557,7 @@ impl Server {
         let instance = crate::policy::seal::random_token(12)
             .map_err(|e| Error::Build(vec![BuildError::Config(e)]))?;
         // Always there: a task tool may be added while the server runs.
-        let tasks = Some(Arc::new(crate::tasks::TaskRuntime::new(
+        let tasks = Some(Arc::new(crate::core::tasks::TaskRuntime::new(
             records.clone(),
             self.tasks.clone(),
             instance.clone(),

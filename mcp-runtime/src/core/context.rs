@@ -141,7 +141,7 @@ struct Inner {
     exchange: Mutex<Exchange>,
     last_progress: Mutex<Option<f64>>,
     /// Set when this call may become (or is) a task.
-    task: std::sync::OnceLock<Arc<crate::tasks::TaskLink>>,
+    task: std::sync::OnceLock<Arc<crate::core::tasks::TaskLink>>,
     /// Set for a call of a paged tool: what its cursors are sealed to.
     paging: std::sync::OnceLock<Arc<super::pages::Paging>>,
 }
@@ -208,7 +208,7 @@ impl RequestContext {
         Cancellation(self.0.parts.cancel.clone())
     }
 
-    pub(crate) fn attach_task(&self, link: Arc<crate::tasks::TaskLink>) {
+    pub(crate) fn attach_task(&self, link: Arc<crate::core::tasks::TaskLink>) {
         let _ = self.0.task.set(link);
     }
 
@@ -220,7 +220,7 @@ impl RequestContext {
         self.0.paging.get()
     }
 
-    pub(crate) fn task_link(&self) -> Option<&Arc<crate::tasks::TaskLink>> {
+    pub(crate) fn task_link(&self) -> Option<&Arc<crate::core::tasks::TaskLink>> {
         self.0.task.get()
     }
 

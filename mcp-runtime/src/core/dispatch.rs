@@ -105,7 +105,7 @@ pub struct Core {
     pub(crate) authorize: SharedAuthorize,
     pub(crate) list_filter: Option<ListFilter>,
     pub(crate) limiter: Limiter,
-    pub(crate) tasks: Option<Arc<crate::tasks::TaskRuntime>>,
+    pub(crate) tasks: Option<Arc<crate::core::tasks::TaskRuntime>>,
     pub(crate) states: Arc<StateMap>,
     pub(crate) info: Implementation,
     /// `info` serialized once at start: every 2026-07-28 result carries it.

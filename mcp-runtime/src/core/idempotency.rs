@@ -304,7 +304,7 @@ fn unknown(tool: &str, key: &str, started_at_ms: u64) -> Answer {
         "outcome_unknown",
         format!(
             "A call of {tool} with idempotency key `{key}` started at {} but its outcome was never recorded: the server running it stopped midway, so the operation may or may not have happened. Check the current state before doing anything else; if it did not happen, call again with a new idempotency key.",
-            crate::tasks::iso8601(started_at_ms)
+            crate::clock::iso8601(started_at_ms)
         ),
     )
 }

@@ -20,6 +20,7 @@ pub(crate) mod pages;
 mod pipeline;
 pub mod returns;
 mod served;
+pub(crate) mod tasks;
 
 pub use artifacts::{Artifact, ArtifactError, ArtifactLink};
 pub use context::{ClientCapabilities, RequestContext, Transport};

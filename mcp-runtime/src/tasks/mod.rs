@@ -7,15 +7,14 @@
 //! [`RequestContext::start_task`](crate::RequestContext::start_task), or when it runs
 //! longer than the server's `task_after`.
 //!
-//! Tasks are written to the server's [store](crate::store) before their handle is
-//! returned, so any server instance sharing the store can answer for them, and with a
+//! This module holds the extension's name and a task's stored shape; the runtime that
+//! drives tasks is part of the core. Tasks are written to the server's
+//! [store](crate::store) before their handle is returned, so any server instance sharing the store can answer for them, and with a
 //! durable store they survive a restart.
 
 mod record;
-mod runtime;
 
-pub(crate) use record::TaskRecord;
-pub(crate) use runtime::{detailed, iso8601, Escalation, TaskConfig, TaskLink, TaskRuntime};
+pub(crate) use record::{TaskRecord, TaskStatus};
 
 /// The extension's identifier, as declared in capabilities.
 pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";

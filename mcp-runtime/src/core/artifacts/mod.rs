@@ -297,7 +297,7 @@ impl Artifacts {
             size,
             sha256: hex(&hash.finalize()),
             parts: written,
-            expires_at: crate::tasks::iso8601(expires_at_ms),
+            expires_at: crate::clock::iso8601(expires_at_ms),
             summary: artifact.summary,
         };
         let header = Header {

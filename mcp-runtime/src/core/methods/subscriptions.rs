@@ -45,7 +45,7 @@ pub struct Subscription {
 /// The tasks a subscription watches: polled in the store (so a task another instance
 /// runs is seen too), announced whenever their version changes, until they end.
 struct TaskWatch {
-    runtime: std::sync::Arc<crate::tasks::TaskRuntime>,
+    runtime: std::sync::Arc<crate::core::tasks::TaskRuntime>,
     owner: Option<String>,
     ids: Vec<String>,
     /// Version last announced, by task.
@@ -290,7 +290,7 @@ impl TaskWatch {
                 Ok(task) => {
                     if self.seen.get(id) != Some(&task.version) {
                         self.seen.insert(id.clone(), task.version);
-                        updates.push(crate::tasks::detailed(&task));
+                        updates.push(crate::core::tasks::detailed(&task));
                     }
                     if task.status.is_terminal() {
                         done.push(id.clone());

@@ -6,9 +6,10 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::core::tasks::TaskRuntime;
 use crate::era::Inbound;
 use crate::protocol::{RequestId, RpcError};
-use crate::tasks::{TaskRecord, TaskRuntime};
+use crate::tasks::TaskRecord;
 
 use super::super::dispatch::{Call, Core, Reply};
 use super::params::string_param;

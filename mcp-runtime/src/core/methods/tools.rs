@@ -7,12 +7,12 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
 
+use crate::core::tasks::{Escalation, TaskLink, TaskRuntime};
 use crate::core::RequestContext;
 use crate::policy::auth::Action;
 use crate::protocol::{CallToolResult, RpcError};
 use crate::registry::spec::CURSOR_ARGUMENT;
 use crate::registry::{CatalogTool, TaskSupport, ToolDef};
-use crate::tasks::{Escalation, TaskLink, TaskRuntime};
 
 use super::super::artifacts::spill_over;
 use super::super::dispatch::{Call, Core, Reply};

@@ -1,23 +1,29 @@
-//! Running tasks: creating them durably, driving their handlers in the background under a
-//! lease, folding outcomes into the store, answering `tasks/*`, and noticing tasks whose
-//! server instance died.
+//! The task runtime: creating tasks durably, answering `tasks/*` from the store, and
+//! noticing tasks whose server instance died. Driving a task's handler in the background
+//! is in `run`; the link between a running call and its task in `link`. The stored shape
+//! of a task is [`TaskRecord`](crate::tasks::TaskRecord), in `tasks/` with the extension's
+//! name.
+
+mod link;
+mod run;
+
+pub(crate) use link::TaskLink;
+pub(crate) use run::Escalation;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
-use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::record::{TaskRecord, TaskStatus};
-use crate::clock::{millis, now_ms};
-use crate::core::input::RunEnd;
-use crate::core::RequestContext;
+use super::RequestContext;
+use crate::clock::{iso8601, millis, now_ms};
 use crate::protocol::{CallToolResult, RpcError};
 use crate::store::{Records, StoreError};
+use crate::tasks::{TaskRecord, TaskStatus};
 
 /// How tasks are kept and run (see the `Server` builder methods).
 #[derive(Debug, Clone)]
@@ -44,91 +50,6 @@ impl Default for TaskConfig {
     }
 }
 
-/// ISO 8601 in UTC with milliseconds, from milliseconds since the epoch.
-pub(crate) fn iso8601(ms: u64) -> String {
-    let at = std::time::UNIX_EPOCH + Duration::from_millis(ms);
-    humantime::format_rfc3339_millis(at).to_string()
-}
-
-/// The link between a running call and its task: how the handler asks to become one,
-/// and how its status messages reach the store.
-pub(crate) struct TaskLink {
-    runtime: Arc<TaskRuntime>,
-    started: AtomicBool,
-    notify: Notify,
-    id: OnceLock<String>,
-    /// A status message set before the task was stored; it goes into the new record.
-    early_status: Mutex<Option<String>>,
-}
-
-impl TaskLink {
-    pub(crate) fn new(runtime: Arc<TaskRuntime>) -> Arc<TaskLink> {
-        Arc::new(TaskLink {
-            runtime,
-            started: AtomicBool::new(false),
-            notify: Notify::new(),
-            id: OnceLock::new(),
-            early_status: Mutex::new(None),
-        })
-    }
-
-    /// A link for a call that already is a task (a re-run after `tasks/update`).
-    fn running(runtime: Arc<TaskRuntime>, id: String) -> Arc<TaskLink> {
-        let link = TaskLink::new(runtime);
-        link.started.store(true, Ordering::SeqCst);
-        let _ = link.id.set(id);
-        link
-    }
-
-    /// The handler asked to continue as a task.
-    pub(crate) fn start(&self) {
-        if !self.started.swap(true, Ordering::SeqCst) {
-            self.notify.notify_one();
-        }
-    }
-
-    pub(crate) fn is_started(&self) -> bool {
-        self.started.load(Ordering::SeqCst)
-    }
-
-    /// Completes once the handler asked to become a task.
-    pub(crate) async fn started(&self) {
-        let wait = self.notify.notified();
-        if self.is_started() {
-            return;
-        }
-        wait.await;
-    }
-
-    pub(crate) fn id(&self) -> Option<&str> {
-        self.id.get().map(String::as_str)
-    }
-
-    /// Set the task's status message (in the background; the handler does not wait).
-    pub(crate) fn set_status(&self, message: String) {
-        let Some(id) = self.id().map(str::to_owned) else {
-            // Not stored yet: the record is made with it.
-            *self.early_status.lock().unwrap_or_else(|p| p.into_inner()) = Some(message);
-            return;
-        };
-        let runtime = self.runtime.clone();
-        tokio::spawn(async move {
-            let result = runtime
-                .modify(&id, |task| {
-                    if task.status.is_terminal() {
-                        return false;
-                    }
-                    task.status_message = Some(message.clone());
-                    true
-                })
-                .await;
-            if let Err(e) = result {
-                tracing::warn!(task = %id, "could not record a task's status message: {e}");
-            }
-        });
-    }
-}
-
 /// The tasks of one server: its store, settings, and the tasks this instance runs.
 pub(crate) struct TaskRuntime {
     records: Records,
@@ -144,18 +65,6 @@ pub(crate) struct TaskRuntime {
     stopping: AtomicBool,
 }
 
-/// What an outcome makes of a task.
-#[derive(Clone)]
-struct Settled {
-    status: TaskStatus,
-    message: Option<String>,
-    result: Option<Value>,
-    error: Option<Value>,
-    input_requests: Map<String, Value>,
-    answers: Map<String, Value>,
-    kept: Map<String, Value>,
-}
-
 /// A task's key in the store.
 fn key(id: &str) -> String {
     format!("task:{id}")
@@ -168,7 +77,7 @@ fn unknown(id: &str) -> RpcError {
     .with_data(json!({ "taskId": id }))
 }
 
-fn store_failed(e: StoreError) -> RpcError {
+pub(super) fn store_failed(e: StoreError) -> RpcError {
     tracing::error!("{e}");
     RpcError::internal("Internal error: the task store is unavailable; try again shortly")
 }
@@ -280,141 +189,6 @@ impl TaskRuntime {
             lease_until_ms: now.saturating_add(millis(self.config.lease)),
             version: 1,
         })
-    }
-
-    /// Create the task of a running call and return its `CreateTaskResult` body. When
-    /// `outcome` is given the handler already ended: the task is stored settled and no
-    /// worker runs. Otherwise `future` goes on in the background.
-    pub(crate) async fn escalate(
-        self: &Arc<Self>,
-        link: &Arc<TaskLink>,
-        ctx: RequestContext,
-        tool: &str,
-        arguments: Map<String, Value>,
-        run: Escalation,
-    ) -> Result<Map<String, Value>, RpcError> {
-        // Becoming a task by running long counts as asking to: from now on its progress
-        // is its status message, not notifications on a stream that has ended.
-        link.started.store(true, Ordering::SeqCst);
-        let mut task = self.record(&ctx, tool, arguments)?;
-        task.status_message = link
-            .early_status
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take();
-        let _ = link.id.set(task.id.clone());
-        match run {
-            Escalation::Ended(outcome) => {
-                let settled = settle(&ctx, outcome, false);
-                apply(&mut task, settled);
-                task.lease_owner = None;
-                self.insert(&task).await.map_err(store_failed)?;
-            }
-            Escalation::Running(future) => {
-                let (answers, kept) = crate::core::input::task_state(&ctx);
-                task.answers = answers;
-                task.kept = kept;
-                // Durable before the handle goes out: tasks/get on any instance finds it.
-                self.insert(&task).await.map_err(store_failed)?;
-                self.clone().spawn(task.id.clone(), ctx, future);
-            }
-        }
-        // A CreateTaskResult is the bare task (the adapter adds `resultType: "task"`).
-        Ok(base(&task))
-    }
-
-    /// Drive `future` (a task's handler) here, renewing the lease, until it ends or is
-    /// cancelled; then store what it came to.
-    fn spawn(
-        self: Arc<Self>,
-        id: String,
-        ctx: RequestContext,
-        mut future: BoxFuture<'static, Result<CallToolResult, RpcError>>,
-    ) {
-        let cancel = CancellationToken::new();
-        self.local().insert(id.clone(), cancel.clone());
-        let workers = self.workers.clone();
-        workers.spawn(async move {
-            let renew_every = (self.config.lease / 3).max(Duration::from_millis(50));
-            let mut renew = tokio::time::interval(renew_every);
-            renew.tick().await;
-            let outcome = loop {
-                tokio::select! {
-                    outcome = &mut future => break Some(outcome),
-                    _ = cancel.cancelled() => break None,
-                    _ = renew.tick() => {
-                        match self.renew(&id).await {
-                            Lease::Held => {}
-                            Lease::CancelRequested => break None,
-                            Lease::Lost => {
-                                // Another instance judged this one dead and failed the task.
-                                tracing::warn!(task = %id, "lost the lease of a running task; stopping it");
-                                drop(future);
-                                ctx.cancel_now();
-                                self.local().remove(&id);
-                                return;
-                            }
-                        }
-                    }
-                }
-            };
-            drop(future);
-            let settled = match outcome {
-                Some(outcome) => settle(&ctx, outcome, false),
-                None if self.stopping.load(Ordering::Acquire) => {
-                    ctx.cancel_now();
-                    shut_down(&ctx)
-                }
-                None => {
-                    // Dropping the handler stopped it; work it spawned sees the token.
-                    ctx.cancel_now();
-                    settle(&ctx, Err(RpcError::internal("cancelled")), true)
-                }
-            };
-            let instance = self.instance.clone();
-            let stored = self
-                .modify(&id, |task| {
-                    if task.status.is_terminal() || task.lease_owner.as_deref() != Some(&instance) {
-                        return false;
-                    }
-                    apply(task, settled.clone());
-                    task.lease_owner = None;
-                    true
-                })
-                .await;
-            if let Err(e) = stored {
-                tracing::error!(task = %id, "could not store a task's outcome: {e}");
-            }
-            self.local().remove(&id);
-        });
-    }
-
-    async fn renew(&self, id: &str) -> Lease {
-        let instance = self.instance.clone();
-        let until = now_ms().saturating_add(millis(self.config.lease));
-        let mut cancel = false;
-        let mut held = false;
-        let stored = self
-            .modify(id, |task| {
-                held = task.lease_owner.as_deref() == Some(&instance) && !task.status.is_terminal();
-                cancel = task.cancel_requested;
-                if !held {
-                    return false;
-                }
-                task.lease_until_ms = until;
-                true
-            })
-            .await;
-        match stored {
-            Err(e) => {
-                // The store is down: keep working; the next renewal tries again.
-                tracing::warn!(task = %id, "could not renew a task's lease: {e}");
-                Lease::Held
-            }
-            Ok(_) if !held => Lease::Lost,
-            Ok(_) if cancel => Lease::CancelRequested,
-            Ok(_) => Lease::Held,
-        }
     }
 
     /// The task `id` as `principal` may see it, with a dead instance's task failed first.
@@ -565,101 +339,8 @@ impl TaskRuntime {
     }
 }
 
-enum Lease {
-    Held,
-    CancelRequested,
-    Lost,
-}
-
-/// How a call turns into a task.
-pub(crate) enum Escalation {
-    /// The handler already ended, with this outcome.
-    Ended(Result<CallToolResult, RpcError>),
-    /// It is still running.
-    Running(BoxFuture<'static, Result<CallToolResult, RpcError>>),
-}
-
-/// What a handler's outcome makes of its task.
-/// A task stopped by the server's shutdown: failed, saying so, so no client waits on it.
-fn shut_down(ctx: &RequestContext) -> Settled {
-    let (answers, kept) = crate::core::input::task_state(ctx);
-    let error = crate::core::lifecycle::shut_down("the task");
-    Settled {
-        status: TaskStatus::Failed,
-        message: Some(error.message.clone()),
-        result: None,
-        error: serde_json::to_value(&error).ok(),
-        input_requests: Map::new(),
-        answers,
-        kept,
-    }
-}
-
-fn settle(
-    ctx: &RequestContext,
-    outcome: Result<CallToolResult, RpcError>,
-    cancelled: bool,
-) -> Settled {
-    let (answers, kept) = crate::core::input::task_state(ctx);
-    let mut settled = Settled {
-        status: TaskStatus::Completed,
-        message: None,
-        result: None,
-        error: None,
-        input_requests: Map::new(),
-        answers,
-        kept,
-    };
-    if cancelled {
-        settled.status = TaskStatus::Cancelled;
-        settled.message = Some("Cancelled by the client".into());
-        return settled;
-    }
-    let failed = !matches!(&outcome, Ok(result) if !result.is_error);
-    let fail = |settled: &mut Settled, error: RpcError| {
-        settled.status = TaskStatus::Failed;
-        settled.message = Some(format!("The tool failed: {}", error.message));
-        settled.error = serde_json::to_value(&error).ok();
-    };
-    match crate::core::input::task_end(ctx, failed) {
-        RunEnd::Input(requests) => {
-            settled.status = TaskStatus::InputRequired;
-            settled.message = Some("Waiting for the client's input".into());
-            settled.input_requests = requests;
-        }
-        RunEnd::Error(error) => fail(&mut settled, error),
-        RunEnd::Finished => match outcome {
-            Ok(result) => match serde_json::to_value(&result) {
-                Ok(value) => settled.result = Some(value),
-                Err(e) => fail(
-                    &mut settled,
-                    RpcError::internal(format!(
-                        "Internal error: the tool result could not be serialized: {e}"
-                    )),
-                ),
-            },
-            Err(error) => fail(&mut settled, error),
-        },
-    }
-    settled
-}
-
-fn apply(task: &mut TaskRecord, settled: Settled) {
-    // Waiting for input, the handler's own word on what it waits for beats the default.
-    let keep = settled.status == TaskStatus::InputRequired && task.status_message.is_some();
-    task.status = settled.status;
-    if !keep {
-        task.status_message = settled.message;
-    }
-    task.result = settled.result;
-    task.error = settled.error;
-    task.input_requests = settled.input_requests;
-    task.answers.extend(settled.answers);
-    task.kept = settled.kept;
-}
-
 /// The `Task` fields of a record.
-fn base(task: &TaskRecord) -> Map<String, Value> {
+pub(super) fn base(task: &TaskRecord) -> Map<String, Value> {
     let mut body = Map::new();
     body.insert("taskId".into(), json!(task.id));
     body.insert("status".into(), json!(task.status.as_str()));
@@ -700,16 +381,4 @@ pub(crate) fn detailed(task: &TaskRecord) -> Map<String, Value> {
         TaskStatus::Working | TaskStatus::Cancelled => {}
     }
     body
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn timestamps_are_iso8601_utc() {
-        assert_eq!(iso8601(0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(iso8601(951_782_400_123), "2000-02-29T00:00:00.123Z");
-        assert_eq!(iso8601(1_796_083_200_000), "2026-12-01T00:00:00.000Z");
-    }
 }

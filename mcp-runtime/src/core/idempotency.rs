@@ -280,7 +280,7 @@ impl Idempotency {
 fn record_key(ctx: &RequestContext, tool: &str, key: &str) -> String {
     let principal = ctx.principal();
     let mut hash = Sha256::new();
-    super::input::hash_caller(&mut hash, tool, principal);
+    super::canonical::hash_caller(&mut hash, tool, principal);
     hash.update(key.as_bytes());
     hash.update([0]);
     // Anonymous and a principal with an empty name stay apart.
@@ -291,7 +291,7 @@ fn record_key(ctx: &RequestContext, tool: &str, key: &str) -> String {
 /// A digest of the arguments, the same whatever order their keys came in.
 fn digest(arguments: &Map<String, Value>) -> String {
     let mut canonical = Vec::with_capacity(64);
-    super::input::canonical_object(arguments, &mut canonical);
+    super::canonical::canonical_object(arguments, &mut canonical);
     URL_SAFE_NO_PAD.encode(Sha256::digest(&canonical))
 }
 

@@ -5,6 +5,7 @@
 //! maps the outcome. It never sees a session, a header or an era-specific field.
 
 pub(crate) mod artifacts;
+pub(crate) mod canonical;
 mod context;
 mod dispatch;
 mod error;

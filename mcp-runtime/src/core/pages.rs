@@ -68,10 +68,10 @@ impl Paging {
     ) -> Paging {
         let principal = ctx.principal();
         let mut hash = Sha256::new();
-        super::input::hash_caller(&mut hash, tool, principal);
+        super::canonical::hash_caller(&mut hash, tool, principal);
         hash.update([u8::from(principal.is_some())]);
         let mut canonical = Vec::with_capacity(64);
-        super::input::canonical_object(arguments, &mut canonical);
+        super::canonical::canonical_object(arguments, &mut canonical);
         hash.update(&canonical);
         let mut bound = format!("page:{tool}").into_bytes();
         bound.push(0);

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{base, store_failed, TaskLink, TaskRuntime};
 use crate::clock::{millis, now_ms};
-use crate::core::input::RunEnd;
+use crate::core::input::InputNeed;
 use crate::core::RequestContext;
 use crate::protocol::{CallToolResult, RpcError};
 use crate::tasks::{TaskRecord, TaskStatus};
@@ -223,13 +223,13 @@ fn settle(
         settled.error = serde_json::to_value(&error).ok();
     };
     match crate::core::input::task_end(ctx, failed) {
-        RunEnd::Input(requests) => {
+        InputNeed::Input(requests) => {
             settled.status = TaskStatus::InputRequired;
             settled.message = Some("Waiting for the client's input".into());
             settled.input_requests = requests;
         }
-        RunEnd::Error(error) => fail(&mut settled, error),
-        RunEnd::Finished => match outcome {
+        InputNeed::Error(error) => fail(&mut settled, error),
+        InputNeed::Finished => match outcome {
             Ok(result) => match serde_json::to_value(&result) {
                 Ok(value) => settled.result = Some(value),
                 Err(e) => fail(

@@ -2,13 +2,11 @@
 //! built once at start.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
-use serde_json::value::RawValue;
 use serde_json::Value;
 
-use serde::Serialize;
-
+pub use super::build_error::BuildError;
+pub use super::listing::{ListPage, Listing};
 use super::Listed;
 use crate::protocol::{Annotations, Prompt, Resource, ResourceTemplate, Tool, ToolAnnotations};
 use crate::validate::ArgValidator;
@@ -16,103 +14,6 @@ use crate::validate::ArgValidator;
 use super::mirror::{self, Mirrored};
 use super::spec::{generator, output_schema, with_idempotency_key};
 use super::{uri, ParamSpec, PromptDef, ResourceDef, ToolDef};
-
-/// A problem with the set of tools, resources and prompts or the server's configuration,
-/// found at start.
-#[derive(Debug, Clone, PartialEq)]
-pub enum BuildError {
-    /// Two tools, possibly in different crates, share a wire name.
-    DuplicateTool {
-        /// The shared name.
-        name: String,
-        /// `module (file:line)` of each definition.
-        places: Vec<String>,
-    },
-    /// A tool's parameters or schema are unusable.
-    InvalidTool {
-        /// The tool.
-        name: String,
-        /// What is wrong.
-        problems: Vec<String>,
-    },
-    /// Two static resources share a URI.
-    DuplicateResource {
-        /// The shared URI.
-        uri: String,
-        /// `module (file:line)` of each definition.
-        places: Vec<String>,
-    },
-    /// Two resource templates (or a template and itself) can match the same URI.
-    OverlappingTemplates {
-        /// The two templates as written.
-        templates: [String; 2],
-        /// `module (file:line)` of each definition.
-        places: [String; 2],
-    },
-    /// Two prompts share a name.
-    DuplicatePrompt {
-        /// The shared name.
-        name: String,
-        /// `module (file:line)` of each definition.
-        places: Vec<String>,
-    },
-    /// A prompt's or resource's parameters are unusable.
-    InvalidItem {
-        /// `prompt `x`` or `resource `uri``.
-        item: String,
-        /// What is wrong.
-        problems: Vec<String>,
-    },
-    /// An item takes `State<T>` but no `T` was given to `Server::state`.
-    MissingState {
-        /// What needs it: ``tool `add` ``, ``prompt `review` ``, ``resource `db://<t>` ``.
-        item: String,
-        /// The state type.
-        type_name: String,
-    },
-    /// Another configuration problem.
-    Config(String),
-}
-
-impl std::fmt::Display for BuildError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            BuildError::DuplicateTool { name, places } => write!(
-                f,
-                "tool name `{name}` is defined more than once: {}; rename one with #[tool(name = \"..\")] or leave one out with Server::only",
-                places.join(" and ")
-            ),
-            BuildError::InvalidTool { name, problems } => {
-                write!(f, "tool `{name}` cannot be served: {}", problems.join("; "))
-            }
-            BuildError::DuplicateResource { uri, places } => write!(
-                f,
-                "resource URI `{uri}` is defined more than once: {}",
-                places.join(" and ")
-            ),
-            BuildError::OverlappingTemplates { templates, places } => write!(
-                f,
-                "resource templates `{}` ({}) and `{}` ({}) can match the same URI, so a read would be ambiguous; make one more specific",
-                templates[0], places[0], templates[1], places[1]
-            ),
-            BuildError::DuplicatePrompt { name, places } => write!(
-                f,
-                "prompt name `{name}` is defined more than once: {}; rename one with #[prompt(name = \"..\")]",
-                places.join(" and ")
-            ),
-            BuildError::InvalidItem { item, problems } => {
-                write!(f, "{item} cannot be served: {}", problems.join("; "))
-            }
-            BuildError::MissingState { item, type_name } => write!(
-                f,
-                "{item} takes State<{type_name}>, but the server has no {type_name}: call Server::state(..) with one"
-            ),
-            BuildError::Config(message) => f.write_str(message),
-        }
-    }
-}
-
-impl std::error::Error for BuildError {}
 
 /// One tool as served: its definition, wire form and compiled argument validator.
 pub struct CatalogTool {
@@ -168,101 +69,6 @@ pub struct Defs {
     pub resources: Vec<&'static ResourceDef>,
     /// Prompts.
     pub prompts: Vec<&'static PromptDef>,
-}
-
-/// One page of a list result, made once at start: the array of entries as a JSON tree,
-/// for adapters that reshape results, and as JSON text, written to the wire as it is.
-pub struct ListPage {
-    items: Value,
-    /// `None` only if the tree could not be written, which a `Value` always can.
-    json: Option<Box<RawValue>>,
-}
-
-impl ListPage {
-    /// A page of these entries.
-    pub fn new(entries: Vec<Value>) -> ListPage {
-        let items = Value::Array(entries);
-        let json = serde_json::value::to_raw_value(&items).ok();
-        ListPage { items, json }
-    }
-
-    /// The entries as a JSON array.
-    pub fn items(&self) -> &Value {
-        &self.items
-    }
-
-    /// The entries as JSON text, when written (always, in practice).
-    pub fn json(&self) -> Option<&RawValue> {
-        self.json.as_deref()
-    }
-}
-
-impl std::fmt::Debug for ListPage {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("ListPage").field(&self.items).finish()
-    }
-}
-
-impl PartialEq for ListPage {
-    fn eq(&self, other: &Self) -> bool {
-        // The text is written from the tree, so the trees decide.
-        self.items == other.items
-    }
-}
-
-/// Writes the text when there is one: copying bytes, not walking the tree.
-impl Serialize for ListPage {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match &self.json {
-            Some(json) => json.serialize(serializer),
-            None => self.items.serialize(serializer),
-        }
-    }
-}
-
-/// One listable collection, paged and serialized ahead of time.
-pub struct Listing {
-    /// Each page (at least one, possibly empty).
-    pub pages: Vec<Arc<ListPage>>,
-    /// Every entry with its serialized form, in list order (for per-caller filtering).
-    pub entries: Vec<(Listed<'static>, Value)>,
-    /// A fingerprint of the listed keys, so a cursor from another set is refused.
-    pub fingerprint: u64,
-}
-
-impl Listing {
-    fn new<'a, T: Serialize + 'a>(
-        items: impl Iterator<Item = (&'a str, Listed<'static>, &'a T)> + Clone,
-        page_size: usize,
-    ) -> Listing {
-        // FNV-1a over the keys: stable across processes, unlike std's RandomState.
-        let mut hash: u64 = 0xcbf29ce484222325;
-        for (key, _, _) in items.clone() {
-            for byte in key.bytes().chain(std::iter::once(0)) {
-                hash ^= u64::from(byte);
-                hash = hash.wrapping_mul(0x100000001b3);
-            }
-        }
-        let entries: Vec<(Listed<'static>, Value)> = items
-            .map(|(_, listed, item)| (listed, serde_json::to_value(item).unwrap_or(Value::Null)))
-            .collect();
-        let mut pages: Vec<Arc<ListPage>> = entries
-            .chunks(page_size.max(1))
-            .map(|chunk| {
-                Arc::new(ListPage::new(
-                    chunk.iter().map(|(_, v)| v.clone()).collect(),
-                ))
-            })
-            .collect();
-        if pages.is_empty() {
-            pages.push(Arc::new(ListPage::new(Vec::new())));
-        }
-        Listing {
-            pages,
-            entries,
-            fingerprint: hash,
-        }
-    }
 }
 
 /// Everything served, checked and sorted, built once at start.

@@ -5,8 +5,10 @@
 //! duplicates (and overlapping URI templates), turned into schemas and compiled validators,
 //! sorted, and their list pages serialized ahead of time.
 
+mod build_error;
 mod catalog;
 mod listed;
+mod listing;
 pub(crate) mod mirror;
 mod prompt;
 mod resource;

@@ -67,7 +67,7 @@ pub mod testing;
 pub mod transport;
 pub mod validate;
 
-pub use crate::core::output::{IntoToolResult, Json};
+pub use crate::core::returns::tool::{IntoToolResult, Json};
 pub use crate::core::{
     Args, Artifact, ArtifactError, ArtifactLink, Cancellation, ClientCapabilities, Complete,
     Cursor, Elicitation, Error, FromContext, FromUriParam, HeaderArg, InputRequired,
@@ -140,7 +140,7 @@ struct ReadmeExample;
 /// Used by generated code only; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::core::output::{
+    pub use crate::core::returns::tool::{
         tag_of, FailureDisplay, FailureExplicit, OutputExplicit, OutputStructured, OutputText,
         SplitPlain, SplitResult, Tag,
     };

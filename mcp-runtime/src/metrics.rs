@@ -1,5 +1,5 @@
 //! Request metrics in the Prometheus text format, for an opt-in scrape endpoint
-//! ([`Server::metrics`](crate::Server::metrics)).
+//! ([`Server::metrics_endpoint`](crate::Server::metrics_endpoint), [`App::metrics`](crate::App::metrics)).
 //!
 //! - `mcp_requests_total{method, name, outcome, error_layer}`: every request, by how it
 //!   ended.

@@ -16,7 +16,6 @@ pub(crate) mod lifecycle;
 pub(crate) mod live;
 pub(crate) mod methods;
 mod notify;
-pub mod output;
 pub(crate) mod pages;
 mod pipeline;
 pub mod returns;

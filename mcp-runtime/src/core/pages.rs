@@ -25,7 +25,7 @@ use crate::registry::spec::{CURSOR_ARGUMENT, MAX_CURSOR_CHARS};
 use crate::registry::ParamSpec;
 
 use super::extract::{CallParts, Rejection, ToolParam};
-use super::output::IntoToolResult;
+use super::returns::tool::IntoToolResult;
 use super::RequestContext;
 
 /// How long a page cursor opens unless the server says otherwise.

@@ -8,7 +8,7 @@ use futures_util::stream::{BoxStream, StreamExt};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
-use crate::core::output::IntoToolResult;
+use crate::core::returns::tool::IntoToolResult;
 use crate::core::{Rejected, ToolError};
 use crate::protocol::{CallToolResult, Content, ResourceLink};
 

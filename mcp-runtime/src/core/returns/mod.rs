@@ -1,4 +1,5 @@
-//! What resource, prompt and completer functions may return.
+//! What handlers may return: a tool's return value in [`tool`]; what resource, prompt and
+//! completer functions may return here.
 //!
 //! - A resource returns text (`String`, `&'static str`), bytes (`Vec<u8>`,
 //!   `&'static [u8]`, `bytes::Bytes`; base64 `blob` on the wire), [`Json<T>`](struct@Json), one or more
@@ -20,8 +21,10 @@ use crate::protocol::{
     RpcError,
 };
 
-use super::output::{Json, Tag};
 use super::ToolError;
+use tool::{Json, Tag};
+
+pub mod tool;
 
 /// Values a resource function can return.
 #[diagnostic::on_unimplemented(
@@ -256,7 +259,7 @@ impl<E: Display> RpcFailureDisplay<E> for Tag<E> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::output::{tag_of, SplitPlain as _, SplitResult as _};
+    use super::tool::{tag_of, SplitPlain as _, SplitResult as _};
     use super::*;
     use serde_json::json;
 

@@ -25,7 +25,7 @@ use serde_json::Value;
 use crate::protocol::{CallToolResult, Content, RpcError};
 use crate::registry::ErrorDetail;
 
-use super::{Rejected, ToolError};
+use crate::core::{Rejected, ToolError};
 
 /// Values a tool can return that know their own result shape.
 pub trait IntoToolResult {

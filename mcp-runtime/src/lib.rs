@@ -48,8 +48,8 @@
 )]
 
 mod clock;
-pub mod core;
-pub mod era;
+pub(crate) mod core;
+pub(crate) mod era;
 mod metrics;
 mod observe;
 #[cfg(feature = "otel")]
@@ -58,10 +58,10 @@ pub mod policy;
 #[cfg(test)]
 mod props;
 pub mod protocol;
-pub mod registry;
+pub(crate) mod registry;
 mod server;
 pub mod store;
-pub mod tasks;
+pub(crate) mod tasks;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod transport;
@@ -74,15 +74,13 @@ pub use crate::core::{
     IntoCompletion, IntoContents, IntoPromptResult, Log, Page, Progress, PromptParam, Rejected,
     RequestContext, ServerHandle, State, ToolError, ToolParam, Transport,
 };
-pub use crate::policy::auth::{
-    Action, AllowAll, Authorize, AuthorizeExt, CompleteTarget, DeclaredScopes, Denied, Listed,
-};
+pub use crate::policy::auth::{Action, Authorize, CompleteTarget, Denied};
 pub use crate::policy::principal::{Principal, Tenant};
 pub use crate::policy::seal::SealKey;
 pub use crate::protocol::cache::{CacheHints, CacheScope};
 pub use crate::protocol::{
-    Annotations, CallToolResult, Completion, Content, GetPromptResult, LogLevel, PromptMessage,
-    ResourceContents, Role, Root, RpcError, SamplingRequest, SamplingResult,
+    CallToolResult, Completion, Content, GetPromptResult, PromptMessage, ResourceContents,
+    RpcError, SamplingRequest,
 };
 pub use crate::registry::{BuildError, PromptRef, ResourceRef, ToolRef};
 pub use crate::server::{App, Server};
@@ -99,12 +97,13 @@ pub use mcp_macros::prompt;
 
 /// What most servers need in one import.
 pub mod prelude {
+    pub use crate::policy::auth::AuthorizeExt;
     pub use crate::{
-        prompt, prompts, resource, resources, tool, tools, Action, Args, Authorize, AuthorizeExt,
-        CacheHints, CacheScope, CallToolResult, Cancellation, Complete, Completion, Content,
-        Denied, Elicitation, GetPromptResult, InputRequired, Json, Log, Principal, Progress,
-        PromptMessage, Rejected, RequestContext, ResourceContents, RpcError, SamplingRequest,
-        Server, State, Tenant, ToolError,
+        prompt, prompts, resource, resources, tool, tools, Action, Args, Authorize, CacheHints,
+        CacheScope, CallToolResult, Cancellation, Complete, Completion, Content, Denied,
+        Elicitation, GetPromptResult, InputRequired, Json, Log, Principal, Progress, PromptMessage,
+        Rejected, RequestContext, ResourceContents, RpcError, SamplingRequest, Server, State,
+        Tenant, ToolError,
     };
 }
 

@@ -134,8 +134,8 @@ impl Server {
 
     /// The hook that runs before every tool call, resource read, prompt get and
     /// completion, after the built-in check of the scopes the target declares
-    /// ([`DeclaredScopes`](crate::DeclaredScopes)). Default: allow what the scopes allow.
-    /// Compose several hooks with [`AuthorizeExt::and`](crate::AuthorizeExt::and).
+    /// ([`DeclaredScopes`](crate::policy::auth::DeclaredScopes)). Default: allow what the scopes allow.
+    /// Compose several hooks with [`AuthorizeExt::and`](crate::policy::auth::AuthorizeExt::and).
     pub fn authorize<A: Authorize>(mut self, hook: A) -> Self {
         self.authorize = Arc::new(hook);
         self
@@ -176,7 +176,11 @@ impl Server {
     /// asking for more scopes, which is why it is not the default.
     pub fn hide_unauthorized(self) -> Self {
         self.list_filter(|principal, listed| {
-            crate::DeclaredScopes::check_principal(principal, listed.required_scopes()).is_ok()
+            crate::policy::auth::DeclaredScopes::check_principal(
+                principal,
+                listed.required_scopes(),
+            )
+            .is_ok()
         })
     }
 

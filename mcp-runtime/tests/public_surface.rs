@@ -27,9 +27,9 @@ fn is_public(vis: &Visibility) -> bool {
 }
 
 fn has_path(attrs: &[Attribute], name: &str, arg: &str) -> bool {
-    attrs.iter().any(|a| {
-        a.path().is_ident(name) && a.meta.to_token_stream().to_string().contains(arg)
-    })
+    attrs
+        .iter()
+        .any(|a| a.path().is_ident(name) && a.meta.to_token_stream().to_string().contains(arg))
 }
 
 fn hidden(attrs: &[Attribute]) -> bool {

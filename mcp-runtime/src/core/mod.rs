@@ -25,11 +25,11 @@ pub(crate) mod tasks;
 pub use artifacts::{Artifact, ArtifactError, ArtifactLink};
 pub use context::{ClientCapabilities, RequestContext, Transport};
 pub(crate) use context::{ContextParts, StateMap};
-pub use dispatch::{CacheHints, Call, Core, Reply};
+pub use dispatch::{Call, Core, Reply};
 pub use error::{Error, Rejected, ToolError};
 pub use extract::{
     Args, CallParts, Complete, FromContext, FromUriParam, HeaderArg, PromptParam, PromptParts,
-    Rejection, State, ToolParam,
+    State, ToolParam,
 };
 pub use input::{Elicitation, InputRequired};
 pub use live::ServerHandle;

@@ -16,9 +16,7 @@ pub(crate) mod spec;
 mod tool;
 pub mod uri;
 
-pub use catalog::{
-    BuildError, Catalog, CatalogPrompt, CatalogResource, CatalogTool, Defs, ListPage, Listing,
-};
+pub use catalog::{BuildError, Catalog, CatalogTool, Defs, ListPage, Listing};
 pub use listed::Listed;
 pub use prompt::{
     CompleteFuture, Completer, PromptDef, PromptFuture, PromptItem, PromptRef, PromptRegistration,

@@ -17,7 +17,10 @@
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-use crate::core::{Notifier, Subscription, Transport};
+use crate::core::{Notifier, Transport};
+
+/// The notification stream [`TestClient::listen`] opens.
+pub use crate::core::Subscription;
 use crate::era::modern::{self, Answer, Inbound};
 use crate::policy::auth::Principal;
 use crate::protocol::jsonrpc::Message;

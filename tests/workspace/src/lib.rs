@@ -110,7 +110,8 @@ pub mod fixtures {
 /// Resources and prompts used by the transcripts and behaviour tests: a small library.
 pub mod library {
     use super::*;
-    use mcp_runtime::{Annotations, Complete, ResourceContents};
+    use mcp_runtime::protocol::Annotations;
+    use mcp_runtime::{Complete, ResourceContents};
 
     // ANCHOR: readme
     /// How to read the library.
@@ -304,7 +305,7 @@ pub mod library {
             PromptMessage::user(Content::audio([4u8, 5], "audio/wav")),
             PromptMessage::assistant(Content::link("library://books/1", "Dune").with_annotations(
                 Annotations {
-                    audience: Some(vec![mcp_runtime::Role::User]),
+                    audience: Some(vec![mcp_runtime::protocol::Role::User]),
                     priority: None,
                     last_modified: None,
                 },
@@ -356,7 +357,7 @@ pub mod interactive {
     use std::sync::Arc;
 
     use mcp_runtime::prelude::*;
-    use mcp_runtime::Root;
+    use mcp_runtime::protocol::Root;
 
     /// A yes/no form.
     #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -556,7 +557,7 @@ pub mod interactive {
     /// Logs at every level.
     #[tool]
     pub async fn chatty(log: Log) -> &'static str {
-        for level in mcp_runtime::LogLevel::ALL {
+        for level in mcp_runtime::protocol::LogLevel::ALL {
             log.logger("chatty")
                 .log(level, format!("a {} message", level.as_str()));
         }

@@ -1165,7 +1165,7 @@ async fn resource_updates_reach_only_the_streams_subscribed_to_them() {
 
 /// The URIs of the `resources/updated` notifications of `sub` before its next
 /// `tools/list_changed`.
-async fn seen(sub: &mut mcp_runtime::core::Subscription) -> Vec<String> {
+async fn seen(sub: &mut mcp_runtime::testing::Subscription) -> Vec<String> {
     let mut uris = Vec::new();
     loop {
         let n = tokio::time::timeout(Duration::from_secs(5), sub.next())

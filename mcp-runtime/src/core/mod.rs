@@ -3,6 +3,23 @@
 //! The core looks names up in the catalog, builds the [`RequestContext`], runs the
 //! `Authorize` hook, validates arguments, runs the generated glue (catching panics) and
 //! maps the outcome. It never sees a session, a header or an era-specific field.
+//!
+//! A request flows one way through it:
+//!
+//! - `dispatch`: the [`Core`] and its entry, [`Core::handle`], which routes each method to
+//!   its family;
+//! - `methods/`: one file per family (tools, resources, prompts, completion, lists, tasks,
+//!   subscriptions), with `params` for reading params the same way everywhere;
+//! - `pipeline`: the steps every handler call shares (scopes and `Authorize`, limits,
+//!   panic isolation, shutdown, the end of an input round);
+//! - below them, what a handler sees and returns: `context` (the [`RequestContext`]),
+//!   `extract` (parameters and extractors), `returns` (what handlers may return), `error`,
+//!   `notify` (progress, logs, cancellation), `input` (asking the client mid-call),
+//!   `pages`, `artifacts`, `idempotency`;
+//! - and what the core keeps: `live` (the catalog in use, swapped whole when tools
+//!   change), `served` (methods served and list pages), `tasks` (the task runtime),
+//!   `lifecycle` (draining and shutdown), `canonical` (the canonical JSON bindings are
+//!   hashed in).
 
 pub(crate) mod artifacts;
 pub(crate) mod canonical;

@@ -11,13 +11,14 @@ use crate::errors::Errors;
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let Some(func) = crate::sig::parse_fn(item, "resource", &mut errors) else {
-        return errors.into_tokens();
+        return errors.finish().err().unwrap_or_default();
     };
-    match model::build(attr, &func, &mut errors) {
-        Some(model) if errors.is_empty() => expand::resource(&func, &model),
-        _ => {
+    let model = model::build(attr, &func, &mut errors);
+    match (model, errors.finish()) {
+        (Some(model), Ok(())) => expand::resource(&func, &model),
+        (_, result) => {
             let mut out = crate::sig::stub(&func);
-            out.extend(errors.into_tokens());
+            out.extend(result.err());
             out
         }
     }

@@ -14,17 +14,17 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let parsed = match parse::parse(attr, item, &mut errors) {
         Some(parsed) => parsed,
         // Not even a function: nothing to keep.
-        None => return errors.into_tokens(),
+        None => return errors.finish().err().unwrap_or_default(),
     };
     let model = model::build(&parsed, &mut errors);
     if let Some(model) = &model {
         validate::check(model, &mut errors);
     }
-    match model {
-        Some(model) if errors.is_empty() => expand::tool(&parsed, &model),
-        _ => {
+    match (model, errors.finish()) {
+        (Some(model), Ok(())) => expand::tool(&parsed, &model),
+        (_, result) => {
             let mut out = expand::stub(&parsed);
-            out.extend(errors.into_tokens());
+            out.extend(result.err());
             out
         }
     }

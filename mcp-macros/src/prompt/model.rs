@@ -5,10 +5,19 @@ use syn::{ItemFn, Type};
 
 use crate::docs;
 use crate::errors::Errors;
-use crate::options::{self, Reader};
+use crate::options::{self, option_keys, Reader};
 use crate::sig::{self, Param};
 
-const OPTIONS: &[&str] = &["name", "title", "description", "complete", "scopes"];
+option_keys! {
+    /// The options of `#[prompt(..)]`.
+    enum PromptKey for "prompt" {
+        Name = "name",
+        Title = "title",
+        Description = "description",
+        Complete = "complete",
+        Scopes = "scopes",
+    }
+}
 
 pub struct Model {
     pub name: String,
@@ -46,29 +55,23 @@ pub fn build(attr: TokenStream, func: &ItemFn, errors: &mut Errors) -> Option<Mo
         output: syn::parse_quote!(()),
     };
     let mut completers = Vec::new();
-    let mut reader = Reader::new("prompt", OPTIONS, errors);
+    let mut reader = Reader::<PromptKey>::new(errors);
     for option in &list {
         let Some(key) = reader.key(option) else {
             continue;
         };
-        if key == "complete" {
-            completers = options::completers(option, reader.errors);
-            continue;
-        }
-        if key == "scopes" {
-            model.scopes = options::scopes(option, reader.errors);
-            continue;
-        }
-        let Some(s) = reader.string(option) else {
-            continue;
-        };
-        match key.as_str() {
-            "name" => {
-                model.name = s.value();
-                model.name_span = s.span();
+        // `key` reports repeats, so each arm runs at most once per key.
+        match key {
+            PromptKey::Name => {
+                if let Some(s) = reader.string(option) {
+                    model.name = s.value();
+                    model.name_span = s.span();
+                }
             }
-            "title" => model.title = Some(s.value()),
-            _ => model.description = Some(s.value()),
+            PromptKey::Title => model.title = reader.string(option).map(|s| s.value()),
+            PromptKey::Description => model.description = reader.string(option).map(|s| s.value()),
+            PromptKey::Complete => completers = options::completers(option, reader.errors),
+            PromptKey::Scopes => model.scopes = options::scopes(option, reader.errors),
         }
     }
     let name = &model.name;

@@ -5,23 +5,26 @@ use syn::{Expr, ExprLit, ItemFn, Lit, LitStr, Token, Type};
 
 use crate::docs;
 use crate::errors::Errors;
-use crate::options::{self, inner_span, RawOption, Reader};
+use crate::options::{self, inner_span, option_keys, RawOption, Reader};
 use crate::sig::{self, Param};
 use crate::uri::{self as template, Piece};
 
-const OPTIONS: &[&str] = &[
-    "name",
-    "title",
-    "description",
-    "mime",
-    "size",
-    "audience",
-    "priority",
-    "ttl",
-    "cache",
-    "complete",
-    "scopes",
-];
+option_keys! {
+    /// The options of `#[resource(..)]`, after the template.
+    enum ResourceKey for "resource" {
+        Name = "name",
+        Title = "title",
+        Description = "description",
+        Mime = "mime",
+        Size = "size",
+        Audience = "audience",
+        Priority = "priority",
+        Ttl = "ttl",
+        Cache = "cache",
+        Complete = "complete",
+        Scopes = "scopes",
+    }
+}
 
 struct Attr {
     template: LitStr,
@@ -122,39 +125,44 @@ pub fn build(attr: proc_macro2::TokenStream, func: &ItemFn, errors: &mut Errors)
         dup_span: lit.span(),
     };
     let mut completers = Vec::new();
-    let mut reader = Reader::new("resource", OPTIONS, errors);
+    let mut reader = Reader::<ResourceKey>::new(errors);
     for option in &attr.options {
         let Some(key) = reader.key(option) else {
             continue;
         };
-        match key.as_str() {
-            "name" | "title" | "description" | "mime" | "ttl" => {
-                let Some(s) = reader.string(option) else {
-                    continue;
-                };
-                let value = s.value();
-                match key.as_str() {
-                    "name" => {
-                        if value.is_empty() {
-                            reader.errors.at(&s, "a resource name cannot be empty");
-                        }
-                        model.name = value;
+        // `key` reports repeats, so each arm runs at most once per key.
+        match key {
+            ResourceKey::Name => {
+                if let Some(s) = reader.string(option) {
+                    if s.value().is_empty() {
+                        reader.errors.at(&s, "a resource name cannot be empty");
                     }
-                    "title" => model.title = Some(value),
-                    "description" => model.description = Some(value),
-                    "mime" => {
-                        if !is_mime(&value) {
-                            reader.errors.at(&s, format!("`{value}` is not a MIME type such as `text/plain` or `application/json`"));
-                        }
-                        model.mime = Some(value);
-                    }
-                    _ => match parse_duration_ms(&value) {
-                        Some(ms) => model.ttl_ms = Some(ms),
-                        None => reader.errors.at(&s, format!("`{value}` is not a duration: write a number with a unit, such as \"500ms\", \"30s\", \"5m\" or \"1h\"")),
-                    },
+                    model.name = s.value();
                 }
             }
-            "size" => match &option.value {
+            ResourceKey::Title => model.title = reader.string(option).map(|s| s.value()),
+            ResourceKey::Description => {
+                model.description = reader.string(option).map(|s| s.value())
+            }
+            ResourceKey::Mime => {
+                if let Some(s) = reader.string(option) {
+                    let value = s.value();
+                    if !is_mime(&value) {
+                        reader.errors.at(&s, format!("`{value}` is not a MIME type such as `text/plain` or `application/json`"));
+                    }
+                    model.mime = Some(value);
+                }
+            }
+            ResourceKey::Ttl => {
+                if let Some(s) = reader.string(option) {
+                    let value = s.value();
+                    match parse_duration_ms(&value) {
+                        Some(ms) => model.ttl_ms = Some(ms),
+                        None => reader.errors.at(&s, format!("`{value}` is not a duration: write a number with a unit, such as \"500ms\", \"30s\", \"5m\" or \"1h\"")),
+                    }
+                }
+            }
+            ResourceKey::Size => match &option.value {
                 Some(Expr::Lit(ExprLit { lit: Lit::Int(i), .. })) => match i.base10_parse::<u64>() {
                     Ok(_) if pieces.iter().any(|p| p.var().is_some()) => reader.errors.at(
                         &option.key,
@@ -168,7 +176,7 @@ pub fn build(attr: proc_macro2::TokenStream, func: &ItemFn, errors: &mut Errors)
                     "`size` takes the size in bytes: size = 1024",
                 ),
             },
-            "priority" => {
+            ResourceKey::Priority => {
                 let value = match &option.value {
                     Some(Expr::Lit(ExprLit { lit: Lit::Float(f), .. })) => f.base10_parse::<f64>().ok(),
                     Some(Expr::Lit(ExprLit { lit: Lit::Int(i), .. })) => i.base10_parse::<f64>().ok(),
@@ -182,7 +190,7 @@ pub fn build(attr: proc_macro2::TokenStream, func: &ItemFn, errors: &mut Errors)
                     ),
                 }
             }
-            "audience" => {
+            ResourceKey::Audience => {
                 let mut roles = Vec::new();
                 let items: Vec<&Expr> = match &option.value {
                     Some(Expr::Array(a)) => a.elems.iter().collect(),
@@ -207,7 +215,7 @@ pub fn build(attr: proc_macro2::TokenStream, func: &ItemFn, errors: &mut Errors)
                     );
                 }
             }
-            "cache" => match &option.value {
+            ResourceKey::Cache => match &option.value {
                 Some(Expr::Path(p)) if p.path.is_ident("public") => model.cache_private = Some(false),
                 Some(Expr::Path(p)) if p.path.is_ident("private") => model.cache_private = Some(true),
                 _ => reader.errors.at(
@@ -215,8 +223,8 @@ pub fn build(attr: proc_macro2::TokenStream, func: &ItemFn, errors: &mut Errors)
                     "`cache` is `public` (same for every caller) or `private` (per user): cache = private",
                 ),
             },
-            "scopes" => model.scopes = options::scopes(option, reader.errors),
-            _ => completers = options::completers(option, reader.errors),
+            ResourceKey::Scopes => model.scopes = options::scopes(option, reader.errors),
+            ResourceKey::Complete => completers = options::completers(option, reader.errors),
         }
     }
 

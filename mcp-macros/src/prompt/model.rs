@@ -24,7 +24,8 @@ pub struct Model {
     pub name_span: proc_macro2::Span,
     pub title: Option<String>,
     pub description: Option<String>,
-    pub completers: Vec<(String, syn::Path)>,
+    /// `complete(argument = function)`, keyed by the argument as written.
+    pub completers: Vec<(syn::Ident, syn::Path)>,
     pub scopes: Vec<String>,
     pub params: Vec<Param>,
     pub is_async: bool,
@@ -112,9 +113,6 @@ pub fn build(attr: TokenStream, func: &ItemFn, errors: &mut Errors) -> Option<Mo
             );
         }
     }
-    model.completers = completers
-        .into_iter()
-        .map(|(k, p)| (k.to_string(), p))
-        .collect();
+    model.completers = completers;
     Some(model)
 }

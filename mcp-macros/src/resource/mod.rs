@@ -1,8 +1,12 @@
-//! `#[resource("scheme://path/<id>")]`: parse the template and options, match variables to
-//! parameters, expand to a `ResourceDef`.
+//! `#[resource("scheme://path/<id>")]`: parse -> model -> validate -> expand, as `#[tool]`.
+//! `parse` splits the URI template, `model` reads the options and binds each parameter to
+//! a variable or the request context, `validate` checks the template against the
+//! parameters and completers, `expand` emits a `ResourceDef`.
 
 mod expand;
 mod model;
+mod parse;
+mod validate;
 
 use proc_macro2::TokenStream;
 
@@ -10,14 +14,18 @@ use crate::errors::Errors;
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    let Some(func) = crate::sig::parse_fn(item, "resource", &mut errors) else {
+    let Some(parsed) = parse::parse(attr, item, &mut errors) else {
+        // Not even a function: nothing to keep.
         return errors.finish().err().unwrap_or_default();
     };
-    let model = model::build(attr, &func, &mut errors);
+    let model = model::build(&parsed, &mut errors);
+    if let Some(model) = &model {
+        validate::check(model, &mut errors);
+    }
     match (model, errors.finish()) {
-        (Some(model), Ok(())) => expand::resource(&func, &model),
+        (Some(model), Ok(())) => expand::resource(&parsed, &model),
         (_, result) => {
-            let mut out = crate::sig::stub(&func);
+            let mut out = expand::stub(&parsed);
             out.extend(result.err());
             out
         }

@@ -13,6 +13,7 @@
 
 mod docs;
 mod errors;
+mod name;
 mod options;
 mod prompt;
 mod register;

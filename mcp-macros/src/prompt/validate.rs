@@ -3,26 +3,11 @@
 
 use super::model::Model;
 use crate::errors::Errors;
+use crate::name;
 
 pub fn check(model: &Model, errors: &mut Errors) {
-    check_name(model, errors);
+    name::check("prompt", &model.name, model.name_span, errors);
     check_completers(model, errors);
-}
-
-/// Prompt names: 1 to 128 characters of `A-Z a-z 0-9 _ - .`.
-fn check_name(model: &Model, errors: &mut Errors) {
-    let name = &model.name;
-    if name.is_empty()
-        || name.len() > 128
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-    {
-        errors.span(
-            model.name_span,
-            format!("prompt name `{name}` must be 1 to 128 characters of A-Z a-z 0-9 _ - ."),
-        );
-    }
 }
 
 fn check_completers(model: &Model, errors: &mut Errors) {

@@ -14,8 +14,11 @@ use crate::errors::Errors;
 
 /// One `key`, `key = value` or `key(..)` inside an attribute.
 pub struct RawOption {
+    /// The key as written (any ident, keywords included).
     pub key: Ident,
+    /// `key = value`: the value.
     pub value: Option<Expr>,
+    /// `key(inner = value, ..)`: the inner options.
     pub nested: Option<Vec<RawOption>>,
     /// `key("a", "b")`: a list of string literals.
     pub strings: Option<Vec<LitStr>>,
@@ -105,16 +108,19 @@ macro_rules! option_keys {
         }
     };
 }
+// Exported by path (`crate::options::option_keys`) so each macro's model can name it.
 pub(crate) use option_keys;
 
 /// Reads options one by one, reporting repeats, unknown keys and mistyped values.
 pub struct Reader<'a, K> {
     seen: Vec<String>,
     keys: std::marker::PhantomData<K>,
+    /// Where the reader and its callers record problems.
     pub errors: &'a mut Errors,
 }
 
 impl<'a, K: Key> Reader<'a, K> {
+    /// A reader of the options of `K`'s macro that records problems in `errors`.
     pub fn new(errors: &'a mut Errors) -> Self {
         Reader {
             seen: Vec::new(),

@@ -25,6 +25,7 @@ pub struct Registration<'a> {
     pub duplicate: Ident,
 }
 
+/// The function, its name item, the glue in `const _` and the duplicate detector.
 pub fn emit(r: Registration<'_>) -> TokenStream {
     let Registration {
         func,

@@ -16,6 +16,7 @@ pub fn stub(parsed: &Parsed) -> TokenStream {
     sig::stub(&parsed.func)
 }
 
+/// The function, its name item and the registered `PromptDef`.
 pub fn prompt(parsed: &Parsed, model: &Model) -> TokenStream {
     let func = &parsed.func;
     let func_clean = clean_fn(func);

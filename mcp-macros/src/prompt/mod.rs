@@ -11,6 +11,7 @@ use proc_macro2::TokenStream;
 
 use crate::errors::Errors;
 
+/// `#[prompt(attr)] item`: the expansion, or the function and its errors.
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let Some(parsed) = parse::parse(attr, item, &mut errors) else {

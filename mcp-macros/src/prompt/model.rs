@@ -21,6 +21,7 @@ option_keys! {
     }
 }
 
+/// A prompt as declared, before its rules are checked.
 pub struct Model {
     pub name: String,
     /// The `name = ".."` literal, or the function's name when there is none.
@@ -30,11 +31,14 @@ pub struct Model {
     /// `complete(argument = function)`, keyed by the argument as written.
     pub completers: Vec<(Ident, syn::Path)>,
     pub scopes: Vec<String>,
+    /// The prompt's arguments, in order.
     pub params: Vec<Param>,
     pub is_async: bool,
+    /// The return type (`()` when none is written).
     pub output: Type,
 }
 
+/// Read the options and the signature; every problem is recorded in `errors`.
 pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
     let func = &parsed.func;
     let sig = &func.sig;

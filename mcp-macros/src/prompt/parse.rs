@@ -6,6 +6,7 @@ use syn::ItemFn;
 use crate::errors::Errors;
 use crate::options::{self, RawOption};
 
+/// The attribute and the item, as syntax.
 pub struct Parsed {
     pub options: Vec<RawOption>,
     pub func: ItemFn,

@@ -5,6 +5,7 @@ use super::model::Model;
 use crate::errors::Errors;
 use crate::name;
 
+/// Record every rule `model` breaks.
 pub fn check(model: &Model, errors: &mut Errors) {
     name::check("prompt", &model.name, model.name_span, errors);
     check_completers(model, errors);

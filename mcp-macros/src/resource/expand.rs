@@ -17,6 +17,7 @@ pub fn stub(parsed: &Parsed) -> TokenStream {
     sig::stub(&parsed.func)
 }
 
+/// The function, its name item and the registered `ResourceDef`.
 pub fn resource(parsed: &Parsed, model: &Model) -> TokenStream {
     let func = &parsed.func;
     let func_clean = clean_fn(func);

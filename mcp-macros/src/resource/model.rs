@@ -41,9 +41,11 @@ pub enum Source {
     Context,
 }
 
+/// A resource as declared, before its rules are checked.
 pub struct Model {
     /// The template literal, where errors about its variables point.
     pub template: LitStr,
+    /// The template as written (`orders://<id>`).
     pub uri: String,
     pub pieces: Vec<Piece>,
     pub name: String,
@@ -60,8 +62,10 @@ pub struct Model {
     pub scopes: Vec<String>,
     /// `complete(variable = function)`, keyed by the variable as written.
     pub completers: Vec<(Ident, syn::Path)>,
+    /// The parameters, in order, each with what produces it.
     pub params: Vec<(Param, Source)>,
     pub is_async: bool,
+    /// The return type (`()` when none is written).
     pub output: Type,
     /// Where rustc reports a second resource with the same URI shape.
     pub dup_span: Span,

@@ -9,6 +9,7 @@ use crate::errors::Errors;
 use crate::options::{self, inner_span, RawOption};
 use crate::uri::{self as template, Piece};
 
+/// The attribute and the item, as syntax.
 pub struct Parsed {
     pub func: ItemFn,
     /// The attribute, or `None` when it could not be read (the error is recorded and only

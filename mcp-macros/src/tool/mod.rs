@@ -9,6 +9,7 @@ use proc_macro2::TokenStream;
 
 use crate::errors::Errors;
 
+/// `#[tool(attr)] item`: the expansion, or the function and its errors.
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let parsed = match parse::parse(attr, item, &mut errors) {

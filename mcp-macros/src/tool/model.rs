@@ -8,10 +8,13 @@ use crate::errors::Errors;
 use crate::options::{option_keys, Reader};
 use crate::{docs, sig};
 
+/// A tool as declared, before its rules are checked.
 pub struct Model {
     pub name: String,
+    /// The `name = ".."` literal, or the function's name when there is none.
     pub name_span: Span,
     pub title: Option<String>,
+    /// The `description` option, else the doc comment (required).
     pub description: String,
     pub read_only: Option<bool>,
     pub destructive: Option<bool>,
@@ -28,11 +31,14 @@ pub struct Model {
     /// `inline_limit = <bytes>` (`Some(Some(n))`) or `inline_limit = unlimited`
     /// (`Some(None)`).
     pub inline_limit: Option<Option<usize>>,
+    /// The arguments, in order.
     pub params: Vec<Param>,
     pub is_async: bool,
+    /// The return type (`()` when none is written).
     pub output: Type,
 }
 
+/// One argument of the tool.
 pub struct Param {
     pub name: String,
     pub ty: Type,
@@ -59,6 +65,7 @@ option_keys! {
     }
 }
 
+/// Read the options and the signature; every problem is recorded in `errors`.
 pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
     let func = &parsed.func;
     let sig = &func.sig;

@@ -113,6 +113,7 @@ pub(crate) use option_keys;
 
 /// Reads options one by one, reporting repeats, unknown keys and mistyped values.
 pub struct Reader<'a, K> {
+    /// Spellings rather than keys, so an unknown key written twice is reported as repeated.
     seen: Vec<String>,
     keys: std::marker::PhantomData<K>,
     /// Where the reader and its callers record problems.

@@ -2,17 +2,20 @@
 //! `mcp-runtime`, which re-exports them; the generated code names
 //! `::mcp_runtime::__private` only.
 //!
-//! Each macro is a pipeline in its own folder: `parse` (tokens to syntax), `model` (what the
-//! user declared, with the wire rules checked at compile time; `#[tool]` keeps those in
-//! `validate`) and `expand` (code). Shared pieces: `options` (attribute options and
-//! hints), `sig` (signatures and parameters), `uri` (resource URI templates), `docs`.
-//! Errors are collected, point at the offending token, and a stub is still emitted so one
+//! Each macro is the same pipeline in its own folder: `parse` (tokens to syntax), `model`
+//! (what the user declared, each option read into a typed field), `validate` (the rules
+//! between fields and the wire rules, checked at compile time) and `expand` (code). Shared
+//! pieces: `options` (option keys, values and hints), `name` (the tool and prompt name
+//! rule), `sig` (signatures and parameters), `uri` (resource URI templates), `docs`,
+//! `register` (the code around every macro's glue) and `errors`. Errors are collected in
+//! `errors::Errors`, point at the offending token, and a stub is still emitted so one
 //! mistake gives one message.
 //!
 //! Set `MCP_MACROS_DEBUG=1` while building to print every expansion to stderr.
 
 mod docs;
 mod errors;
+mod name;
 mod options;
 mod prompt;
 mod register;

@@ -1,5 +1,9 @@
 //! Attribute options shared by `#[tool]`, `#[resource]` and `#[prompt]`: `key`,
 //! `key = value` and `key(inner = value, ..)`, with "did you mean" hints.
+//!
+//! Each macro declares its keys once with [`option_keys!`]; [`Reader::key`] turns the
+//! written ident into that enum, so a macro's `match` over the enum must handle every key
+//! it lists, and the "unknown option" message lists the same keys.
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::{Parse, ParseStream};
@@ -10,8 +14,11 @@ use crate::errors::Errors;
 
 /// One `key`, `key = value` or `key(..)` inside an attribute.
 pub struct RawOption {
+    /// The key as written (any ident, keywords included).
     pub key: Ident,
+    /// `key = value`: the value.
     pub value: Option<Expr>,
+    /// `key(inner = value, ..)`: the inner options.
     pub nested: Option<Vec<RawOption>>,
     /// `key("a", "b")`: a list of string literals.
     pub strings: Option<Vec<LitStr>>,
@@ -62,30 +69,69 @@ pub fn parse_list(input: ParseStream) -> syn::Result<Vec<RawOption>> {
         .collect())
 }
 
+/// The keys of one macro's options: an enum declared with [`option_keys!`], so the list
+/// that messages print and the `match` that handles each key come from one declaration,
+/// and the compiler reports a key that is listed but not handled.
+pub trait Key: Copy + 'static {
+    /// The attribute's name, for messages: `tool`, `resource` or `prompt`.
+    const MACRO: &'static str;
+    /// Every key with its spelling, in the order messages list them.
+    const ALL: &'static [(Self, &'static str)];
+
+    /// The key spelled `text`, if there is one.
+    fn from_text(text: &str) -> Option<Self> {
+        Self::ALL
+            .iter()
+            .find(|(_, spelling)| *spelling == text)
+            .map(|(key, _)| *key)
+    }
+}
+
+/// Declare the option keys of one macro: an enum and its [`Key`] implementation, from one
+/// list of `Variant = "spelling"` pairs.
+macro_rules! option_keys {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident for $macro_name:literal {
+            $($(#[$variant_meta:meta])* $variant:ident = $spelling:literal,)+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        $vis enum $name {
+            $($(#[$variant_meta])* $variant,)+
+        }
+
+        impl $crate::options::Key for $name {
+            const MACRO: &'static str = $macro_name;
+            const ALL: &'static [(Self, &'static str)] = &[$(($name::$variant, $spelling)),+];
+        }
+    };
+}
+// Exported by path (`crate::options::option_keys`) so each macro's model can name it.
+pub(crate) use option_keys;
+
 /// Reads options one by one, reporting repeats, unknown keys and mistyped values.
-pub struct Reader<'a> {
-    macro_name: &'static str,
-    known: &'static [&'static str],
+pub struct Reader<'a, K> {
+    /// Spellings rather than keys, so an unknown key written twice is reported as repeated.
     seen: Vec<String>,
+    keys: std::marker::PhantomData<K>,
+    /// Where the reader and its callers record problems.
     pub errors: &'a mut Errors,
 }
 
-impl<'a> Reader<'a> {
-    pub fn new(
-        macro_name: &'static str,
-        known: &'static [&'static str],
-        errors: &'a mut Errors,
-    ) -> Self {
+impl<'a, K: Key> Reader<'a, K> {
+    /// A reader of the options of `K`'s macro that records problems in `errors`.
+    pub fn new(errors: &'a mut Errors) -> Self {
         Reader {
-            macro_name,
-            known,
             seen: Vec::new(),
+            keys: std::marker::PhantomData,
             errors,
         }
     }
 
     /// The option's key, or `None` (with an error) when it is repeated or unknown.
-    pub fn key(&mut self, option: &RawOption) -> Option<String> {
+    pub fn key(&mut self, option: &RawOption) -> Option<K> {
         let key = option.key.to_string();
         if self.seen.contains(&key) {
             self.errors
@@ -93,21 +139,22 @@ impl<'a> Reader<'a> {
             return None;
         }
         self.seen.push(key.clone());
-        if !self.known.contains(&key.as_str()) {
-            let hint = suggest(&key, self.known)
-                .map(|s| format!("; did you mean `{s}`?"))
-                .unwrap_or_default();
-            self.errors.at(
-                &option.key,
-                format!(
-                    "unknown #[{}] option `{key}`{hint} (options: {})",
-                    self.macro_name,
-                    self.known.join(", ")
-                ),
-            );
-            return None;
+        if let Some(known) = K::from_text(&key) {
+            return Some(known);
         }
-        Some(key)
+        let spellings: Vec<&'static str> = K::ALL.iter().map(|(_, spelling)| *spelling).collect();
+        let hint = suggest(&key, &spellings)
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_default();
+        self.errors.at(
+            &option.key,
+            format!(
+                "unknown #[{}] option `{key}`{hint} (options: {})",
+                K::MACRO,
+                spellings.join(", ")
+            ),
+        );
+        None
     }
 
     /// A `key = "text"` option.
@@ -297,4 +344,36 @@ pub fn inner_span(lit: &LitStr, range: std::ops::Range<usize>) -> Span {
         }
     }
     lit.span()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    option_keys! {
+        enum Sample for "sample" {
+            First = "first",
+            SecondKey = "second_key",
+        }
+    }
+
+    #[test]
+    fn keys_come_from_their_spelling() {
+        for (key, spelling) in Sample::ALL {
+            assert_eq!(Sample::from_text(spelling), Some(*key));
+        }
+        assert_eq!(Sample::from_text("third"), None);
+    }
+
+    #[test]
+    fn unknown_keys_list_the_enum() {
+        let mut errors = Errors::default();
+        let option: RawOption = syn::parse_quote!(secondkey);
+        assert_eq!(Reader::<Sample>::new(&mut errors).key(&option), None);
+        let message = errors.finish().err().unwrap_or_default().to_string();
+        assert!(
+            message.contains("unknown #[sample] option `secondkey`; did you mean `second_key`? (options: first, second_key)"),
+            "{message}"
+        );
+    }
 }

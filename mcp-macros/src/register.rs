@@ -25,6 +25,7 @@ pub struct Registration<'a> {
     pub duplicate: Ident,
 }
 
+/// The function, its name item, the glue in `const _` and the duplicate detector.
 pub fn emit(r: Registration<'_>) -> TokenStream {
     let Registration {
         func,
@@ -112,10 +113,12 @@ pub fn rpc_render(output: &syn::Type, ok: TokenStream) -> TokenStream {
 }
 
 /// Glue functions and `Completer` entries for `complete(arg = function)`.
-pub fn completers(list: &[(String, syn::Path)]) -> (Vec<TokenStream>, Vec<TokenStream>) {
+pub fn completers(list: &[(Ident, syn::Path)]) -> (Vec<TokenStream>, Vec<TokenStream>) {
     let mut fns = Vec::new();
     let mut entries = Vec::new();
     for (index, (argument, path)) in list.iter().enumerate() {
+        // The argument's name as a string literal, spelled as written.
+        let argument = argument.to_string();
         let glue = format_ident!("__mcp_complete_{}", index);
         let call = quote_spanned! {path.span()=> #path(request).await };
         fns.push(quote! {

@@ -9,6 +9,7 @@ use crate::errors::Errors;
 /// One named parameter.
 pub struct Param {
     pub name: String,
+    /// Where errors about the parameter's name point.
     pub ident_span: proc_macro2::Span,
     pub ty: Type,
     pub doc: Option<String>,

@@ -15,6 +15,7 @@ pub enum Piece {
 }
 
 impl Piece {
+    /// A variable's name and its byte range in the template; `None` for literal text.
     pub fn var(&self) -> Option<(&str, &Range<usize>)> {
         match self {
             Piece::Segment(name, range) | Piece::Rest(name, range) => Some((name, range)),

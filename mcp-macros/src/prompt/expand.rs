@@ -1,16 +1,24 @@
-//! Code generation for `#[prompt]`.
+//! Code generation for `#[prompt]`: the get glue, its arguments' extraction and the
+//! `PromptDef`, inside the shared registration of `register`.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::ItemFn;
 
 use super::model::Model;
+use super::parse::Parsed;
 use crate::options::{encode, opt_str};
 use crate::register::{self, Registration};
-use crate::sig::clean_fn;
+use crate::sig::{self, clean_fn};
 
-pub fn prompt(func: &ItemFn, model: &Model) -> TokenStream {
+/// What is emitted when the declaration has errors.
+pub fn stub(parsed: &Parsed) -> TokenStream {
+    sig::stub(&parsed.func)
+}
+
+/// The function, its name item and the registered `PromptDef`.
+pub fn prompt(parsed: &Parsed, model: &Model) -> TokenStream {
+    let func = &parsed.func;
     let func_clean = clean_fn(func);
     let ident = &func.sig.ident;
     let name = &model.name;

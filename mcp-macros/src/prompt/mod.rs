@@ -1,23 +1,32 @@
-//! `#[prompt]`: options and parameters (model) to a `PromptDef` (expand).
+//! `#[prompt]`: parse -> model -> validate -> expand, as `#[tool]`. `model` reads the
+//! options and the arguments, `validate` checks the name and the completers, `expand` emits
+//! a `PromptDef`.
 
 mod expand;
 mod model;
+mod parse;
+mod validate;
 
 use proc_macro2::TokenStream;
 
 use crate::errors::Errors;
-use crate::sig;
 
+/// `#[prompt(attr)] item`: the expansion, or the function and its errors.
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    let Some(func) = sig::parse_fn(item, "prompt", &mut errors) else {
-        return errors.into_tokens();
+    let Some(parsed) = parse::parse(attr, item, &mut errors) else {
+        // Not even a function: nothing to keep.
+        return errors.finish().err().unwrap_or_default();
     };
-    match model::build(attr, &func, &mut errors) {
-        Some(model) if errors.is_empty() => expand::prompt(&func, &model),
-        _ => {
-            let mut out = sig::stub(&func);
-            out.extend(errors.into_tokens());
+    let model = model::build(&parsed, &mut errors);
+    if let Some(model) = &model {
+        validate::check(model, &mut errors);
+    }
+    match (model, errors.finish()) {
+        (Some(model), Ok(())) => expand::prompt(&parsed, &model),
+        (_, result) => {
+            let mut out = expand::stub(&parsed);
+            out.extend(result.err());
             out
         }
     }

@@ -1,38 +1,46 @@
-//! What `#[prompt]` declares: options, parameters, completers.
+//! What `#[prompt]` declares: its options read into typed values, its parameters (the
+//! prompt's arguments) and its completers.
 
-use proc_macro2::TokenStream;
-use syn::{ItemFn, Type};
+use proc_macro2::Span;
+use syn::{Ident, Type};
 
+use super::parse::Parsed;
 use crate::docs;
 use crate::errors::Errors;
-use crate::options::{self, Reader};
+use crate::options::{self, option_keys, Reader};
 use crate::sig::{self, Param};
 
-const OPTIONS: &[&str] = &["name", "title", "description", "complete", "scopes"];
+option_keys! {
+    /// The options of `#[prompt(..)]`.
+    enum PromptKey for "prompt" {
+        Name = "name",
+        Title = "title",
+        Description = "description",
+        Complete = "complete",
+        Scopes = "scopes",
+    }
+}
 
+/// A prompt as declared, before its rules are checked.
 pub struct Model {
     pub name: String,
-    pub name_span: proc_macro2::Span,
+    /// The `name = ".."` literal, or the function's name when there is none.
+    pub name_span: Span,
     pub title: Option<String>,
     pub description: Option<String>,
-    pub completers: Vec<(String, syn::Path)>,
+    /// `complete(argument = function)`, keyed by the argument as written.
+    pub completers: Vec<(Ident, syn::Path)>,
     pub scopes: Vec<String>,
+    /// The prompt's arguments, in order.
     pub params: Vec<Param>,
     pub is_async: bool,
+    /// The return type (`()` when none is written).
     pub output: Type,
 }
 
-pub fn build(attr: TokenStream, func: &ItemFn, errors: &mut Errors) -> Option<Model> {
-    let list = match syn::parse::Parser::parse2(options::parse_list, attr) {
-        Ok(list) => list,
-        Err(e) => {
-            errors.push(syn::Error::new(
-                e.span(),
-                "expected options such as `name = \"..\"`, `title = \"..\"`, `complete(argument = completer_fn)`",
-            ));
-            Vec::new()
-        }
-    };
+/// Read the options and the signature; every problem is recorded in `errors`.
+pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
+    let func = &parsed.func;
     let sig = &func.sig;
     let mut model = Model {
         name: sig.ident.to_string().trim_start_matches("r#").to_owned(),
@@ -45,43 +53,24 @@ pub fn build(attr: TokenStream, func: &ItemFn, errors: &mut Errors) -> Option<Mo
         is_async: sig.asyncness.is_some(),
         output: syn::parse_quote!(()),
     };
-    let mut completers = Vec::new();
-    let mut reader = Reader::new("prompt", OPTIONS, errors);
-    for option in &list {
+    let mut reader = Reader::<PromptKey>::new(errors);
+    for option in &parsed.options {
         let Some(key) = reader.key(option) else {
             continue;
         };
-        if key == "complete" {
-            completers = options::completers(option, reader.errors);
-            continue;
-        }
-        if key == "scopes" {
-            model.scopes = options::scopes(option, reader.errors);
-            continue;
-        }
-        let Some(s) = reader.string(option) else {
-            continue;
-        };
-        match key.as_str() {
-            "name" => {
-                model.name = s.value();
-                model.name_span = s.span();
+        // `key` reports repeats, so each arm runs at most once per key.
+        match key {
+            PromptKey::Name => {
+                if let Some(s) = reader.string(option) {
+                    model.name = s.value();
+                    model.name_span = s.span();
+                }
             }
-            "title" => model.title = Some(s.value()),
-            _ => model.description = Some(s.value()),
+            PromptKey::Title => model.title = reader.string(option).map(|s| s.value()),
+            PromptKey::Description => model.description = reader.string(option).map(|s| s.value()),
+            PromptKey::Complete => model.completers = options::completers(option, reader.errors),
+            PromptKey::Scopes => model.scopes = options::scopes(option, reader.errors),
         }
-    }
-    let name = &model.name;
-    if name.is_empty()
-        || name.len() > 128
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-    {
-        errors.span(
-            model.name_span,
-            format!("prompt name `{name}` must be 1 to 128 characters of A-Z a-z 0-9 _ - ."),
-        );
     }
     sig::check_signature(sig, "prompt", errors);
     model.params = sig::params(sig, "prompt", errors);
@@ -89,29 +78,5 @@ pub fn build(attr: TokenStream, func: &ItemFn, errors: &mut Errors) -> Option<Mo
     if model.description.is_none() {
         model.description = docs::text(&func.attrs);
     }
-    for (key, _) in &completers {
-        if !model.params.iter().any(|p| *key == p.name) {
-            let names: Vec<String> = model
-                .params
-                .iter()
-                .map(|p| format!("`{}`", p.name))
-                .collect();
-            errors.at(
-                key,
-                format!(
-                    "`{key}` is not a parameter of this prompt{}",
-                    if names.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" (parameters: {})", names.join(", "))
-                    }
-                ),
-            );
-        }
-    }
-    model.completers = completers
-        .into_iter()
-        .map(|(k, p)| (k.to_string(), p))
-        .collect();
     Some(model)
 }

@@ -1,17 +1,25 @@
-//! Code generation for `#[resource]`.
+//! Code generation for `#[resource]`: the read glue, its parameters' extraction and the
+//! `ResourceDef`, inside the shared registration of `register`.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::ItemFn;
 
 use super::model::{Model, Source};
+use super::parse::Parsed;
 use crate::options::{encode, opt_str};
 use crate::register::{self, Registration};
-use crate::sig::clean_fn;
+use crate::sig::{self, clean_fn};
 use crate::uri::{self as template, Piece};
 
-pub fn resource(func: &ItemFn, model: &Model) -> TokenStream {
+/// What is emitted when the declaration has errors.
+pub fn stub(parsed: &Parsed) -> TokenStream {
+    sig::stub(&parsed.func)
+}
+
+/// The function, its name item and the registered `ResourceDef`.
+pub fn resource(parsed: &Parsed, model: &Model) -> TokenStream {
+    let func = &parsed.func;
     let func_clean = clean_fn(func);
     let ident = &func.sig.ident;
     let name = &model.name;

@@ -1,48 +1,35 @@
-//! What `#[resource]` declares: the template, its options and the parameters.
+//! What `#[resource]` declares: its options read into typed values, and its parameters,
+//! each bound to the URI variable of its name or to the request context.
+//!
+//! A check that concerns one option (an empty name, a MIME type, a duration, a priority's
+//! range, `size` on a template) is made where the option is read, so its error comes in the
+//! order the options are written; `validate` holds the rules between the template, the
+//! parameters and the completers.
 
-use syn::parse::{Parse, ParseStream};
-use syn::{Expr, ExprLit, ItemFn, Lit, LitStr, Token, Type};
+use proc_macro2::Span;
+use syn::{Expr, ExprLit, Ident, Lit, LitStr, Type};
 
+use super::parse::Parsed;
 use crate::docs;
 use crate::errors::Errors;
-use crate::options::{self, inner_span, RawOption, Reader};
+use crate::options::{self, option_keys, RawOption, Reader};
 use crate::sig::{self, Param};
-use crate::uri::{self as template, Piece};
+use crate::uri::Piece;
 
-const OPTIONS: &[&str] = &[
-    "name",
-    "title",
-    "description",
-    "mime",
-    "size",
-    "audience",
-    "priority",
-    "ttl",
-    "cache",
-    "complete",
-    "scopes",
-];
-
-struct Attr {
-    template: LitStr,
-    options: Vec<RawOption>,
-}
-
-impl Parse for Attr {
-    fn parse(input: ParseStream) -> syn::Result<Self> {
-        let template: LitStr = input.parse().map_err(|e| {
-            syn::Error::new(
-                e.span(),
-                "#[resource] starts with the URI template: #[resource(\"orders://<id>\")]",
-            )
-        })?;
-        let options = if input.is_empty() {
-            Vec::new()
-        } else {
-            input.parse::<Token![,]>()?;
-            options::parse_list(input)?
-        };
-        Ok(Attr { template, options })
+option_keys! {
+    /// The options of `#[resource(..)]`, after the template.
+    enum ResourceKey for "resource" {
+        Name = "name",
+        Title = "title",
+        Description = "description",
+        Mime = "mime",
+        Size = "size",
+        Audience = "audience",
+        Priority = "priority",
+        Ttl = "ttl",
+        Cache = "cache",
+        Complete = "complete",
+        Scopes = "scopes",
     }
 }
 
@@ -54,7 +41,11 @@ pub enum Source {
     Context,
 }
 
+/// A resource as declared, before its rules are checked.
 pub struct Model {
+    /// The template literal, where errors about its variables point.
+    pub template: LitStr,
+    /// The template as written (`orders://<id>`).
     pub uri: String,
     pub pieces: Vec<Piece>,
     pub name: String,
@@ -62,44 +53,33 @@ pub struct Model {
     pub description: Option<String>,
     pub mime: Option<String>,
     pub size: Option<u64>,
+    /// `user` and/or `assistant`.
     pub audience: Option<Vec<String>>,
     pub priority: Option<f64>,
     pub ttl_ms: Option<u64>,
+    /// `cache = private` (`Some(true)`) or `cache = public` (`Some(false)`).
     pub cache_private: Option<bool>,
     pub scopes: Vec<String>,
-    pub completers: Vec<(String, syn::Path)>,
+    /// `complete(variable = function)`, keyed by the variable as written.
+    pub completers: Vec<(Ident, syn::Path)>,
+    /// The parameters, in order, each with what produces it.
     pub params: Vec<(Param, Source)>,
     pub is_async: bool,
+    /// The return type (`()` when none is written).
     pub output: Type,
-    pub dup_span: proc_macro2::Span,
+    /// Where rustc reports a second resource with the same URI shape.
+    pub dup_span: Span,
 }
 
-pub fn build(attr: proc_macro2::TokenStream, func: &ItemFn, errors: &mut Errors) -> Option<Model> {
-    let attr: Attr = match syn::parse2(attr) {
-        Ok(a) => a,
-        Err(e) => {
-            errors.push(e);
-            return None;
-        }
-    };
+/// `None` when the attribute could not be read (its error is recorded).
+pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
+    let attr = parsed.attr.as_ref()?;
+    let func = &parsed.func;
     let lit = &attr.template;
-    let uri = lit.value();
-    let pieces = match template::parse(&uri) {
-        Ok(pieces) => pieces,
-        Err(problems) => {
-            for p in problems {
-                errors.span(
-                    inner_span(lit, p.range.clone()),
-                    format!("{}{}", p.message, template::caret(&uri, &p.range)),
-                );
-            }
-            Vec::new()
-        }
-    };
-
     let mut model = Model {
-        uri: uri.clone(),
-        pieces: Vec::new(),
+        template: lit.clone(),
+        uri: lit.value(),
+        pieces: attr.pieces.clone(),
         name: func
             .sig
             .ident
@@ -121,103 +101,14 @@ pub fn build(attr: proc_macro2::TokenStream, func: &ItemFn, errors: &mut Errors)
         output: syn::parse_quote!(()),
         dup_span: lit.span(),
     };
-    let mut completers = Vec::new();
-    let mut reader = Reader::new("resource", OPTIONS, errors);
+    // `size` is refused on a template, as the resources it matches differ in size.
+    let is_template = attr.pieces.iter().any(|p| p.var().is_some());
+    let mut reader = Reader::<ResourceKey>::new(errors);
     for option in &attr.options {
         let Some(key) = reader.key(option) else {
             continue;
         };
-        match key.as_str() {
-            "name" | "title" | "description" | "mime" | "ttl" => {
-                let Some(s) = reader.string(option) else {
-                    continue;
-                };
-                let value = s.value();
-                match key.as_str() {
-                    "name" => {
-                        if value.is_empty() {
-                            reader.errors.at(&s, "a resource name cannot be empty");
-                        }
-                        model.name = value;
-                    }
-                    "title" => model.title = Some(value),
-                    "description" => model.description = Some(value),
-                    "mime" => {
-                        if !is_mime(&value) {
-                            reader.errors.at(&s, format!("`{value}` is not a MIME type such as `text/plain` or `application/json`"));
-                        }
-                        model.mime = Some(value);
-                    }
-                    _ => match parse_duration_ms(&value) {
-                        Some(ms) => model.ttl_ms = Some(ms),
-                        None => reader.errors.at(&s, format!("`{value}` is not a duration: write a number with a unit, such as \"500ms\", \"30s\", \"5m\" or \"1h\"")),
-                    },
-                }
-            }
-            "size" => match &option.value {
-                Some(Expr::Lit(ExprLit { lit: Lit::Int(i), .. })) => match i.base10_parse::<u64>() {
-                    Ok(_) if pieces.iter().any(|p| p.var().is_some()) => reader.errors.at(
-                        &option.key,
-                        "`size` describes one resource; the resources a template matches differ in size, so leave it out",
-                    ),
-                    Ok(n) => model.size = Some(n),
-                    Err(e) => reader.errors.at(i, e),
-                },
-                _ => reader.errors.at(
-                    value_or_key(option),
-                    "`size` takes the size in bytes: size = 1024",
-                ),
-            },
-            "priority" => {
-                let value = match &option.value {
-                    Some(Expr::Lit(ExprLit { lit: Lit::Float(f), .. })) => f.base10_parse::<f64>().ok(),
-                    Some(Expr::Lit(ExprLit { lit: Lit::Int(i), .. })) => i.base10_parse::<f64>().ok(),
-                    _ => None,
-                };
-                match value {
-                    Some(p) if (0.0..=1.0).contains(&p) => model.priority = Some(p),
-                    _ => reader.errors.at(
-                        value_or_key(option),
-                        "`priority` is a number from 0.0 (least) to 1.0 (most important): priority = 0.8",
-                    ),
-                }
-            }
-            "audience" => {
-                let mut roles = Vec::new();
-                let items: Vec<&Expr> = match &option.value {
-                    Some(Expr::Array(a)) => a.elems.iter().collect(),
-                    Some(e) => vec![e],
-                    None => Vec::new(),
-                };
-                let mut ok = !items.is_empty();
-                for item in items {
-                    match item {
-                        Expr::Path(p) if p.path.is_ident("user") || p.path.is_ident("assistant") => {
-                            roles.push(p.path.get_ident().map(|i| i.to_string()).unwrap_or_default())
-                        }
-                        _ => ok = false,
-                    }
-                }
-                if ok {
-                    model.audience = Some(roles);
-                } else {
-                    reader.errors.at(
-                        &option.key,
-                        "`audience` is `user`, `assistant` or both: audience = [user, assistant]",
-                    );
-                }
-            }
-            "cache" => match &option.value {
-                Some(Expr::Path(p)) if p.path.is_ident("public") => model.cache_private = Some(false),
-                Some(Expr::Path(p)) if p.path.is_ident("private") => model.cache_private = Some(true),
-                _ => reader.errors.at(
-                    &option.key,
-                    "`cache` is `public` (same for every caller) or `private` (per user): cache = private",
-                ),
-            },
-            "scopes" => model.scopes = options::scopes(option, reader.errors),
-            _ => completers = options::completers(option, reader.errors),
-        }
+        read_option(&mut model, key, option, is_template, &mut reader);
     }
 
     sig::check_signature(&func.sig, "resource", errors);
@@ -226,83 +117,16 @@ pub fn build(attr: proc_macro2::TokenStream, func: &ItemFn, errors: &mut Errors)
     if model.description.is_none() {
         model.description = docs::text(&func.attrs);
     }
-
-    // Variables and parameters are matched by name, in both directions.
-    let vars: Vec<(&str, &std::ops::Range<usize>)> = pieces.iter().filter_map(Piece::var).collect();
-    let unmatched_params: Vec<&Param> = params
-        .iter()
-        .filter(|p| !vars.iter().any(|(v, _)| *v == p.name))
-        .collect();
-    for (var, range) in &vars {
-        if params.iter().any(|p| p.name == *var) {
-            continue;
-        }
-        let others = if unmatched_params.is_empty() {
-            "the function has no parameter of that name".to_owned()
-        } else {
-            format!(
-                "the function has no parameter `{var}` (parameters not in the template: {})",
-                unmatched_params
-                    .iter()
-                    .map(|p| format!("`{}`", p.name))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        };
-        errors.span(
-            inner_span(lit, (*range).clone()),
-            format!(
-                "URI variable `{var}` has no matching parameter: {others}{}",
-                template::caret(&uri, range)
-            ),
-        );
-    }
-    let unmatched_vars: Vec<&str> = vars
-        .iter()
-        .map(|(v, _)| *v)
-        .filter(|v| !params.iter().any(|p| p.name == *v))
-        .collect();
-    if !unmatched_vars.is_empty() {
-        for p in &unmatched_params {
-            errors.span(
-                p.ident_span,
-                format!(
-                    "parameter `{}` matches no variable of the URI template \"{uri}\" (variables without a parameter: {}); rename one so they match",
-                    p.name,
-                    unmatched_vars.iter().map(|v| format!("`<{v}>`")).collect::<Vec<_>>().join(", ")
-                ),
-            );
-        }
-    }
-    for (key, _) in &completers {
-        if !vars.iter().any(|(v, _)| key == v) {
-            errors.at(
-                key,
-                format!(
-                    "`{key}` is not a variable of the URI template \"{uri}\"{}",
-                    if vars.is_empty() {
-                        String::new()
-                    } else {
-                        format!(
-                            " (variables: {})",
-                            vars.iter()
-                                .map(|(v, _)| format!("`{v}`"))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )
-                    }
-                ),
-            );
-        }
-    }
-    model.completers = completers
-        .into_iter()
-        .map(|(k, p)| (k.to_string(), p))
-        .collect();
+    // Variables and parameters are bound by name; `validate` reports the ones left over.
     model.params = params
         .into_iter()
         .map(|p| {
-            let source = if vars.iter().any(|(v, _)| *v == p.name) {
+            let source = if attr
+                .pieces
+                .iter()
+                .filter_map(Piece::var)
+                .any(|(v, _)| v == p.name)
+            {
                 Source::Uri
             } else {
                 Source::Context
@@ -310,8 +134,122 @@ pub fn build(attr: proc_macro2::TokenStream, func: &ItemFn, errors: &mut Errors)
             (p, source)
         })
         .collect();
-    model.pieces = pieces;
     Some(model)
+}
+
+/// Read one option into `model`, reporting a value that does not fit it where it is written.
+fn read_option(
+    model: &mut Model,
+    key: ResourceKey,
+    option: &RawOption,
+    is_template: bool,
+    reader: &mut Reader<'_, ResourceKey>,
+) {
+    // `key` reports repeats, so each arm runs at most once per key.
+    match key {
+        ResourceKey::Name => {
+            if let Some(s) = reader.string(option) {
+                // Resource names are free text in MCP (unlike tool and prompt names);
+                // only an empty one is useless to a client.
+                if s.value().is_empty() {
+                    reader.errors.at(&s, "a resource name cannot be empty");
+                }
+                model.name = s.value();
+            }
+        }
+        ResourceKey::Title => model.title = reader.string(option).map(|s| s.value()),
+        ResourceKey::Description => {
+            model.description = reader.string(option).map(|s| s.value())
+        }
+        ResourceKey::Mime => {
+            if let Some(s) = reader.string(option) {
+                let value = s.value();
+                if !is_mime(&value) {
+                    reader.errors.at(&s, format!("`{value}` is not a MIME type such as `text/plain` or `application/json`"));
+                }
+                model.mime = Some(value);
+            }
+        }
+        ResourceKey::Ttl => {
+            if let Some(s) = reader.string(option) {
+                let value = s.value();
+                match parse_duration_ms(&value) {
+                    Some(ms) => model.ttl_ms = Some(ms),
+                    None => reader.errors.at(&s, format!("`{value}` is not a duration: write a number with a unit, such as \"500ms\", \"30s\", \"5m\" or \"1h\"")),
+                }
+            }
+        }
+        ResourceKey::Size => match &option.value {
+            Some(Expr::Lit(ExprLit { lit: Lit::Int(i), .. })) => match i.base10_parse::<u64>() {
+                Ok(_) if is_template => reader.errors.at(
+                    &option.key,
+                    "`size` describes one resource; the resources a template matches differ in size, so leave it out",
+                ),
+                Ok(n) => model.size = Some(n),
+                Err(e) => reader.errors.at(i, e),
+            },
+            _ => reader.errors.at(
+                value_or_key(option),
+                "`size` takes the size in bytes: size = 1024",
+            ),
+        },
+        ResourceKey::Priority => {
+            let value = match &option.value {
+                Some(Expr::Lit(ExprLit { lit: Lit::Float(f), .. })) => f.base10_parse::<f64>().ok(),
+                Some(Expr::Lit(ExprLit { lit: Lit::Int(i), .. })) => i.base10_parse::<f64>().ok(),
+                _ => None,
+            };
+            match value {
+                Some(p) if (0.0..=1.0).contains(&p) => model.priority = Some(p),
+                _ => reader.errors.at(
+                    value_or_key(option),
+                    "`priority` is a number from 0.0 (least) to 1.0 (most important): priority = 0.8",
+                ),
+            }
+        }
+        ResourceKey::Audience => match audience(option) {
+            Some(roles) => model.audience = Some(roles),
+            None => reader.errors.at(
+                &option.key,
+                "`audience` is `user`, `assistant` or both: audience = [user, assistant]",
+            ),
+        },
+        ResourceKey::Cache => match &option.value {
+            Some(Expr::Path(p)) if p.path.is_ident("public") => model.cache_private = Some(false),
+            Some(Expr::Path(p)) if p.path.is_ident("private") => model.cache_private = Some(true),
+            _ => reader.errors.at(
+                &option.key,
+                "`cache` is `public` (same for every caller) or `private` (per user): cache = private",
+            ),
+        },
+        ResourceKey::Scopes => model.scopes = options::scopes(option, reader.errors),
+        ResourceKey::Complete => model.completers = options::completers(option, reader.errors),
+    }
+}
+
+/// `audience = user`, `= assistant` or `= [user, assistant]`: the roles, or `None` when
+/// anything else is written.
+fn audience(option: &RawOption) -> Option<Vec<String>> {
+    let items: Vec<&Expr> = match &option.value {
+        Some(Expr::Array(a)) => a.elems.iter().collect(),
+        Some(e) => vec![e],
+        None => Vec::new(),
+    };
+    if items.is_empty() {
+        return None;
+    }
+    items
+        .into_iter()
+        .map(|item| match item {
+            Expr::Path(p) if p.path.is_ident("user") || p.path.is_ident("assistant") => Some(
+                p.path
+                    .get_ident()
+                    .map(|i| i.to_string())
+                    .unwrap_or_default(),
+            ),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The option's value, or its key when it has none: where an error about it points.

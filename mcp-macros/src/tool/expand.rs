@@ -24,6 +24,7 @@ fn opt_bool(value: Option<bool>) -> TokenStream {
     }
 }
 
+/// The function, its name item and the registered `ToolDef`.
 pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
     let func = clean_fn(&parsed.func);
     let ident = &func.sig.ident;

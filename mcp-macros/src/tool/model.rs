@@ -5,13 +5,16 @@ use syn::{LitStr, Type};
 
 use super::parse::Parsed;
 use crate::errors::Errors;
-use crate::options::Reader;
+use crate::options::{option_keys, Reader};
 use crate::{docs, sig};
 
+/// A tool as declared, before its rules are checked.
 pub struct Model {
     pub name: String,
+    /// The `name = ".."` literal, or the function's name when there is none.
     pub name_span: Span,
     pub title: Option<String>,
+    /// The `description` option, else the doc comment (required).
     pub description: String,
     pub read_only: Option<bool>,
     pub destructive: Option<bool>,
@@ -28,11 +31,14 @@ pub struct Model {
     /// `inline_limit = <bytes>` (`Some(Some(n))`) or `inline_limit = unlimited`
     /// (`Some(None)`).
     pub inline_limit: Option<Option<usize>>,
+    /// The arguments, in order.
     pub params: Vec<Param>,
     pub is_async: bool,
+    /// The return type (`()` when none is written).
     pub output: Type,
 }
 
+/// One argument of the tool.
 pub struct Param {
     pub name: String,
     pub ty: Type,
@@ -41,64 +47,70 @@ pub struct Param {
     pub header: Option<LitStr>,
 }
 
-const OPTIONS: &[&str] = &[
-    "name",
-    "title",
-    "description",
-    "read_only",
-    "destructive",
-    "idempotent",
-    "open_world",
-    "scopes",
-    "task",
-    "once",
-    "idempotency",
-    "inline_limit",
-];
+option_keys! {
+    /// The options of `#[tool(..)]`.
+    enum ToolKey for "tool" {
+        Name = "name",
+        Title = "title",
+        Description = "description",
+        ReadOnly = "read_only",
+        Destructive = "destructive",
+        Idempotent = "idempotent",
+        OpenWorld = "open_world",
+        Scopes = "scopes",
+        Task = "task",
+        Once = "once",
+        Idempotency = "idempotency",
+        InlineLimit = "inline_limit",
+    }
+}
 
+/// Read the options and the signature; every problem is recorded in `errors`.
 pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
     let func = &parsed.func;
     let sig = &func.sig;
     let mut name: Option<(String, Span)> = None;
     let mut title = None;
     let mut description = None;
-    let mut flags: [Option<bool>; 4] = [None; 4];
+    let mut read_only = None;
+    let mut destructive = None;
+    let mut idempotent = None;
+    let mut open_world = None;
     let mut scopes = Vec::new();
     let mut task = None;
     let mut once = None;
     let mut idempotency = None;
     let mut inline_limit = None;
 
-    let mut reader = Reader::new("tool", OPTIONS, errors);
+    let mut reader = Reader::<ToolKey>::new(errors);
     for option in &parsed.options {
         let Some(key) = reader.key(option) else {
             continue;
         };
-        match key.as_str() {
-            "name" | "title" | "description" => {
-                if let Some(s) = reader.string(option) {
-                    let value = s.value();
-                    match key.as_str() {
-                        "name" => name = Some((value, s.span())),
-                        "title" => title = Some(value),
-                        _ => description = Some(value),
-                    }
-                }
-            }
-            "scopes" => scopes = crate::options::scopes(option, reader.errors),
-            "once" => {
+        // `key` reports repeats, so each arm runs at most once per key and sets a field
+        // that is still unset.
+        match key {
+            ToolKey::Name => name = reader.string(option).map(|s| (s.value(), s.span())),
+            ToolKey::Title => title = reader.string(option).map(|s| s.value()),
+            ToolKey::Description => description = reader.string(option).map(|s| s.value()),
+            ToolKey::ReadOnly => read_only = reader.flag(option),
+            ToolKey::Destructive => destructive = reader.flag(option),
+            ToolKey::Idempotent => idempotent = reader.flag(option),
+            ToolKey::OpenWorld => open_world = reader.flag(option),
+            ToolKey::Scopes => scopes = crate::options::scopes(option, reader.errors),
+            ToolKey::Once => {
                 if let Some(value) = reader.flag(option) {
                     once = Some((value, option.key.span()));
                 }
             }
-            "idempotency" => match &option.value {
+            ToolKey::Idempotency => match &option.value {
                 None => idempotency = Some(option.key.span()),
                 Some(other) => reader.errors.at(
                     other,
                     "`idempotency` takes no value: write `#[tool(idempotency)]` (how long outcomes are kept is set with Server::idempotency_ttl)",
                 ),
             },
-            "inline_limit" => match &option.value {
+            ToolKey::InlineLimit => match &option.value {
                 Some(syn::Expr::Lit(syn::ExprLit {
                     lit: syn::Lit::Int(n),
                     ..
@@ -121,7 +133,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
                     "`inline_limit` needs a value: a number of bytes (`inline_limit = 262_144`) or `unlimited`",
                 ),
             },
-            "task" => match &option.value {
+            ToolKey::Task => match &option.value {
                 None => task = Some(false),
                 Some(syn::Expr::Path(p)) if p.path.is_ident("optional") => task = Some(false),
                 Some(syn::Expr::Path(p)) if p.path.is_ident("required") => task = Some(true),
@@ -130,15 +142,6 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
                     "`task` is `task` (the server may answer with a task), `task = optional` (the same) or `task = required` (only as a task)",
                 ),
             },
-            flag => {
-                let index = ["read_only", "destructive", "idempotent", "open_world"]
-                    .iter()
-                    .position(|k| *k == flag)
-                    .unwrap_or(0);
-                if let Some(value) = reader.flag(option) {
-                    flags[index] = Some(value);
-                }
-            }
         }
     }
 
@@ -173,10 +176,10 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
         name_span,
         title,
         description: description.unwrap_or_default(),
-        read_only: flags[0],
-        destructive: flags[1],
-        idempotent: flags[2],
-        open_world: flags[3],
+        read_only,
+        destructive,
+        idempotent,
+        open_world,
         scopes,
         task,
         once,

@@ -5,13 +5,16 @@ use syn::{Attribute, Ident, ItemFn, LitStr, Meta};
 
 use crate::errors::Errors;
 
-pub use crate::options::RawOption;
+use crate::options::RawOption;
 
+/// The attribute and the item, as syntax.
 pub struct Parsed {
     pub options: Vec<RawOption>,
     pub func: ItemFn,
 }
 
+/// `None` when `item` is not a function (there is nothing to emit but the error). Options
+/// that cannot be read are reported and the tool is read without them.
 pub fn parse(attr: TokenStream, item: TokenStream, errors: &mut Errors) -> Option<Parsed> {
     let func = crate::sig::parse_fn(item, "tool", errors)?;
     let options = match syn::parse::Parser::parse2(crate::options::parse_list, attr) {

@@ -1,12 +1,14 @@
-//! Wire rules checked at compile time.
+//! Wire rules of `#[tool]` checked at compile time: the name, options that contradict each
+//! other, and the headers arguments are mirrored into.
 
 use super::model::Model;
 use crate::errors::Errors;
+use crate::name;
 use crate::options::inner_span;
 
 /// The tool's name, its options and its mirrored headers.
 pub fn check(model: &Model, errors: &mut Errors) {
-    check_name(model, errors);
+    name::check("tool", &model.name, model.name_span, errors);
     check_options(model, errors);
     check_headers(model, errors);
 }
@@ -26,39 +28,6 @@ fn check_options(model: &Model, errors: &mut Errors) {
         errors.span(
             span,
             "a `read_only` tool changes nothing, so nothing it confirms needs guarding against replay; remove `once` (or `read_only`)",
-        );
-    }
-}
-
-/// Tool names: 1 to 128 characters of `A-Z a-z 0-9 _ - .`.
-fn check_name(model: &Model, errors: &mut Errors) {
-    let name = &model.name;
-    if name.is_empty() || name.len() > 128 {
-        errors.span(
-            model.name_span,
-            format!(
-                "a tool name must be 1 to 128 characters long (this one has {})",
-                name.chars().count()
-            ),
-        );
-    }
-    if let Some(bad) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-    {
-        let fixed: String = name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        errors.span(
-            model.name_span,
-            format!("tool name `{name}` contains {bad:?}; only A-Z a-z 0-9 _ - . are allowed (e.g. `{fixed}`)"),
         );
     }
 }

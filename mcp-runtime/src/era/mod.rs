@@ -56,24 +56,20 @@ impl Inbound {
     }
 }
 
-/// The era settings and state transports need, built once with the server.
+/// The era settings transports need, built once with the server. (State that lives
+/// with a transport, such as handshake-era HTTP sessions, is the app's.)
 #[derive(Clone)]
 pub(crate) struct Eras {
     /// The handshake-era adapter's settings.
     #[cfg(feature = "legacy")]
     pub(crate) legacy: Arc<legacy::LegacyConfig>,
-    /// Handshake-era HTTP sessions, shared by every router of the app.
-    #[cfg(feature = "legacy")]
-    pub(crate) sessions: Arc<legacy::http::Sessions>,
 }
 
 impl Eras {
     #[cfg(feature = "legacy")]
     pub(crate) fn new(legacy: legacy::LegacyConfig) -> Self {
-        let legacy = Arc::new(legacy);
         Eras {
-            sessions: Arc::new(legacy::http::Sessions::new(legacy.clone())),
-            legacy,
+            legacy: Arc::new(legacy),
         }
     }
 

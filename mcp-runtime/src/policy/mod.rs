@@ -4,6 +4,7 @@
 
 pub mod auth;
 pub mod cache;
+pub(crate) mod host;
 #[cfg(feature = "oauth")]
 pub mod jwt;
 pub mod limits;

@@ -10,6 +10,7 @@ mod dispatch;
 mod error;
 mod extract;
 pub(crate) mod idempotency;
+mod inbound;
 pub(crate) mod input;
 pub(crate) mod lifecycle;
 pub(crate) mod live;
@@ -28,6 +29,7 @@ pub use extract::{
     Args, CallParts, Complete, FromContext, FromUriParam, HeaderArg, PromptParam, PromptParts,
     Rejection, State, ToolParam,
 };
+pub use inbound::Inbound;
 pub use input::{Elicitation, InputRequired};
 pub use live::ServerHandle;
 pub use methods::subscriptions::Subscription;

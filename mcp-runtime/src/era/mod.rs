@@ -12,6 +12,9 @@ use std::sync::Arc;
 #[cfg(feature = "legacy")]
 pub(crate) mod legacy;
 pub mod modern;
+pub(crate) mod select;
+
+pub(crate) use select::{Era, Facts};
 
 /// The tool or prompt name (or resource URI) a request targets, for its trace span.
 pub(crate) fn target_of(params: &serde_json::Map<String, serde_json::Value>) -> Option<String> {

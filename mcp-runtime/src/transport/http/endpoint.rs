@@ -54,7 +54,7 @@ pub(super) async fn endpoint(State(shared): State<Shared>, request: Request) -> 
         return refusal;
     }
     #[cfg(feature = "legacy")]
-    if super::session::claims(&shared.legacy, &parts.headers, &frame) {
+    if super::session::claims(&shared.eras, &parts.headers, &frame) {
         let incoming = super::session::Incoming {
             core: &shared.core,
             sessions: &shared.sessions,

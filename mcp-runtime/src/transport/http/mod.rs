@@ -102,8 +102,9 @@ struct Shared {
     /// Handshake-era sessions, owned by the app: every router of it sees the same ones.
     #[cfg(feature = "legacy")]
     sessions: Arc<Sessions>,
-    #[cfg(feature = "legacy")]
-    legacy: Arc<crate::era::legacy::LegacyConfig>,
+    /// The era settings, for telling a message's era.
+    #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
+    eras: Eras,
 }
 
 /// Where RFC 9728 metadata lives for a resource at the root of its host.
@@ -118,8 +119,6 @@ pub(crate) fn router(
     config: Arc<HttpConfig>,
     closing: CancellationToken,
 ) -> Router {
-    #[cfg(not(feature = "legacy"))]
-    let _ = eras;
     let mut router = Router::new()
         .route("/mcp", any(endpoint::endpoint))
         .route("/healthz", axum::routing::get(healthz))
@@ -148,8 +147,7 @@ pub(crate) fn router(
         closing,
         #[cfg(feature = "legacy")]
         sessions,
-        #[cfg(feature = "legacy")]
-        legacy: eras.legacy.clone(),
+        eras: eras.clone(),
     })
 }
 

@@ -33,11 +33,11 @@ use serde_json::{Map, Value};
 
 use crate::clock::now_ms;
 use crate::core::{Core, Notifier, Transport};
-use crate::era::legacy::{LegacyConfig, Session};
-use crate::era::Inbound;
+use crate::era::legacy::Session;
+use crate::era::{Era, Eras, Facts, Inbound};
 use crate::policy::principal::Principal;
 use crate::protocol::jsonrpc::{error_response, result_response, Envelope, Frame, Message};
-use crate::protocol::{meta, version, RequestId, RpcError};
+use crate::protocol::{RequestId, RpcError};
 use crate::transport::in_flight::InFlight;
 
 use super::headers::{accepts_event_stream, header_text, names};
@@ -50,27 +50,19 @@ pub(crate) use store::Sessions;
 /// Header naming the session.
 pub(crate) const SESSION_HEADER: HeaderName = names::MCP_SESSION_ID;
 
-/// Whether a `POST` belongs to the handshake era: an `initialize`, a named session, or a
-/// handshake revision in `MCP-Protocol-Version`. A request that names the stateless
-/// revision (header or `_meta`) is modern, whatever else it carries.
-pub(crate) fn claims(config: &LegacyConfig, headers: &HeaderMap, body: &Frame) -> bool {
-    let header_version = header_text(headers, &names::MCP_PROTOCOL_VERSION)
+/// Whether a `POST` belongs to the handshake era, as the era layer decides from what its
+/// headers (`MCP-Protocol-Version`, `Mcp-Session-Id`) and body say.
+pub(crate) fn claims(eras: &Eras, headers: &HeaderMap, body: &Frame) -> bool {
+    let envelope = body.envelope();
+    let mut facts = Facts::of(
+        envelope.and_then(Envelope::method),
+        envelope.and_then(Envelope::params),
+    );
+    facts.header_version = header_text(headers, &names::MCP_PROTOCOL_VERSION)
         .ok()
         .flatten();
-    if header_version.is_some_and(|v| version::MODERN_VERSIONS.contains(&v)) {
-        return false;
-    }
-    let envelope = body.envelope();
-    let meta_version = envelope
-        .and_then(Envelope::params)
-        .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get(meta::PROTOCOL_VERSION));
-    if meta_version.is_some() {
-        return false;
-    }
-    envelope.and_then(Envelope::method) == Some("initialize")
-        || headers.contains_key(SESSION_HEADER)
-        || header_version.is_some_and(|v| config.speaks(v))
+    facts.in_session = headers.contains_key(SESSION_HEADER);
+    eras.select(&facts) == Era::Legacy
 }
 
 /// Whether a `GET` or `DELETE` names a handshake-era session (the only use of either).
@@ -442,6 +434,8 @@ fn parse_event_id(id: &str) -> Option<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::era::legacy::LegacyConfig;
+    use crate::protocol::meta;
     use serde_json::json;
 
     #[test]
@@ -455,7 +449,7 @@ mod tests {
     #[test]
     fn the_era_is_told_from_headers_and_body() {
         let frame = |body: Value| Frame::parse(body.to_string().as_bytes()).unwrap();
-        let config = LegacyConfig::default();
+        let config = Eras::new(LegacyConfig::default());
         let mut headers = HeaderMap::new();
         assert!(claims(
             &config,

@@ -1,5 +1,5 @@
-//! The 2026-07-28 adapter: per-request `_meta` admission ([`admission`]), the core call,
-//! and result rendering ([`render`], [`Answer`]).
+//! The 2026-07-28 adapter: per-request `_meta` admission (`admission`), the core call,
+//! and result rendering (`render`, [`Answer`]).
 
 use serde_json::{Map, Value};
 use tracing::Instrument as _;

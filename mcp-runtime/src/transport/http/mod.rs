@@ -14,9 +14,9 @@
 //! with plain JSON and its proper status), and `subscriptions/listen` is always a stream.
 //! Closing a response stream, or the connection, cancels the request.
 //!
-//! The module's parts: [`endpoint`] takes a request through its steps, [`headers`] reads
-//! and checks headers, [`auth`] renders the token policy's answers, [`sse`] streams,
-//! [`render`] writes JSON responses, and `session` (feature `legacy`) serves handshake-era
+//! The module's parts: `endpoint` takes a request through its steps, `headers` reads
+//! and checks headers, `auth` renders the token policy's answers, `sse` streams,
+//! `render` writes JSON responses, and `session` (feature `legacy`) serves handshake-era
 //! sessions: their `Mcp-Session-Id`, resumable event streams, `GET` and `DELETE`.
 
 use std::sync::Arc;

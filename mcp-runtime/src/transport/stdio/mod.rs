@@ -10,8 +10,8 @@
 //! carrying 2026-07-28 `_meta` makes it modern. A request that is neither is answered by
 //! the modern adapter's error and decides nothing. A request carrying 2026-07-28 `_meta`
 //! is always served statelessly, even in a handshake-era process. Which era a request
-//! belongs to is the era layer's answer ([`Eras::select`]); this module remembers the
-//! process's choice. [`framing`] reads and writes the lines.
+//! belongs to is the era layer's answer (`Eras::select`); this module remembers the
+//! process's choice. `framing` reads and writes the lines.
 
 use std::sync::Arc;
 

@@ -43,7 +43,7 @@ pub(super) async fn endpoint(State(shared): State<Shared>, request: Request) -> 
         };
         return super::session::get_or_delete(incoming, &parts.method);
     }
-    if let Err(refusal) = check_post(&shared.core, &parts) {
+    if let Some(refusal) = refuse_unless_json_post(&shared.core, &parts) {
         return refusal;
     }
     let frame = match read_frame(&shared, &parts.headers, body).await {
@@ -107,8 +107,8 @@ async fn guard(shared: &Shared, parts: &Parts) -> Result<Option<Principal>, Resp
     }
 }
 
-/// A message comes as a `POST` declared `application/json` (405 and 415 otherwise).
-fn check_post(core: &Core, parts: &Parts) -> Result<(), Response> {
+/// A message comes as a `POST` declared `application/json`: the 405 or 415 otherwise.
+fn refuse_unless_json_post(core: &Core, parts: &Parts) -> Option<Response> {
     if parts.method != Method::POST {
         let error = RpcError::invalid_request(format!(
             "{} is not supported on this endpoint: send each JSON-RPC message as a POST",
@@ -122,15 +122,14 @@ fn check_post(core: &Core, parts: &Parts) -> Result<(), Response> {
         response
             .headers_mut()
             .insert(header::ALLOW, header::HeaderValue::from_static("POST"));
-        return Err(response);
+        return Some(response);
     }
-    check_content_type(&parts.headers).map_err(|error| {
-        refused(core, 415, &error.message);
-        json(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            &error_response(None, &error),
-        )
-    })
+    let error = check_content_type(&parts.headers).err()?;
+    refused(core, 415, &error.message);
+    Some(json(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        &error_response(None, &error),
+    ))
 }
 
 /// Read the body within the size limit (413) and the time limit (408), then parse it

@@ -3,6 +3,7 @@
 //! plain JSON when it finishes first), and `subscriptions/listen` is always a stream.
 //! Dropping a stream (the client left) cancels its request.
 
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
@@ -88,50 +89,59 @@ pub(super) async fn streamed(
             };
         }
     };
-    let mut queue = std::collections::VecDeque::new();
+    let mut queue = VecDeque::new();
     queue.extend(first);
     let start = (queue, Some(Phase::Running { rx, task, abandon }));
-    let events = futures_util::stream::unfold(start, |(mut queue, phase)| async move {
-        if let Some(frame) = queue.pop_front() {
-            return Some((event(frame), (queue, phase)));
-        }
-        let Phase::Running {
-            mut rx,
-            mut task,
-            abandon,
-        } = phase?
-        else {
-            return None;
-        };
-        tokio::select! {
-            biased;
-            Some(frame) = rx.recv() => {
-                let phase = Phase::Running { rx, task, abandon };
-                Some((event(frame), (queue, Some(phase))))
-            }
-            done = &mut task => {
-                abandon.disarm();
-                // The notifier closed before the response was made: what is still queued
-                // precedes the response.
-                while let Ok(frame) = rx.try_recv() {
-                    queue.push_back(frame);
-                }
-                let last = match done {
-                    Ok(reply) => reply.to_bytes(),
-                    Err(e) => {
-                        tracing::error!("a request task failed: {e}");
-                        let error =
-                            RpcError::internal("Internal error: the request failed unexpectedly");
-                        Answer::error(None, &error, 500).to_bytes()
-                    }
-                };
-                queue.push_back(last);
-                let frame = queue.pop_front().unwrap_or_default();
-                Some((event(frame), (queue, Some(Phase::Draining))))
-            }
-        }
-    });
+    let events = futures_util::stream::unfold(start, next_event);
     sse_response(events, None)
+}
+
+/// What a streamed response holds between events.
+type Streaming = (VecDeque<Vec<u8>>, Option<Phase>);
+
+/// The next event of a streamed response: what is queued, else the next notification,
+/// else (the request finished) what was still queued and then the response.
+async fn next_event(
+    (mut queue, phase): Streaming,
+) -> Option<(Result<Event, Infallible>, Streaming)> {
+    if let Some(frame) = queue.pop_front() {
+        return Some((event(frame), (queue, phase)));
+    }
+    let Phase::Running {
+        mut rx,
+        mut task,
+        abandon,
+    } = phase?
+    else {
+        return None;
+    };
+    tokio::select! {
+        biased;
+        Some(frame) = rx.recv() => {
+            let phase = Phase::Running { rx, task, abandon };
+            Some((event(frame), (queue, Some(phase))))
+        }
+        done = &mut task => {
+            abandon.disarm();
+            // The notifier closed before the response was made: what is still queued
+            // precedes the response.
+            while let Ok(frame) = rx.try_recv() {
+                queue.push_back(frame);
+            }
+            let last = match done {
+                Ok(reply) => reply.to_bytes(),
+                Err(e) => {
+                    tracing::error!("a request task failed: {e}");
+                    let error =
+                        RpcError::internal("Internal error: the request failed unexpectedly");
+                    Answer::error(None, &error, 500).to_bytes()
+                }
+            };
+            queue.push_back(last);
+            let frame = queue.pop_front().unwrap_or_default();
+            Some((event(frame), (queue, Some(Phase::Draining))))
+        }
+    }
 }
 
 fn event(frame: Vec<u8>) -> Result<Event, Infallible> {

@@ -172,17 +172,7 @@ pub(super) fn follow(
     // Written by hand: an event with an id and an empty `data` field (which SSE writers
     // usually leave out) is what tells a client it can resume from here.
     let priming = prime.then(|| Bytes::from(format!("id: {}-{after}\ndata: \n\n", log.stream)));
-    struct State {
-        log: Arc<EventLog>,
-        cursor: u64,
-        generation: u64,
-        priming: Option<Bytes>,
-        release: Option<Duration>,
-        ended: CancellationToken,
-        finished: bool,
-        _connected: Box<dyn Send>,
-    }
-    let state = State {
+    let follower = Follower {
         log,
         cursor: after,
         generation,
@@ -192,63 +182,7 @@ pub(super) fn follow(
         finished: false,
         _connected: connected,
     };
-    let events = futures_util::stream::unfold(state, |mut state| async move {
-        if state.finished {
-            return None;
-        }
-        if let Some(priming) = state.priming.take() {
-            return Some((Ok::<Bytes, Infallible>(priming), state));
-        }
-        loop {
-            let log = state.log.clone();
-            let notified = log.changed.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            let step = {
-                let inner = lock(&state.log.inner);
-                if inner.generation != state.generation {
-                    Step::End
-                } else if let Some((seq, frame)) =
-                    inner.events.iter().find(|(seq, _)| *seq > state.cursor)
-                {
-                    Step::Send(*seq, frame.clone())
-                } else if inner.done {
-                    Step::End
-                } else if inner.released && state.release.is_some() {
-                    Step::Released
-                } else {
-                    Step::Wait
-                }
-            };
-            match step {
-                Step::Send(seq, frame) => {
-                    state.cursor = seq;
-                    // Frames are compact JSON: one line, so one `data` field.
-                    let mut event = format!("id: {}-{seq}\ndata: ", state.log.stream).into_bytes();
-                    event.extend_from_slice(&frame);
-                    event.extend_from_slice(b"\n\n");
-                    return Some((Ok(Bytes::from(event)), state));
-                }
-                Step::End => return None,
-                Step::Released => {
-                    state.finished = true;
-                    let retry = state.release.unwrap_or(Duration::from_secs(1));
-                    let hint = format!("retry: {}\n\n", retry.as_millis());
-                    return Some((Ok(Bytes::from(hint)), state));
-                }
-                Step::Wait => {
-                    tokio::select! {
-                        _ = notified => {}
-                        _ = state.ended.cancelled() => return None,
-                        // A comment now and then keeps proxies from closing a quiet stream.
-                        _ = tokio::time::sleep(KEEP_ALIVE) => {
-                            return Some((Ok(Bytes::from_static(b":\n\n")), state));
-                        }
-                    }
-                }
-            }
-        }
-    });
+    let events = futures_util::stream::unfold(follower, Follower::next);
     let mut response = Response::new(axum::body::Body::from_stream(events));
     let headers = response.headers_mut();
     headers.insert(
@@ -259,6 +193,81 @@ pub(super) fn follow(
     // Proxies such as nginx must not buffer the stream.
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
     response
+}
+
+/// One connection following a log.
+struct Follower {
+    log: Arc<EventLog>,
+    /// The last event sent.
+    cursor: u64,
+    /// The log's generation when this connection took it over.
+    generation: u64,
+    priming: Option<Bytes>,
+    release: Option<Duration>,
+    ended: CancellationToken,
+    finished: bool,
+    _connected: Box<dyn Send>,
+}
+
+impl Follower {
+    /// What to do next, from the log as it is now.
+    fn step(&self) -> Step {
+        let inner = lock(&self.log.inner);
+        if inner.generation != self.generation {
+            Step::End
+        } else if let Some((seq, frame)) = inner.events.iter().find(|(seq, _)| *seq > self.cursor) {
+            Step::Send(*seq, frame.clone())
+        } else if inner.done {
+            Step::End
+        } else if inner.released && self.release.is_some() {
+            Step::Released
+        } else {
+            Step::Wait
+        }
+    }
+
+    /// The next chunk of the stream, or its end.
+    async fn next(mut self) -> Option<(Result<Bytes, Infallible>, Self)> {
+        if self.finished {
+            return None;
+        }
+        if let Some(priming) = self.priming.take() {
+            return Some((Ok(priming), self));
+        }
+        loop {
+            let log = self.log.clone();
+            let notified = log.changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            match self.step() {
+                Step::Send(seq, frame) => {
+                    self.cursor = seq;
+                    // Frames are compact JSON: one line, so one `data` field.
+                    let mut event = format!("id: {}-{seq}\ndata: ", self.log.stream).into_bytes();
+                    event.extend_from_slice(&frame);
+                    event.extend_from_slice(b"\n\n");
+                    return Some((Ok(Bytes::from(event)), self));
+                }
+                Step::End => return None,
+                Step::Released => {
+                    self.finished = true;
+                    let retry = self.release.unwrap_or(Duration::from_secs(1));
+                    let hint = format!("retry: {}\n\n", retry.as_millis());
+                    return Some((Ok(Bytes::from(hint)), self));
+                }
+                Step::Wait => {
+                    tokio::select! {
+                        _ = notified => {}
+                        _ = self.ended.cancelled() => return None,
+                        // A comment now and then keeps proxies from closing a quiet stream.
+                        _ = tokio::time::sleep(KEEP_ALIVE) => {
+                            return Some((Ok(Bytes::from_static(b":\n\n")), self));
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// How long a stream stays quiet before a keep-alive comment.

@@ -630,16 +630,19 @@ impl Server {
                 },
             ),
         };
+        let eras = crate::era::Eras::new(
+            #[cfg(feature = "legacy")]
+            self.legacy,
+        );
         Ok(App {
             metrics_addr,
             closing: tokio_util::sync::CancellationToken::new(),
             core: Arc::new(core),
             http: Arc::new(http),
             stdio: self.stdio,
-            eras: crate::era::Eras::new(
-                #[cfg(feature = "legacy")]
-                self.legacy,
-            ),
+            #[cfg(feature = "legacy")]
+            sessions: Arc::new(crate::transport::http::Sessions::new(eras.legacy.clone())),
+            eras,
         })
     }
 
@@ -781,6 +784,9 @@ pub struct App {
     pub(crate) http: Arc<HttpConfig>,
     pub(crate) stdio: StdioConfig,
     pub(crate) eras: crate::era::Eras,
+    /// Handshake-era HTTP sessions, shared by every router of this app.
+    #[cfg(feature = "legacy")]
+    pub(crate) sessions: Arc<crate::transport::http::Sessions>,
 }
 
 impl App {
@@ -799,6 +805,8 @@ impl App {
         crate::transport::http::router(
             self.core.clone(),
             &self.eras,
+            #[cfg(feature = "legacy")]
+            self.sessions.clone(),
             self.http.clone(),
             self.closing.clone(),
         )
@@ -1068,6 +1076,6 @@ impl App {
     pub fn close_subscriptions(&self) {
         self.closing.cancel();
         #[cfg(feature = "legacy")]
-        self.eras.sessions.end_all();
+        self.sessions.end_all();
     }
 }

@@ -28,6 +28,7 @@ mod dispatch;
 mod error;
 mod extract;
 pub(crate) mod idempotency;
+mod inbound;
 pub(crate) mod input;
 pub(crate) mod lifecycle;
 pub(crate) mod live;
@@ -48,9 +49,12 @@ pub use extract::{
     Args, CallParts, Complete, FromContext, FromUriParam, HeaderArg, PromptParam, PromptParts,
     State, ToolParam,
 };
+pub use inbound::Inbound;
 pub use input::{Elicitation, InputRequired};
 pub use live::ServerHandle;
 pub use methods::subscriptions::Subscription;
-pub use notify::{Cancellation, FrameSink, Log, Notifier, Progress};
+#[cfg(feature = "legacy")]
+pub(crate) use notify::FrameSink;
+pub use notify::{Cancellation, Log, Notifier, Progress};
 pub use pages::{Cursor, Page};
 pub use returns::{IntoCompletion, IntoContents, IntoPromptResult};

@@ -9,14 +9,12 @@
 #[cfg(feature = "legacy")]
 use std::sync::Arc;
 
-use tokio_util::sync::CancellationToken;
-
-use crate::core::{Notifier, Transport};
-use crate::policy::auth::Principal;
-
 #[cfg(feature = "legacy")]
 pub(crate) mod legacy;
 pub mod modern;
+pub(crate) mod select;
+
+pub(crate) use select::{Era, Facts};
 
 /// The tool or prompt name (or resource URI) a request targets, for its trace span.
 pub(crate) fn target_of(params: &serde_json::Map<String, serde_json::Value>) -> Option<String> {
@@ -27,53 +25,24 @@ pub(crate) fn target_of(params: &serde_json::Map<String, serde_json::Value>) -> 
         .map(str::to_owned)
 }
 
-/// What a transport knows about one request besides the message itself.
-#[derive(Clone)]
-pub struct Inbound {
-    /// The transport it arrived on.
-    pub transport: Transport,
-    /// Where its progress and log notifications go (`None`: nowhere, they are dropped).
-    pub notifier: Option<Notifier>,
-    /// Cancelled when the client cancels the request.
-    pub cancel: CancellationToken,
-    /// Cancelled when the connection's grace period after its end runs out (stdio EOF):
-    /// the call is stopped and answered with a shutdown error.
-    pub stop: CancellationToken,
-    /// The caller, when the transport authenticated one.
-    pub principal: Option<Principal>,
-}
+/// What a transport knows about one request besides the message itself (a core type:
+/// the context is built from it).
+pub use crate::core::Inbound;
 
-impl Inbound {
-    /// A request with no notification channel, no principal and a fresh cancellation token.
-    pub fn new(transport: Transport) -> Self {
-        Inbound {
-            transport,
-            notifier: None,
-            cancel: CancellationToken::new(),
-            stop: CancellationToken::new(),
-            principal: None,
-        }
-    }
-}
-
-/// The era settings and state transports need, built once with the server.
+/// The era settings transports need, built once with the server. (State that lives
+/// with a transport, such as handshake-era HTTP sessions, is the app's.)
 #[derive(Clone)]
 pub(crate) struct Eras {
     /// The handshake-era adapter's settings.
     #[cfg(feature = "legacy")]
     pub(crate) legacy: Arc<legacy::LegacyConfig>,
-    /// Handshake-era HTTP sessions, shared by every router of the app.
-    #[cfg(feature = "legacy")]
-    pub(crate) sessions: Arc<legacy::http::Sessions>,
 }
 
 impl Eras {
     #[cfg(feature = "legacy")]
     pub(crate) fn new(legacy: legacy::LegacyConfig) -> Self {
-        let legacy = Arc::new(legacy);
         Eras {
-            sessions: Arc::new(legacy::http::Sessions::new(legacy.clone())),
-            legacy,
+            legacy: Arc::new(legacy),
         }
     }
 

@@ -3,6 +3,7 @@
 //! of results.
 
 pub mod auth;
+pub(crate) mod host;
 #[cfg(feature = "oauth")]
 pub mod jwt;
 pub mod limits;

@@ -16,15 +16,18 @@
 //!
 //! Tokens are checked before anything else is read, never logged, and never handed to
 //! handlers: they see the principal only.
+//!
+//! This module decides; it builds no HTTP response. A refusal is an [`AuthRefusal`]
+//! (status, challenge parameters, JSON-RPC body) that the HTTP transport renders, so the
+//! policy knows nothing of the web framework serving it.
 
 use std::future::Future;
 use std::sync::Arc;
 
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
+use super::host::host_of;
 use super::principal::Principal;
 use crate::protocol::jsonrpc::error_response;
 use crate::protocol::{codes, RpcError};
@@ -202,7 +205,7 @@ impl ProtectedResource {
     pub(crate) fn host(&self) -> String {
         let (origin, _) = self.split();
         let authority = origin.split_once("://").map_or(origin, |(_, a)| a);
-        crate::transport::http::host_of(authority)
+        host_of(authority)
     }
 
     /// The metadata document (RFC 9728 section 2).
@@ -273,6 +276,36 @@ impl ProtectedResource {
     }
 }
 
+/// HTTP statuses of the refusals (the transport turns them into its own type).
+const BAD_REQUEST: u16 = 400;
+const UNAUTHORIZED: u16 = 401;
+const FORBIDDEN: u16 = 403;
+
+/// A request the bearer-token check refuses, as the transport sends it: the HTTP status,
+/// the parameters of the `WWW-Authenticate: Bearer` challenge (in order, values already
+/// safe inside a quoted-string) and the JSON-RPC error body.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct AuthRefusal {
+    /// 400 (malformed request), 401 (no valid token) or 403 (insufficient scope).
+    pub(crate) status: u16,
+    /// The challenge's `name="value"` parameters, in the order they are written.
+    pub(crate) challenge: Vec<(&'static str, String)>,
+    /// The JSON-RPC error response that says what happened.
+    pub(crate) body: Value,
+}
+
+impl AuthRefusal {
+    /// The `WWW-Authenticate` value: `Bearer name="value", ...`.
+    pub(crate) fn www_authenticate(&self) -> String {
+        let parameters: Vec<String> = self
+            .challenge
+            .iter()
+            .map(|(name, value)| format!("{name}=\"{value}\""))
+            .collect();
+        format!("Bearer {}", parameters.join(", "))
+    }
+}
+
 /// The bearer-token check of the HTTP endpoint.
 #[derive(Clone)]
 pub(crate) struct HttpAuth {
@@ -302,43 +335,44 @@ impl HttpAuth {
         self.verifier.verify(token).await
     }
 
-    /// The principal of a request, or the response refusing it.
+    /// The principal of a request, or why it is refused. `authorization` holds the
+    /// request's `Authorization` header values (a value that is not text as `""`), `query`
+    /// its query string.
     pub(crate) async fn authenticate(
         &self,
-        headers: &HeaderMap,
+        authorization: &[&str],
         query: Option<&str>,
-    ) -> Result<Principal, Response> {
+    ) -> Result<Principal, AuthRefusal> {
         if query.is_some_and(|q| {
             q.split('&')
                 .any(|pair| pair.split('=').next() == Some("access_token"))
         }) {
             return Err(self.refuse(
-                StatusCode::BAD_REQUEST,
+                BAD_REQUEST,
                 Some("invalid_request"),
                 "access tokens are not accepted in the query string; send them in the Authorization header",
             ));
         }
-        let mut values = headers.get_all(header::AUTHORIZATION).iter();
-        let Some(value) = values.next() else {
+        let mut values = authorization.iter();
+        let Some(text) = values.next() else {
             return Err(self.refuse(
-                StatusCode::UNAUTHORIZED,
+                UNAUTHORIZED,
                 None,
                 "this server needs an access token: send Authorization: Bearer <token>",
             ));
         };
         if values.next().is_some() {
             return Err(self.refuse(
-                StatusCode::BAD_REQUEST,
+                BAD_REQUEST,
                 Some("invalid_request"),
                 "the request carries more than one Authorization header",
             ));
         }
-        let text = value.to_str().unwrap_or("");
         let token = match text.split_once(' ') {
             Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => token.trim(),
             _ => {
                 return Err(self.refuse(
-                    StatusCode::UNAUTHORIZED,
+                    UNAUTHORIZED,
                     None,
                     "this server accepts only Bearer access tokens",
                 ))
@@ -346,7 +380,7 @@ impl HttpAuth {
         };
         if token.is_empty() || token.len() > MAX_TOKEN_BYTES || !is_b64token(token) {
             return Err(self.refuse(
-                StatusCode::UNAUTHORIZED,
+                UNAUTHORIZED,
                 Some("invalid_token"),
                 "the access token is malformed",
             ));
@@ -355,48 +389,43 @@ impl HttpAuth {
             Ok(principal) => Ok(principal),
             Err(error) => {
                 tracing::info!(reason = %error, "refused an access token");
-                Err(self.refuse(
-                    StatusCode::UNAUTHORIZED,
-                    Some("invalid_token"),
-                    error.description(),
-                ))
+                Err(self.refuse(UNAUTHORIZED, Some("invalid_token"), error.description()))
             }
         }
     }
 
     /// 403 for a caller whose token lacks scopes the target needs; `needed` lists every
     /// scope of the operation, so the client asks for all of them at once.
-    pub(crate) fn insufficient_scope(&self, needed: &[&str], body: &Value) -> Response {
+    pub(crate) fn insufficient_scope(&self, needed: &[&str], body: Value) -> AuthRefusal {
         let scope = needed.join(" ");
-        let challenge = format!(
-            "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{}\", error_description=\"{}\"",
-            quoted(&scope),
-            quoted(&self.metadata_url),
-            quoted(&format!("this operation needs the scope(s) {scope}"))
-        );
-        respond(StatusCode::FORBIDDEN, &challenge, body)
+        let challenge = vec![
+            ("error", "insufficient_scope".to_owned()),
+            ("scope", quoted(&scope)),
+            ("resource_metadata", quoted(&self.metadata_url)),
+            (
+                "error_description",
+                quoted(&format!("this operation needs the scope(s) {scope}")),
+            ),
+        ];
+        AuthRefusal {
+            status: FORBIDDEN,
+            challenge,
+            body,
+        }
     }
 
-    fn refuse(&self, status: StatusCode, error: Option<&str>, description: &str) -> Response {
-        let mut challenge = format!(
-            "Bearer resource_metadata=\"{}\"",
-            quoted(&self.metadata_url)
-        );
+    fn refuse(&self, status: u16, error: Option<&'static str>, description: &str) -> AuthRefusal {
+        let mut challenge = vec![("resource_metadata", quoted(&self.metadata_url))];
         if !self.resource.scopes_supported.is_empty() {
-            challenge.push_str(&format!(
-                ", scope=\"{}\"",
-                quoted(&self.resource.scopes_supported.join(" "))
-            ));
+            challenge.push(("scope", quoted(&self.resource.scopes_supported.join(" "))));
         }
         if let Some(error) = error {
-            challenge.push_str(&format!(
-                ", error=\"{error}\", error_description=\"{}\"",
-                quoted(description)
-            ));
+            challenge.push(("error", error.to_owned()));
+            challenge.push(("error_description", quoted(description)));
         }
         // A JSON-RPC error (without id: the body was not read) that says what happened to
         // clients that do not run the OAuth flow; the OAuth fields are in `data`.
-        let code = if status == StatusCode::UNAUTHORIZED {
+        let code = if status == UNAUTHORIZED {
             codes::UNAUTHORIZED
         } else {
             codes::INVALID_REQUEST
@@ -406,33 +435,12 @@ impl HttpAuth {
             "error_description": description,
             "resource_metadata": self.metadata_url,
         }));
-        respond(status, &challenge, &error_response(None, &error))
+        AuthRefusal {
+            status,
+            challenge,
+            body: error_response(None, &error),
+        }
     }
-
-    /// The metadata document as a response (public, cacheable, readable cross-origin).
-    pub(crate) fn metadata_response(&self) -> Response {
-        let mut response = crate::transport::http::json(StatusCode::OK, &self.resource.document());
-        let headers = response.headers_mut();
-        headers.insert(
-            header::ACCESS_CONTROL_ALLOW_ORIGIN,
-            HeaderValue::from_static("*"),
-        );
-        headers.insert(
-            header::CACHE_CONTROL,
-            HeaderValue::from_static("public, max-age=3600"),
-        );
-        response
-    }
-}
-
-fn respond(status: StatusCode, challenge: &str, body: &Value) -> Response {
-    let mut response = crate::transport::http::json(status, body);
-    if let Ok(value) = HeaderValue::from_str(challenge) {
-        response
-            .headers_mut()
-            .insert(header::WWW_AUTHENTICATE, value);
-    }
-    response.into_response()
 }
 
 /// Text safe inside a quoted-string of a challenge: visible ASCII and spaces, without `"`
@@ -488,7 +496,7 @@ pub(crate) fn secure_or_local(url: &str) -> bool {
     };
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
     let authority = authority.rsplit('@').next().unwrap_or_default();
-    let host = crate::transport::http::host_of(authority);
+    let host = host_of(authority);
     host == "localhost"
         || host == "[::1]"
         || host
@@ -580,5 +588,21 @@ mod tests {
         assert!(!is_b64token("==="));
         assert!(!is_b64token("a\"b"));
         assert_eq!(quoted("say \"hi\"\n"), "say 'hi'?");
+    }
+
+    #[test]
+    fn a_challenge_is_written_in_its_parameters_order() {
+        let refusal = AuthRefusal {
+            status: FORBIDDEN,
+            challenge: vec![
+                ("error", "insufficient_scope".into()),
+                ("scope", "a b".into()),
+            ],
+            body: Value::Null,
+        };
+        assert_eq!(
+            refusal.www_authenticate(),
+            "Bearer error=\"insufficient_scope\", scope=\"a b\""
+        );
     }
 }

@@ -4,5 +4,4 @@
 pub mod args;
 pub mod http;
 pub(crate) mod in_flight;
-mod param_headers;
 pub mod stdio;

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::core::tasks::TaskRuntime;
-use crate::era::Inbound;
+use crate::core::Inbound;
+use crate::protocol::meta::RequestMeta;
 use crate::protocol::{RequestId, RpcError};
 use crate::tasks::TaskRecord;
 
@@ -69,17 +70,20 @@ impl Core {
             // The handler runs again from the top, with every answer so far, as the
             // caller who answered (the task's owner).
             let tool = self.live.load().catalog.get(&task.tool)?.def;
-            let mut params = Map::new();
-            params.insert("_meta".into(), Value::Object(task.meta.clone()));
-            let admission = crate::era::modern::admit(self, "tools/call", &mut params).ok()?;
+            // The stored `_meta` is read as it was when the task began; a task whose
+            // revision or tool method is no longer served does not resume.
+            let meta = Value::Object(task.meta.clone());
+            let meta = RequestMeta::parse(Some(meta), self.supported_versions()).ok()?;
+            if !self.serves("tools/call") {
+                return None;
+            }
             let mut inbound = Inbound::new(ctx.transport());
             inbound.principal = ctx.principal().cloned();
-            let run = crate::era::modern::context(
-                self,
+            let run = self.request_context(
                 &RequestId::String(task.id.clone()),
                 "tools/call".into(),
                 Some(task.tool.clone()),
-                admission,
+                meta,
                 inbound,
             );
             run.attach_task(link);

@@ -12,14 +12,14 @@
 //! answers and runs the handler again with them, exactly like a modern client's retry.
 //!
 //! Transports decide which era a message belongs to (stdio: the first request decides for
-//! the process; HTTP: each request on its own, see [`http`]). Compile this module out
-//! with the `legacy` cargo feature and the server is modern-only.
+//! the process; HTTP: each request on its own); the HTTP side of a session (its id
+//! header, event streams, `GET` and `DELETE`) is the HTTP transport's. Compile this module
+//! out with the `legacy` cargo feature and the server is modern-only.
 
-pub(crate) mod http;
 mod session;
 pub(crate) mod shape;
 
-pub(crate) use session::Session;
+pub(crate) use session::{Portable, Session};
 
 use std::time::Duration;
 

@@ -13,7 +13,7 @@ use serde_json::{Number, Value};
 use crate::protocol::RpcError;
 use crate::registry::mirror::{Kind, Mirrored, MAX_SAFE_INTEGER};
 
-use super::http::decode_sentinel;
+use super::decode_sentinel;
 
 /// Compare each argument `mirrored` names with its header.
 pub(crate) fn check(

@@ -9,12 +9,14 @@
 //! handshake-era session for the rest of the stream (with the `legacy` feature), a request
 //! carrying 2026-07-28 `_meta` makes it modern. A request that is neither is answered by
 //! the modern adapter's error and decides nothing. A request carrying 2026-07-28 `_meta`
-//! is always served statelessly, even in a handshake-era process.
+//! is always served statelessly, even in a handshake-era process. Which era a request
+//! belongs to is the era layer's answer (`Eras::select`); this module remembers the
+//! process's choice. `framing` reads and writes the lines.
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
@@ -23,12 +25,21 @@ use crate::core::{Core, Notifier, Transport};
 #[cfg(feature = "legacy")]
 use crate::era::legacy::Session;
 use crate::era::modern::{self, Inbound};
-use crate::era::Eras;
+use crate::era::{Era as Selected, Eras, Facts};
 use crate::observe;
 use crate::policy::limits::check_depth;
+use crate::policy::principal::Principal;
 use crate::protocol::jsonrpc::{error_response, Frame, Message};
-use crate::protocol::{meta, RequestId, RpcError};
+use crate::protocol::{RequestId, RpcError};
 use crate::transport::in_flight::InFlight;
+
+mod framing;
+
+#[cfg(unix)]
+pub(crate) use framing::pipes;
+#[cfg(feature = "legacy")]
+use framing::to_frame;
+use framing::{read_line, send, write_frames, Line, PartialLine};
 
 /// stdio limits.
 #[derive(Debug, Clone)]
@@ -36,7 +47,7 @@ pub struct StdioConfig {
     /// Longest accepted line in bytes.
     pub max_line_bytes: usize,
     /// The caller every request of this connection comes from.
-    pub principal: Option<crate::Principal>,
+    pub principal: Option<Principal>,
 }
 
 impl Default for StdioConfig {
@@ -70,7 +81,7 @@ struct Connection {
     stop: CancellationToken,
     era: Era,
     /// Who every request of this connection comes from (the host vouches for it).
-    principal: Option<crate::Principal>,
+    principal: Option<Principal>,
     /// Responses of requests answered inline, joined by newlines, that go to the writer
     /// together once everything read so far is handled: one hand-over per burst rather
     /// than one per request.
@@ -285,45 +296,54 @@ impl Connection {
         params: Option<Map<String, Value>>,
         tasks: &mut JoinSet<()>,
     ) {
-        let names_modern = params
-            .as_ref()
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get(meta::PROTOCOL_VERSION))
-            .is_some();
-        // A request naming the stateless revision is served by it whatever the process
-        // chose, as on HTTP; it also decides an undecided process.
-        if names_modern {
-            if matches!(self.era, Era::Undecided) {
-                self.era = Era::Modern;
-            }
-            self.modern_request(id, method, params, tasks).await;
-            return;
-        }
-        match &self.era {
-            Era::Undecided if method == "initialize" => {
-                #[cfg(feature = "legacy")]
+        let facts = Facts {
+            in_session: self.in_session(),
+            ..Facts::of(Some(&method), params.as_ref())
+        };
+        match (self.eras.select(&facts), &self.era) {
+            (Selected::Modern, _) => {
+                // A request naming the stateless revision decides an undecided process.
+                if facts.names_version && matches!(self.era, Era::Undecided) {
+                    self.era = Era::Modern;
+                }
+                if method == "initialize" && matches!(self.era, Era::Modern) && !facts.names_version
                 {
-                    self.initialize(id, params.as_ref(), tasks).await;
+                    self.refuse_handshake(&id).await;
                     return;
                 }
-            }
-            Era::Modern if method == "initialize" => {
-                let error = RpcError::invalid_request(
-                    "This connection already speaks protocol version 2026-07-28 (its first request chose it); the initialize handshake needs a new connection",
-                );
-                send(&self.tx, &error_response(Some(&id), &error)).await;
-                return;
+                self.modern_request(id, method, params, tasks).await;
             }
             #[cfg(feature = "legacy")]
-            Era::Legacy(session) => {
+            (Selected::Legacy, Era::Legacy(session)) => {
                 let session = session.clone();
                 self.legacy_request(session, id, method, params, tasks)
                     .await;
-                return;
             }
-            _ => {}
+            // Not in a session: this is an `initialize`.
+            #[cfg(feature = "legacy")]
+            (Selected::Legacy, Era::Undecided) => {
+                self.initialize(id, params.as_ref(), tasks).await;
+            }
+            #[cfg(feature = "legacy")]
+            (Selected::Legacy, Era::Modern) => self.refuse_handshake(&id).await,
         }
-        self.modern_request(id, method, params, tasks).await;
+    }
+
+    /// Whether the process speaks the handshake era (its `initialize` opened a session).
+    fn in_session(&self) -> bool {
+        #[cfg(feature = "legacy")]
+        if let Era::Legacy(_) = self.era {
+            return true;
+        }
+        false
+    }
+
+    /// An `initialize` after the process chose the stateless revision.
+    async fn refuse_handshake(&self, id: &RequestId) {
+        let error = RpcError::invalid_request(
+            "This connection already speaks protocol version 2026-07-28 (its first request chose it); the initialize handshake needs a new connection",
+        );
+        send(&self.tx, &error_response(Some(id), &error)).await;
     }
 
     #[cfg(feature = "legacy")]
@@ -498,129 +518,4 @@ impl Connection {
             })
         });
     }
-}
-
-async fn send(tx: &mpsc::Sender<Vec<u8>>, message: &Value) {
-    let _ = tx.send(to_frame(message)).await;
-}
-
-/// A message as one frame's bytes.
-fn to_frame(message: &Value) -> Vec<u8> {
-    serde_json::to_vec(message).unwrap_or_else(|e| {
-        tracing::error!("could not serialize a response: {e}");
-        Vec::new()
-    })
-}
-
-/// This process's stdin and stdout as non-blocking pipes, when they are pipes.
-#[cfg(unix)]
-pub(crate) fn pipes() -> Option<(
-    tokio::net::unix::pipe::Receiver,
-    tokio::net::unix::pipe::Sender,
-)> {
-    use std::os::fd::AsFd;
-    use std::os::unix::fs::FileTypeExt as _;
-    let input = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
-    let output = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
-    // Both must be pipes before either is touched: making one non-blocking changes the
-    // file description itself, which the blocking fallback would then read with EAGAIN.
-    let is_pipe = |fd: &std::os::fd::OwnedFd| {
-        fd.try_clone()
-            .map(std::fs::File::from)
-            .and_then(|file| file.metadata())
-            .is_ok_and(|meta| meta.file_type().is_fifo())
-    };
-    if !is_pipe(&input) || !is_pipe(&output) {
-        return None;
-    }
-    let input = tokio::net::unix::pipe::Receiver::from_owned_fd(input).ok()?;
-    let output = tokio::net::unix::pipe::Sender::from_owned_fd(output).ok()?;
-    Some((input, output))
-}
-
-async fn write_frames<W: AsyncWrite + Unpin>(
-    writer: W,
-    mut rx: mpsc::Receiver<Vec<u8>>,
-) -> std::io::Result<()> {
-    // Frames queued together leave in one write.
-    let mut writer = tokio::io::BufWriter::with_capacity(64 * 1024, writer);
-    while let Some(mut frame) = rx.recv().await {
-        frame.push(b'\n');
-        writer.write_all(&frame).await?;
-        // Flush only when nothing else is queued, so bursts go out in one write.
-        if rx.is_empty() {
-            writer.flush().await?;
-        }
-    }
-    writer.flush().await?;
-    Ok(())
-}
-
-enum Line {
-    /// What was read is used up before the end of the line.
-    Partial,
-    Complete,
-    TooLong,
-    Eof,
-}
-
-/// A line as far as it has been read.
-#[derive(Default)]
-struct PartialLine {
-    /// Its bytes so far, without the newline.
-    bytes: Vec<u8>,
-    /// It outgrew the limit: its bytes are dropped and the rest is skipped.
-    too_long: bool,
-}
-
-impl PartialLine {
-    /// Start the next line, keeping the buffer's capacity.
-    fn clear(&mut self) {
-        self.bytes.clear();
-        self.too_long = false;
-    }
-}
-
-/// Read on into `line` up to the end of a line, or until what was read from `reader` is
-/// used up (`Partial`: call again to go on), never holding more than `max` bytes. The
-/// caller clears `line` after a `Complete` or `TooLong`.
-async fn read_line<R: AsyncRead + Unpin>(
-    reader: &mut BufReader<R>,
-    line: &mut PartialLine,
-    max: usize,
-) -> std::io::Result<Line> {
-    let buf = reader.fill_buf().await?;
-    if buf.is_empty() {
-        return Ok(if line.too_long {
-            Line::TooLong
-        } else if !line.bytes.is_empty() {
-            Line::Complete
-        } else {
-            Line::Eof
-        });
-    }
-    let (chunk, found, used) = match memchr::memchr(b'\n', buf) {
-        Some(i) => (buf.get(..i).unwrap_or_default(), true, i + 1),
-        None => (buf, false, buf.len()),
-    };
-    if !line.too_long {
-        if line.bytes.len() + chunk.len() > max {
-            line.too_long = true;
-            line.bytes.clear();
-        } else {
-            line.bytes.extend_from_slice(chunk);
-        }
-    }
-    reader.consume(used);
-    if !found {
-        return Ok(Line::Partial);
-    }
-    if line.bytes.last() == Some(&b'\r') {
-        line.bytes.pop();
-    }
-    Ok(if line.too_long {
-        Line::TooLong
-    } else {
-        Line::Complete
-    })
 }

@@ -1,29 +1,30 @@
 //! One handshake-era connection: what `initialize` settled, the session-wide log level and
 //! resource subscriptions, and the server's requests to the client awaiting answers.
+//!
+//! The requests to the client that a handler's input questions become are in [`bridge`];
+//! resource subscriptions and forwarded notifications in [`subscriptions`].
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
-use tokio::sync::{broadcast, oneshot};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
-use crate::core::live::Change;
-use crate::core::methods::subscriptions::{covers, MAX_RESOURCE_SUBSCRIPTIONS};
-use crate::core::{
-    Call, ClientCapabilities, ContextParts, Core, FrameSink, Notifier, Reply, RequestContext,
-};
+use crate::core::{ClientCapabilities, ContextParts, Core, Reply, RequestContext};
 use crate::era::Inbound;
 use crate::observe;
 use crate::policy::auth::Principal;
-use crate::protocol::jsonrpc::{error_response, notification, request, result_response, Message};
+use crate::protocol::jsonrpc::{error_response, result_response, Message};
 use crate::protocol::{version, Implementation, LogLevel, RequestId, RpcError};
-use crate::registry::uri::MAX_URI_BYTES;
 
 use super::{shape, LegacyConfig};
+
+mod bridge;
+mod subscriptions;
 
 /// A server-to-client request awaiting its answer.
 type Waiting = oneshot::Sender<Result<Value, RpcError>>;
@@ -45,7 +46,7 @@ pub(crate) struct Session {
     config: Arc<LegacyConfig>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A poisoned lock only means a task panicked mid-update; the data stays usable.
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -409,134 +410,6 @@ impl Session {
         )
     }
 
-    /// Run a core method; when the handler asks for input, ask the client and run it again
-    /// with the answers, until it finishes.
-    #[allow(clippy::too_many_arguments)]
-    async fn call_core(
-        &self,
-        core: &Core,
-        id: &RequestId,
-        method: &str,
-        name: Option<String>,
-        mut params: Map<String, Value>,
-        meta: Map<String, Value>,
-        inbound: &Inbound,
-    ) -> Reply {
-        // Input is gathered here, by asking the client; a state or answers a handshake-era
-        // client sent itself were never issued to it.
-        params.remove("requestState");
-        params.remove("inputResponses");
-        let mut round = 0;
-        loop {
-            let ctx = self.context(core, id, method, name.clone(), &meta, inbound);
-            if round > 0 {
-                ctx.rounds_in_process();
-            }
-            let reply = core
-                .handle(Call {
-                    ctx,
-                    params: params.clone(),
-                })
-                .await;
-            let Reply::InputRequired { requests, state } = reply else {
-                return reply;
-            };
-            round += 1;
-            if round > self.config.max_input_rounds {
-                return Reply::Error(RpcError::internal(format!(
-                    "Internal error: the handler was still asking for input after {} rounds",
-                    self.config.max_input_rounds
-                )));
-            }
-            observe::input_required(requests.len());
-            let Some(notifier) = &inbound.notifier else {
-                return Reply::Error(RpcError::internal(
-                    "Internal error: this request has no channel to send requests to the client on",
-                ));
-            };
-            let asks = requests.into_iter().map(|(key, ask)| async move {
-                (key, self.ask(ask, notifier, &inbound.cancel).await)
-            });
-            let mut answers = Map::new();
-            for (key, answer) in futures_util::future::join_all(asks).await {
-                match answer {
-                    Ok(answer) => {
-                        answers.insert(key, answer);
-                    }
-                    Err(error) => return Reply::Error(error),
-                }
-            }
-            params.insert("inputResponses".into(), Value::Object(answers));
-            params.insert("requestState".into(), Value::String(state));
-        }
-    }
-
-    /// Send one input request (`{method, params}`) to the client and wait for its answer.
-    async fn ask(
-        &self,
-        ask: Value,
-        notifier: &Notifier,
-        cancel: &CancellationToken,
-    ) -> Result<Value, RpcError> {
-        let method = ask
-            .get("method")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
-        let params = shape::input_request(
-            self.version,
-            &method,
-            ask.get("params").cloned().unwrap_or(json!({})),
-        )?;
-        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed).into());
-        let (tx, rx) = oneshot::channel();
-        lock(&self.waiting).insert(id.clone(), tx);
-        // Whatever happens next, the entry goes; an unanswered request is cancelled.
-        let mut guard = Pending {
-            session: self,
-            id: id.clone(),
-            notifier,
-            answered: false,
-            reason: None,
-        };
-        if !notifier.send_message(&request(&id, &method, params)) {
-            guard.answered = true;
-            return Err(RpcError::internal(format!(
-                "Internal error: {method} could not be sent to the client (its connection is gone or too far behind)"
-            )));
-        }
-        let timeout = self.config.client_request_timeout;
-        let outcome = tokio::select! {
-            answer = rx => answer.ok(),
-            _ = tokio::time::sleep(timeout) => {
-                guard.reason = Some("timed out");
-                return Err(RpcError::internal(format!(
-                    "The client did not answer {method} within {} s",
-                    timeout.as_secs()
-                ))
-                .with_data(json!({ "method": method, "reason": "timeout" })));
-            }
-            _ = cancel.cancelled() => None,
-            _ = self.ended.cancelled() => None,
-        };
-        // An abandoned request is cancelled towards the client by the guard.
-        guard.answered = outcome.is_some();
-        match outcome {
-            Some(Ok(result)) => Ok(result),
-            Some(Err(error)) => Err(RpcError::new(
-                error.code,
-                format!(
-                    "The client answered {method} with an error: {}",
-                    error.message
-                ),
-            )
-            .with_data(json!({ "method": method, "clientError": error }))),
-            None => Err(RpcError::internal(format!(
-                "{method} was abandoned: the request was cancelled or the session ended"
-            ))),
-        }
-    }
-
     fn set_level(&self, params: &Map<String, Value>) -> Reply {
         match params
             .get("level")
@@ -552,142 +425,12 @@ impl Session {
             )),
         }
     }
-
-    fn subscription_uri(core: &Core, params: &Map<String, Value>) -> Result<String, Reply> {
-        if !core.serves("resources/read") {
-            return Err(Reply::Error(RpcError::method_not_found(
-                "resources/subscribe",
-            )));
-        }
-        match params.get("uri") {
-            Some(Value::String(uri)) if uri.len() <= MAX_URI_BYTES => Ok(uri.clone()),
-            Some(Value::String(_)) => Err(Reply::Error(RpcError::invalid_params(format!(
-                "The URI is longer than {MAX_URI_BYTES} bytes"
-            )))),
-            _ => Err(Reply::Error(RpcError::invalid_params(
-                "params.uri must be the resource's URI as a string",
-            ))),
-        }
-    }
-
-    fn subscribe(&self, core: &Core, params: &Map<String, Value>) -> Reply {
-        let uri = match Self::subscription_uri(core, params) {
-            Ok(uri) => uri,
-            Err(reply) => return reply,
-        };
-        if core.live.load().catalog.resolve(&uri).is_none() {
-            return Reply::Error(RpcError::resource_not_found(&uri));
-        }
-        let mut subscriptions = lock(&self.subscriptions);
-        if subscriptions.len() >= MAX_RESOURCE_SUBSCRIPTIONS && !subscriptions.contains(&uri) {
-            return Reply::Error(RpcError::invalid_params(format!(
-                "This session already subscribes to {MAX_RESOURCE_SUBSCRIPTIONS} resources; unsubscribe from some first"
-            )));
-        }
-        subscriptions.insert(uri);
-        empty()
-    }
-
-    fn unsubscribe(&self, core: &Core, params: &Map<String, Value>) -> Reply {
-        match Self::subscription_uri(core, params) {
-            Ok(uri) => {
-                lock(&self.subscriptions).remove(&uri);
-                empty()
-            }
-            Err(reply) => reply,
-        }
-    }
-
-    /// Send list changes and updates of subscribed resources to `sink` until the session
-    /// ends or the server goes away.
-    pub(crate) fn forward_changes(
-        self: Arc<Self>,
-        core: &Core,
-        sink: Arc<dyn FrameSink>,
-    ) -> impl std::future::Future<Output = ()> + Send + 'static {
-        // Subscribed now, not when the task first runs: a change made by the session's
-        // first request, which may run before that task does, is not missed.
-        let mut changes = core.live.subscribe();
-        async move {
-            loop {
-                let change = tokio::select! {
-                    _ = self.ended.cancelled() => return,
-                    change = changes.recv() => change,
-                };
-                let messages = match change {
-                    Ok(change) => self.announce(&change).into_iter().collect::<Vec<_>>(),
-                    Err(broadcast::error::RecvError::Lagged(_)) => {
-                        // Changes were missed: announce everything, which is never wrong.
-                        let mut all: Vec<Value> =
-                            [Change::Tools, Change::Prompts, Change::Resources]
-                                .iter()
-                                .filter_map(|c| self.announce(c))
-                                .collect();
-                        let uris: Vec<String> = lock(&self.subscriptions).iter().cloned().collect();
-                        all.extend(
-                            uris.into_iter()
-                                .filter_map(|u| self.announce(&Change::ResourceUpdated(u))),
-                        );
-                        all
-                    }
-                    Err(broadcast::error::RecvError::Closed) => return,
-                };
-                for message in messages {
-                    if let Ok(bytes) = serde_json::to_vec(&message) {
-                        if !sink.offer(bytes) {
-                            tracing::debug!("dropped a session notification: the client is behind");
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    fn announce(&self, change: &Change) -> Option<Value> {
-        let method = match change {
-            Change::Tools => "notifications/tools/list_changed",
-            Change::Prompts => "notifications/prompts/list_changed",
-            Change::Resources => "notifications/resources/list_changed",
-            Change::ResourceUpdated(uri) => {
-                let subscribed = lock(&self.subscriptions).iter().any(|s| covers(s, uri));
-                return subscribed.then(|| {
-                    notification("notifications/resources/updated", json!({ "uri": uri }))
-                });
-            }
-        };
-        Some(notification(method, json!({})))
-    }
 }
 
-fn empty() -> Reply {
+/// The empty result of a method that only changes the session.
+pub(super) fn empty() -> Reply {
     Reply::Complete {
         body: Map::new(),
         cache: None,
-    }
-}
-
-/// Removes a server-to-client request from the waiting map on every exit; one that was
-/// never answered is cancelled towards the client, as the specification asks.
-struct Pending<'a> {
-    session: &'a Session,
-    id: RequestId,
-    notifier: &'a Notifier,
-    answered: bool,
-    reason: Option<&'static str>,
-}
-
-impl Drop for Pending<'_> {
-    fn drop(&mut self) {
-        lock(&self.session.waiting).remove(&self.id);
-        if !self.answered || self.reason.is_some() {
-            let reason = self
-                .reason
-                .unwrap_or("the request that needed it was cancelled");
-            let cancelled = notification(
-                "notifications/cancelled",
-                json!({ "requestId": self.id, "reason": reason }),
-            );
-            let _ = self.notifier.send_withdrawal(&cancelled);
-        }
     }
 }

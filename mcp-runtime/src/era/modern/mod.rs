@@ -1,0 +1,90 @@
+//! The 2026-07-28 adapter: per-request `_meta` admission (`admission`), the core call,
+//! and result rendering (`render`, [`Answer`]).
+
+use serde_json::{Map, Value};
+use tracing::Instrument as _;
+
+use crate::core::{Call, ClientCapabilities, Core};
+use crate::observe::{self, Outcome};
+use crate::policy::principal::Principal;
+use crate::protocol::{meta, RequestId};
+
+mod admission;
+mod answer;
+mod render;
+
+pub(crate) use admission::admit;
+pub use answer::Answer;
+pub(crate) use render::render;
+pub use render::status_of;
+
+pub use super::Inbound;
+
+/// Serve one request end to end in the modern era.
+pub async fn handle_request(
+    core: &Core,
+    id: RequestId,
+    method: String,
+    params: Option<Map<String, Value>>,
+    inbound: Inbound,
+) -> Answer {
+    let started = std::time::Instant::now();
+    let mut params = params.unwrap_or_default();
+    let name = crate::era::target_of(&params);
+    let span = observe::request_span(core, inbound.transport, &method, name.as_deref(), &id);
+    observe::continue_trace(&span, params.get("_meta"));
+    async move {
+        let admission = match admit(core, &method, &mut params) {
+            Ok(a) => a,
+            Err((error, status)) => {
+                let outcome = Outcome::of_error(&error);
+                observe::finish(outcome, Some(&error));
+                observe::count(core, &method, name.as_deref(), outcome, started);
+                return Answer::error(Some(&id), &error, status);
+            }
+        };
+        tracing::Span::current().record("protocol_version", admission.protocol_version);
+        let ctx = core.request_context(&id, method, name, admission, inbound);
+        let (method, name) = (ctx.method(), ctx.name());
+        let reply = core
+            .handle(Call {
+                ctx: ctx.clone(),
+                params,
+            })
+            .await;
+        // Nothing may follow the response for this request.
+        if let Some(notifier) = ctx.notifier() {
+            notifier.close();
+        }
+        let outcome = observe::finish_reply(&reply);
+        observe::count(core, method, name, outcome, started);
+        render(core, id, reply)
+    }
+    .instrument(span)
+    .await
+}
+
+/// Admit a `subscriptions/listen` request and open its subscription, or the error answer.
+pub fn listen(
+    core: &Core,
+    id: &RequestId,
+    params: Option<Map<String, Value>>,
+    principal: Option<&Principal>,
+) -> Result<crate::core::Subscription, Answer> {
+    let mut params = params.unwrap_or_default();
+    let admission = admit(core, "subscriptions/listen", &mut params)
+        .map_err(|(error, status)| Answer::error(Some(id), &error, status))?;
+    let takes_tasks = ClientCapabilities::new(admission.client_capabilities)
+        .has_extension(crate::tasks::EXTENSION);
+    core.listen(id, &params, takes_tasks, principal)
+        .map_err(|error| Answer::error(Some(id), &error, status_of(&error)))
+}
+
+/// Whether a request may produce notifications worth a streamed (SSE) response: the
+/// client asked for progress or log messages.
+pub fn wants_stream(params: Option<&Map<String, Value>>) -> bool {
+    params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .is_some_and(|m| m.contains_key(meta::PROGRESS_TOKEN) || m.contains_key(meta::LOG_LEVEL))
+}

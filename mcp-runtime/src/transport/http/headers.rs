@@ -1,0 +1,287 @@
+//! Reading the request's headers: the protocol's header names, one header's text, the
+//! `=?base64?...?=` form, the Host/Origin allowlist, `Content-Type` and `Accept`, and the
+//! check that `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and a tool's
+//! `Mcp-Param-*` headers ([`mirrored`]) say what the body says.
+
+mod mirrored;
+
+use std::borrow::Cow;
+
+use axum::http::{header, HeaderMap, HeaderName};
+use base64::Engine as _;
+use serde_json::{Map, Value};
+
+use crate::core::Core;
+use crate::policy::host::host_name;
+use crate::protocol::{meta, RpcError};
+
+/// The protocol's header names, made once: looking a header up by a string parses the name
+/// on every request.
+pub(crate) mod names {
+    use axum::http::HeaderName;
+
+    /// `MCP-Protocol-Version`.
+    pub(crate) const MCP_PROTOCOL_VERSION: HeaderName =
+        HeaderName::from_static("mcp-protocol-version");
+    /// `Mcp-Method`.
+    pub(crate) const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+    /// `Mcp-Name`.
+    pub(crate) const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+    /// `Last-Event-ID`.
+    #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
+    pub(crate) const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+    /// `Mcp-Session-Id`: the handshake-era session a message belongs to.
+    #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
+    pub(crate) const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+}
+
+/// One header's value: absent, present (decoded and trimmed), or malformed.
+pub(crate) fn header_text<'h>(
+    headers: &'h HeaderMap,
+    name: &HeaderName,
+) -> Result<Option<&'h str>, RpcError> {
+    let Some(value) = headers.get(name) else {
+        return Ok(None);
+    };
+    let text = value.to_str().map_err(|_| {
+        RpcError::header_mismatch(format!(
+            "The {name} header contains characters that are not visible ASCII"
+        ))
+    })?;
+    // Optional whitespace around a field value is not part of it (RFC 9110 section 5.5).
+    Ok(Some(text.trim_matches([' ', '\t'])))
+}
+
+/// Decode the `=?base64?...?=` form used for values that are not plain visible ASCII.
+pub(crate) fn decode_sentinel<'t>(name: &str, text: &'t str) -> Result<Cow<'t, str>, RpcError> {
+    match text
+        .strip_prefix("=?base64?")
+        .and_then(|t| t.strip_suffix("?="))
+    {
+        Some(encoded) => base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .map(Cow::Owned)
+            .ok_or_else(|| {
+                RpcError::header_mismatch(format!(
+                    "The {name} header is not valid =?base64?...?= encoding of UTF-8 text"
+                ))
+            }),
+        None => Ok(Cow::Borrowed(text)),
+    }
+}
+
+/// The DNS-rebinding defence: `Host` and `Origin`, when sent, name an allowed host.
+pub(crate) fn check_host_and_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), String> {
+    let is_allowed = |host: &str| allowed.iter().any(|a| a.eq_ignore_ascii_case(host));
+    if let Some(host) = headers.get(header::HOST) {
+        let host = host
+            .to_str()
+            .map_err(|_| "the Host header is not valid text".to_owned())?;
+        let name = host_name(host);
+        if !is_allowed(name) {
+            return Err(format!(
+                "host {:?} is not allowed",
+                name.to_ascii_lowercase()
+            ));
+        }
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin
+            .to_str()
+            .map_err(|_| "the Origin header is not valid text".to_owned())?;
+        let authority = origin
+            .split_once("://")
+            .map(|(_, rest)| rest.split('/').next().unwrap_or(""))
+            .ok_or_else(|| format!("origin {origin:?} is not allowed"))?;
+        if !is_allowed(host_name(authority)) {
+            return Err(format!("origin {origin:?} is not allowed"));
+        }
+    }
+    Ok(())
+}
+
+/// A POST's body must be declared JSON (parameters such as `charset=utf-8` allowed), or it
+/// is refused before it is read. Besides the protocol asking for it, this keeps the
+/// endpoint from being a CORS "simple request" target: a web page may POST `text/plain`
+/// (or no type) to any address without asking first. The Origin check stays the main
+/// defence; this is the second.
+pub(crate) fn check_content_type(headers: &HeaderMap) -> Result<(), RpcError> {
+    let refuse = |got: &str| {
+        RpcError::invalid_request(format!(
+            "Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json (got {got})"
+        ))
+    };
+    let mut values = headers.get_all(header::CONTENT_TYPE).iter();
+    let value = match (values.next(), values.next()) {
+        (Some(value), None) => value,
+        (None, _) => return Err(refuse("none")),
+        (Some(_), Some(_)) => return Err(refuse("several")),
+    };
+    let text = value
+        .to_str()
+        .map_err(|_| refuse("a value that is not text"))?;
+    let mut parts = text.split(';');
+    let essence = parts.next().unwrap_or_default().trim();
+    if !essence.eq_ignore_ascii_case("application/json") {
+        return Err(refuse(&format!("{essence:?}")));
+    }
+    for parameter in parts {
+        let (name, value) = parameter.split_once('=').unwrap_or((parameter, ""));
+        if name.trim().eq_ignore_ascii_case("charset")
+            && !value.trim().trim_matches('"').eq_ignore_ascii_case("utf-8")
+        {
+            return Err(RpcError::invalid_request(format!(
+                "Unsupported Media Type: JSON-RPC messages are UTF-8, not {}",
+                value.trim()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Whether the client takes a Server-Sent Events response.
+pub(crate) fn accepts_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.to_ascii_lowercase().contains("text/event-stream"))
+}
+
+/// The headers of a 2026-07-28 request against its body: the version, the method, the
+/// target's name and a tool's mirrored parameters (-32020 on any difference).
+pub(crate) fn check_headers(
+    headers: &HeaderMap,
+    method: &str,
+    params: Option<&Map<String, Value>>,
+    core: &Core,
+) -> Result<(), RpcError> {
+    check_version(headers, method, params, core)?;
+    check_method(headers, method)?;
+    check_name(headers, method, params)?;
+    if method == "tools/call" {
+        let params = params.map(|p| (p.get("name").and_then(Value::as_str), p.get("arguments")));
+        if let Some((Some(name), arguments)) = params {
+            let snapshot = core.live.load();
+            if let Some(tool) = snapshot.catalog.get(name) {
+                mirrored::check(headers, &tool.mirrored, arguments)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `MCP-Protocol-Version` is present and agrees with `_meta`'s version, when both are sent.
+fn check_version(
+    headers: &HeaderMap,
+    method: &str,
+    params: Option<&Map<String, Value>>,
+    core: &Core,
+) -> Result<(), RpcError> {
+    let body_version = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(meta::PROTOCOL_VERSION))
+        .and_then(Value::as_str);
+    match header_text(headers, &names::MCP_PROTOCOL_VERSION)? {
+        None => {
+            let mut error = RpcError::header_mismatch(format!(
+                "The MCP-Protocol-Version header is missing; this server speaks protocol version(s) {}",
+                core.supported_versions().join(", ")
+            ));
+            if method == "initialize" {
+                error =
+                    error.with_data(serde_json::json!({ "supported": core.supported_versions() }));
+            }
+            Err(error)
+        }
+        Some(header) => match body_version {
+            Some(body) if header != body => Err(RpcError::header_mismatch(format!(
+                "MCP-Protocol-Version header {header:?} does not match _meta protocol version {body:?}"
+            ))),
+            _ => Ok(()),
+        },
+    }
+}
+
+/// `Mcp-Method` is present and names the body's method.
+fn check_method(headers: &HeaderMap, method: &str) -> Result<(), RpcError> {
+    match header_text(headers, &names::MCP_METHOD)? {
+        None => Err(RpcError::header_mismatch(
+            "The Mcp-Method header is missing",
+        )),
+        Some(header) if header != method => Err(RpcError::header_mismatch(format!(
+            "Mcp-Method header {header:?} does not match the method {method:?}"
+        ))),
+        Some(_) => Ok(()),
+    }
+}
+
+/// `Mcp-Name` carries the target (tool or prompt name, resource URI, task id) when the body
+/// names one.
+fn check_name(
+    headers: &HeaderMap,
+    method: &str,
+    params: Option<&Map<String, Value>>,
+) -> Result<(), RpcError> {
+    let field = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
+        _ => return Ok(()),
+    };
+    let Some(body_name) = params.and_then(|p| p.get(field)).and_then(Value::as_str) else {
+        return Ok(());
+    };
+    match header_text(headers, &names::MCP_NAME)? {
+        None => Err(RpcError::header_mismatch(format!(
+            "The Mcp-Name header is missing; it must carry params.{field}"
+        ))),
+        Some(header) => {
+            let decoded = decode_sentinel("Mcp-Name", header)?;
+            if decoded != body_name {
+                return Err(RpcError::header_mismatch(format!(
+                    "Mcp-Name header {decoded:?} does not match params.{field} {body_name:?}"
+                )));
+            }
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::http::HttpConfig;
+
+    #[test]
+    fn hosts_are_compared_without_port_and_case() {
+        let allowed = HttpConfig::default().allowed_hosts;
+        let mut h = HeaderMap::new();
+        h.insert(header::HOST, "evil.example.com".parse().unwrap());
+        assert!(check_host_and_origin(&h, &allowed).is_err());
+        let mut h = HeaderMap::new();
+        h.insert(header::HOST, "localhost:1234".parse().unwrap());
+        h.insert(header::ORIGIN, "http://evil.example.com".parse().unwrap());
+        assert!(check_host_and_origin(&h, &allowed).is_err());
+        h.insert(header::ORIGIN, "http://localhost:5173".parse().unwrap());
+        assert!(check_host_and_origin(&h, &allowed).is_ok());
+        h.insert(header::ORIGIN, "null".parse().unwrap());
+        assert!(check_host_and_origin(&h, &allowed).is_err());
+    }
+
+    #[test]
+    fn sentinel_values_are_decoded_strictly() {
+        assert_eq!(
+            decode_sentinel("n", "=?base64?SGVsbG8=?=").unwrap(),
+            "Hello"
+        );
+        assert!(decode_sentinel("n", "=?base64?SGVsbG8?=").is_err());
+        assert!(decode_sentinel("n", "=?base64?SGVs!!!bG8=?=").is_err());
+        assert_eq!(
+            decode_sentinel("n", "=?base64?SGVsbG8=").unwrap(),
+            "=?base64?SGVsbG8="
+        );
+    }
+}

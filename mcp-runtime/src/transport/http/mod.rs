@@ -1,0 +1,176 @@
+//! Streamable HTTP (2026-07-28): `POST /mcp` with one JSON-RPC message per body.
+//!
+//! Checks, in order: Host/Origin allowlist (403), the bearer token when a verifier is
+//! configured (401, or 400 for a malformed authorization), method (405), `Content-Type`
+//! (415 unless `application/json`), body size (413) and arrival time (408), nesting depth
+//! (-32600), JSON (-32700), declared scopes (403 with an `insufficient_scope` challenge),
+//! envelope (-32600), the `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name` headers and a
+//! tool's `Mcp-Param-*` headers against the body (-32020), then the era adapter (version
+//! -32022, method -32601 with 404, `_meta` -32602 with 400).
+//!
+//! Responses are JSON, except in two cases that stream Server-Sent Events: a request whose
+//! client asked for progress or log messages (and accepts `text/event-stream`) switches to
+//! SSE when its first notification is ready (a request that finishes first is answered
+//! with plain JSON and its proper status), and `subscriptions/listen` is always a stream.
+//! Closing a response stream, or the connection, cancels the request.
+//!
+//! The module's parts: `endpoint` takes a request through its steps, `headers` reads
+//! and checks headers, `auth` renders the token policy's answers, `sse` streams,
+//! `render` writes JSON responses, and `session` (feature `legacy`) serves handshake-era
+//! sessions: their `Mcp-Session-Id`, resumable event streams, `GET` and `DELETE`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::routing::any;
+use axum::Router;
+use tokio_util::sync::CancellationToken;
+
+use crate::core::Core;
+use crate::era::Eras;
+use crate::policy::oauth::HttpAuth;
+
+mod auth;
+mod endpoint;
+pub(crate) mod headers;
+mod render;
+#[cfg(feature = "legacy")]
+pub(crate) mod session;
+mod sse;
+
+/// The property tests decode header values the way the endpoint does.
+#[cfg(test)]
+pub(crate) use headers::decode_sentinel;
+#[cfg(feature = "legacy")]
+pub(crate) use session::Sessions;
+
+use render::json;
+
+/// HTTP limits, the DNS-rebinding allowlist and the bearer-token check.
+#[derive(Clone)]
+pub struct HttpConfig {
+    /// Hosts accepted in `Host` and `Origin` (compared without port, case-insensitively).
+    pub allowed_hosts: Vec<String>,
+    /// Largest accepted body in bytes.
+    pub max_body_bytes: usize,
+    /// Longest time a client may take to send its body.
+    pub body_timeout: Duration,
+    /// Serve a non-loopback address without a token verifier.
+    pub allow_unauthenticated_remote: bool,
+    pub(crate) auth: Option<HttpAuth>,
+}
+
+impl std::fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpConfig")
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("body_timeout", &self.body_timeout)
+            .field(
+                "allow_unauthenticated_remote",
+                &self.allow_unauthenticated_remote,
+            )
+            .field(
+                "oauth",
+                &self.auth.as_ref().map(|a| a.resource().resource()),
+            )
+            .finish()
+    }
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()],
+            max_body_bytes: 4 * 1024 * 1024,
+            body_timeout: Duration::from_secs(30),
+            allow_unauthenticated_remote: false,
+            auth: None,
+        }
+    }
+}
+
+/// What every request of one router shares.
+#[derive(Clone)]
+struct Shared {
+    core: Arc<Core>,
+    config: Arc<HttpConfig>,
+    closing: CancellationToken,
+    /// Handshake-era sessions, owned by the app: every router of it sees the same ones.
+    #[cfg(feature = "legacy")]
+    sessions: Arc<Sessions>,
+    /// The era settings, for telling a message's era.
+    #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
+    eras: Eras,
+}
+
+/// Where RFC 9728 metadata lives for a resource at the root of its host.
+const ROOT_METADATA: &str = "/.well-known/oauth-protected-resource";
+
+/// The `/mcp` endpoint (and the protected-resource metadata when tokens are checked).
+/// Open subscription streams end when `closing` is cancelled.
+pub(crate) fn router(
+    core: Arc<Core>,
+    eras: &Eras,
+    #[cfg(feature = "legacy")] sessions: Arc<Sessions>,
+    config: Arc<HttpConfig>,
+    closing: CancellationToken,
+) -> Router {
+    let mut router = Router::new()
+        .route("/mcp", any(endpoint::endpoint))
+        .route("/healthz", axum::routing::get(healthz))
+        .route("/readyz", axum::routing::get(readyz));
+    if let Some(verifier) = &config.auth {
+        // RFC 9728: at the path-inserted location, and at the root for clients that look
+        // there first.
+        let own = verifier.resource().metadata_path();
+        let paths = if own == ROOT_METADATA {
+            vec![own]
+        } else {
+            vec![own, ROOT_METADATA.to_owned()]
+        };
+        for path in paths {
+            let verifier = verifier.clone();
+            let serve = move || {
+                let verifier = verifier.clone();
+                async move { auth::metadata_response(&verifier) }
+            };
+            router = router.route(&path, axum::routing::get(serve));
+        }
+    }
+    router.with_state(Shared {
+        core,
+        config,
+        closing,
+        #[cfg(feature = "legacy")]
+        sessions,
+        eras: eras.clone(),
+    })
+}
+
+/// Host check (probes use the pod's address) and no token.
+async fn healthz() -> Response {
+    probe(StatusCode::OK, "ok")
+}
+
+/// Readiness: 200 while the server takes new work, 503 once shutdown has begun, so a load
+/// balancer stops routing here before the listener closes.
+async fn readyz(State(shared): State<Shared>) -> Response {
+    if shared.core.lifecycle.is_ready() {
+        probe(StatusCode::OK, "ready")
+    } else {
+        probe(StatusCode::SERVICE_UNAVAILABLE, "draining")
+    }
+}
+
+fn probe(status: StatusCode, state: &str) -> Response {
+    let mut response = json(status, &serde_json::json!({ "status": state }));
+    response.headers_mut().insert(
+        axum::http::header::CACHE_CONTROL,
+        axum::http::HeaderValue::from_static("no-store"),
+    );
+    response
+}

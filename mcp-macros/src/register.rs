@@ -122,7 +122,7 @@ pub fn completers(list: &[(Ident, syn::Path)]) -> (Vec<TokenStream>, Vec<TokenSt
         let glue = format_ident!("__mcp_complete_{}", index);
         let call = quote_spanned! {path.span()=> #path(request).await };
         fns.push(quote! {
-            fn #glue(request: __mcp::Complete) -> __mcp::CompleteFuture {
+            fn #glue(request: __mcp::CompletionRequest) -> __mcp::CompleteFuture {
                 __mcp::boxed_complete(async move {
                     __mcp::IntoCompletion::into_completion(#call)
                 })

@@ -69,12 +69,12 @@ pub mod validate;
 
 pub use crate::core::returns::tool::{IntoToolResult, Json};
 pub use crate::core::{
-    Args, Artifact, ArtifactError, ArtifactLink, Cancellation, ClientCapabilities, Complete,
-    Cursor, Elicitation, Error, FromContext, FromUriParam, HeaderArg, InputRequired,
-    IntoCompletion, IntoContents, IntoPromptResult, Log, Page, Progress, PromptParam, Rejected,
-    RequestContext, ServerHandle, State, ToolError, ToolParam, Transport,
+    Args, Artifact, ArtifactError, ArtifactLink, Cancellation, ClientCapabilities,
+    CompletionRequest, Cursor, Elicitation, Error, FromContext, FromUriParam, HeaderArg,
+    InputRequired, IntoCompletion, IntoContents, IntoPromptResult, Log, Page, Progress,
+    PromptParam, Rejected, RequestContext, ServerHandle, State, ToolError, ToolParam, Transport,
 };
-pub use crate::policy::auth::{Action, Authorize, CompleteTarget, Denied};
+pub use crate::policy::auth::{Action, Authorize, CompletionTarget, Denied};
 pub use crate::policy::principal::{Principal, Tenant};
 pub use crate::policy::seal::SealKey;
 pub use crate::protocol::cache::{CacheHints, CacheScope};
@@ -100,7 +100,7 @@ pub mod prelude {
     pub use crate::policy::auth::AuthorizeExt;
     pub use crate::{
         prompt, prompts, resource, resources, tool, tools, Action, Args, Authorize, CacheHints,
-        CacheScope, CallToolResult, Cancellation, Complete, Completion, Content, Denied,
+        CacheScope, CallToolResult, Cancellation, Completion, CompletionRequest, Content, Denied,
         Elicitation, GetPromptResult, InputRequired, Json, Log, Principal, Progress, PromptMessage,
         Rejected, RequestContext, ResourceContents, RpcError, SamplingRequest, Server, State,
         Tenant, ToolError,
@@ -145,7 +145,7 @@ pub mod __private {
     };
     pub use crate::core::returns::{RpcFailureDisplay, RpcFailureExplicit};
     pub use crate::core::{
-        CallParts, Complete, FromContext, FromUriParam, IntoCompletion, IntoContents,
+        CallParts, CompletionRequest, FromContext, FromUriParam, IntoCompletion, IntoContents,
         IntoPromptResult, PromptParam, PromptParts, RequestContext, ToolParam,
     };
     pub use crate::protocol::cache::CacheScope;

@@ -797,7 +797,7 @@ impl App {
 
     /// A handle to change what this server serves while it runs (see [`ServerHandle`]).
     pub fn handle(&self) -> ServerHandle {
-        self.core.handle_to_server()
+        self.core.server_handle()
     }
 
     /// The HTTP endpoint as an `axum::Router` serving `/mcp`.

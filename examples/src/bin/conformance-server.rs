@@ -133,7 +133,7 @@ async fn watched_resource() -> &'static str {
 }
 
 /// Suggests template ids.
-async fn complete_ids(request: Complete) -> Vec<String> {
+async fn complete_ids(request: CompletionRequest) -> Vec<String> {
     request.matching(["123", "456", "789"])
 }
 
@@ -155,7 +155,7 @@ async fn test_prompt_with_arguments(
 }
 
 /// Suggests values for `arg1`.
-async fn complete_arg1(request: Complete) -> Vec<String> {
+async fn complete_arg1(request: CompletionRequest) -> Vec<String> {
     request.matching(["test", "testing", "tested", "value"])
 }
 

@@ -124,7 +124,7 @@ async fn note(number: usize, notes: State<Notes>) -> Option<String> {
 }
 
 /// Suggests the numbers of saved notes that start with what was typed.
-async fn note_numbers(request: Complete) -> Vec<String> {
+async fn note_numbers(request: CompletionRequest) -> Vec<String> {
     let count = request.ctx.state::<Notes>().map_or(0, |notes| {
         notes.items.lock().unwrap_or_else(|e| e.into_inner()).len()
     });
@@ -154,7 +154,7 @@ async fn explain_conversion(
 }
 
 /// Completes scale names.
-async fn scale_names(request: Complete) -> Vec<String> {
+async fn scale_names(request: CompletionRequest) -> Vec<String> {
     request.matching(["celsius", "fahrenheit"])
 }
 // ANCHOR_END: prompt

@@ -31,7 +31,7 @@ pub struct Call {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
     /// A complete result; `cache` is set for cacheable results.
-    Complete {
+    Result {
         /// Result members (no `resultType`, no `_meta`).
         body: Map<String, Value>,
         /// Freshness hints for cacheable results.
@@ -183,7 +183,7 @@ impl Core {
     }
 
     /// A handle to change what this server serves while it runs.
-    pub fn handle_to_server(&self) -> crate::core::ServerHandle {
+    pub fn server_handle(&self) -> crate::core::ServerHandle {
         crate::core::ServerHandle(self.live.clone())
     }
 
@@ -334,7 +334,7 @@ impl crate::observe::Observed for Core {
 impl crate::observe::Ending for Reply {
     fn outcome(&self) -> Outcome {
         match self {
-            Reply::Complete { body, .. } => {
+            Reply::Result { body, .. } => {
                 if body.get("isError") == Some(&Value::Bool(true)) {
                     Outcome::Failed("business")
                 } else {

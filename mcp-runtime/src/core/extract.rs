@@ -372,12 +372,12 @@ impl<T: Send + Sync + 'static> PromptParam for State<T> {
 ///     format!("What is the weather in {city}?")
 /// }
 ///
-/// async fn cities(req: Complete) -> Vec<String> {
+/// async fn cities(req: CompletionRequest) -> Vec<String> {
 ///     req.matching(["Berlin", "Bern", "Bordeaux"])
 /// }
 /// ```
 #[derive(Debug, Clone)]
-pub struct Complete {
+pub struct CompletionRequest {
     /// The request context.
     pub ctx: RequestContext,
     /// The argument (or template variable) being completed.
@@ -388,7 +388,7 @@ pub struct Complete {
     pub context: Map<String, Value>,
 }
 
-impl Complete {
+impl CompletionRequest {
     /// The candidates that start with the typed value (ignoring ASCII case), in order.
     pub fn matching<S: AsRef<str>>(&self, candidates: impl IntoIterator<Item = S>) -> Vec<String> {
         let typed = self.value.to_ascii_lowercase();

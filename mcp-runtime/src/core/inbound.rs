@@ -67,7 +67,7 @@ impl Core {
                 cancel: inbound.cancel,
                 stop: inbound.stop,
                 principal: inbound.principal,
-                server: self.handle_to_server(),
+                server: self.server_handle(),
             },
             self.states.clone(),
         )

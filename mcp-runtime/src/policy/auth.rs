@@ -53,7 +53,7 @@ pub enum Action<'a> {
     /// Ask for completions of an argument, which may reveal data (ids, names).
     Complete {
         /// The prompt or resource template whose argument is completed.
-        target: CompleteTarget<'a>,
+        target: CompletionTarget<'a>,
         /// The argument (or template variable) being completed.
         argument: &'a str,
     },
@@ -61,7 +61,7 @@ pub enum Action<'a> {
 
 /// What a `completion/complete` request refers to.
 #[derive(Debug, Clone, Copy)]
-pub enum CompleteTarget<'a> {
+pub enum CompletionTarget<'a> {
     /// A prompt's argument.
     Prompt(&'a PromptDef),
     /// A resource template's variable.
@@ -77,11 +77,11 @@ impl Action<'_> {
             Action::ReadArtifact { tool, .. } => tool.scopes,
             Action::GetPrompt { prompt, .. } => prompt.scopes,
             Action::Complete {
-                target: CompleteTarget::Prompt(prompt),
+                target: CompletionTarget::Prompt(prompt),
                 ..
             } => prompt.scopes,
             Action::Complete {
-                target: CompleteTarget::Resource(resource),
+                target: CompletionTarget::Resource(resource),
                 ..
             } => resource.scopes,
         }
@@ -94,11 +94,11 @@ impl Action<'_> {
             Action::ReadResource { uri, .. } | Action::ReadArtifact { uri, .. } => uri,
             Action::GetPrompt { prompt, .. } => prompt.name,
             Action::Complete {
-                target: CompleteTarget::Prompt(prompt),
+                target: CompletionTarget::Prompt(prompt),
                 ..
             } => prompt.name,
             Action::Complete {
-                target: CompleteTarget::Resource(resource),
+                target: CompletionTarget::Resource(resource),
                 ..
             } => resource.uri,
         }

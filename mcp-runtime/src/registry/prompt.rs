@@ -54,7 +54,7 @@ pub struct Completer {
     /// The argument (or variable) it completes.
     pub argument: &'static str,
     /// Runs the completer.
-    pub complete: fn(crate::core::Complete) -> CompleteFuture,
+    pub complete: fn(crate::core::CompletionRequest) -> CompleteFuture,
 }
 
 /// An `inventory` entry pointing at a [`PromptDef`].

@@ -111,7 +111,7 @@ pub mod fixtures {
 pub mod library {
     use super::*;
     use mcp_runtime::protocol::Annotations;
-    use mcp_runtime::{Complete, ResourceContents};
+    use mcp_runtime::{CompletionRequest, ResourceContents};
 
     // ANCHOR: readme
     /// How to read the library.
@@ -159,7 +159,7 @@ pub mod library {
 
     // ANCHOR: book_ids
     /// Book numbers starting with what was typed.
-    pub async fn book_ids(request: Complete) -> Vec<String> {
+    pub async fn book_ids(request: CompletionRequest) -> Vec<String> {
         request.matching(BOOKS.iter().map(|(id, _)| id.to_string()))
     }
     // ANCHOR_END: book_ids
@@ -287,7 +287,7 @@ pub mod library {
     }
 
     /// Styles starting with what was typed; Ulysses (book 12) is only summarized at length.
-    pub async fn styles(request: Complete) -> Completion {
+    pub async fn styles(request: CompletionRequest) -> Completion {
         let styles: &[&str] = if request.filled("id") == Some("12") {
             &["long"]
         } else {
@@ -328,7 +328,7 @@ pub mod library {
     }
 
     /// A thousand words.
-    pub async fn many_words(_request: Complete) -> Vec<String> {
+    pub async fn many_words(_request: CompletionRequest) -> Vec<String> {
         (0..1000).map(|i| format!("word{i}")).collect()
     }
 }
@@ -531,7 +531,7 @@ pub mod interactive {
     }
 
     /// Completers cannot ask for input: the request fails with a clear error.
-    pub async fn topics(request: Complete) -> Result<Vec<String>, InputRequired> {
+    pub async fn topics(request: CompletionRequest) -> Result<Vec<String>, InputRequired> {
         request.ctx.elicit::<Confirm>("x", "never sent")?;
         Ok(vec![])
     }

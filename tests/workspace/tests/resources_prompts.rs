@@ -6,7 +6,7 @@ use axum::body::Body;
 use axum::http::Request;
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::{http_request, TestClient};
-use mcp_runtime::{BuildError, CompleteTarget};
+use mcp_runtime::{BuildError, CompletionTarget};
 use mcp_workspace_tests::library;
 use serde_json::{json, Value};
 use tower::ServiceExt as _;
@@ -53,7 +53,7 @@ impl Authorize for Librarian {
                 Err(Denied::new("long summaries are for members"))
             }
             Action::Complete {
-                target: CompleteTarget::Resource(resource),
+                target: CompletionTarget::Resource(resource),
                 argument,
             } if resource.name == "book" && *argument == "id" => {
                 Err(Denied::new("book numbers are not suggested"))

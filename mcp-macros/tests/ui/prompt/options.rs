@@ -9,7 +9,7 @@ async fn review(
     language
 }
 
-async fn languages(_request: Complete) -> Vec<String> {
+async fn languages(_request: CompletionRequest) -> Vec<String> {
     Vec::new()
 }
 

@@ -21,7 +21,7 @@ async fn topic(topic: String) -> String {
     topic
 }
 
-async fn topics(_request: Complete) -> i32 {
+async fn topics(_request: CompletionRequest) -> i32 {
     0
 }
 

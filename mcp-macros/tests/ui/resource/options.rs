@@ -15,7 +15,7 @@ async fn report(name: String) -> String {
     name
 }
 
-async fn complete_names(_request: Complete) -> Vec<String> {
+async fn complete_names(_request: CompletionRequest) -> Vec<String> {
     Vec::new()
 }
 

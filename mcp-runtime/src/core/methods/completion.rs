@@ -2,14 +2,14 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::policy::auth::{Action, CompleteTarget};
+use crate::policy::auth::{Action, CompletionTarget};
 use crate::protocol::RpcError;
 use crate::registry::uri::Piece;
 use crate::registry::Completer;
 
 use super::super::dispatch::{Call, Core, Reply};
 use super::super::live::Snapshot;
-use super::super::Complete;
+use super::super::CompletionRequest;
 use super::params::unknown_name;
 
 impl Core {
@@ -30,7 +30,7 @@ impl Core {
                 "params.argument needs string fields name and value",
             ));
         };
-        let (completers, known, target): (&[Completer], Vec<&str>, CompleteTarget<'_>) =
+        let (completers, known, target): (&[Completer], Vec<&str>, CompletionTarget<'_>) =
             match reference.get("type").and_then(Value::as_str) {
                 Some("ref/prompt") => {
                     let name = reference.get("name").and_then(Value::as_str).unwrap_or("");
@@ -45,7 +45,7 @@ impl Core {
                             .iter()
                             .map(|a| a.name.as_str())
                             .collect(),
-                        CompleteTarget::Prompt(prompt.def),
+                        CompletionTarget::Prompt(prompt.def),
                     )
                 }
                 Some("ref/resource") => {
@@ -67,7 +67,7 @@ impl Core {
                                 Piece::Literal(_) => None,
                             })
                             .collect(),
-                        CompleteTarget::Resource(template.def),
+                        CompletionTarget::Resource(template.def),
                     )
                 }
                 _ => {
@@ -108,7 +108,7 @@ impl Core {
                     .and_then(Value::as_object)
                     .cloned()
                     .unwrap_or_default();
-                let request = Complete {
+                let request = CompletionRequest {
                     ctx: ctx.clone(),
                     argument: arg_name.to_owned(),
                     value: value.to_owned(),
@@ -128,6 +128,6 @@ impl Core {
             "completion".into(),
             serde_json::to_value(completion).unwrap_or_else(|_| json!({"values": []})),
         );
-        Reply::Complete { body, cache: None }
+        Reply::Result { body, cache: None }
     }
 }

@@ -19,7 +19,7 @@ impl Core {
         if let Some(instructions) = &self.instructions {
             body.insert("instructions".into(), Value::String(instructions.clone()));
         }
-        Reply::Complete {
+        Reply::Result {
             body,
             cache: Some(self.discover_cache),
         }
@@ -93,7 +93,7 @@ impl Core {
         if let Some(next) = next_cursor(more) {
             body.insert("nextCursor".into(), Value::String(next));
         }
-        Reply::Complete {
+        Reply::Result {
             body,
             cache: Some(cache),
         }

@@ -46,7 +46,7 @@ pub(crate) fn complete_reply<T: serde::Serialize>(
     cache: Option<CacheHints>,
 ) -> Reply {
     match serde_json::to_value(result) {
-        Ok(Value::Object(body)) => Reply::Complete { body, cache },
+        Ok(Value::Object(body)) => Reply::Result { body, cache },
         _ => Reply::Error(RpcError::internal(format!(
             "Internal error: the {what} could not be serialized"
         ))),

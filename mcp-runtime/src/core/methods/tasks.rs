@@ -18,7 +18,7 @@ use super::tools::{guarded_task, takes_tasks};
 
 /// The empty acknowledgement of `tasks/update` and `tasks/cancel`.
 fn ack() -> Reply {
-    Reply::Complete {
+    Reply::Result {
         body: Map::new(),
         cache: None,
     }
@@ -47,7 +47,7 @@ impl Core {
             Err(reply) => return reply,
         };
         match runtime.get(&id, call.ctx.principal_subject()).await {
-            Ok(body) => Reply::Complete { body, cache: None },
+            Ok(body) => Reply::Result { body, cache: None },
             Err(error) => Reply::Error(error),
         }
     }

@@ -11,7 +11,7 @@ use super::answer::Answer;
 pub(crate) fn render(core: &Core, id: RequestId, reply: Reply) -> Answer {
     let info = core.info_json();
     match reply {
-        Reply::Complete { body, cache } => Answer::result(info, id, "complete", body, cache),
+        Reply::Result { body, cache } => Answer::result(info, id, "complete", body, cache),
         Reply::Tool(result) => Answer::tool(info, id, result),
         Reply::Page {
             field,

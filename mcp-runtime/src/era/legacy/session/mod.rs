@@ -350,7 +350,7 @@ impl Session {
     /// Give a reply this session's wire shape.
     pub(crate) fn render(&self, id: &RequestId, method: &str, reply: Reply) -> Value {
         let body = match reply {
-            Reply::Complete { body, .. } => Ok(body),
+            Reply::Result { body, .. } => Ok(body),
             Reply::Tool(result) => Reply::tool_body(result),
             // Older revisions reshape list entries, so the page is copied as a tree.
             Reply::Page {
@@ -404,7 +404,7 @@ impl Session {
                 cancel: inbound.cancel.clone(),
                 stop: inbound.stop.clone(),
                 principal: inbound.principal.clone(),
-                server: core.handle_to_server(),
+                server: core.server_handle(),
             },
             core.states.clone(),
         )
@@ -429,7 +429,7 @@ impl Session {
 
 /// The empty result of a method that only changes the session.
 pub(super) fn empty() -> Reply {
-    Reply::Complete {
+    Reply::Result {
         body: Map::new(),
         cache: None,
     }

@@ -55,6 +55,7 @@ mod observe;
 #[cfg(feature = "otel")]
 mod otel;
 pub mod policy;
+pub mod process;
 #[cfg(test)]
 mod props;
 pub mod protocol;

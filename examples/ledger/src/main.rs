@@ -18,7 +18,7 @@ use axum::routing::get;
 use ledger::Ledger;
 use mcp_runtime::policy::jwt::{JwtVerifier, KeySource};
 use mcp_runtime::policy::oauth::ProtectedResource;
-use mcp_runtime::transport::args::{self, Mode};
+use mcp_runtime::process::{self, Mode};
 
 // ANCHOR: health
 /// A page of the team's own app, from the same pool the tools use.
@@ -33,8 +33,8 @@ async fn health(State(ledger): State<Ledger>) -> Result<String, axum::http::Stat
 // ANCHOR: main
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
-    let mode = args::parse(std::env::args().skip(1))?;
-    args::init_logging();
+    let mode = process::parse_args(std::env::args().skip(1))?;
+    process::init_logging();
     let database = std::env::var("LEDGER_DATABASE").unwrap_or_else(|_| "ledger.db".into());
     let ledger = Ledger::open(&database)
         .await
@@ -77,7 +77,7 @@ async fn main() -> Result<(), mcp_runtime::Error> {
     let drained = app.clone();
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
-            args::shutdown_signal().await;
+            process::shutdown_signal().await;
             // Beside axum's own wait for open connections: calls in flight get the grace
             // period, then stop; open streams end.
             tokio::spawn(async move { drained.shutdown().await });

@@ -28,9 +28,9 @@ async fn add(
 // ANCHOR_END: add
 
 fn main() -> Result<(), mcp_runtime::Error> {
-    use mcp_runtime::transport::args::{self, Mode};
-    let mode = args::parse(std::env::args().skip(1))?;
-    args::init_logging();
+    use mcp_runtime::process::{self, Mode};
+    let mode = process::parse_args(std::env::args().skip(1))?;
+    process::init_logging();
     // One client on stdio gains nothing from several threads; HTTP clients do.
     let runtime = match mode {
         Mode::Http(_) => tokio::runtime::Builder::new_multi_thread()

@@ -28,7 +28,7 @@ use std::sync::Mutex;
 use mcp_runtime::policy::jwt::{JwtVerifier, KeySource};
 use mcp_runtime::policy::oauth::ProtectedResource;
 use mcp_runtime::prelude::*;
-use mcp_runtime::transport::args::{self, Mode};
+use mcp_runtime::process::{self, Mode};
 
 /// One order of one tenant.
 #[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
@@ -202,8 +202,8 @@ async fn review_orders(tenant: Tenant, orders: State<Orders>) -> String {
 // ANCHOR: main
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
-    let mode = args::parse(std::env::args().skip(1))?;
-    args::init_logging();
+    let mode = process::parse_args(std::env::args().skip(1))?;
+    process::init_logging();
     let mut server = Server::new("tenants", env!("CARGO_PKG_VERSION"))
         .instructions("Orders of the caller's organisation: list, place, cancel, review.")
         .state(Orders::sample())

@@ -69,7 +69,8 @@ pub enum Reply {
 }
 
 impl Reply {
-    /// The members of a [`Reply::Tool`] as a `body`.
+    /// The members of a [`Reply::Tool`] as a `body` (for the adapters that reshape results).
+    #[cfg_attr(not(any(feature = "legacy", feature = "testing")), allow(dead_code))]
     pub fn tool_body(
         result: crate::protocol::CallToolResult,
     ) -> Result<Map<String, Value>, RpcError> {
@@ -79,6 +80,7 @@ impl Reply {
     }
 
     /// The members of a [`Reply::Page`] as a `body`, the entries copied out of the page.
+    #[cfg(feature = "legacy")]
     pub fn page_body(
         field: &'static str,
         page: &ListPage,
@@ -107,6 +109,8 @@ pub struct Core {
     pub(crate) limiter: Limiter,
     pub(crate) tasks: Option<Arc<crate::core::tasks::TaskRuntime>>,
     pub(crate) states: Arc<StateMap>,
+    // Read by the handshake era's `initialize` answer.
+    #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
     pub(crate) info: Implementation,
     /// `info` serialized once at start: every 2026-07-28 result carries it.
     pub(crate) info_json: Arc<serde_json::value::RawValue>,
@@ -188,6 +192,7 @@ impl Core {
     }
 
     /// The server's name and version.
+    #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
     pub fn info(&self) -> &Implementation {
         &self.info
     }

@@ -159,6 +159,7 @@ pub enum Content {
 impl Content {
     /// The block as its `Serialize` writes it, a text block's strings moved rather than
     /// copied (every tool result has one; other blocks go through `Serialize`).
+    #[cfg_attr(not(any(feature = "legacy", feature = "testing")), allow(dead_code))]
     pub(crate) fn into_value(self) -> Result<Value, serde_json::Error> {
         match self {
             Content::Text {

@@ -112,6 +112,7 @@ impl CallToolResult {
     /// The result's members as its `Serialize` writes them, with `structuredContent` and
     /// `_meta` moved rather than copied. Serializing through a JSON value would copy the
     /// structured output a second time on every call.
+    #[cfg_attr(not(any(feature = "legacy", feature = "testing")), allow(dead_code))]
     pub(crate) fn into_members(self) -> Result<Map<String, Value>, serde_json::Error> {
         // Destructured, so that a new field fails to compile here until it is added.
         let CallToolResult {

@@ -153,6 +153,8 @@ impl Core {
 
 impl Subscription {
     /// The subscription (and listen request) id.
+    // Public through the testing kit only.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
     pub fn id(&self) -> &RequestId {
         &self.id
     }

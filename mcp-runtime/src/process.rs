@@ -1,8 +1,10 @@
-//! The command line every server built with this crate understands.
+//! Running a server as a process: the command line every server built with this crate
+//! understands ([`parse_args`], [`Mode`]), logs on stderr ([`init_logging`]) and the
+//! signal that starts a graceful shutdown ([`shutdown_signal`]).
 
 use std::net::SocketAddr;
 
-use crate::Error;
+use crate::core::Error;
 
 /// Usage text.
 pub const USAGE: &str = "usage: <server> [--stdio | --http ADDR]\n\n  --stdio        serve MCP over stdin/stdout (default)\n  --http ADDR    serve Streamable HTTP at http://ADDR/mcp, e.g. --http 127.0.0.1:8080\n  -h, --help     show this help\n\nLogs go to stderr; RUST_LOG filters them (e.g. RUST_LOG=debug), MCP_LOG_FORMAT=json\nwrites JSON lines and MCP_LOG_REQUESTS=1 adds a line per request.\n\nEnvironment: MCP_SEAL_KEY (shared by instances behind one balancer), MCP_STORE,\nMCP_SHUTDOWN_GRACE_MS (default 20000), MCP_METRICS_ADDR (Prometheus at http://ADDR/metrics),\nMCP_PAGE_SIZE (default 100).";
@@ -19,7 +21,7 @@ pub enum Mode {
 }
 
 /// Parse the arguments after the program name.
-pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Mode, Error> {
+pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Mode, Error> {
     let mut mode = Mode::Stdio;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -138,28 +140,31 @@ mod tests {
 
     #[test]
     fn flags_choose_the_transport() {
-        assert_eq!(parse(args(&[])).unwrap(), Mode::Stdio);
-        assert_eq!(parse(args(&["--stdio"])).unwrap(), Mode::Stdio);
+        assert_eq!(parse_args(args(&[])).unwrap(), Mode::Stdio);
+        assert_eq!(parse_args(args(&["--stdio"])).unwrap(), Mode::Stdio);
         assert_eq!(
-            parse(args(&["--http", "127.0.0.1:8080"])).unwrap(),
+            parse_args(args(&["--http", "127.0.0.1:8080"])).unwrap(),
             Mode::Http("127.0.0.1:8080".parse().unwrap())
         );
         assert_eq!(
-            parse(args(&["--http=127.0.0.1:9"])).unwrap(),
+            parse_args(args(&["--http=127.0.0.1:9"])).unwrap(),
             Mode::Http("127.0.0.1:9".parse().unwrap())
         );
-        assert!(matches!(parse(args(&["--help"])).unwrap(), Mode::Help(_)));
+        assert!(matches!(
+            parse_args(args(&["--help"])).unwrap(),
+            Mode::Help(_)
+        ));
     }
 
     #[test]
     fn bad_flags_explain_themselves() {
-        let e = parse(args(&["--http"])).unwrap_err().to_string();
+        let e = parse_args(args(&["--http"])).unwrap_err().to_string();
         assert!(e.contains("needs an address"), "{e}");
-        let e = parse(args(&["--http", "localhost"]))
+        let e = parse_args(args(&["--http", "localhost"]))
             .unwrap_err()
             .to_string();
         assert!(e.contains("is not an address"), "{e}");
-        let e = parse(args(&["--verbose"])).unwrap_err().to_string();
+        let e = parse_args(args(&["--verbose"])).unwrap_err().to_string();
         assert!(e.contains("unknown argument"), "{e}");
     }
 }

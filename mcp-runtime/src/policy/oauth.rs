@@ -17,7 +17,7 @@
 //! Tokens are checked before anything else is read, never logged, and never handed to
 //! handlers: they see the principal only.
 //!
-//! This module decides; it builds no HTTP response. A refusal is an [`AuthRefusal`]
+//! This module decides; it builds no HTTP response. A refusal is an `AuthRefusal`
 //! (status, challenge parameters, JSON-RPC body) that the HTTP transport renders, so the
 //! policy knows nothing of the web framework serving it.
 

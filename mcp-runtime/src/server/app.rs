@@ -66,9 +66,9 @@ impl App {
 
     /// Serve over this process's stdin and stdout until EOF.
     ///
-    /// The caller is the one set with [`Server::stdio_principal`], else the one the host
+    /// The caller is the one set with [`Server::stdio_principal`](crate::Server::stdio_principal), else the one the host
     /// names in the environment: `MCP_ACCESS_TOKEN` checked by the verifier given to
-    /// [`Server::oauth`] (an invalid token stops the server), or `MCP_PRINCIPAL`,
+    /// [`Server::oauth`](crate::Server::oauth) (an invalid token stops the server), or `MCP_PRINCIPAL`,
     /// `MCP_SCOPES` and `MCP_TENANT` ([`Principal::from_env`]).
     pub async fn serve_stdio(&self) -> Result<(), Error> {
         let mut app = self.clone();
@@ -158,7 +158,7 @@ impl App {
     /// Serve Streamable HTTP at `http://addr/mcp` until Ctrl-C or SIGTERM.
     ///
     /// Refuses to start on an address other than loopback without a token verifier
-    /// ([`Server::oauth`]), unless [`Server::allow_unauthenticated_remote`] says a gateway
+    /// ([`Server::oauth`](crate::Server::oauth)), unless [`Server::allow_unauthenticated_remote`](crate::Server::allow_unauthenticated_remote) says a gateway
     /// in front authenticates callers.
     pub async fn serve_http(&self, addr: SocketAddr) -> Result<(), Error> {
         if !addr.ip().is_loopback()
@@ -223,7 +223,7 @@ impl App {
 
     /// Shut down gracefully, as SIGTERM does: readiness (`/readyz`) turns false, HTTP
     /// stops accepting connections, subscriptions and handshake-era sessions end, and
-    /// calls and tasks already running get the grace period ([`Server::shutdown_grace`]).
+    /// calls and tasks already running get the grace period ([`Server::shutdown_grace`](crate::Server::shutdown_grace)).
     /// Calls still running then are stopped and answer with -31503; tasks still running
     /// fail with the same reason. Returns when all of that is done.
     pub async fn shutdown(&self) {
@@ -232,7 +232,7 @@ impl App {
     }
 
     /// The request metrics in the OpenMetrics text format (what Prometheus scrapes), or
-    /// `None` when they are off ([`Server::metrics_endpoint`]).
+    /// `None` when they are off ([`Server::metrics_endpoint`](crate::Server::metrics_endpoint)).
     pub fn metrics(&self) -> Option<String> {
         self.core
             .metrics

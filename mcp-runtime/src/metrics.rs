@@ -22,8 +22,6 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 
-use crate::observe::Outcome;
-
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
     method: &'static str,
@@ -93,22 +91,29 @@ impl Metrics {
         })
     }
 
-    /// Count one finished request.
-    pub(crate) fn record(&self, method: &str, name: &str, outcome: Outcome, elapsed: Duration) {
+    /// Count one finished request, by its labels: `outcome` (completed, input_required,
+    /// task, failed) and `error_layer` (empty unless failed).
+    pub(crate) fn record(
+        &self,
+        method: &str,
+        name: &str,
+        (outcome, error_layer): (&'static str, &'static str),
+        elapsed: Duration,
+    ) {
         let method = bounded_method(method);
         self.requests
             .get_or_create(&RequestLabels {
                 method,
                 name: name.to_owned(),
-                outcome: outcome.label(),
-                error_layer: outcome.error_layer(),
+                outcome,
+                error_layer,
             })
             .inc();
         self.latency
             .get_or_create(&LatencyLabels {
                 method,
                 name: name.to_owned(),
-                outcome: outcome.label(),
+                outcome,
             })
             .observe(elapsed.as_secs_f64());
     }
@@ -173,16 +178,16 @@ mod tests {
         metrics.record(
             "tools/call",
             "add",
-            Outcome::Completed,
+            ("completed", ""),
             Duration::from_millis(2),
         );
         metrics.record(
             "tools/call",
             "add",
-            Outcome::Failed("business"),
+            ("failed", "business"),
             Duration::from_millis(3),
         );
-        metrics.record("no/such", "", Outcome::Failed("jsonrpc"), Duration::ZERO);
+        metrics.record("no/such", "", ("failed", "jsonrpc"), Duration::ZERO);
         let text = metrics.render(0);
         assert!(text.contains(
             r#"mcp_requests_total{method="tools/call",name="add",outcome="completed",error_layer=""} 1"#

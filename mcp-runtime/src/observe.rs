@@ -79,6 +79,11 @@ impl Outcome {
         }
     }
 
+    /// The `outcome` and `error_layer` labels, as metrics count them.
+    pub(crate) fn labels(self) -> (&'static str, &'static str) {
+        (self.label(), self.error_layer())
+    }
+
     /// The layer a JSON-RPC error belongs to: the message itself (unparsable, no valid
     /// request, a method nobody serves) or MCP (invalid params such as an unknown tool,
     /// access denied, rate limited, internal errors).
@@ -188,7 +193,7 @@ pub(crate) fn count(
 ) {
     if let Some(metrics) = core.metrics() {
         let label = core.metric_target(method, name);
-        metrics.record(method, &label, outcome, started.elapsed());
+        metrics.record(method, &label, outcome.labels(), started.elapsed());
     }
 }
 
@@ -221,6 +226,11 @@ pub(crate) fn refused(
     );
     span.in_scope(|| tracing::debug!(%reason, "request refused"));
     if let Some(metrics) = core.metrics() {
-        metrics.record("", "", Outcome::Failed(layer), std::time::Duration::ZERO);
+        metrics.record(
+            "",
+            "",
+            Outcome::Failed(layer).labels(),
+            std::time::Duration::ZERO,
+        );
     }
 }

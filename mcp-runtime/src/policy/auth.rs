@@ -4,6 +4,9 @@
 //! `completion/complete`, after the target is found and before arguments are validated or
 //! any handler runs. A model choosing a tool is never consent:
 //! the hook decides from the request context and the tool's definition.
+//!
+//! Policy sits below the core; its one arrow up is a type-only contract: the hook is
+//! handed the core's `RequestContext` (checked by `tests/layers.rs`).
 
 use std::future::Future;
 use std::sync::Arc;

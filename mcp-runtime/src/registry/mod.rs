@@ -4,6 +4,11 @@
 //! `inventory` submission. At `Server` build time the definitions are filtered, checked for
 //! duplicates (and overlapping URI templates), turned into schemas and compiled validators,
 //! sorted, and their list pages serialized ahead of time.
+//!
+//! The registry sits below the core and carries data, not behaviour. Its one arrow up is a
+//! type-only contract: the function-pointer types of the generated glue name the
+//! handler's `RequestContext` and the completer's `CompletionRequest` (checked by
+//! `tests/layers.rs`).
 
 mod build_error;
 mod catalog;

@@ -11,8 +11,9 @@
 //! request (`elicitation/create`, `sampling/createMessage`, `roots/list`), waits for the
 //! answers and runs the handler again with them, exactly like a modern client's retry.
 //!
-//! Transports decide which era a message belongs to (stdio: the first request decides for
-//! the process; HTTP: each request on its own); the HTTP side of a session (its id
+//! Which era a message belongs to is decided by the era layer's selector, for both
+//! transports (stdio: the first request decides for the process; HTTP: each request on
+//! its own); the HTTP side of a session (its id
 //! header, event streams, `GET` and `DELETE`) is the HTTP transport's. Compile this module
 //! out with the `legacy` cargo feature and the server is modern-only.
 

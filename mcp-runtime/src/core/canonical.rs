@@ -76,3 +76,28 @@ pub(crate) fn write_object<'a>(
     }
     out.push(b'}');
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn canonical_json_sorts_keys_at_every_level() {
+        let mut a = Vec::new();
+        canonical(
+            &json!({"b": 1, "a": {"y": [1, {"d": 2, "c": 3}], "x": "s"}}),
+            &mut a,
+        );
+        assert_eq!(
+            String::from_utf8(a).unwrap(),
+            r#"{"a":{"x":"s","y":[1,{"c":3,"d":2}]},"b":1}"#
+        );
+        // A map in insertion order (serde_json's `preserve_order`) is sorted first.
+        let (b, a, one, two) = ("b".to_owned(), "a".to_owned(), json!(1), json!(2));
+        let mut out = Vec::new();
+        write_object(sorted([(&b, &one), (&a, &two)].into_iter()), &mut out);
+        assert_eq!(String::from_utf8(out).unwrap(), r#"{"a":2,"b":1}"#);
+    }
+}

@@ -146,3 +146,60 @@ fn select_items(items: &Value, defs: &Value) -> Option<Value> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::*;
+
+    #[allow(dead_code)]
+    #[derive(Deserialize, JsonSchema)]
+    struct Form {
+        /// Your name.
+        name: String,
+        age: Option<u32>,
+        subscribe: bool,
+        color: Color,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(rename_all = "lowercase")]
+    enum Color {
+        Red,
+        Green,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize, JsonSchema)]
+    struct Nested {
+        inner: Form,
+    }
+
+    #[test]
+    fn forms_flatten_to_elicitation_primitives() {
+        let schema = form_schema::<Form>().unwrap();
+        assert_eq!(schema["type"], "object");
+        assert_eq!(schema["properties"]["name"]["type"], "string");
+        assert_eq!(schema["properties"]["name"]["description"], "Your name.");
+        assert_eq!(schema["properties"]["age"]["type"], "integer");
+        assert_eq!(schema["properties"]["subscribe"]["type"], "boolean");
+        assert_eq!(
+            schema["properties"]["color"]["enum"],
+            json!(["red", "green"])
+        );
+        assert_eq!(schema["required"], json!(["name", "subscribe", "color"]));
+        assert!(schema.get("$defs").is_none() && schema.get("title").is_none());
+    }
+
+    #[test]
+    fn nested_forms_are_refused_with_the_field_named() {
+        let problem = form_schema::<Nested>().unwrap_err();
+        assert!(problem.contains("field `inner`"), "{problem}");
+        let problem = form_schema::<u32>().unwrap_err();
+        assert!(problem.contains("not a struct"), "{problem}");
+    }
+}

@@ -474,8 +474,6 @@ fn check_tool_turns(messages: &[SamplingMessage]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::canonical::{canonical, sorted, write_object};
-    use serde::Deserialize;
 
     #[test]
     fn sampling_tool_turns_follow_the_protocol() {
@@ -550,72 +548,6 @@ mod tests {
 
     fn text_block() -> Value {
         json!({"type": "text", "text": "x"})
-    }
-
-    #[allow(dead_code)]
-    #[derive(Deserialize, JsonSchema)]
-    struct Form {
-        /// Your name.
-        name: String,
-        age: Option<u32>,
-        subscribe: bool,
-        color: Color,
-    }
-
-    #[allow(dead_code)]
-    #[derive(Deserialize, JsonSchema)]
-    #[serde(rename_all = "lowercase")]
-    enum Color {
-        Red,
-        Green,
-    }
-
-    #[allow(dead_code)]
-    #[derive(Deserialize, JsonSchema)]
-    struct Nested {
-        inner: Form,
-    }
-
-    #[test]
-    fn forms_flatten_to_elicitation_primitives() {
-        let schema = form_schema::<Form>().unwrap();
-        assert_eq!(schema["type"], "object");
-        assert_eq!(schema["properties"]["name"]["type"], "string");
-        assert_eq!(schema["properties"]["name"]["description"], "Your name.");
-        assert_eq!(schema["properties"]["age"]["type"], "integer");
-        assert_eq!(schema["properties"]["subscribe"]["type"], "boolean");
-        assert_eq!(
-            schema["properties"]["color"]["enum"],
-            json!(["red", "green"])
-        );
-        assert_eq!(schema["required"], json!(["name", "subscribe", "color"]));
-        assert!(schema.get("$defs").is_none() && schema.get("title").is_none());
-    }
-
-    #[test]
-    fn nested_forms_are_refused_with_the_field_named() {
-        let problem = form_schema::<Nested>().unwrap_err();
-        assert!(problem.contains("field `inner`"), "{problem}");
-        let problem = form_schema::<u32>().unwrap_err();
-        assert!(problem.contains("not a struct"), "{problem}");
-    }
-
-    #[test]
-    fn canonical_json_sorts_keys_at_every_level() {
-        let mut a = Vec::new();
-        canonical(
-            &json!({"b": 1, "a": {"y": [1, {"d": 2, "c": 3}], "x": "s"}}),
-            &mut a,
-        );
-        assert_eq!(
-            String::from_utf8(a).unwrap(),
-            r#"{"a":{"x":"s","y":[1,{"c":3,"d":2}]},"b":1}"#
-        );
-        // A map in insertion order (serde_json's `preserve_order`) is sorted first.
-        let (b, a, one, two) = ("b".to_owned(), "a".to_owned(), json!(1), json!(2));
-        let mut out = Vec::new();
-        write_object(sorted([(&b, &one), (&a, &two)].into_iter()), &mut out);
-        assert_eq!(String::from_utf8(out).unwrap(), r#"{"a":2,"b":1}"#);
     }
 
     #[test]

@@ -65,7 +65,7 @@ pub mod store;
 pub(crate) mod tasks;
 #[cfg(feature = "testing")]
 pub mod testing;
-pub mod transport;
+pub(crate) mod transport;
 pub mod validate;
 
 pub use crate::core::returns::tool::{IntoToolResult, Json};

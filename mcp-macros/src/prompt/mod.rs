@@ -10,24 +10,37 @@ mod validate;
 use proc_macro2::TokenStream;
 
 use crate::errors::Errors;
+use crate::stages::{self, Stages};
+
+/// `#[prompt]`'s stages.
+struct Prompt;
+
+impl Stages for Prompt {
+    type Parsed = parse::Parsed;
+    type Model = model::Model;
+
+    fn parse(attr: TokenStream, item: TokenStream, errors: &mut Errors) -> Option<parse::Parsed> {
+        parse::parse(attr, item, errors)
+    }
+
+    fn model(parsed: &parse::Parsed, errors: &mut Errors) -> Option<model::Model> {
+        model::build(parsed, errors)
+    }
+
+    fn validate(model: &model::Model, errors: &mut Errors) {
+        validate::check(model, errors);
+    }
+
+    fn expand(parsed: &parse::Parsed, model: &model::Model) -> TokenStream {
+        expand::prompt(parsed, model)
+    }
+
+    fn stub(parsed: &parse::Parsed) -> TokenStream {
+        expand::stub(parsed)
+    }
+}
 
 /// `#[prompt(attr)] item`: the expansion, or the function and its errors.
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let mut errors = Errors::default();
-    let Some(parsed) = parse::parse(attr, item, &mut errors) else {
-        // Not even a function: nothing to keep.
-        return errors.finish().err().unwrap_or_default();
-    };
-    let model = model::build(&parsed, &mut errors);
-    if let Some(model) = &model {
-        validate::check(model, &mut errors);
-    }
-    match (model, errors.finish()) {
-        (Some(model), Ok(())) => expand::prompt(&parsed, &model),
-        (_, result) => {
-            let mut out = expand::stub(&parsed);
-            out.extend(result.err());
-            out
-        }
-    }
+    stages::run::<Prompt>(attr, item)
 }

@@ -8,25 +8,37 @@ mod validate;
 use proc_macro2::TokenStream;
 
 use crate::errors::Errors;
+use crate::stages::{self, Stages};
+
+/// `#[tool]`'s stages.
+struct Tool;
+
+impl Stages for Tool {
+    type Parsed = parse::Parsed;
+    type Model = model::Model;
+
+    fn parse(attr: TokenStream, item: TokenStream, errors: &mut Errors) -> Option<parse::Parsed> {
+        parse::parse(attr, item, errors)
+    }
+
+    fn model(parsed: &parse::Parsed, errors: &mut Errors) -> Option<model::Model> {
+        model::build(parsed, errors)
+    }
+
+    fn validate(model: &model::Model, errors: &mut Errors) {
+        validate::check(model, errors);
+    }
+
+    fn expand(parsed: &parse::Parsed, model: &model::Model) -> TokenStream {
+        expand::tool(parsed, model)
+    }
+
+    fn stub(parsed: &parse::Parsed) -> TokenStream {
+        expand::stub(parsed)
+    }
+}
 
 /// `#[tool(attr)] item`: the expansion, or the function and its errors.
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let mut errors = Errors::default();
-    let parsed = match parse::parse(attr, item, &mut errors) {
-        Some(parsed) => parsed,
-        // Not even a function: nothing to keep.
-        None => return errors.finish().err().unwrap_or_default(),
-    };
-    let model = model::build(&parsed, &mut errors);
-    if let Some(model) = &model {
-        validate::check(model, &mut errors);
-    }
-    match (model, errors.finish()) {
-        (Some(model), Ok(())) => expand::tool(&parsed, &model),
-        (_, result) => {
-            let mut out = expand::stub(&parsed);
-            out.extend(result.err());
-            out
-        }
-    }
+    stages::run::<Tool>(attr, item)
 }

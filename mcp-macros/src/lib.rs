@@ -2,7 +2,7 @@
 //! `mcp-runtime`, which re-exports them; the generated code names
 //! `::mcp_runtime::__private` only.
 //!
-//! Each macro is the same pipeline (`stages`) in its own folder: `parse` (tokens to syntax), `model`
+//! Each macro is the same pipeline (run by `stages`) in its own folder: `parse` (tokens to syntax), `model`
 //! (what the user declared, each option read into a typed field), `validate` (the rules
 //! between fields and the wire rules, checked at compile time) and `expand` (code). Shared
 //! pieces: `options` (option keys, values and hints), `name` (the tool and prompt name

@@ -7,38 +7,16 @@ mod validate;
 
 use proc_macro2::TokenStream;
 
-use crate::errors::Errors;
 use crate::stages::{self, Stages};
-
-/// `#[tool]`'s stages.
-struct Tool;
-
-impl Stages for Tool {
-    type Parsed = parse::Parsed;
-    type Model = model::Model;
-
-    fn parse(attr: TokenStream, item: TokenStream, errors: &mut Errors) -> Option<parse::Parsed> {
-        parse::parse(attr, item, errors)
-    }
-
-    fn model(parsed: &parse::Parsed, errors: &mut Errors) -> Option<model::Model> {
-        model::build(parsed, errors)
-    }
-
-    fn validate(model: &model::Model, errors: &mut Errors) {
-        validate::check(model, errors);
-    }
-
-    fn expand(parsed: &parse::Parsed, model: &model::Model) -> TokenStream {
-        expand::tool(parsed, model)
-    }
-
-    fn stub(parsed: &parse::Parsed) -> TokenStream {
-        expand::stub(parsed)
-    }
-}
 
 /// `#[tool(attr)] item`: the expansion, or the function and its errors.
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    stages::run::<Tool>(attr, item)
+    let stages = Stages {
+        parse: parse::parse,
+        model: model::build,
+        validate: validate::check,
+        expand: expand::tool,
+        stub: expand::stub,
+    };
+    stages::run(stages, attr, item)
 }

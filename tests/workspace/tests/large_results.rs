@@ -746,15 +746,12 @@ async fn pages_and_artifacts_work_across_two_instances_sharing_a_postgres_store(
 #[cfg(feature = "legacy")]
 #[tokio::test]
 async fn handshake_era_sessions_get_the_same_pages_links_and_reads() {
-    use mcp_runtime::testing::LegacyTestClient;
     let app = large::server()
         .artifact_part_size(64 * 1024)
         .build()
         .unwrap();
     for version in ["2025-11-25", "2025-06-18", "2025-03-26"] {
-        let mut client = LegacyTestClient::connect(&app, version, json!({}))
-            .await
-            .unwrap();
+        let client = TestClient::legacy(app.clone(), version);
         // Paging to the end.
         let mut ids = Vec::new();
         let mut cursor: Option<String> = None;
@@ -763,7 +760,7 @@ async fn handshake_era_sessions_get_the_same_pages_links_and_reads() {
             if let Some(c) = &cursor {
                 arguments["cursor"] = json!(c);
             }
-            let result = client.call_tool("search", arguments).await.unwrap();
+            let result = client.call_tool("search", arguments).await;
             // Before 2025-06-18 there is no structured content: the text has the page.
             let page: Value = match result.get("structuredContent") {
                 Some(page) => page.clone(),
@@ -781,10 +778,7 @@ async fn handshake_era_sessions_get_the_same_pages_links_and_reads() {
         }
         assert_eq!(ids, all_ids(), "{version}");
         // A link (as text before 2025-06-18) and its parts read back.
-        let result = client
-            .call_tool("export", json!({"size": 150_000}))
-            .await
-            .unwrap();
+        let result = client.call_tool("export", json!({"size": 150_000})).await;
         let uri = if version == "2025-03-26" {
             assert!(result["content"]
                 .as_array()
@@ -801,8 +795,7 @@ async fn handshake_era_sessions_get_the_same_pages_links_and_reads() {
         for n in 0..3 {
             let read = client
                 .request("resources/read", json!({"uri": format!("{uri}/part/{n}")}))
-                .await
-                .unwrap();
+                .await;
             let blob = read["result"]["contents"][0]["blob"].as_str().unwrap();
             bytes.extend(
                 base64::engine::general_purpose::STANDARD
@@ -814,8 +807,7 @@ async fn handshake_era_sessions_get_the_same_pages_links_and_reads() {
         // Not found has the handshake revisions' code there.
         let missing = client
             .request("resources/read", json!({"uri": format!("{uri}/part/3")}))
-            .await
-            .unwrap();
+            .await;
         assert_eq!(missing["error"]["code"], -32002, "{missing}");
     }
 }

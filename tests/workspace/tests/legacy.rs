@@ -1306,48 +1306,43 @@ async fn batches_are_served_in_2025_03_26_only() {
 // ---- the in-process handshake-era client -------------------------------------------------
 
 #[tokio::test]
-async fn the_legacy_test_client_answers_the_servers_questions() {
-    use mcp_runtime::testing::LegacyTestClient;
+async fn the_test_client_answers_the_servers_questions_in_the_handshake_era() {
+    use mcp_runtime::testing::TestClient;
     let app = build(interactive());
     // ANCHOR: legacy_client
-    let mut client = LegacyTestClient::connect(&app, "2025-06-18", all_caps())
-        .await
-        .unwrap()
-        .answering(|method, params| {
-            assert_eq!(method, "elicitation/create");
-            assert_eq!(params["message"], "Send 5 cents to ann?");
+    let client = TestClient::legacy(app.clone(), "2025-06-18")
+        .with_capabilities(all_caps())
+        .on_elicit(|question| {
+            assert_eq!(question["message"], "Send 5 cents to ann?");
             json!({"action": "accept", "content": {"confirm": true}})
         });
-    assert_eq!(client.initialize_result()["protocolVersion"], "2025-06-18");
+    assert_eq!(client.discover().await["protocolVersion"], "2025-06-18");
     let sent = client
         .call_tool("transfer", json!({"amount": 5, "to": "ann"}))
-        .await
-        .unwrap();
+        .await;
     assert_eq!(
         sent["content"][0]["text"],
         "Sent 5 cents to ann (quoted 5 on round 1)."
     );
     // ANCHOR_END: legacy_client
-    // Without an answering function, the server's question gets an error back.
-    let mut silent = LegacyTestClient::connect(&app, "2025-11-25", all_caps())
-        .await
-        .unwrap();
+    // Without a handler, the server's question gets an error back.
+    let silent = TestClient::legacy(app, "2025-11-25").with_capabilities(all_caps());
     let refused = silent
         .call_tool("transfer", json!({"amount": 5, "to": "ann"}))
-        .await
-        .unwrap();
+        .await;
     assert_eq!(refused["error"]["code"], -32601);
-    let (logs, _) = {
-        silent
-            .request("logging/setLevel", json!({"level": "emergency"}))
-            .await
-            .unwrap();
-        silent
-            .request_with_notifications("tools/call", json!({"name": "chatty", "arguments": {}}))
-            .await
-            .unwrap()
-    };
+    silent
+        .request("logging/setLevel", json!({"level": "emergency"}))
+        .await;
+    let (logs, _) = silent
+        .request_with_notifications("tools/call", json!({"name": "chatty", "arguments": {}}))
+        .await;
     assert_eq!(logs.len(), 1);
+    // subscriptions/listen belongs to 2026-07-28.
+    let Err(listen) = silent.listen(json!({})) else {
+        panic!("a handshake-era client listened");
+    };
+    assert_eq!(listen["error"]["code"], -32601);
 }
 
 // ---- hostile input on a session -----------------------------------------------------------

@@ -303,18 +303,12 @@ async fn a_retry_with_the_same_key_gets_the_recorded_result_and_the_payment_happ
 async fn a_handshake_era_retry_with_the_same_key_gets_the_recorded_result() {
     let payments = Payments::new();
     let app = app(&payments);
-    let mut client = mcp_runtime::testing::LegacyTestClient::connect(
-        &app,
-        "2025-11-25",
-        json!({"elicitation": {}}),
-    )
-    .await
-    .unwrap()
-    .answering(|_, _| json!({"action": "accept", "content": {"confirm": true}}));
+    let client = mcp_runtime::testing::TestClient::legacy(app, "2025-11-25")
+        .on_elicit(|_| json!({"action": "accept", "content": {"confirm": true}}));
     let args = json!({"payee": "legacy", "amount_cents": 30, "idempotencyKey": "legacy-1"});
-    let first = client.call_tool("pay", args.clone()).await.unwrap();
+    let first = client.call_tool("pay", args.clone()).await;
     assert_eq!(first["structuredContent"]["number"], 1, "{first}");
-    let retried = client.call_tool("pay", args).await.unwrap();
+    let retried = client.call_tool("pay", args).await;
     assert_eq!(retried["structuredContent"], first["structuredContent"]);
     assert_eq!(payments.to("legacy"), 1);
 }

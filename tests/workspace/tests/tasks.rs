@@ -78,18 +78,14 @@ async fn the_extension_is_announced_to_modern_clients_only() {
     );
     #[cfg(feature = "legacy")]
     {
-        let mut legacy = mcp_runtime::testing::LegacyTestClient::connect(
-            &app,
-            "2025-11-25",
-            json!({"extensions": {TASKS: {}}}),
-        )
-        .await
-        .unwrap();
-        let caps = &legacy.initialize_result()["capabilities"];
+        let legacy = mcp_runtime::testing::TestClient::legacy(app.clone(), "2025-11-25")
+            .with_capabilities(json!({"extensions": {TASKS: {}}}));
+        let initialized = legacy.discover().await;
+        let caps = &initialized["capabilities"];
         assert!(caps.get("extensions").is_none(), "{caps}");
         assert!(caps.get("tasks").is_none(), "{caps}");
         // S-377: a task tool answers synchronously in the handshake era,
-        let result = legacy.call_tool("takes", json!({"ms": 300})).await.unwrap();
+        let result = legacy.call_tool("takes", json!({"ms": 300})).await;
         assert_eq!(result["content"][0]["text"], "took 300 ms");
         // one that needs a task is refused, and tasks/* do not exist there.
         let refused = legacy
@@ -97,13 +93,9 @@ async fn the_extension_is_announced_to_modern_clients_only() {
                 "tools/call",
                 json!({"name": "ask_then_task", "arguments": {}}),
             )
-            .await
-            .unwrap();
+            .await;
         assert_eq!(refused["error"]["code"], -32021, "{refused}");
-        let unknown = legacy
-            .request("tasks/get", json!({"taskId": "x"}))
-            .await
-            .unwrap();
+        let unknown = legacy.request("tasks/get", json!({"taskId": "x"})).await;
         assert_eq!(unknown["error"]["code"], -32601);
     }
 }

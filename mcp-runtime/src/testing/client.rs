@@ -52,7 +52,7 @@ pub struct TestClient {
     capabilities: Option<Value>,
     answers: Answers,
     #[cfg(feature = "legacy")]
-    handshake: Option<super::legacy::Handshake>,
+    handshake: Option<Box<super::legacy::Handshake>>,
 }
 
 impl TestClient {
@@ -76,7 +76,7 @@ impl TestClient {
     #[cfg(feature = "legacy")]
     pub fn legacy(app: App, version: &str) -> Self {
         TestClient {
-            handshake: Some(super::legacy::Handshake::new(version)),
+            handshake: Some(Box::new(super::legacy::Handshake::new(version))),
             ..TestClient::new(app)
         }
     }
@@ -259,14 +259,17 @@ impl TestClient {
         }
     }
 
+    #[cfg(feature = "legacy")]
     pub(crate) fn app(&self) -> &App {
         &self.app
     }
 
+    #[cfg(feature = "legacy")]
     pub(crate) fn principal(&self) -> Option<&Principal> {
         self.principal.as_ref()
     }
 
+    #[cfg(feature = "legacy")]
     pub(crate) fn answers(&self) -> &Answers {
         &self.answers
     }

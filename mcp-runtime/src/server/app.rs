@@ -68,7 +68,8 @@ impl App {
     ///
     /// The caller is the one set with [`Server::stdio_principal`](crate::Server::stdio_principal), else the one the host
     /// names in the environment: `MCP_ACCESS_TOKEN` checked by the verifier given to
-    /// [`Server::oauth`](crate::Server::oauth) (an invalid token stops the server), or `MCP_PRINCIPAL`,
+    /// [`Server::oauth`](crate::Server::oauth) or [`Server::verify_tokens`](crate::Server::verify_tokens)
+    /// (an invalid token stops the server), or `MCP_PRINCIPAL`,
     /// `MCP_SCOPES` and `MCP_TENANT` ([`Principal::from_env`]).
     pub async fn serve_stdio(&self) -> Result<(), Error> {
         let mut app = self.clone();
@@ -116,7 +117,7 @@ impl App {
                 ))])
             }),
             (Some(_), None) => Err(Error::Build(vec![BuildError::Config(format!(
-                "{} is set, but the server has no token verifier to check it (Server::oauth)",
+                "{} is set, but the server has no token verifier to check it (Server::oauth or Server::verify_tokens)",
                 crate::policy::principal::TOKEN_ENV
             ))])),
             (None, _) => Ok(Principal::from_env()),
@@ -158,7 +159,8 @@ impl App {
     /// Serve Streamable HTTP at `http://addr/mcp` until Ctrl-C or SIGTERM.
     ///
     /// Refuses to start on an address other than loopback without a token verifier
-    /// ([`Server::oauth`](crate::Server::oauth)), unless [`Server::allow_unauthenticated_remote`](crate::Server::allow_unauthenticated_remote) says a gateway
+    /// ([`Server::oauth`](crate::Server::oauth), or [`Server::verify_tokens`](crate::Server::verify_tokens)
+    /// for API keys), unless [`Server::allow_unauthenticated_remote`](crate::Server::allow_unauthenticated_remote) says a gateway
     /// in front authenticates callers.
     pub async fn serve_http(&self, addr: SocketAddr) -> Result<(), Error> {
         if !addr.ip().is_loopback()

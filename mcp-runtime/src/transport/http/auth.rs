@@ -4,9 +4,10 @@
 
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
+use serde_json::Value;
 
 use crate::core::Core;
-use crate::policy::oauth::{AuthRefusal, HttpAuth};
+use crate::policy::oauth::{insufficient_scope, AuthRefusal, HttpAuth};
 use crate::policy::principal::Principal;
 use crate::protocol::jsonrpc::{error_response, Frame};
 use crate::protocol::{codes, RpcError};
@@ -44,8 +45,8 @@ pub(super) fn refuse(refusal: &AuthRefusal) -> Response {
 
 /// The RFC 9728 metadata document as a response (public, cacheable, readable
 /// cross-origin).
-pub(super) fn metadata_response(auth: &HttpAuth) -> Response {
-    let mut response = json(StatusCode::OK, &auth.resource().document());
+pub(super) fn metadata_response(document: &Value) -> Response {
+    let mut response = json(StatusCode::OK, document);
     let headers = response.headers_mut();
     headers.insert(
         header::ACCESS_CONTROL_ALLOW_ORIGIN,
@@ -89,6 +90,10 @@ pub(super) fn scope_challenge(
     )
     .with_data(serde_json::json!({ "name": target, "requiredScopes": needed }));
     tracing::info!(target = %target, "refused a call for want of scopes");
-    let refusal = auth.insufficient_scope(needed, error_response(id.as_ref(), &error));
+    let refusal = insufficient_scope(
+        needed,
+        auth.metadata_url(),
+        error_response(id.as_ref(), &error),
+    );
     Some(refuse(&refusal))
 }

@@ -73,9 +73,14 @@ impl std::fmt::Debug for HttpConfig {
                 "allow_unauthenticated_remote",
                 &self.allow_unauthenticated_remote,
             )
+            .field("verifies_tokens", &self.auth.is_some())
             .field(
                 "oauth",
-                &self.auth.as_ref().map(|a| a.resource().resource()),
+                &self
+                    .auth
+                    .as_ref()
+                    .and_then(|a| a.resource())
+                    .map(|r| r.resource()),
             )
             .finish()
     }
@@ -123,20 +128,21 @@ pub(crate) fn router(
         .route("/mcp", any(endpoint::endpoint))
         .route("/healthz", axum::routing::get(healthz))
         .route("/readyz", axum::routing::get(readyz));
-    if let Some(verifier) = &config.auth {
+    if let Some(resource) = config.auth.as_ref().and_then(|auth| auth.resource()) {
         // RFC 9728: at the path-inserted location, and at the root for clients that look
-        // there first.
-        let own = verifier.resource().metadata_path();
+        // there first. Without an OAuth flow (API keys) there is no document.
+        let own = resource.metadata_path();
         let paths = if own == ROOT_METADATA {
             vec![own]
         } else {
             vec![own, ROOT_METADATA.to_owned()]
         };
+        let document = Arc::new(resource.document());
         for path in paths {
-            let verifier = verifier.clone();
+            let document = document.clone();
             let serve = move || {
-                let verifier = verifier.clone();
-                async move { auth::metadata_response(&verifier) }
+                let document = document.clone();
+                async move { auth::metadata_response(&document) }
             };
             router = router.route(&path, axum::routing::get(serve));
         }

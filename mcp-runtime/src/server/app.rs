@@ -39,7 +39,17 @@ impl App {
         self.core.server_handle()
     }
 
-    /// The HTTP endpoint as an `axum::Router` serving `/mcp`.
+    /// The HTTP endpoint as an `axum::Router` serving `/mcp` (and `/healthz`, `/readyz`,
+    /// and the protected-resource metadata with [`Server::oauth`](crate::Server::oauth)), to
+    /// merge into an application of your own.
+    ///
+    /// Who calls: with a token verifier, the bearer token of each request; without one,
+    /// the [`Principal`] a layer of your application inserted into the request's
+    /// extensions (`request.extensions_mut().insert(principal)`), or nobody. Refusals for
+    /// want of scopes are HTTP 403 with an `insufficient_scope` challenge either way (see
+    /// [`Denied::insufficient_scope`](crate::Denied::insufficient_scope)). Serving the
+    /// router yourself skips [`App::serve_http`]'s refusal of non-loopback addresses
+    /// without a verifier: authenticating callers is then your application's job.
     pub fn router(&self) -> axum::Router {
         crate::transport::http::router(
             self.core.clone(),
@@ -168,7 +178,7 @@ impl App {
             && !self.http.allow_unauthenticated_remote
         {
             return Err(Error::Build(vec![BuildError::Config(format!(
-                "refusing to serve {addr} without authentication: anyone who can reach it could call every tool. Configure a token verifier with Server::oauth(..), bind to 127.0.0.1, or call Server::allow_unauthenticated_remote() when a gateway in front authenticates callers"
+                "refusing to serve {addr} without authentication: anyone who can reach it could call every tool. Configure a token verifier with Server::oauth(..) (OAuth) or Server::verify_tokens(..) (API keys), bind to 127.0.0.1, or call Server::allow_unauthenticated_remote() when a gateway in front authenticates callers"
             ))]));
         }
         let loopback_names = HttpConfig::default().allowed_hosts;

@@ -8,6 +8,16 @@
 //! tool's `Mcp-Param-*` headers against the body (-32020), then the era adapter (version
 //! -32022, method -32601 with 404, `_meta` -32602 with 400).
 //!
+//! The caller is the principal the verifier makes of the bearer token or, without a
+//! verifier, the `Principal` a layer in front of this router put into the request's
+//! extensions (none: anonymous). One rule holds for refusals for want of scopes, whichever
+//! check makes them (the declared scopes above, or the core's check and the `Authorize`
+//! hook's `Denied::insufficient_scope` later) and whatever named the caller: HTTP 403 with
+//! `WWW-Authenticate: Bearer error="insufficient_scope", scope="<every scope needed>"`
+//! (plus `resource_metadata` when protected-resource metadata is published), and the
+//! JSON-RPC error -31403 with `data.requiredScopes` as the body, in both eras. Only the
+//! responses of a 2025-03-26 batch, which share one status, stay 200.
+//!
 //! Responses are JSON, except in two cases that stream Server-Sent Events: a request whose
 //! client asked for progress or log messages (and accepts `text/event-stream`) switches to
 //! SSE when its first notification is ready (a request that finishes first is answered

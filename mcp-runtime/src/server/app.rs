@@ -116,9 +116,17 @@ impl App {
     }
 
     async fn principal_from_env(&self) -> Result<Option<Principal>, Error> {
-        let token = std::env::var(crate::policy::principal::TOKEN_ENV)
-            .ok()
-            .filter(|t| !t.trim().is_empty());
+        let token = std::env::var(crate::policy::principal::TOKEN_ENV).ok();
+        self.principal_from_token(token).await
+    }
+
+    /// The stdio caller `token` (`MCP_ACCESS_TOKEN`) stands for, checked by the server's
+    /// verifier; without a token, the caller the environment names.
+    async fn principal_from_token(
+        &self,
+        token: Option<String>,
+    ) -> Result<Option<Principal>, Error> {
+        let token = token.filter(|t| !t.trim().is_empty());
         match (token, &self.http.auth) {
             (Some(token), Some(auth)) => auth.verify(token.trim()).await.map(Some).map_err(|e| {
                 Error::Build(vec![BuildError::Config(format!(
@@ -328,5 +336,42 @@ impl App {
         self.closing.cancel();
         #[cfg(feature = "legacy")]
         self.sessions.end_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::policy::api_keys::ApiKeys;
+    use crate::{Principal, Server};
+
+    #[tokio::test]
+    async fn on_stdio_an_api_key_names_the_caller() {
+        let keys = ApiKeys::new()
+            .key(
+                "desk-3f9a1c7e5b2d8064",
+                Principal::new("desktop").with_scopes(["notes:read"]),
+            )
+            .unwrap();
+        let app = Server::new("t", "1")
+            .only_module("no::such::module")
+            .verify_tokens(keys)
+            .build()
+            .unwrap();
+        let named = app
+            .principal_from_token(Some(" desk-3f9a1c7e5b2d8064\n".into()))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(named.subject, "desktop");
+        assert!(named.has_scope("notes:read"));
+        let refused = app
+            .principal_from_token(Some("desk-3f9a1c7e5b2d8065".into()))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.contains("MCP_ACCESS_TOKEN: the access token was refused: unknown API key"),
+            "{refused}"
+        );
     }
 }

@@ -110,10 +110,18 @@ async fn a_missing_scope_is_403_with_the_challenge_for_callers_and_anonymous_ali
         .await;
         assert_eq!(refused.status, 403, "{who}: {}", refused.body);
         assert_eq!(refused.challenge, expected, "{who}");
-        assert_eq!(refused.body["error"]["code"], -31403, "{who}");
         assert_eq!(
-            refused.body["error"]["data"]["requiredScopes"],
-            json!(["stock:write"])
+            refused.body["error"],
+            json!({
+                "code": -31403,
+                "message": "Access denied to tool restock: it needs the scope(s) stock:write",
+                "data": {
+                    "name": "restock",
+                    "reason": "it needs the scope(s) stock:write",
+                    "requiredScopes": ["stock:write"]
+                }
+            }),
+            "{who}"
         );
     }
     // Nothing was written.
@@ -121,4 +129,18 @@ async fn a_missing_scope_is_403_with_the_challenge_for_callers_and_anonymous_ali
         quantity_of(&items(&client).await, "anvil"),
         (3, Value::Null)
     );
+}
+
+// The gateway's headers are trusted as they come: beyond loopback, the example serves only
+// when told that only the gateway can reach it.
+#[test]
+fn it_refuses_other_addresses_unless_told_the_gateway_guards_them() {
+    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_embedded"))
+        .args(["--http", "0.0.0.0:0"])
+        .env_remove("TRUST_GATEWAY_HEADERS")
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("set TRUST_GATEWAY_HEADERS=1"), "{stderr}");
 }

@@ -297,9 +297,9 @@ impl Answer {
             "{context}: {challenge}"
         );
         assert_eq!(
-            challenge.contains(&format!(
+            challenge.contains(
                 "resource_metadata=\"http://127.0.0.1/.well-known/oauth-protected-resource/mcp\""
-            )),
+            ),
             metadata,
             "{context}: {challenge}"
         );

@@ -300,3 +300,12 @@ impl std::fmt::Debug for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// One configuration problem, such as an API key refused by
+/// [`ApiKeys::key`](crate::policy::api_keys::ApiKeys::key), as the error of a `main` that
+/// returns `Result<(), Error>`.
+impl From<crate::registry::BuildError> for Error {
+    fn from(error: crate::registry::BuildError) -> Self {
+        Error::Build(vec![error])
+    }
+}

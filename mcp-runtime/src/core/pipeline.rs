@@ -5,11 +5,10 @@
 use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt as _;
-use serde_json::{json, Map, Value};
 
 use crate::policy::auth::{Action, DeclaredScopes};
 use crate::policy::limits::Limiter;
-use crate::protocol::{codes, RpcError};
+use crate::protocol::RpcError;
 
 use super::dispatch::{Core, Reply};
 use super::RequestContext;
@@ -50,20 +49,7 @@ impl Core {
             Ok(()) => Ok(()),
             Err(denied) => {
                 tracing::info!(kind, target = %target, reason = %denied, "request refused");
-                let mut data = Map::new();
-                data.insert("name".into(), json!(target));
-                data.insert("reason".into(), json!(denied.reason()));
-                if !denied.scopes().is_empty() {
-                    data.insert("requiredScopes".into(), json!(denied.scopes()));
-                }
-                let data = Value::Object(data);
-                Err(Reply::Error(
-                    RpcError::new(
-                        codes::ACCESS_DENIED,
-                        format!("Access denied to {kind} {target}: {denied}"),
-                    )
-                    .with_data(data),
-                ))
+                Err(Reply::Error(denied.to_error(kind, target)))
             }
         }
     }

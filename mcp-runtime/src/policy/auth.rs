@@ -12,9 +12,10 @@ use std::future::Future;
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 use crate::core::RequestContext;
+use crate::protocol::{codes, RpcError};
 use crate::registry::{PromptDef, ResourceDef, ToolDef};
 
 pub use crate::registry::Listed;
@@ -125,8 +126,19 @@ impl Denied {
     }
 
     /// Refuse because the caller lacks some of `needed`, every scope the action needs
-    /// (a client asks for all of them at once, so name them all). On HTTP with a token
-    /// verifier this becomes 403 with `WWW-Authenticate: Bearer error="insufficient_scope"`.
+    /// (a client asks for all of them at once, so name them all).
+    ///
+    /// The client gets the JSON-RPC error -31403 with `data.requiredScopes`, the same error
+    /// a scope declared with `scopes(..)` gives. On Streamable HTTP one rule holds for every
+    /// such refusal, whichever check made it (the declared scopes, checked before the body
+    /// is handed on, or this refusal from your [`Authorize`] hook) and whatever named the
+    /// caller (a token verifier, or your own layer inserting a [`Principal`] into the
+    /// request's extensions): the response is HTTP 403 with
+    /// `WWW-Authenticate: Bearer error="insufficient_scope", scope="<needed>"` (plus
+    /// `resource_metadata` when the server publishes protected-resource metadata, see
+    /// `Server::oauth`). An anonymous caller holds no scopes and gets the same 403. Over
+    /// stdio and in process it is the JSON-RPC error alone. The one exception is a
+    /// 2025-03-26 batch: its responses share one HTTP status, 200.
     pub fn insufficient_scope<S: AsRef<str>>(needed: impl IntoIterator<Item = S>) -> Self {
         let scopes: Vec<String> = needed.into_iter().map(|s| s.as_ref().to_owned()).collect();
         Denied {
@@ -144,6 +156,40 @@ impl Denied {
     pub fn scopes(&self) -> &[String] {
         &self.scopes
     }
+
+    /// The JSON-RPC error of this refusal of `kind` (`tool`, `resource`, ...) `target`:
+    /// -31403 with `data.name`, `data.reason` and, for want of scopes,
+    /// `data.requiredScopes`.
+    pub(crate) fn to_error(&self, kind: &str, target: &str) -> RpcError {
+        let mut data = Map::new();
+        data.insert("name".into(), json!(target));
+        data.insert("reason".into(), json!(self.reason));
+        if !self.scopes.is_empty() {
+            data.insert("requiredScopes".into(), json!(self.scopes));
+        }
+        RpcError::new(
+            codes::ACCESS_DENIED,
+            format!("Access denied to {kind} {target}: {}", self.reason),
+        )
+        .with_data(Value::Object(data))
+    }
+}
+
+/// The scopes a JSON-RPC error refuses its caller for want of: an error of code -31403
+/// whose `data.requiredScopes` names at least one scope (what [`Denied::to_error`] makes
+/// of [`Denied::insufficient_scope`]). `None` for every other error, and for other
+/// -31403 refusals (a tenant check, an anonymous call to a handler that needs a caller).
+pub(crate) fn refused_scopes(code: Option<i64>, data: Option<&Value>) -> Option<Vec<&str>> {
+    if code != Some(codes::ACCESS_DENIED) {
+        return None;
+    }
+    let scopes: Vec<&str> = data?
+        .get("requiredScopes")?
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    (!scopes.is_empty()).then_some(scopes)
 }
 
 impl std::fmt::Display for Denied {
@@ -294,3 +340,43 @@ impl<A: Authorize> AuthorizeExt for A {}
 /// Decides which entries a caller sees in list results (see `Server::list_filter`).
 pub(crate) type ListFilter =
     Arc<dyn Fn(Option<&Principal>, &Listed<'_>) -> bool + Send + Sync + 'static>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_refusals_for_want_of_scopes_name_refused_scopes() {
+        let error =
+            Denied::insufficient_scope(["orders:write", "orders:read"]).to_error("tool", "place");
+        assert_eq!(error.code, codes::ACCESS_DENIED);
+        assert_eq!(
+            error.message,
+            "Access denied to tool place: it needs the scope(s) orders:write orders:read"
+        );
+        assert_eq!(
+            refused_scopes(Some(error.code), error.data.as_ref()),
+            Some(vec!["orders:write", "orders:read"])
+        );
+        let tenant = Denied::new("another tenant's order").to_error("resource", "orders://x/1");
+        assert_eq!(
+            tenant.data.as_ref().unwrap()["reason"],
+            "another tenant's order"
+        );
+        assert_eq!(
+            refused_scopes(Some(tenant.code), tenant.data.as_ref()),
+            None
+        );
+        let empty = json!({"requiredScopes": []});
+        assert_eq!(
+            refused_scopes(Some(codes::ACCESS_DENIED), Some(&empty)),
+            None
+        );
+        let other = json!({"requiredScopes": ["a"]});
+        assert_eq!(
+            refused_scopes(Some(codes::INVALID_PARAMS), Some(&other)),
+            None
+        );
+        assert_eq!(refused_scopes(None, Some(&other)), None);
+    }
+}

@@ -1,7 +1,8 @@
-//! Policies applied around handlers: who calls (principal, token verification), what they
-//! may do (authorization, scopes), how much (limits, rate), and the sealing and paging
-//! of results.
+//! Policies applied around handlers: who calls (principal, token verification, API
+//! keys), what they may do (authorization, scopes), how much (limits, rate), and the
+//! sealing and paging of results.
 
+pub mod api_keys;
 pub mod auth;
 pub(crate) mod host;
 #[cfg(feature = "oauth")]

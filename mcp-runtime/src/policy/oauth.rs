@@ -1,13 +1,18 @@
-//! The server as an OAuth 2.1 resource server on Streamable HTTP: a [`TokenVerifier`]
-//! turns the bearer token of every request into a [`Principal`], the protected-resource
-//! metadata document (RFC 9728) tells clients where to get tokens, and failures are
-//! answered with the challenges the specification asks for:
+//! The server as a resource server on Streamable HTTP: a [`TokenVerifier`] turns the
+//! bearer token of every request into a [`Principal`], and failures are answered with the
+//! challenges the specification asks for. With OAuth ([`ProtectedResource`] given to
+//! `Server::oauth`), the protected-resource metadata document (RFC 9728) tells clients
+//! where to get tokens and every challenge names it in `resource_metadata`; with tokens no
+//! authorization server issues (API keys, given to `Server::verify_tokens`), there is no
+//! document and the challenges are plain `Bearer` ones.
 //!
-//! - no token, or one that does not verify: `401` with
-//!   `WWW-Authenticate: Bearer resource_metadata="…"` (plus `error="invalid_token"` and a
+//! - no token, or one that does not verify: `401` with `WWW-Authenticate: Bearer` (plus
+//!   `resource_metadata="…"` and `scope="…"` with OAuth, and `error="invalid_token"` and a
 //!   description when a token was sent);
-//! - a token without a scope the target declares: `403` with
-//!   `error="insufficient_scope"` and every scope the operation needs;
+//! - a caller without a scope the operation needs: `403` with
+//!   `error="insufficient_scope"` and every scope the operation needs (the rule of
+//!   [`Denied::insufficient_scope`](crate::Denied::insufficient_scope), whatever made the
+//!   principal);
 //! - a malformed request (two `Authorization` headers, a token in the query string): `400`
 //!   with `error="invalid_request"`.
 //!
@@ -65,8 +70,9 @@ impl std::error::Error for TokenError {}
 ///
 /// A verifier MUST check that the token was issued for this server (its audience is the
 /// server's resource URI), that it is unexpired and that it comes from a trusted issuer.
-/// [`JwtVerifier`](crate::policy::jwt::JwtVerifier) (feature `oauth`) does this for JWTs;
-/// implement the trait yourself for opaque tokens checked by introspection.
+/// [`JwtVerifier`](crate::policy::jwt::JwtVerifier) (feature `oauth`) does this for JWTs,
+/// [`ApiKeys`](crate::policy::api_keys::ApiKeys) for API keys; implement the trait yourself
+/// for other opaque tokens (checked by introspection, or looked up in your database).
 ///
 /// ```
 /// use mcp_runtime::Principal;
@@ -104,7 +110,13 @@ impl<V: TokenVerifier> DynVerifier for V {
 /// This server as an OAuth protected resource: its canonical URI (the audience tokens
 /// must name) and the authorization servers that issue them. Served as the RFC 9728
 /// metadata document at `/.well-known/oauth-protected-resource/<endpoint path>` (and at
-/// `/.well-known/oauth-protected-resource`).
+/// `/.well-known/oauth-protected-resource`), and named in every challenge, so clients can
+/// find where to get a token.
+///
+/// It is needed only when an OAuth flow exists: its one purpose is to point clients at
+/// an authorization server, so one naming none stops the server at start. For API keys and
+/// other tokens no authorization server issues, give the verifier alone to
+/// [`Server::verify_tokens`](crate::Server::verify_tokens).
 ///
 /// ```
 /// use mcp_runtime::policy::oauth::ProtectedResource;
@@ -250,7 +262,7 @@ impl ProtectedResource {
         }
         if self.authorization_servers.is_empty() {
             problems.push(
-                "the protected resource names no authorization server: add .authorization_server(\"https://issuer\")".into(),
+                "the protected resource names no authorization server: add .authorization_server(\"https://issuer\"); for API keys and other tokens no authorization server issues, use Server::verify_tokens(verifier) without a ProtectedResource".into(),
             );
         }
         for issuer in &self.authorization_servers {
@@ -295,39 +307,88 @@ pub(crate) struct AuthRefusal {
 }
 
 impl AuthRefusal {
-    /// The `WWW-Authenticate` value: `Bearer name="value", ...`.
+    /// The `WWW-Authenticate` value: `Bearer name="value", ...`, or `Bearer` alone.
     pub(crate) fn www_authenticate(&self) -> String {
         let parameters: Vec<String> = self
             .challenge
             .iter()
             .map(|(name, value)| format!("{name}=\"{value}\""))
             .collect();
-        format!("Bearer {}", parameters.join(", "))
+        if parameters.is_empty() {
+            "Bearer".to_owned()
+        } else {
+            format!("Bearer {}", parameters.join(", "))
+        }
     }
 }
 
-/// The bearer-token check of the HTTP endpoint.
+/// 403 for a caller without some of the scopes an operation needs; `needed` lists every
+/// scope of the operation, so the client asks for all of them at once (S-334), and `body`
+/// is the JSON-RPC error already made for the refusal. The challenge names the metadata
+/// document when there is one.
+pub(crate) fn insufficient_scope(
+    needed: &[&str],
+    metadata_url: Option<&str>,
+    body: Value,
+) -> AuthRefusal {
+    let scope = needed.join(" ");
+    let mut challenge = vec![
+        ("error", "insufficient_scope".to_owned()),
+        ("scope", quoted(&scope)),
+    ];
+    if let Some(url) = metadata_url {
+        challenge.push(("resource_metadata", quoted(url)));
+    }
+    challenge.push((
+        "error_description",
+        quoted(&format!("this operation needs the scope(s) {scope}")),
+    ));
+    AuthRefusal {
+        status: FORBIDDEN,
+        challenge,
+        body,
+    }
+}
+
+/// The bearer-token check of the HTTP endpoint, with the protected-resource metadata when
+/// an OAuth flow exists.
 #[derive(Clone)]
 pub(crate) struct HttpAuth {
     verifier: Arc<dyn DynVerifier>,
-    resource: ProtectedResource,
-    metadata_url: String,
+    resource: Option<ProtectedResource>,
+    metadata_url: Option<String>,
 }
 
 /// Longest accepted token: real ones are a few kilobytes at most.
 const MAX_TOKEN_BYTES: usize = 16 * 1024;
 
 impl HttpAuth {
-    pub(crate) fn new<V: TokenVerifier>(resource: ProtectedResource, verifier: V) -> HttpAuth {
+    /// An OAuth resource server: tokens checked by `verifier`, `resource` published.
+    pub(crate) fn oauth<V: TokenVerifier>(resource: ProtectedResource, verifier: V) -> HttpAuth {
         HttpAuth {
             verifier: Arc::new(verifier),
-            metadata_url: resource.metadata_url(),
-            resource,
+            metadata_url: Some(resource.metadata_url()),
+            resource: Some(resource),
         }
     }
 
-    pub(crate) fn resource(&self) -> &ProtectedResource {
-        &self.resource
+    /// Tokens checked by `verifier`, with no metadata to publish (API keys).
+    pub(crate) fn tokens<V: TokenVerifier>(verifier: V) -> HttpAuth {
+        HttpAuth {
+            verifier: Arc::new(verifier),
+            resource: None,
+            metadata_url: None,
+        }
+    }
+
+    /// The protected-resource metadata, when an OAuth flow exists.
+    pub(crate) fn resource(&self) -> Option<&ProtectedResource> {
+        self.resource.as_ref()
+    }
+
+    /// The URL of the metadata document, named in challenges.
+    pub(crate) fn metadata_url(&self) -> Option<&str> {
+        self.metadata_url.as_deref()
     }
 
     /// Check a token that did not come over HTTP (the stdio host's `MCP_ACCESS_TOKEN`).
@@ -394,30 +455,15 @@ impl HttpAuth {
         }
     }
 
-    /// 403 for a caller whose token lacks scopes the target needs; `needed` lists every
-    /// scope of the operation, so the client asks for all of them at once.
-    pub(crate) fn insufficient_scope(&self, needed: &[&str], body: Value) -> AuthRefusal {
-        let scope = needed.join(" ");
-        let challenge = vec![
-            ("error", "insufficient_scope".to_owned()),
-            ("scope", quoted(&scope)),
-            ("resource_metadata", quoted(&self.metadata_url)),
-            (
-                "error_description",
-                quoted(&format!("this operation needs the scope(s) {scope}")),
-            ),
-        ];
-        AuthRefusal {
-            status: FORBIDDEN,
-            challenge,
-            body,
-        }
-    }
-
     fn refuse(&self, status: u16, error: Option<&'static str>, description: &str) -> AuthRefusal {
-        let mut challenge = vec![("resource_metadata", quoted(&self.metadata_url))];
-        if !self.resource.scopes_supported.is_empty() {
-            challenge.push(("scope", quoted(&self.resource.scopes_supported.join(" "))));
+        let mut challenge = Vec::new();
+        if let Some(url) = &self.metadata_url {
+            challenge.push(("resource_metadata", quoted(url)));
+        }
+        if let Some(resource) = self.resource.as_ref() {
+            if !resource.scopes_supported.is_empty() {
+                challenge.push(("scope", quoted(&resource.scopes_supported.join(" "))));
+            }
         }
         if let Some(error) = error {
             challenge.push(("error", error.to_owned()));
@@ -430,11 +476,14 @@ impl HttpAuth {
         } else {
             codes::INVALID_REQUEST
         };
-        let error = RpcError::new(code, format!("Unauthorized: {description}")).with_data(json!({
+        let mut data = json!({
             "error": error.unwrap_or("unauthorized"),
             "error_description": description,
-            "resource_metadata": self.metadata_url,
-        }));
+        });
+        if let (Some(url), Value::Object(data)) = (&self.metadata_url, &mut data) {
+            data.insert("resource_metadata".into(), json!(url));
+        }
+        let error = RpcError::new(code, format!("Unauthorized: {description}")).with_data(data);
         AuthRefusal {
             status,
             challenge,
@@ -456,7 +505,7 @@ fn quoted(text: &str) -> String {
 }
 
 /// RFC 6750 `b64token`: `1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`.
-fn is_b64token(token: &str) -> bool {
+pub(crate) fn is_b64token(token: &str) -> bool {
     let body = token.trim_end_matches('=');
     !body.is_empty()
         && body
@@ -588,6 +637,59 @@ mod tests {
         assert!(!is_b64token("==="));
         assert!(!is_b64token("a\"b"));
         assert_eq!(quoted("say \"hi\"\n"), "say 'hi'?");
+    }
+
+    #[tokio::test]
+    async fn without_metadata_challenges_name_none() {
+        // API keys: no authorization server, so nothing to point a client at.
+        let keys = crate::policy::api_keys::ApiKeys::new()
+            .key("k-0123456789abcdef", Principal::new("bot"))
+            .unwrap();
+        let auth = HttpAuth::tokens(keys);
+        assert!(auth.resource().is_none() && auth.metadata_url().is_none());
+        let missing = auth.authenticate(&[], None).await.unwrap_err();
+        assert_eq!(missing.status, UNAUTHORIZED);
+        assert_eq!(missing.www_authenticate(), "Bearer");
+        assert_eq!(missing.body["error"]["code"], codes::UNAUTHORIZED);
+        assert!(missing.body["error"]["data"]
+            .get("resource_metadata")
+            .is_none());
+        let wrong = auth
+            .authenticate(&["Bearer k-0123456789abcdeX"], None)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            wrong.www_authenticate(),
+            "Bearer error=\"invalid_token\", error_description=\"unknown API key\""
+        );
+        let right = auth
+            .authenticate(&["Bearer k-0123456789abcdef"], None)
+            .await
+            .unwrap();
+        assert_eq!(right.subject, "bot");
+
+        let plain = insufficient_scope(&["a:read", "b"], None, Value::Null);
+        assert_eq!(plain.status, FORBIDDEN);
+        assert_eq!(
+            plain.www_authenticate(),
+            "Bearer error=\"insufficient_scope\", scope=\"a:read b\", error_description=\"this operation needs the scope(s) a:read b\""
+        );
+        let named = insufficient_scope(
+            &["a:read"],
+            Some("https://x.test/.well-known/oauth-protected-resource"),
+            Value::Null,
+        );
+        assert!(named
+            .www_authenticate()
+            .contains("scope=\"a:read\", resource_metadata=\"https://x.test/.well-known/oauth-protected-resource\""));
+    }
+
+    #[test]
+    fn a_protected_resource_without_an_authorization_server_points_at_verify_tokens() {
+        let problems = ProtectedResource::new("https://mcp.example.com/mcp").problems();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("names no authorization server"));
+        assert!(problems[0].contains("Server::verify_tokens"));
     }
 
     #[test]

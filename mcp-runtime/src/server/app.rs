@@ -39,7 +39,17 @@ impl App {
         self.core.server_handle()
     }
 
-    /// The HTTP endpoint as an `axum::Router` serving `/mcp`.
+    /// The HTTP endpoint as an `axum::Router` serving `/mcp` (and `/healthz`, `/readyz`,
+    /// and the protected-resource metadata with [`Server::oauth`](crate::Server::oauth)), to
+    /// merge into an application of your own.
+    ///
+    /// Who calls: with a token verifier, the bearer token of each request; without one,
+    /// the [`Principal`] a layer of your application inserted into the request's
+    /// extensions (`request.extensions_mut().insert(principal)`), or nobody. Refusals for
+    /// want of scopes are HTTP 403 with an `insufficient_scope` challenge either way (see
+    /// [`Denied::insufficient_scope`](crate::Denied::insufficient_scope)). Serving the
+    /// router yourself skips [`App::serve_http`]'s refusal of non-loopback addresses
+    /// without a verifier: authenticating callers is then your application's job.
     pub fn router(&self) -> axum::Router {
         crate::transport::http::router(
             self.core.clone(),
@@ -68,7 +78,8 @@ impl App {
     ///
     /// The caller is the one set with [`Server::stdio_principal`](crate::Server::stdio_principal), else the one the host
     /// names in the environment: `MCP_ACCESS_TOKEN` checked by the verifier given to
-    /// [`Server::oauth`](crate::Server::oauth) (an invalid token stops the server), or `MCP_PRINCIPAL`,
+    /// [`Server::oauth`](crate::Server::oauth) or [`Server::verify_tokens`](crate::Server::verify_tokens)
+    /// (an invalid token stops the server), or `MCP_PRINCIPAL`,
     /// `MCP_SCOPES` and `MCP_TENANT` ([`Principal::from_env`]).
     pub async fn serve_stdio(&self) -> Result<(), Error> {
         let mut app = self.clone();
@@ -105,9 +116,17 @@ impl App {
     }
 
     async fn principal_from_env(&self) -> Result<Option<Principal>, Error> {
-        let token = std::env::var(crate::policy::principal::TOKEN_ENV)
-            .ok()
-            .filter(|t| !t.trim().is_empty());
+        let token = std::env::var(crate::policy::principal::TOKEN_ENV).ok();
+        self.principal_from_token(token).await
+    }
+
+    /// The stdio caller `token` (`MCP_ACCESS_TOKEN`) stands for, checked by the server's
+    /// verifier; without a token, the caller the environment names.
+    async fn principal_from_token(
+        &self,
+        token: Option<String>,
+    ) -> Result<Option<Principal>, Error> {
+        let token = token.filter(|t| !t.trim().is_empty());
         match (token, &self.http.auth) {
             (Some(token), Some(auth)) => auth.verify(token.trim()).await.map(Some).map_err(|e| {
                 Error::Build(vec![BuildError::Config(format!(
@@ -116,7 +135,7 @@ impl App {
                 ))])
             }),
             (Some(_), None) => Err(Error::Build(vec![BuildError::Config(format!(
-                "{} is set, but the server has no token verifier to check it (Server::oauth)",
+                "{} is set, but the server has no token verifier to check it (Server::oauth or Server::verify_tokens)",
                 crate::policy::principal::TOKEN_ENV
             ))])),
             (None, _) => Ok(Principal::from_env()),
@@ -158,7 +177,8 @@ impl App {
     /// Serve Streamable HTTP at `http://addr/mcp` until Ctrl-C or SIGTERM.
     ///
     /// Refuses to start on an address other than loopback without a token verifier
-    /// ([`Server::oauth`](crate::Server::oauth)), unless [`Server::allow_unauthenticated_remote`](crate::Server::allow_unauthenticated_remote) says a gateway
+    /// ([`Server::oauth`](crate::Server::oauth), or [`Server::verify_tokens`](crate::Server::verify_tokens)
+    /// for API keys), unless [`Server::allow_unauthenticated_remote`](crate::Server::allow_unauthenticated_remote) says a gateway
     /// in front authenticates callers.
     pub async fn serve_http(&self, addr: SocketAddr) -> Result<(), Error> {
         if !addr.ip().is_loopback()
@@ -166,7 +186,7 @@ impl App {
             && !self.http.allow_unauthenticated_remote
         {
             return Err(Error::Build(vec![BuildError::Config(format!(
-                "refusing to serve {addr} without authentication: anyone who can reach it could call every tool. Configure a token verifier with Server::oauth(..), bind to 127.0.0.1, or call Server::allow_unauthenticated_remote() when a gateway in front authenticates callers"
+                "refusing to serve {addr} without authentication: anyone who can reach it could call every tool. Configure a token verifier with Server::oauth(..) (OAuth) or Server::verify_tokens(..) (API keys), bind to 127.0.0.1, or call Server::allow_unauthenticated_remote() when a gateway in front authenticates callers"
             ))]));
         }
         let loopback_names = HttpConfig::default().allowed_hosts;
@@ -316,5 +336,42 @@ impl App {
         self.closing.cancel();
         #[cfg(feature = "legacy")]
         self.sessions.end_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::policy::api_keys::ApiKeys;
+    use crate::{Principal, Server};
+
+    #[tokio::test]
+    async fn on_stdio_an_api_key_names_the_caller() {
+        let keys = ApiKeys::new()
+            .key(
+                "desk-3f9a1c7e5b2d8064",
+                Principal::new("desktop").with_scopes(["notes:read"]),
+            )
+            .unwrap();
+        let app = Server::new("t", "1")
+            .only_module("no::such::module")
+            .verify_tokens(keys)
+            .build()
+            .unwrap();
+        let named = app
+            .principal_from_token(Some(" desk-3f9a1c7e5b2d8064\n".into()))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(named.subject, "desktop");
+        assert!(named.has_scope("notes:read"));
+        let refused = app
+            .principal_from_token(Some("desk-3f9a1c7e5b2d8065".into()))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.contains("MCP_ACCESS_TOKEN: the access token was refused: unknown API key"),
+            "{refused}"
+        );
     }
 }

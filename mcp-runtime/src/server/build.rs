@@ -35,19 +35,22 @@ impl Server {
         };
         let mut http = self.http;
         if let Some(auth) = self.oauth {
-            let problems = auth.resource().problems();
-            if !problems.is_empty() {
-                return Err(Error::Build(
-                    problems.into_iter().map(BuildError::Config).collect(),
-                ));
-            }
-            let host = auth.resource().host();
-            if !http
-                .allowed_hosts
-                .iter()
-                .any(|h| h.eq_ignore_ascii_case(&host))
-            {
-                http.allowed_hosts.push(host);
+            // The metadata is checked only where there is some: API keys have none.
+            if let Some(resource) = auth.resource() {
+                let problems = resource.problems();
+                if !problems.is_empty() {
+                    return Err(Error::Build(
+                        problems.into_iter().map(BuildError::Config).collect(),
+                    ));
+                }
+                let host = resource.host();
+                if !http
+                    .allowed_hosts
+                    .iter()
+                    .any(|h| h.eq_ignore_ascii_case(&host))
+                {
+                    http.allowed_hosts.push(host);
+                }
             }
             http.auth = Some(auth);
         }

@@ -147,11 +147,26 @@ impl Server {
 
     /// Serve Streamable HTTP as an OAuth 2.1 resource server: every request needs a bearer
     /// token that `verifier` accepts (else 401), the metadata document of `resource` is
-    /// served at its well-known path, and a call whose token lacks a declared scope gets
-    /// 403 with an `insufficient_scope` challenge. The resource's host is added to the
-    /// allowed hosts. On stdio, the verifier checks `MCP_ACCESS_TOKEN` when the host sets it.
+    /// served at its well-known path and named in every challenge, and a call whose token
+    /// lacks a declared scope gets 403 with an `insufficient_scope` challenge. The
+    /// resource's host is added to the allowed hosts. On stdio, the verifier checks
+    /// `MCP_ACCESS_TOKEN` when the host sets it. Replaces a [`Server::verify_tokens`].
     pub fn oauth<V: TokenVerifier>(mut self, resource: ProtectedResource, verifier: V) -> Self {
-        self.oauth = Some(HttpAuth::new(resource, verifier));
+        self.oauth = Some(HttpAuth::oauth(resource, verifier));
+        self
+    }
+
+    /// Check a bearer token on every Streamable HTTP request with `verifier`, without an
+    /// OAuth flow: for API keys ([`ApiKeys`](crate::policy::api_keys::ApiKeys)) and other
+    /// tokens no authorization server issues. A request without a token, or with one the
+    /// verifier refuses, gets 401 with a plain `WWW-Authenticate: Bearer` challenge; a
+    /// caller without a declared scope gets 403 with an `insufficient_scope` one. No
+    /// protected-resource metadata is served and the challenges name none (use
+    /// [`Server::oauth`] when an authorization server issues the tokens). The server may
+    /// then serve an address other than loopback. On stdio, the verifier checks
+    /// `MCP_ACCESS_TOKEN` when the host sets it. Replaces a [`Server::oauth`].
+    pub fn verify_tokens<V: TokenVerifier>(mut self, verifier: V) -> Self {
+        self.oauth = Some(HttpAuth::tokens(verifier));
         self
     }
 

@@ -35,8 +35,12 @@ pub(crate) fn render(core: &Core, id: RequestId, reply: Reply) -> Answer {
     }
 }
 
-/// HTTP status for a JSON-RPC error from the core.
+/// HTTP status for a JSON-RPC error from the core: 403 for a refusal for want of scopes
+/// (the transport adds its `insufficient_scope` challenge).
 pub fn status_of(error: &RpcError) -> u16 {
+    if crate::policy::auth::refused_scopes(Some(error.code), error.data.as_ref()).is_some() {
+        return 403;
+    }
     match error.code {
         codes::METHOD_NOT_FOUND => 404,
         codes::HEADER_MISMATCH

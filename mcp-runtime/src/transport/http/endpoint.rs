@@ -38,6 +38,7 @@ pub(super) async fn endpoint(State(shared): State<Shared>, request: Request) -> 
         let incoming = super::session::Incoming {
             core: &shared.core,
             sessions: &shared.sessions,
+            auth: shared.config.auth.as_ref(),
             headers: &parts.headers,
             principal,
         };
@@ -58,6 +59,7 @@ pub(super) async fn endpoint(State(shared): State<Shared>, request: Request) -> 
         let incoming = super::session::Incoming {
             core: &shared.core,
             sessions: &shared.sessions,
+            auth: shared.config.auth.as_ref(),
             headers: &parts.headers,
             principal,
         };
@@ -173,13 +175,13 @@ async fn read_frame(shared: &Shared, headers: &HeaderMap, body: Body) -> Result<
     Frame::parse(&bytes).map_err(|e| not_jsonrpc(core, None, &RpcError::parse_error(e)))
 }
 
-/// With a token verifier, a target whose declared scopes the caller's token lacks is
-/// refused with an `insufficient_scope` challenge (403), whatever the era.
+/// A target whose declared scopes the caller lacks is refused with an
+/// `insufficient_scope` challenge (403), whatever the era and whatever named the caller
+/// (the verifier, or a layer in front through the request's extensions; an anonymous
+/// caller holds no scopes).
 fn check_scopes(shared: &Shared, principal: Option<&Principal>, frame: &Frame) -> Option<Response> {
-    let (Some(verifier), Some(principal)) = (&shared.config.auth, principal) else {
-        return None;
-    };
-    let refusal = auth::scope_challenge(&shared.core, verifier, principal, frame)?;
+    let refusal =
+        auth::scope_challenge(&shared.core, shared.config.auth.as_ref(), principal, frame)?;
     refused(&shared.core, 403, "insufficient scope");
     Some(refusal)
 }
@@ -228,10 +230,11 @@ async fn modern_request(
         );
         return answer(Answer::error(Some(&id), &error, 400));
     }
+    let auth = shared.config.auth.as_ref();
     if method == "subscriptions/listen" {
         return match modern::listen(&shared.core, &id, params, principal.as_ref()) {
             Ok(subscription) => sse::listen_stream(subscription, shared.closing.clone()),
-            Err(error) => answer(error),
+            Err(error) => auth::answer(auth, error),
         };
     }
     let cancel = CancellationToken::new();
@@ -243,12 +246,13 @@ async fn modern_request(
         principal,
     };
     if modern::wants_stream(params.as_ref()) && accepts_event_stream(headers) {
-        return sse::streamed(shared.core.clone(), id, method, params, inbound).await;
+        let config = shared.config.clone();
+        return sse::streamed(shared.core.clone(), config, id, method, params, inbound).await;
     }
     // If the client goes away, hyper drops this future; the guard then cancels the
     // request's token so work the handler spawned stops too.
     let guard = cancel.drop_guard();
     let reply = modern::handle_request(&shared.core, id, method, params, inbound).await;
     guard.disarm();
-    answer(reply)
+    auth::answer(auth, reply)
 }

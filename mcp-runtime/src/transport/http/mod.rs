@@ -8,6 +8,16 @@
 //! tool's `Mcp-Param-*` headers against the body (-32020), then the era adapter (version
 //! -32022, method -32601 with 404, `_meta` -32602 with 400).
 //!
+//! The caller is the principal the verifier makes of the bearer token or, without a
+//! verifier, the `Principal` a layer in front of this router put into the request's
+//! extensions (none: anonymous). One rule holds for refusals for want of scopes, whichever
+//! check makes them (the declared scopes above, or the core's check and the `Authorize`
+//! hook's `Denied::insufficient_scope` later) and whatever named the caller: HTTP 403 with
+//! `WWW-Authenticate: Bearer error="insufficient_scope", scope="<every scope needed>"`
+//! (plus `resource_metadata` when protected-resource metadata is published), and the
+//! JSON-RPC error -31403 with `data.requiredScopes` as the body, in both eras. Only the
+//! responses of a 2025-03-26 batch, which share one status, stay 200.
+//!
 //! Responses are JSON, except in two cases that stream Server-Sent Events: a request whose
 //! client asked for progress or log messages (and accepts `text/event-stream`) switches to
 //! SSE when its first notification is ready (a request that finishes first is answered
@@ -73,9 +83,14 @@ impl std::fmt::Debug for HttpConfig {
                 "allow_unauthenticated_remote",
                 &self.allow_unauthenticated_remote,
             )
+            .field("verifies_tokens", &self.auth.is_some())
             .field(
                 "oauth",
-                &self.auth.as_ref().map(|a| a.resource().resource()),
+                &self
+                    .auth
+                    .as_ref()
+                    .and_then(|a| a.resource())
+                    .map(|r| r.resource()),
             )
             .finish()
     }
@@ -123,20 +138,21 @@ pub(crate) fn router(
         .route("/mcp", any(endpoint::endpoint))
         .route("/healthz", axum::routing::get(healthz))
         .route("/readyz", axum::routing::get(readyz));
-    if let Some(verifier) = &config.auth {
+    if let Some(resource) = config.auth.as_ref().and_then(|auth| auth.resource()) {
         // RFC 9728: at the path-inserted location, and at the root for clients that look
-        // there first.
-        let own = verifier.resource().metadata_path();
+        // there first. Without an OAuth flow (API keys) there is no document.
+        let own = resource.metadata_path();
         let paths = if own == ROOT_METADATA {
             vec![own]
         } else {
             vec![own, ROOT_METADATA.to_owned()]
         };
+        let document = Arc::new(resource.document());
         for path in paths {
-            let verifier = verifier.clone();
+            let document = document.clone();
             let serve = move || {
-                let verifier = verifier.clone();
-                async move { auth::metadata_response(&verifier) }
+                let document = document.clone();
+                async move { auth::metadata_response(&document) }
             };
             router = router.route(&path, axum::routing::get(serve));
         }

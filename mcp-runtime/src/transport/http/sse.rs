@@ -20,7 +20,7 @@ use crate::core::{Core, Notifier, Subscription};
 use crate::era::modern::{self, Answer, Inbound};
 use crate::protocol::RpcError;
 
-use super::render::{answer, internal_failure};
+use super::render::internal_failure;
 
 /// Cancels the request and stops its task when the response (or stream) is dropped
 /// before the request finished.
@@ -62,6 +62,7 @@ enum Phase {
 /// else an SSE stream of its notifications followed by its response.
 pub(super) async fn streamed(
     core: Arc<Core>,
+    config: Arc<super::HttpConfig>,
     id: crate::protocol::RequestId,
     method: String,
     params: Option<Map<String, Value>>,
@@ -80,17 +81,19 @@ pub(super) async fn streamed(
     };
     let first = tokio::select! {
         biased;
-        frame = rx.recv() => frame,
+        // A closed channel is no notification: the request finished, and its answer
+        // (with its own status, 403 for a scope refusal say) goes out as plain JSON.
+        Some(frame) = rx.recv() => frame,
         done = &mut task => {
             abandon.disarm();
             return match done {
-                Ok(reply) => answer(reply),
+                Ok(reply) => super::auth::answer(config.auth.as_ref(), reply),
                 Err(e) => internal_failure(e),
             };
         }
     };
     let mut queue = VecDeque::new();
-    queue.extend(first);
+    queue.push_back(first);
     let start = (queue, Some(Phase::Running { rx, task, abandon }));
     let events = futures_util::stream::unfold(start, next_event);
     sse_response(events, None)

@@ -35,6 +35,7 @@ use crate::clock::now_ms;
 use crate::core::{Core, Notifier, Transport};
 use crate::era::legacy::Session;
 use crate::era::{Era, Eras, Facts, Inbound};
+use crate::policy::oauth::HttpAuth;
 use crate::policy::principal::Principal;
 use crate::protocol::jsonrpc::{error_response, result_response, Envelope, Frame, Message};
 use crate::protocol::{RequestId, RpcError};
@@ -83,6 +84,8 @@ pub(crate) fn get_or_delete(incoming: Incoming<'_>, method: &Method) -> Response
 pub(crate) struct Incoming<'a> {
     pub(crate) core: &'a Arc<Core>,
     pub(crate) sessions: &'a Arc<Sessions>,
+    /// The bearer-token check, when there is one (the scope challenges name its metadata).
+    pub(crate) auth: Option<&'a HttpAuth>,
     pub(crate) headers: &'a HeaderMap,
     pub(crate) principal: Option<Principal>,
 }
@@ -278,7 +281,8 @@ async fn request(
             .session
             .handle_request(&core, id, method, params, inbound)
             .await;
-        return json(StatusCode::OK, &message);
+        let response = json(StatusCode::OK, &message);
+        return super::auth::scope_rule(incoming.auth, message.get("error"), response);
     }
     if entry.in_flight.contains(&id) {
         return error(StatusCode::BAD_REQUEST, Some(&id), InFlight::duplicate(&id));
@@ -299,6 +303,10 @@ async fn request(
     let task_entry = entry.clone();
     let task_log = log.clone();
     let key = id.clone();
+    // The error of a response that is a refusal, kept for the scope rule should the
+    // response go out as plain JSON (a refusal comes before the handler runs, so first).
+    let refusal = Arc::new(std::sync::OnceLock::<Value>::new());
+    let task_refusal = refusal.clone();
     let mut run = Box::pin(async move {
         // A cancelled (aborted) request still ends its stream, with no response.
         let ending = Ending(task_log);
@@ -306,6 +314,9 @@ async fn request(
             .handle_request(&core, id.clone(), method, params, inbound)
             .await;
         task_entry.in_flight.finish(&id);
+        if let Some(error) = message.get("error") {
+            let _ = task_refusal.set(error.clone());
+        }
         ending.0.finish(&message);
     });
     // Most requests finish without waiting on anything: those are answered right here.
@@ -320,7 +331,9 @@ async fn request(
     let retry = incoming.sessions.config.sse_retry;
     let prime = entry.session.version >= "2025-11-25";
     match log.first_event().await {
-        First::Only(message) => json_bytes(message),
+        First::Only(message) => {
+            super::auth::scope_rule(incoming.auth, refusal.get(), json_bytes(message))
+        }
         First::Events => stream_to(entry, log, 0, prime, Some(retry)),
         // Cancelled before anything was written: nothing is answered, as the client asked.
         First::Gone => StatusCode::NO_CONTENT.into_response(),

@@ -16,6 +16,10 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tower::ServiceExt as _;
 
+// A 2025-era host in process, as the book shows it.
+#[path = "legacy/host.rs"]
+mod host;
+
 const WAIT: Duration = Duration::from_secs(10);
 
 fn interactive() -> Server {
@@ -1309,25 +1313,7 @@ async fn batches_are_served_in_2025_03_26_only() {
 async fn the_legacy_test_client_answers_the_servers_questions() {
     use mcp_runtime::testing::LegacyTestClient;
     let app = build(interactive());
-    // ANCHOR: legacy_client
-    let mut client = LegacyTestClient::connect(&app, "2025-06-18", all_caps())
-        .await
-        .unwrap()
-        .answering(|method, params| {
-            assert_eq!(method, "elicitation/create");
-            assert_eq!(params["message"], "Send 5 cents to ann?");
-            json!({"action": "accept", "content": {"confirm": true}})
-        });
-    assert_eq!(client.initialize_result()["protocolVersion"], "2025-06-18");
-    let sent = client
-        .call_tool("transfer", json!({"amount": 5, "to": "ann"}))
-        .await
-        .unwrap();
-    assert_eq!(
-        sent["content"][0]["text"],
-        "Sent 5 cents to ann (quoted 5 on round 1)."
-    );
-    // ANCHOR_END: legacy_client
+    host::confirms_a_transfer(&app, all_caps()).await;
     // Without an answering function, the server's question gets an error back.
     let mut silent = LegacyTestClient::connect(&app, "2025-11-25", all_caps())
         .await

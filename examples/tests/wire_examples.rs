@@ -1,15 +1,19 @@
 //! The wire examples the book shows (`tests/wire/`), sent to the example servers as they
 //! are written and answered as they are written: a confirmation round trip of `orders`
-//! ("Asking the user").
+//! ("Asking the user") and a 2026-07-28 request over HTTP to `quickstart`, with and
+//! without its `Mcp-Name` header ("Protocol eras").
 //!
 //! In an expected answer, a string ending in `…` stands for any longer string that starts
 //! the same way: the sealed `requestState` differs on every run.
+
+mod common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 
 fn wire(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -129,4 +133,128 @@ fn the_confirmation_round_trip_in_asking_the_user_is_what_orders_sends() {
 
     let done = orders.request(&retry);
     assert_shows("confirm-done.json", &wire_json("confirm-done.json"), &done);
+}
+
+/// A raw HTTP message of `tests/wire`: its head's lines and its body (the file's last
+/// newline is not part of it).
+fn http_message(name: &str) -> (Vec<String>, String) {
+    let text = wire(name);
+    let (head, body) = text
+        .split_once("\n\n")
+        .unwrap_or_else(|| panic!("{name}: no blank line after the head"));
+    let body = body.strip_suffix('\n').unwrap_or(body);
+    (head.lines().map(str::to_owned).collect(), body.to_owned())
+}
+
+/// One response: its status line, its headers and its body.
+struct Response {
+    status: String,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+/// Send `head` and `body` to `addr` as they are (lines ended with CRLF), and read the
+/// response to the length it declares.
+async fn exchange(addr: &str, head: &[String], body: &str) -> Response {
+    let mut request = head.join("\r\n");
+    request.push_str("\r\n\r\n");
+    request.push_str(body);
+    let mut stream = tokio::net::TcpStream::connect(addr)
+        .await
+        .expect("the server listens");
+    stream
+        .write_all(request.as_bytes())
+        .await
+        .expect("the request is sent");
+    let mut reader = tokio::io::BufReader::new(stream);
+    let mut lines = Vec::new();
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).await.expect("a response head");
+        let line = line.trim_end_matches(['\r', '\n']).to_owned();
+        if line.is_empty() {
+            break;
+        }
+        lines.push(line);
+    }
+    let status = lines.remove(0);
+    let headers: Vec<(String, String)> = lines
+        .iter()
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let length: usize = headers
+        .iter()
+        .find(|(n, _)| n == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .expect("a content-length");
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).await.expect("the body");
+    Response {
+        status,
+        headers,
+        body: String::from_utf8(body).expect("a UTF-8 body"),
+    }
+}
+
+/// The response `actual` is what the file `name` shows: the same status line, each header
+/// the file lists (the file leaves out date and length), and the same JSON body.
+fn assert_response(name: &str, actual: &Response) {
+    let (head, body) = http_message(name);
+    assert_eq!(actual.status, head[0], "{name}: the status line");
+    for line in &head[1..] {
+        let (header, value) = line.split_once(':').expect("a header line");
+        let header = header.trim().to_ascii_lowercase();
+        assert!(
+            actual
+                .headers
+                .iter()
+                .any(|(n, v)| *n == header && v == value.trim()),
+            "{name}: no `{line}` among {:?}",
+            actual.headers
+        );
+    }
+    let expected: Value = serde_json::from_str(&body).expect("the file's body is JSON");
+    let answered: Value = serde_json::from_str(&actual.body).expect("the body is JSON");
+    assert_eq!(answered, expected, "{name}: the body");
+}
+
+/// S-098, S-106: over HTTP a 2026-07-28 request repeats its version, method and target in
+/// headers; the request "Protocol eras" shows is answered, and the same request without
+/// `Mcp-Name` is refused with 400 and -32020 before the tool runs.
+#[tokio::test]
+async fn the_http_request_in_protocol_eras_is_answered_and_refused_without_mcp_name() {
+    let (_quickstart, url) = common::start_http(env!("CARGO_BIN_EXE_quickstart"), &[]).await;
+    let addr = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .expect("an http://ADDR/mcp URL");
+
+    let (head, body) = http_message("http-call.http");
+    let declared = head
+        .iter()
+        .find_map(|l| l.strip_prefix("Content-Length: "))
+        .and_then(|n| n.parse::<usize>().ok());
+    assert_eq!(
+        declared,
+        Some(body.len()),
+        "http-call.http: its Content-Length is not its body's length"
+    );
+    for header in ["MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"] {
+        assert!(
+            head.iter().any(|l| l.starts_with(&format!("{header}: "))),
+            "http-call.http sends {header}"
+        );
+    }
+    let answered = exchange(addr, &head, &body).await;
+    assert_response("http-answer.http", &answered);
+
+    let without_name: Vec<String> = head
+        .iter()
+        .filter(|l| !l.starts_with("Mcp-Name:"))
+        .cloned()
+        .collect();
+    assert_eq!(without_name.len() + 1, head.len());
+    let refused = exchange(addr, &without_name, &body).await;
+    assert_response("http-missing-name.http", &refused);
 }

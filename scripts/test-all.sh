@@ -41,6 +41,11 @@ if [ ! -x target/tools/bin/mdbook ] || ! target/tools/bin/mdbook --version | gre
   cargo install mdbook --locked --version "$mdbook_version" --root target/tools
 fi
 target/tools/bin/mdbook build book
+# Every Rust snippet is included from a file `cargo test` compiled above, with its imports,
+# and no anchor shows in the rendered book (the rule: scripts/lib/check_book.py). The
+# checker's own tests first.
+python3 scripts/lib/test_check_book.py
+python3 scripts/lib/check_book.py --html book/build
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'

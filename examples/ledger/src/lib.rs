@@ -21,10 +21,11 @@ pub mod db;
 // ANCHOR: uses
 use mcp_runtime::prelude::*;
 use mcp_runtime::{Artifact, ArtifactLink, Cursor, Page};
-// ANCHOR_END: uses
 
+// The ledger's own database code (src/db.rs).
 pub use db::Ledger;
 use db::{Account, LedgerError, Refusal, Transfer};
+// ANCHOR_END: uses
 
 /// Cents as money: `123456` is `1234.56`.
 fn money(cents: i64) -> String {

@@ -13,12 +13,14 @@
 //! in the `tenants` example). Without an issuer, HTTP is served without tokens, on loopback
 //! only; on stdio the caller is `MCP_PRINCIPAL`, `MCP_TENANT`, `MCP_SCOPES`.
 
+// ANCHOR: uses
 use axum::extract::State;
 use axum::routing::get;
 use ledger::Ledger;
 use mcp_runtime::policy::jwt::{JwtVerifier, KeySource};
 use mcp_runtime::policy::oauth::ProtectedResource;
 use mcp_runtime::process::{self, Mode};
+// ANCHOR_END: uses
 
 // ANCHOR: health
 /// A page of the team's own app, from the same pool the tools use.

@@ -4,7 +4,9 @@
 //!
 //! `cargo run --release -p mcp-examples --bin bench-server -- --http 127.0.0.1:8080`
 
+// ANCHOR: uses
 use mcp_runtime::prelude::*;
+// ANCHOR_END: uses
 
 // ANCHOR: add
 /// The sum of two integers.

@@ -4,7 +4,9 @@
 //!
 //! `cargo run -p mcp-examples --bin conformance-server -- --http 127.0.0.1:PORT`
 
+// ANCHOR: uses
 use mcp_runtime::prelude::*;
+// ANCHOR_END: uses
 
 const RED_PIXEL_PNG: &[u8] = include_bytes!("../../assets/red-pixel.png");
 const SILENCE_WAV: &[u8] = include_bytes!("../../assets/silence.wav");

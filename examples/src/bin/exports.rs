@@ -13,9 +13,11 @@
 //! `EXPORTS_LEASE_MS` shortens the lease after which a task whose instance died is failed
 //! (the tests use it).
 
+// ANCHOR: uses
 use std::time::Duration;
 
 use mcp_runtime::prelude::*;
+// ANCHOR_END: uses
 
 /// What an export produced.
 #[derive(serde::Serialize, schemars::JsonSchema)]

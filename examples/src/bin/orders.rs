@@ -8,10 +8,12 @@
 //!
 //! `cargo run -p mcp-examples --bin orders -- --http 127.0.0.1:8080`
 
+// ANCHOR: uses
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use mcp_runtime::prelude::*;
+// ANCHOR_END: uses
 
 /// An open order.
 #[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]

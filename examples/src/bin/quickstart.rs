@@ -4,11 +4,13 @@
 //! Run it with `cargo run -p mcp-examples --bin quickstart` (stdio) or add
 //! `-- --http 127.0.0.1:8080` to serve Streamable HTTP at `http://127.0.0.1:8080/mcp`.
 
+// ANCHOR: uses
 use std::sync::Mutex;
 
 use mcp_runtime::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+// ANCHOR_END: uses
 
 // ANCHOR: add
 /// Adds two integers.
@@ -56,12 +58,14 @@ struct Temperature {
 }
 
 /// Converts a temperature to the other scale.
+// ANCHOR: options
 #[tool(
     name = "convert_temperature",
     title = "Convert temperature",
     read_only,
     idempotent
 )]
+// ANCHOR_END: options
 fn convert(
     /// The temperature to convert.
     value: f64,

@@ -22,6 +22,7 @@
 //! tokens must name; default `http://ADDR/mcp`). On stdio: `MCP_PRINCIPAL`, `MCP_TENANT`,
 //! `MCP_SCOPES`, or `MCP_ACCESS_TOKEN` checked against the issuer.
 
+// ANCHOR: uses
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
@@ -29,6 +30,7 @@ use mcp_runtime::policy::jwt::{JwtVerifier, KeySource};
 use mcp_runtime::policy::oauth::ProtectedResource;
 use mcp_runtime::prelude::*;
 use mcp_runtime::process::{self, Mode};
+// ANCHOR_END: uses
 
 /// One order of one tenant.
 #[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]

@@ -1,9 +1,11 @@
 //! Large results: a paged search over 10,000 rows, artifacts made on purpose, and results
 //! too large to send inline.
 
+// ANCHOR: uses
 use mcp_runtime::prelude::*;
 use mcp_runtime::{Artifact, ArtifactLink, Cursor, Page};
 use serde::{Deserialize, Serialize};
+// ANCHOR_END: uses
 
 /// How many rows the search has.
 pub const ROWS: u64 = 10_000;
@@ -132,6 +134,7 @@ async fn all_rows(count: u64) -> Vec<Row> {
         .collect()
 }
 
+// ANCHOR: inline_limits
 /// Returns `lines` lines of text, never stored as an artifact.
 #[tool(read_only, inline_limit = unlimited)]
 async fn log_lines_whole(lines: u64) -> String {
@@ -147,6 +150,7 @@ async fn log_lines_small(lines: u64) -> String {
         .map(|n| format!("line {n}: something happened\n"))
         .collect()
 }
+// ANCHOR_END: inline_limits
 
 /// Returns `lines` lines of text as a task (the Tasks extension): its result is stored
 /// when it ends.

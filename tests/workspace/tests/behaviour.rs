@@ -10,6 +10,10 @@ use tower::ServiceExt as _;
 // Link the library crate so its tools register (the linker drops unreferenced crates).
 use extra_tools as _;
 
+// The MCP endpoint inside an axum app, as the book shows it.
+#[path = "behaviour/embedding.rs"]
+mod embedding;
+
 /// The names in a `tools/list` response, in order.
 fn tool_names(list: &Value) -> Vec<&str> {
     list["result"]["tools"]
@@ -653,10 +657,7 @@ async fn http_notifications_are_accepted_without_a_body() {
 
 #[tokio::test]
 async fn the_router_nests_into_an_existing_app() {
-    let mcp = mcp_workspace_tests::server().router().unwrap();
-    let app = axum::Router::new()
-        .route("/health", axum::routing::get(|| async { "ok" }))
-        .merge(mcp);
+    let app = embedding::app(mcp_workspace_tests::server()).unwrap();
     let response = app
         .clone()
         .oneshot(http_request(LIST).unwrap())

@@ -1,9 +1,13 @@
 //! Two crates defining the same tool name, resource URI or prompt name is a clear error at
 //! server start.
 
+// ANCHOR: uses
 use mcp_runtime::prelude::*;
 
+// Nothing here names the crate `extra_tools`; without this line the linker would drop it,
+// and its tools would never register.
 use extra_tools as _;
+// ANCHOR_END: uses
 
 /// Echoes, again: same name as the tool in `extra_tools`.
 #[tool(name = "echo")]

@@ -1309,7 +1309,6 @@ async fn batches_are_served_in_2025_03_26_only() {
 async fn the_test_client_answers_the_servers_questions_in_the_handshake_era() {
     use mcp_runtime::testing::TestClient;
     let app = build(interactive());
-    // ANCHOR: legacy_client
     let client = TestClient::legacy(app.clone(), "2025-06-18")
         .with_capabilities(all_caps())
         .on_elicit(|question| {
@@ -1324,7 +1323,6 @@ async fn the_test_client_answers_the_servers_questions_in_the_handshake_era() {
         sent["content"][0]["text"],
         "Sent 5 cents to ann (quoted 5 on round 1)."
     );
-    // ANCHOR_END: legacy_client
     // Without a handler, the server's question gets an error back.
     let silent = TestClient::legacy(app, "2025-11-25").with_capabilities(all_caps());
     let refused = silent

@@ -13,6 +13,10 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tower::ServiceExt as _;
 
+// The OpenTelemetry set-up of a test below, as the book shows it.
+#[path = "operations/otel.rs"]
+mod otel;
+
 const SHUTTING_DOWN: i64 = -31503;
 
 fn app(grace_ms: u64) -> App {
@@ -412,27 +416,9 @@ fn metrics_are_off_unless_asked_for() {
 /// one starts its own trace.
 #[tokio::test]
 async fn a_request_span_continues_the_callers_trace_from_meta() {
-    use opentelemetry::trace::{SpanId, TraceId, TracerProvider as _};
-    use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
-    use tracing_subscriber::layer::SubscriberExt as _;
-    use tracing_subscriber::Layer as _;
+    use opentelemetry::trace::{SpanId, TraceId};
 
-    // ANCHOR: otel
-    // Any span exporter works here; an OTLP one sends the spans to a collector.
-    let exporter = InMemorySpanExporter::default();
-    let provider = SdkTracerProvider::builder()
-        .with_simple_exporter(exporter.clone())
-        .build();
-    let otel = tracing_opentelemetry::layer().with_tracer(provider.tracer("operations-test"));
-    // The usual `info` filter admits request spans once the server raises them to INFO
-    // (they are DEBUG by default).
-    let subscriber = tracing_subscriber::registry()
-        .with(otel.with_filter(tracing::level_filters::LevelFilter::INFO));
-    let server = long::server(Arc::new(TaskProbe::default()))
-        .request_span_level(tracing::Level::INFO)
-        .build()
-        .unwrap();
-    // ANCHOR_END: otel
+    let (server, subscriber, provider, exporter) = otel::traced_server();
     let _guard = tracing::subscriber::set_default(subscriber);
 
     let client = TestClient::new(server);

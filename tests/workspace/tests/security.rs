@@ -6,7 +6,6 @@
 
 mod common;
 
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -18,52 +17,12 @@ use mcp_runtime::testing::TestIssuer;
 use mcp_runtime::{Principal, Server};
 use serde_json::{json, Value};
 
-const ISSUER: &str = "https://issuer.test";
-
-/// A secured server on a loopback port, its issuer and resource URI.
-struct Secured {
-    addr: SocketAddr,
-    issuer: TestIssuer,
-    resource: String,
-}
+// The secured server of these tests and its token issuer, as the book shows them.
+#[path = "security/secured.rs"]
+mod secured;
+use secured::{Secured, ISSUER};
 
 impl Secured {
-    // ANCHOR: test_issuer
-    async fn start(configure: impl FnOnce(Server) -> Server) -> Secured {
-        let issuer = TestIssuer::new(ISSUER).unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let resource = format!(
-            "http://127.0.0.1:{}/mcp",
-            listener.local_addr().unwrap().port()
-        );
-        let server = mcp_workspace_tests::secured::server().oauth(
-            ProtectedResource::new(&resource)
-                .authorization_server(ISSUER)
-                .scopes_supported(["orders:read", "orders:write"]),
-            issuer.verifier(&resource).unwrap(),
-        );
-        let app = configure(server).build().unwrap();
-        let addr = serve_on(listener, app).await;
-        Secured {
-            addr,
-            issuer,
-            resource,
-        }
-    }
-    // ANCHOR_END: test_issuer
-
-    /// A valid token of `subject` in `tenant` with `scopes`.
-    // ANCHOR: mint
-    fn token(&self, subject: &str, tenant: &str, scopes: &[&str]) -> String {
-        self.issuer
-            .token(&self.resource)
-            .subject(subject)
-            .tenant(tenant)
-            .scopes(scopes.iter().copied())
-            .mint()
-    }
-    // ANCHOR_END: mint
-
     async fn call_as(&self, token: &str, tool: &str, arguments: Value) -> Reply {
         let auth = format!("Bearer {token}");
         send(

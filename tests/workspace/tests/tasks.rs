@@ -13,7 +13,10 @@ use mcp_runtime::{App, Principal, Server};
 use mcp_workspace_tests::long::{self, TaskProbe};
 use serde_json::{json, Value};
 
-const TASKS: &str = "io.modelcontextprotocol/tasks";
+// The client of these tests, as the book shows it.
+#[path = "tasks/tasking.rs"]
+mod tasking;
+use tasking::{tasking, TASKS};
 
 fn app_with(configure: impl FnOnce(Server) -> Server) -> (App, Arc<TaskProbe>) {
     let probe = Arc::new(TaskProbe::default());
@@ -26,17 +29,6 @@ fn app_with(configure: impl FnOnce(Server) -> Server) -> (App, Arc<TaskProbe>) {
 fn app() -> (App, Arc<TaskProbe>) {
     app_with(|s| s)
 }
-
-// ANCHOR: tasking
-/// A client declaring the extension (and form elicitation).
-fn tasking(app: &App) -> TestClient {
-    TestClient::new(app.clone()).with_capabilities(json!({
-        "elicitation": {"form": {}},
-        "extensions": {TASKS: {}}
-    }))
-}
-
-// ANCHOR_END: tasking
 
 /// `tools/call` returning a task: its id.
 async fn start(client: &TestClient, tool: &str, arguments: Value) -> String {

@@ -131,6 +131,32 @@ pub fn output(sig: &Signature, errors: &mut Errors) -> Type {
     }
 }
 
+/// Where checks on a return type's success and error types point: at `T` and `E` of a
+/// written `Result<T, E>` (at `T` of a one-argument alias such as `anyhow::Result<T>`),
+/// otherwise at the type.
+pub fn result_spans(ty: &Type) -> (proc_macro2::Span, proc_macro2::Span) {
+    let whole = ty.span();
+    let Type::Path(path) = ty else {
+        return (whole, whole);
+    };
+    let Some(last) = path.path.segments.last() else {
+        return (whole, whole);
+    };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return (whole, whole);
+    };
+    if path.qself.is_some() || last.ident != "Result" {
+        return (whole, whole);
+    }
+    let mut types = args.args.iter().filter_map(|arg| match arg {
+        syn::GenericArgument::Type(t) => Some(t.span()),
+        _ => None,
+    });
+    let ok = types.next().unwrap_or(whole);
+    let err = types.next().unwrap_or(whole);
+    (ok, err)
+}
+
 fn check_type(ty: &Type, kind: &str, errors: &mut Errors) {
     match ty {
         Type::Reference(r) => {

@@ -141,10 +141,13 @@ struct ReadmeExample;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::core::returns::tool::{
-        tag_of, FailureDisplay, FailureExplicit, OutputExplicit, OutputStructured, OutputText,
-        SplitPlain, SplitResult, Tag,
+        tag_of, DescribedOutput, FailureDisplay, FailureExplicit, FailureUnsupported,
+        OutputExplicit, OutputStructured, OutputUnschemed, OutputUnsupported, SendableOutput,
+        SplitPlain, SplitResult, Tag, ToolErrorMessage,
     };
-    pub use crate::core::returns::{RpcFailureDisplay, RpcFailureExplicit};
+    pub use crate::core::returns::{
+        RpcErrorMessage, RpcFailureDisplay, RpcFailureExplicit, RpcFailureUnsupported,
+    };
     pub use crate::core::{
         CallParts, CompletionRequest, FromContext, FromUriParam, IntoCompletion, IntoContents,
         IntoPromptResult, PromptParam, PromptParts, RequestContext, ToolParam,

@@ -91,20 +91,49 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
         let split = (&&__mcp::tag_of(&out)).__mcp_split();
         match (split.split)(out) {
             ::core::result::Result::Ok(value) => {
-                ::core::result::Result::Ok(((&&&__mcp::tag_of(&value)).__mcp_output().render)(value))
+                ::core::result::Result::Ok(((&&&&__mcp::tag_of(&value)).__mcp_output().render)(value))
             }
-            ::core::result::Result::Err(error) => ((&&__mcp::tag_of(&error)).__mcp_failure().render)(error),
+            ::core::result::Result::Err(error) => ((&&&__mcp::tag_of(&error)).__mcp_failure().render)(error),
+        }
+    };
+    // The checks the resolution leaves are made here, once, at the success and error types
+    // of the return type: a type the runtime cannot send fails them with the framework's
+    // message.
+    let (ok_span, err_span) = sig::result_spans(output);
+    let sendable = quote_spanned! {ok_span=>
+        __mcp::SendableOutput::check(&output.sendable());
+    };
+    let schema = if model.output_schema {
+        let described = quote_spanned! {ok_span=>
+            __mcp::DescribedOutput::check(&output.described());
+        };
+        quote_spanned! {out_span=>
+            #described
+            (output.schema)(generator)
+        }
+    } else {
+        // `output_schema = false`: structured content, never a schema.
+        quote_spanned! {out_span=>
+            let _ = (output, generator);
+            ::core::option::Option::None
         }
     };
     let output_schema = quote_spanned! {out_span=>
         let split = (&&__mcp::Tag::<#output>::new()).__mcp_split();
         let ok = split.ok_tag();
-        ((&&&ok).__mcp_output().schema)(generator)
+        let output = (&&&&ok).__mcp_output();
+        #sendable
+        #schema
+    };
+    let displayable = quote_spanned! {err_span=>
+        __mcp::ToolErrorMessage::check(&failure.displayable());
     };
     let error_detail = quote_spanned! {out_span=>
         let split = (&&__mcp::Tag::<#output>::new()).__mcp_split();
         let err = split.err_tag();
-        ((&&err).__mcp_failure().detail)(generator)
+        let failure = (&&&err).__mcp_failure();
+        #displayable
+        (failure.detail)(generator)
     };
     let boxed = quote_spanned! {ident.span()=> __mcp::boxed };
     let dup = format_ident!(
@@ -118,9 +147,11 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
         uses: quote!(
             FailureDisplay as _,
             FailureExplicit as _,
+            FailureUnsupported as _,
             OutputExplicit as _,
             OutputStructured as _,
-            OutputText as _,
+            OutputUnschemed as _,
+            OutputUnsupported as _,
             SplitPlain as _,
             SplitResult as _,
         ),

@@ -35,9 +35,11 @@ use proc_macro::TokenStream;
 /// an `outputSchema` (without it, a return type that is `Serialize` but not `JsonSchema` is
 /// a compile error).
 ///
-/// A parameter marked `#[header("Region")]` is mirrored into the `Mcp-Param-Region` HTTP
-/// header (`x-mcp-header` in the input schema) for gateways; its type must implement
-/// `mcp_runtime::HeaderArg`.
+/// A parameter's doc comment is its argument's `description`, and its `#[schemars(..)]`
+/// attributes (`range(min = 1)`, `length(max = 64)`, ..) constrain the argument's schema,
+/// as on a derived struct's field. A parameter marked `#[header("Region")]` is mirrored
+/// into the `Mcp-Param-Region` HTTP header (`x-mcp-header` in the input schema) for
+/// gateways; its type must implement `mcp_runtime::HeaderArg`.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     debug(tool::expand(attr.into(), item.into())).into()

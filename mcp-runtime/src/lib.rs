@@ -149,8 +149,9 @@ pub mod __private {
         RpcErrorMessage, RpcFailureDisplay, RpcFailureExplicit, RpcFailureUnsupported,
     };
     pub use crate::core::{
-        CallParts, CompletionRequest, FromContext, FromUriParam, IntoCompletion, IntoContents,
-        IntoPromptResult, PromptParam, PromptParts, RequestContext, ToolParam,
+        CallParts, CompletionRequest, ConstraintsDerived, ConstraintsUnread, FromContext,
+        FromUriParam, IntoCompletion, IntoContents, IntoPromptResult, PromptParam, PromptParts,
+        RequestContext, ToolParam,
     };
     pub use crate::protocol::cache::CacheScope;
     pub use crate::protocol::{
@@ -168,6 +169,17 @@ pub mod __private {
     pub use schemars::{self, Schema, SchemaGenerator};
     pub use serde;
     pub use serde_json::{self, Map, Value};
+
+    /// A tool argument of type `T` with `#[schemars(..)]` on its parameter; `wrapper` is the
+    /// schema of the one-field struct the macro derives with those attributes.
+    pub fn constrained_argument<T: serde::de::DeserializeOwned>(
+        spec: &mut ParamSpec,
+        name: &'static str,
+        description: Option<&'static str>,
+        wrapper: Option<fn(&mut SchemaGenerator) -> Schema>,
+    ) {
+        spec.constrained_argument::<T>(name, description, wrapper);
+    }
 
     /// `#[header("..")]` on a tool argument of type `T` (checked here, at the user's type).
     pub fn mirror_argument<T: crate::HeaderArg>(

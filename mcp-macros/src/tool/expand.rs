@@ -55,7 +55,31 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
         Some(Some(n)) => quote!(__mcp::InlineLimit::Bytes(#n)),
         Some(None) => quote!(__mcp::InlineLimit::Unlimited),
     };
-    let describe = model.params.iter().map(|p| {
+    // A parameter with `#[schemars(..)]` gets a one-field struct deriving `JsonSchema` with
+    // those attributes; its field's schema is the argument's.
+    let constrained: Vec<_> = model
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !p.constraints.is_empty())
+        .map(|(i, p)| {
+            let ty = &p.ty;
+            let attrs = &p.constraints;
+            let wrapper = format_ident!("__McpArgument{}", i);
+            let item = quote! {
+                #[derive(::mcp_runtime::__private::schemars::JsonSchema)]
+                #[schemars(crate = "::mcp_runtime::__private::schemars")]
+                #[allow(dead_code, non_camel_case_types)]
+                struct #wrapper {
+                    #(#attrs)*
+                    value: #ty,
+                }
+            };
+            (i, wrapper, item)
+        })
+        .collect();
+    let wrappers = constrained.iter().map(|(_, _, item)| item);
+    let describe = model.params.iter().enumerate().map(|(i, p)| {
         let ty = &p.ty;
         let param_name = &p.name;
         let doc = opt_str(&p.doc);
@@ -65,8 +89,21 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
                 __mcp::mirror_argument::<#ty>(spec, #param_name, #header);
             }
         });
-        quote_spanned! {ty.span()=>
-            <#ty as __mcp::ToolParam>::describe(spec, #param_name, #doc);
+        let argument = match constrained.iter().find(|(index, _, _)| *index == i) {
+            Some((_, wrapper, _)) => quote_spanned! {ty.span()=>
+                __mcp::constrained_argument::<#ty>(
+                    spec,
+                    #param_name,
+                    #doc,
+                    (&&__mcp::Tag::<#wrapper>::new()).__mcp_constraints(),
+                );
+            },
+            None => quote_spanned! {ty.span()=>
+                <#ty as __mcp::ToolParam>::describe(spec, #param_name, #doc);
+            },
+        };
+        quote! {
+            #argument
             #mirror
         }
     });
@@ -145,6 +182,8 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
     register::emit(Registration {
         func: &func,
         uses: quote!(
+            ConstraintsDerived as _,
+            ConstraintsUnread as _,
             FailureDisplay as _,
             FailureExplicit as _,
             FailureUnsupported as _,
@@ -156,6 +195,8 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
             SplitResult as _,
         ),
         body: quote! {
+            #(#wrappers)*
+
             #params
 
             fn __mcp_output(generator: &mut __mcp::SchemaGenerator) -> ::core::option::Option<__mcp::Schema> {

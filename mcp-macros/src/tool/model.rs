@@ -48,6 +48,9 @@ pub struct Param {
     pub doc: Option<String>,
     /// `#[header("Name")]`: the header the argument is mirrored into.
     pub header: Option<LitStr>,
+    /// `#[schemars(..)]`: carried onto the field of the one-field struct whose schema is
+    /// the argument's.
+    pub constraints: Vec<syn::Attribute>,
 }
 
 option_keys! {
@@ -169,6 +172,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
             name: p.name,
             ty: p.ty,
             doc: p.doc,
+            constraints: p.constraints,
         })
         .collect();
     let output = sig::output(sig, errors);

@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 /// Tools used by the transcripts and behaviour tests.
 pub mod large;
 
+/// Tools whose input and output schemas the Tools chapter explains.
+pub mod schemas;
+
 /// A resource that tries to take the server's own scheme: refused at start.
 pub mod artifact_clash {
     use mcp_runtime::prelude::*;

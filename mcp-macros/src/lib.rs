@@ -30,11 +30,16 @@ use proc_macro::TokenStream;
 /// Turns an async (or sync) function into an MCP tool. See `mcp_runtime` for the guide.
 ///
 /// Options: `name = ".."`, `title = ".."`, `description = ".."` and the annotation flags
-/// `read_only`, `destructive`, `idempotent`, `open_world` (each may also be `= false`).
+/// `read_only`, `destructive`, `idempotent`, `open_world` (each may also be `= false`);
+/// `output_schema = false` sends a `Serialize` return value as `structuredContent` without
+/// an `outputSchema` (without it, a return type that is `Serialize` but not `JsonSchema` is
+/// a compile error).
 ///
-/// A parameter marked `#[header("Region")]` is mirrored into the `Mcp-Param-Region` HTTP
-/// header (`x-mcp-header` in the input schema) for gateways; its type must implement
-/// `mcp_runtime::HeaderArg`.
+/// A parameter's doc comment is its argument's `description`, and its `#[schemars(..)]`
+/// attributes (`range(min = 1)`, `length(max = 64)`, ..) constrain the argument's schema,
+/// as on a derived struct's field. A parameter marked `#[header("Region")]` is mirrored
+/// into the `Mcp-Param-Region` HTTP header (`x-mcp-header` in the input schema) for
+/// gateways; its type must implement `mcp_runtime::HeaderArg`.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     debug(tool::expand(attr.into(), item.into())).into()

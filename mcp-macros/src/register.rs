@@ -95,19 +95,29 @@ pub fn rpc_uses() -> TokenStream {
     quote!(
         RpcFailureDisplay as _,
         RpcFailureExplicit as _,
+        RpcFailureUnsupported as _,
         SplitPlain as _,
         SplitResult as _
     )
 }
 
 /// Split the return value `out` into success (turned into the result by `ok`, which sees
-/// `value`) and failure (a JSON-RPC error), resolved on the return type's span.
+/// `value`) and failure (a JSON-RPC error), resolved on the return type's span, where an
+/// error type without a message fails its check.
 pub fn rpc_render(output: &syn::Type, ok: TokenStream) -> TokenStream {
+    let (_, err_span) = crate::sig::result_spans(output);
+    let displayable = quote_spanned! {err_span=>
+        __mcp::RpcErrorMessage::check(&failure.displayable());
+    };
     quote_spanned! {output.span()=>
         let split = (&&__mcp::tag_of(&out)).__mcp_split();
         match (split.split)(out) {
             ::core::result::Result::Ok(value) => #ok,
-            ::core::result::Result::Err(error) => ::core::result::Result::Err(((&&__mcp::tag_of(&error)).__mcp_rpc_failure().render)(error)),
+            ::core::result::Result::Err(error) => {
+                let failure = (&&&__mcp::tag_of(&error)).__mcp_rpc_failure();
+                #displayable
+                ::core::result::Result::Err((failure.render)(error))
+            }
         }
     }
 }

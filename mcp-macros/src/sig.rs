@@ -15,11 +15,72 @@ pub struct Param {
     pub doc: Option<String>,
     /// Its `#[header(..)]` attributes (tools only; other kinds report them).
     pub headers: Vec<Attribute>,
+    /// Its `#[schemars(..)]` attributes, carried onto the argument's schema (tools only;
+    /// other kinds report them).
+    pub constraints: Vec<Attribute>,
 }
 
 /// `#[header("Name")]` on a tool parameter: mirror the argument into `Mcp-Param-Name`.
 pub fn is_header(attr: &Attribute) -> bool {
     attr.path().is_ident("header")
+}
+
+/// `#[schemars(..)]` on a tool parameter: constraints and annotations for its schema.
+pub fn is_schemars(attr: &Attribute) -> bool {
+    attr.path().is_ident("schemars")
+}
+
+/// `#[serde(..)]` on a parameter, which nothing reads.
+fn is_serde(attr: &Attribute) -> bool {
+    attr.path().is_ident("serde")
+}
+
+/// Report the attributes on a parameter that a `kind` does not read: `#[schemars]`
+/// outside tools, and `#[serde]` everywhere (rustc would say only that it cannot find them).
+fn check_attributes(attrs: &[Attribute], kind: &str, errors: &mut Errors) {
+    for attr in attrs {
+        if is_schemars(attr) {
+            match kind {
+                "tool" => check_schemars(attr, errors),
+                "prompt" => errors.at(
+                    attr,
+                    "#[schemars(..)] shapes a tool argument's schema; a prompt argument is a string without one, so check the value in the function (and return `RpcError::invalid_params`)",
+                ),
+                _ => errors.at(
+                    attr,
+                    "#[schemars(..)] shapes a tool argument's schema; a URI variable has none, so check it in the function or in its type's `FromStr`",
+                ),
+            }
+        } else if is_serde(attr) {
+            let advice = match kind {
+                "tool" => "the parameter's name is the argument's name and `Option<T>` makes it optional; for more, take `Args<T>` and put serde attributes on its struct's fields",
+                "prompt" => "the parameter's name is the argument's name and `Option<T>` makes it optional",
+                _ => "it takes the URI variable of the same name, parsed by its type's `FromStr`",
+            };
+            errors.at(
+                attr,
+                format!("#[serde(..)] is not read on a {kind} parameter: {advice}"),
+            );
+        }
+    }
+}
+
+/// A tool argument is named by its parameter, so `#[schemars(rename = ..)]` (at the top
+/// level of the attribute) would publish it under a name it is not read by.
+fn check_schemars(attr: &Attribute, errors: &mut Errors) {
+    let syn::Meta::List(list) = &attr.meta else {
+        return;
+    };
+    for token in list.tokens.clone() {
+        if let proc_macro2::TokenTree::Ident(ident) = &token {
+            if ident == "rename" {
+                errors.at(
+                    ident,
+                    "a tool argument is named by its parameter: rename the parameter (`r#type` for a keyword) instead",
+                );
+            }
+        }
+    }
 }
 
 /// Reject `const`, `unsafe`, ABIs, generics and variadics, in the words of `kind`.
@@ -90,6 +151,7 @@ pub fn params(sig: &Signature, kind: &str, errors: &mut Errors) -> Vec<Param> {
                     }
                 };
                 check_type(&pt.ty, kind, errors);
+                check_attributes(&pt.attrs, kind, errors);
                 let headers: Vec<Attribute> =
                     pt.attrs.iter().filter(|a| is_header(a)).cloned().collect();
                 if kind != "tool" {
@@ -107,6 +169,7 @@ pub fn params(sig: &Signature, kind: &str, errors: &mut Errors) -> Vec<Param> {
                         ty: (*pt.ty).clone(),
                         doc: docs::text(&pt.attrs),
                         headers,
+                        constraints: pt.attrs.iter().filter(|a| is_schemars(a)).cloned().collect(),
                     });
                 }
             }
@@ -129,6 +192,32 @@ pub fn output(sig: &Signature, errors: &mut Errors) -> Type {
             (**ty).clone()
         }
     }
+}
+
+/// Where checks on a return type's success and error types point: at `T` and `E` of a
+/// written `Result<T, E>` (at `T` of a one-argument alias such as `anyhow::Result<T>`),
+/// otherwise at the type.
+pub fn result_spans(ty: &Type) -> (proc_macro2::Span, proc_macro2::Span) {
+    let whole = ty.span();
+    let Type::Path(path) = ty else {
+        return (whole, whole);
+    };
+    let Some(last) = path.path.segments.last() else {
+        return (whole, whole);
+    };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return (whole, whole);
+    };
+    if path.qself.is_some() || last.ident != "Result" {
+        return (whole, whole);
+    }
+    let mut types = args.args.iter().filter_map(|arg| match arg {
+        syn::GenericArgument::Type(t) => Some(t.span()),
+        _ => None,
+    });
+    let ok = types.next().unwrap_or(whole);
+    let err = types.next().unwrap_or(whole);
+    (ok, err)
 }
 
 fn check_type(ty: &Type, kind: &str, errors: &mut Errors) {
@@ -170,12 +259,14 @@ fn check_type(ty: &Type, kind: &str, errors: &mut Errors) {
 }
 
 /// The function as written, minus parameter doc comments (rustc rejects those in output)
-/// and `#[header(..)]` attributes (read by the macro, unknown to rustc).
+/// and the `#[header(..)]`, `#[schemars(..)]` and `#[serde(..)]` attributes (read or
+/// reported by the macro, unknown to rustc there).
 pub fn clean_fn(func: &ItemFn) -> ItemFn {
     let mut func = func.clone();
     for input in func.sig.inputs.iter_mut() {
         if let FnArg::Typed(pt) = input {
-            pt.attrs.retain(|a| !docs::is_doc(a) && !is_header(a));
+            pt.attrs
+                .retain(|a| !docs::is_doc(a) && !is_header(a) && !is_schemars(a) && !is_serde(a));
         }
     }
     func

@@ -141,13 +141,17 @@ struct ReadmeExample;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::core::returns::tool::{
-        tag_of, FailureDisplay, FailureExplicit, OutputExplicit, OutputStructured, OutputText,
-        SplitPlain, SplitResult, Tag,
+        tag_of, DescribedOutput, FailureDisplay, FailureExplicit, FailureUnsupported,
+        OutputExplicit, OutputStructured, OutputUnschemed, OutputUnsupported, SendableOutput,
+        SplitPlain, SplitResult, Tag, ToolErrorMessage,
     };
-    pub use crate::core::returns::{RpcFailureDisplay, RpcFailureExplicit};
+    pub use crate::core::returns::{
+        RpcErrorMessage, RpcFailureDisplay, RpcFailureExplicit, RpcFailureUnsupported,
+    };
     pub use crate::core::{
-        CallParts, CompletionRequest, FromContext, FromUriParam, IntoCompletion, IntoContents,
-        IntoPromptResult, PromptParam, PromptParts, RequestContext, ToolParam,
+        CallParts, CompletionRequest, ConstraintsDerived, ConstraintsUnread, FromContext,
+        FromUriParam, IntoCompletion, IntoContents, IntoPromptResult, PromptParam, PromptParts,
+        RequestContext, ToolParam,
     };
     pub use crate::protocol::cache::CacheScope;
     pub use crate::protocol::{
@@ -165,6 +169,17 @@ pub mod __private {
     pub use schemars::{self, Schema, SchemaGenerator};
     pub use serde;
     pub use serde_json::{self, Map, Value};
+
+    /// A tool argument of type `T` with `#[schemars(..)]` on its parameter; `wrapper` is the
+    /// schema of the one-field struct the macro derives with those attributes.
+    pub fn constrained_argument<T: serde::de::DeserializeOwned>(
+        spec: &mut ParamSpec,
+        name: &'static str,
+        description: Option<&'static str>,
+        wrapper: Option<fn(&mut SchemaGenerator) -> Schema>,
+    ) {
+        spec.constrained_argument::<T>(name, description, wrapper);
+    }
 
     /// `#[header("..")]` on a tool argument of type `T` (checked here, at the user's type).
     pub fn mirror_argument<T: crate::HeaderArg>(

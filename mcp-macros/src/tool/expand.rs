@@ -55,7 +55,31 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
         Some(Some(n)) => quote!(__mcp::InlineLimit::Bytes(#n)),
         Some(None) => quote!(__mcp::InlineLimit::Unlimited),
     };
-    let describe = model.params.iter().map(|p| {
+    // A parameter with `#[schemars(..)]` gets a one-field struct deriving `JsonSchema` with
+    // those attributes; its field's schema is the argument's.
+    let constrained: Vec<_> = model
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !p.constraints.is_empty())
+        .map(|(i, p)| {
+            let ty = &p.ty;
+            let attrs = &p.constraints;
+            let wrapper = format_ident!("__McpArgument{}", i);
+            let item = quote! {
+                #[derive(::mcp_runtime::__private::schemars::JsonSchema)]
+                #[schemars(crate = "::mcp_runtime::__private::schemars")]
+                #[allow(dead_code, non_camel_case_types)]
+                struct #wrapper {
+                    #(#attrs)*
+                    value: #ty,
+                }
+            };
+            (i, wrapper, item)
+        })
+        .collect();
+    let wrappers = constrained.iter().map(|(_, _, item)| item);
+    let describe = model.params.iter().enumerate().map(|(i, p)| {
         let ty = &p.ty;
         let param_name = &p.name;
         let doc = opt_str(&p.doc);
@@ -65,8 +89,21 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
                 __mcp::mirror_argument::<#ty>(spec, #param_name, #header);
             }
         });
-        quote_spanned! {ty.span()=>
-            <#ty as __mcp::ToolParam>::describe(spec, #param_name, #doc);
+        let argument = match constrained.iter().find(|(index, _, _)| *index == i) {
+            Some((_, wrapper, _)) => quote_spanned! {ty.span()=>
+                __mcp::constrained_argument::<#ty>(
+                    spec,
+                    #param_name,
+                    #doc,
+                    (&&__mcp::Tag::<#wrapper>::new()).__mcp_constraints(),
+                );
+            },
+            None => quote_spanned! {ty.span()=>
+                <#ty as __mcp::ToolParam>::describe(spec, #param_name, #doc);
+            },
+        };
+        quote! {
+            #argument
             #mirror
         }
     });
@@ -91,20 +128,49 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
         let split = (&&__mcp::tag_of(&out)).__mcp_split();
         match (split.split)(out) {
             ::core::result::Result::Ok(value) => {
-                ::core::result::Result::Ok(((&&&__mcp::tag_of(&value)).__mcp_output().render)(value))
+                ::core::result::Result::Ok(((&&&&__mcp::tag_of(&value)).__mcp_output().render)(value))
             }
-            ::core::result::Result::Err(error) => ((&&__mcp::tag_of(&error)).__mcp_failure().render)(error),
+            ::core::result::Result::Err(error) => ((&&&__mcp::tag_of(&error)).__mcp_failure().render)(error),
+        }
+    };
+    // The checks the resolution leaves are made here, once, at the success and error types
+    // of the return type: a type the runtime cannot send fails them with the framework's
+    // message.
+    let (ok_span, err_span) = sig::result_spans(output);
+    let sendable = quote_spanned! {ok_span=>
+        __mcp::SendableOutput::check(&output.sendable());
+    };
+    let schema = if model.output_schema {
+        let described = quote_spanned! {ok_span=>
+            __mcp::DescribedOutput::check(&output.described());
+        };
+        quote_spanned! {out_span=>
+            #described
+            (output.schema)(generator)
+        }
+    } else {
+        // `output_schema = false`: structured content, never a schema.
+        quote_spanned! {out_span=>
+            let _ = (output, generator);
+            ::core::option::Option::None
         }
     };
     let output_schema = quote_spanned! {out_span=>
         let split = (&&__mcp::Tag::<#output>::new()).__mcp_split();
         let ok = split.ok_tag();
-        ((&&&ok).__mcp_output().schema)(generator)
+        let output = (&&&&ok).__mcp_output();
+        #sendable
+        #schema
+    };
+    let displayable = quote_spanned! {err_span=>
+        __mcp::ToolErrorMessage::check(&failure.displayable());
     };
     let error_detail = quote_spanned! {out_span=>
         let split = (&&__mcp::Tag::<#output>::new()).__mcp_split();
         let err = split.err_tag();
-        ((&&err).__mcp_failure().detail)(generator)
+        let failure = (&&&err).__mcp_failure();
+        #displayable
+        (failure.detail)(generator)
     };
     let boxed = quote_spanned! {ident.span()=> __mcp::boxed };
     let dup = format_ident!(
@@ -116,15 +182,21 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
     register::emit(Registration {
         func: &func,
         uses: quote!(
+            ConstraintsDerived as _,
+            ConstraintsUnread as _,
             FailureDisplay as _,
             FailureExplicit as _,
+            FailureUnsupported as _,
             OutputExplicit as _,
             OutputStructured as _,
-            OutputText as _,
+            OutputUnschemed as _,
+            OutputUnsupported as _,
             SplitPlain as _,
             SplitResult as _,
         ),
         body: quote! {
+            #(#wrappers)*
+
             #params
 
             fn __mcp_output(generator: &mut __mcp::SchemaGenerator) -> ::core::option::Option<__mcp::Schema> {

@@ -31,6 +31,9 @@ pub struct Model {
     /// `inline_limit = <bytes>` (`Some(Some(n))`) or `inline_limit = unlimited`
     /// (`Some(None)`).
     pub inline_limit: Option<Option<usize>>,
+    /// `false` with `output_schema = false`: a structured result is sent without an
+    /// `outputSchema`.
+    pub output_schema: bool,
     /// The arguments, in order.
     pub params: Vec<Param>,
     pub is_async: bool,
@@ -45,6 +48,9 @@ pub struct Param {
     pub doc: Option<String>,
     /// `#[header("Name")]`: the header the argument is mirrored into.
     pub header: Option<LitStr>,
+    /// `#[schemars(..)]`: carried onto the field of the one-field struct whose schema is
+    /// the argument's.
+    pub constraints: Vec<syn::Attribute>,
 }
 
 option_keys! {
@@ -62,8 +68,12 @@ option_keys! {
         Once = "once",
         Idempotency = "idempotency",
         InlineLimit = "inline_limit",
+        OutputSchema = "output_schema",
     }
 }
+
+/// The one form of the `output_schema` option, which only turns the schema off.
+const OUTPUT_SCHEMA_FORM: &str = "the return type's schema is the tool's `outputSchema` unless the tool says otherwise: write `output_schema = false` to send structured results without one";
 
 /// Read the options and the signature; every problem is recorded in `errors`.
 pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
@@ -81,6 +91,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
     let mut once = None;
     let mut idempotency = None;
     let mut inline_limit = None;
+    let mut output_schema = true;
 
     let mut reader = Reader::<ToolKey>::new(errors);
     for option in &parsed.options {
@@ -133,6 +144,14 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
                     "`inline_limit` needs a value: a number of bytes (`inline_limit = 262_144`) or `unlimited`",
                 ),
             },
+            ToolKey::OutputSchema => match &option.value {
+                Some(syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Bool(b),
+                    ..
+                })) if !b.value => output_schema = false,
+                Some(other) => reader.errors.at(other, OUTPUT_SCHEMA_FORM),
+                None => reader.errors.at(&option.key, OUTPUT_SCHEMA_FORM),
+            },
             ToolKey::Task => match &option.value {
                 None => task = Some(false),
                 Some(syn::Expr::Path(p)) if p.path.is_ident("optional") => task = Some(false),
@@ -153,6 +172,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
             name: p.name,
             ty: p.ty,
             doc: p.doc,
+            constraints: p.constraints,
         })
         .collect();
     let output = sig::output(sig, errors);
@@ -185,6 +205,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
         once,
         idempotency,
         inline_limit,
+        output_schema,
         params,
         is_async: sig.asyncness.is_some(),
         output,

@@ -8,13 +8,14 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
-use schemars::JsonSchema;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::protocol::RpcError;
 use crate::registry::ParamSpec;
 
+use super::returns::tool::Tag;
 use super::RequestContext;
 
 /// The request as seen while extracting a tool's parameters.
@@ -210,6 +211,34 @@ impl<T: DeserializeOwned + JsonSchema + Send> ToolParam for Args<T> {
                 name: "arguments".into(),
                 message: e.to_string(),
             })
+    }
+}
+
+// ---- tool arguments with `#[schemars(..)]` on their parameter ---------------------------
+
+/// The schema of `W`, the one-field struct `#[tool]` derives `JsonSchema` for with a
+/// parameter's `#[schemars(..)]` attributes on its field.
+#[doc(hidden)]
+pub trait ConstraintsDerived {
+    fn __mcp_constraints(&self) -> Option<fn(&mut SchemaGenerator) -> Schema>;
+}
+
+impl<W: JsonSchema> ConstraintsDerived for &Tag<W> {
+    fn __mcp_constraints(&self) -> Option<fn(&mut SchemaGenerator) -> Schema> {
+        Some(W::json_schema)
+    }
+}
+
+/// Resolves when the derive failed: it reported the attribute it could not read, and this
+/// keeps that the only error. Such code does not compile, so the `None` is never seen.
+#[doc(hidden)]
+pub trait ConstraintsUnread {
+    fn __mcp_constraints(&self) -> Option<fn(&mut SchemaGenerator) -> Schema>;
+}
+
+impl<W> ConstraintsUnread for Tag<W> {
+    fn __mcp_constraints(&self) -> Option<fn(&mut SchemaGenerator) -> Schema> {
+        None
     }
 }
 

@@ -46,8 +46,8 @@ pub(crate) use context::{ContextParts, StateMap};
 pub use dispatch::{Call, Core, Reply};
 pub use error::{Error, Rejected, ToolError};
 pub use extract::{
-    Args, CallParts, CompletionRequest, FromContext, FromUriParam, HeaderArg, PromptParam,
-    PromptParts, State, ToolParam,
+    Args, CallParts, CompletionRequest, ConstraintsDerived, ConstraintsUnread, FromContext,
+    FromUriParam, HeaderArg, PromptParam, PromptParts, State, ToolParam,
 };
 pub use inbound::Inbound;
 pub use input::{Elicitation, InputRequired};

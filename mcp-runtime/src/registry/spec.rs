@@ -50,7 +50,36 @@ impl ParamSpec {
         name: &'static str,
         description: Option<&'static str>,
     ) {
-        let mut schema = self.generator.subschema_for::<T>().to_value();
+        let schema = self.generator.subschema_for::<T>().to_value();
+        self.property::<T>(name, description, schema);
+    }
+
+    /// A named argument of type `T` whose parameter carries `#[schemars(..)]`: its schema is
+    /// that of the field `value` in `wrapper`, the schema of a one-field struct `#[tool]`
+    /// derives `JsonSchema` for with those attributes on the field, so constraints such as
+    /// `range(min = 1)` are published, and enforced, as on a derived struct's field.
+    pub(crate) fn constrained_argument<T: DeserializeOwned>(
+        &mut self,
+        name: &'static str,
+        description: Option<&'static str>,
+        wrapper: Option<fn(&mut SchemaGenerator) -> Schema>,
+    ) {
+        let wrapper = wrapper.map(|schema| schema(&mut self.generator).to_value());
+        match wrapper.as_ref().and_then(|w| w.pointer("/properties/value")) {
+            Some(schema) => self.property::<T>(name, description, schema.clone()),
+            None => self.errors.push(format!(
+                "the #[schemars(..)] attributes of argument `{name}` leave it no schema: a tool argument is one property, named by its parameter (remove `skip` or `flatten`)"
+            )),
+        }
+    }
+
+    /// Publish `schema` as the property `name`, required unless `T` accepts a missing value.
+    fn property<T: DeserializeOwned>(
+        &mut self,
+        name: &'static str,
+        description: Option<&'static str>,
+        mut schema: Value,
+    ) {
         if let (Some(doc), Value::Object(obj)) = (description, &mut schema) {
             obj.insert("description".into(), Value::String(doc.to_owned()));
         }
@@ -627,6 +656,55 @@ mod tests {
         assert_eq!(tier["type"], "string", "{schema}");
         assert_eq!(tier["oneOf"][0]["const"], "Free");
         assert_eq!(super::super::mirror::scan(&schema).unwrap().len(), 1);
+    }
+
+    /// What `#[tool]` derives for `#[schemars(range(min = 1))] quantity: u32`.
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Constrained {
+        #[schemars(range(min = 1))]
+        value: u32,
+    }
+
+    /// What it derives when the attributes skip the field.
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Skipped {
+        #[schemars(skip)]
+        value: u32,
+    }
+
+    #[test]
+    fn a_constrained_argument_is_the_field_of_its_derived_struct() {
+        let mut spec = ParamSpec::default();
+        spec.constrained_argument::<u32>(
+            "quantity",
+            Some("How many."),
+            Some(Constrained::json_schema),
+        );
+        spec.constrained_argument::<Option<u32>>("spare", None, Some(Constrained::json_schema));
+        let schema = spec.finish().unwrap();
+        assert_eq!(
+            schema["properties"]["quantity"],
+            json!({"type": "integer", "format": "uint32", "minimum": 1, "description": "How many."})
+        );
+        // Required or not as for any argument, by its own type.
+        assert_eq!(schema["required"], json!(["quantity"]));
+        let validator = crate::validate::ArgValidator::compile(&schema).unwrap();
+        assert!(validator.check(&json!({"quantity": 0})).is_err());
+        assert!(validator.check(&json!({"quantity": 1})).is_ok());
+
+        // Attributes that leave no field (or a derive that failed, which does not compile)
+        // stop the server at start, naming the argument.
+        for wrapper in [
+            Some(Skipped::json_schema as fn(&mut SchemaGenerator) -> Schema),
+            None,
+        ] {
+            let mut spec = ParamSpec::default();
+            spec.constrained_argument::<u32>("quantity", None, wrapper);
+            let problems = spec.finish().unwrap_err();
+            assert!(problems[0].contains("argument `quantity`"), "{problems:?}");
+        }
     }
 
     #[test]

@@ -6,6 +6,9 @@ use mcp_runtime::prelude::*;
 /// Tools used by the transcripts and behaviour tests.
 pub mod large;
 
+/// Tools whose input and output schemas the Tools chapter explains.
+pub mod schemas;
+
 /// A resource that tries to take the server's own scheme: refused at start.
 pub mod artifact_clash {
     use mcp_runtime::prelude::*;

@@ -13,6 +13,7 @@
 //! any other `E: Display` as -32603 with its message.
 
 use std::fmt::Display;
+use std::marker::PhantomData;
 
 use serde::Serialize;
 
@@ -22,7 +23,7 @@ use crate::protocol::{
 };
 
 use super::ToolError;
-use tool::{Json, Tag};
+use tool::{Checked, Json, Tag};
 
 pub mod tool;
 
@@ -212,10 +213,26 @@ impl<T: IntoCompletion, E: Display> IntoCompletion for Result<T, E> {
 
 // ---- error resolution used by generated code -------------------------------------------
 
-/// How an error value of a resource or prompt function becomes a JSON-RPC error.
+/// How an error value of a resource or prompt function becomes a JSON-RPC error. `D` is
+/// what must still be `Display` ([`RpcErrorMessage`]).
 #[doc(hidden)]
-pub struct RpcFailure<E> {
+pub struct RpcFailure<E, D = Checked> {
     pub render: fn(E) -> RpcError,
+    check: PhantomData<fn() -> D>,
+}
+
+impl<E, D> RpcFailure<E, D> {
+    fn new(render: fn(E) -> RpcError) -> Self {
+        RpcFailure {
+            render,
+            check: PhantomData,
+        }
+    }
+
+    #[doc(hidden)]
+    pub fn displayable(&self) -> Tag<D> {
+        Tag::new()
+    }
 }
 
 #[doc(hidden)]
@@ -224,38 +241,68 @@ pub trait RpcFailureExplicit {
     fn __mcp_rpc_failure(&self) -> RpcFailure<Self::E>;
 }
 
-impl RpcFailureExplicit for &Tag<RpcError> {
+impl RpcFailureExplicit for &&Tag<RpcError> {
     type E = RpcError;
     fn __mcp_rpc_failure(&self) -> RpcFailure<RpcError> {
-        RpcFailure { render: |e| e }
+        RpcFailure::new(|e| e)
     }
 }
 
-impl RpcFailureExplicit for &Tag<ToolError> {
+impl RpcFailureExplicit for &&Tag<ToolError> {
     type E = ToolError;
     fn __mcp_rpc_failure(&self) -> RpcFailure<ToolError> {
-        RpcFailure {
-            render: ToolError::into_rpc_error,
-        }
+        RpcFailure::new(ToolError::into_rpc_error)
     }
 }
 
 #[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "the error type `{E}` must implement `Display`",
-    note = "its message becomes the -32603 error the client receives"
-)]
-pub trait RpcFailureDisplay<E> {
-    fn __mcp_rpc_failure(&self) -> RpcFailure<E>;
+pub trait RpcFailureDisplay {
+    type E;
+    fn __mcp_rpc_failure(&self) -> RpcFailure<Self::E>;
 }
 
-impl<E: Display> RpcFailureDisplay<E> for Tag<E> {
+impl<E: Display> RpcFailureDisplay for &Tag<E> {
+    type E = E;
     fn __mcp_rpc_failure(&self) -> RpcFailure<E> {
-        RpcFailure {
-            render: |e| RpcError::internal(format!("{e:#}")),
-        }
+        RpcFailure::new(|e| RpcError::internal(format!("{e:#}")))
     }
 }
+
+/// Any other error type: resolves, so that the check left to the generated code
+/// ([`RpcErrorMessage`]) is the one error. Code that resolves here does not compile, so
+/// `render` never runs.
+#[doc(hidden)]
+pub trait RpcFailureUnsupported {
+    type E;
+    fn __mcp_rpc_failure(&self) -> RpcFailure<Self::E, Self::E>;
+}
+
+impl<E> RpcFailureUnsupported for Tag<E> {
+    type E = E;
+    fn __mcp_rpc_failure(&self) -> RpcFailure<E, E> {
+        RpcFailure::new(|_| {
+            RpcError::internal(format!(
+                "failed with a `{}`, which has no message",
+                std::any::type_name::<E>()
+            ))
+        })
+    }
+}
+
+/// A resource's or prompt's error type has a message (checked where no step of the
+/// resolution takes it).
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "the error type `{Self}` must implement `Display`",
+    label = "`{Self}` has no message",
+    note = "its message becomes the -32603 error the client receives; or return `RpcError` to choose the error"
+)]
+pub trait RpcErrorMessage: Sized {
+    fn check(_: &Tag<Self>) {}
+}
+
+#[diagnostic::do_not_recommend]
+impl<E: Display> RpcErrorMessage for E {}
 
 #[cfg(test)]
 mod tests {
@@ -269,7 +316,7 @@ mod tests {
             let split = (&&tag_of(&out)).__mcp_split();
             match (split.split)(out) {
                 Ok(v) => IntoContents::into_contents(v, "x://1", None),
-                Err(e) => Err(((&&tag_of(&e)).__mcp_rpc_failure().render)(e)),
+                Err(e) => Err(((&&&tag_of(&e)).__mcp_rpc_failure().render)(e)),
             }
         }};
     }
@@ -310,6 +357,26 @@ mod tests {
         )))
         .unwrap_err();
         assert_eq!(protocol.code, -32602);
+    }
+
+    #[test]
+    // The references are the generated code's: the resolution depends on them.
+    #[allow(clippy::needless_borrow)]
+    fn an_error_type_without_a_message_is_left_to_check() {
+        // The `let _: Tag<..>` lines are the compiler's assertions: which type each
+        // resolution leaves to the generated code's `RpcErrorMessage` check.
+        struct Silent;
+        let explicit = (&&&Tag::<RpcError>::new()).__mcp_rpc_failure();
+        let _: Tag<Checked> = explicit.displayable();
+        assert_eq!(
+            (explicit.render)(RpcError::invalid_params("x")).code,
+            -32602
+        );
+        let display = (&&&Tag::<String>::new()).__mcp_rpc_failure();
+        let _: Tag<Checked> = display.displayable();
+        assert_eq!((display.render)("down".into()).code, -32603);
+        let silent = (&&&Tag::<Silent>::new()).__mcp_rpc_failure();
+        let _: Tag<Silent> = silent.displayable();
     }
 
     #[test]

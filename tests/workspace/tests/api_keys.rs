@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::time::{Duration, SystemTime};
 
 use mcp_runtime::Principal;
-use setup::{api_keys, server, LoginTokens};
+use setup::{api_keys, secured as server, LoginTokens};
 use sha2::{Digest as _, Sha256};
 
 use std::net::SocketAddr;
@@ -250,5 +250,33 @@ fn bad_keys_stop_the_server_before_it_starts() {
         same.to_string()
             .contains("give every principal its own key"),
         "{same}"
+    );
+}
+
+#[tokio::test]
+async fn with_a_verifier_a_principal_from_ones_own_layer_is_not_used() {
+    use mcp_runtime::testing::HttpTestClient;
+    let keys = api_keys(DASHBOARD_KEY, &sha256_hex(BILLING_KEY)).unwrap();
+    // The book's server: the keys alone.
+    let app = setup::server(keys).build().unwrap();
+    let vouching = app.router().layer(axum::middleware::from_fn(
+        |mut request: axum::extract::Request, next: axum::middleware::Next| async move {
+            request
+                .extensions_mut()
+                .insert(Principal::new("layer").with_scopes(["orders:read"]));
+            next.run(request).await
+        },
+    ));
+    let anonymous = HttpTestClient::new(&app).via(vouching.clone());
+    let refused = anonymous.request("tools/list", json!({})).await;
+    assert_eq!(refused.status, 401, "{}", refused.text);
+    let keyed = HttpTestClient::new(&app)
+        .via(vouching)
+        .bearer(DASHBOARD_KEY);
+    let listed = keyed.call_tool("open_orders", json!({})).await;
+    assert_eq!(listed.status, 200, "{}", listed.text);
+    assert_eq!(
+        listed.result()["content"][0]["text"],
+        "No open orders for acme."
     );
 }

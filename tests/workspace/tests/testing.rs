@@ -3,9 +3,6 @@
 //! router and a service of one's own), and with a transcript.
 
 // ANCHOR: uses
-use axum::extract::Request;
-use axum::middleware::{self, Next};
-use axum::response::Response;
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::{HttpTestClient, TestClient, Transcript};
 use mcp_runtime::App;
@@ -63,14 +60,21 @@ async fn refund(
     format!("Order {id} refunded by {}.", caller.subject)
 }
 
+/// The shop's server: the tools of this file.
+fn shop_server() -> Server {
+    Server::new("shop", "1.0.0").only_module(module_path!())
+}
+
 /// The shop, as the tests build it.
 fn shop() -> App {
-    Server::new("shop", "1.0.0")
-        .only_module(module_path!())
-        .build()
-        .expect("the shop builds")
+    shop_server().build().expect("the shop builds")
 }
 // ANCHOR_END: server
+
+#[path = "testing/own_router.rs"]
+mod own_router;
+#[path = "testing/tokens.rs"]
+mod tokens;
 
 // ANCHOR: confirm
 #[tokio::test]
@@ -185,45 +189,6 @@ async fn over_http() {
 }
 // ANCHOR_END: http
 
-// ANCHOR: own_router
-/// The team's own authentication: the company gateway names the user in `x-user`.
-async fn gateway_user(mut request: Request, next: Next) -> Response {
-    let user = request
-        .headers()
-        .get("x-user")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    if let Some(user) = user {
-        let principal = Principal::new(user).with_scopes(["orders:refund"]);
-        request.extensions_mut().insert(principal);
-    }
-    next.run(request).await
-}
-
-#[tokio::test]
-async fn through_our_own_service() {
-    let app = shop();
-    let service = axum::Router::new()
-        .route("/health", axum::routing::get(|| async { "ok" }))
-        .merge(app.router())
-        .layer(middleware::from_fn(gateway_user));
-    let client = HttpTestClient::new(&app)
-        .via(service)
-        .header("x-user", "ann")
-        .on_elicit(|_| json!({"action": "accept", "content": {"confirm": true}}));
-    let refunded = client.call_tool("refund", json!({"id": 4})).await;
-    assert_eq!(
-        refunded.result()["content"][0]["text"],
-        "Order 4 refunded by ann."
-    );
-    let cancelled = client.call_tool("cancel_order", json!({"id": 4})).await;
-    assert_eq!(
-        cancelled.result()["content"][0]["text"],
-        "Order 4 cancelled."
-    );
-}
-// ANCHOR_END: own_router
-
 // ANCHOR: transcript
 #[tokio::test]
 async fn the_recorded_exchange_still_holds() {
@@ -322,6 +287,11 @@ async fn every_method_works_the_same_in_both_eras() {
             .get_prompt("summarize_book", json!({"id": "1"}))
             .await;
         assert_eq!(prompt["messages"][0]["role"], "user", "{era}: {prompt}");
+        // Unknown ones come back as the whole error response.
+        let missing = client.read_resource("library://nowhere").await;
+        assert!(missing["error"]["code"].is_i64(), "{era}: {missing}");
+        let missing = client.get_prompt("nowhere", json!({})).await;
+        assert!(missing["error"]["code"].is_i64(), "{era}: {missing}");
         // A notification gets no answer and disturbs nothing.
         client
             .notify("notifications/cancelled", json!({"requestId": 99}))

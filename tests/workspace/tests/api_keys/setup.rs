@@ -7,7 +7,7 @@ use std::time::SystemTime;
 
 use mcp_runtime::policy::api_keys::ApiKeys;
 use mcp_runtime::policy::oauth::{TokenError, TokenVerifier};
-use mcp_runtime::{Principal, Server};
+use mcp_runtime::prelude::*;
 use sha2::{Digest as _, Sha256};
 // ANCHOR_END: uses
 
@@ -35,10 +35,25 @@ pub fn api_keys(
     Ok(keys)
 }
 
+/// The open orders of the caller's tenant.
+#[tool(read_only, scopes("orders:read"))]
+pub async fn open_orders(tenant: Tenant) -> String {
+    format!("No open orders for {tenant}.")
+}
+
+/// The server checks every request's key.
 pub fn server(keys: ApiKeys) -> Server {
-    mcp_workspace_tests::secured::server().verify_tokens(keys)
+    Server::new("orders", "1.0.0")
+        // The tools of this module only (a test binary links others too).
+        .only_module(module_path!())
+        .verify_tokens(keys)
 }
 // ANCHOR_END: api_keys
+
+/// The tests' secured fixtures, served behind `keys`.
+pub fn secured(keys: ApiKeys) -> Server {
+    mcp_workspace_tests::secured::server().verify_tokens(keys)
+}
 
 // ANCHOR: verifier
 /// Tokens of the team's own login service, kept in its database by their SHA-256 with

@@ -1,5 +1,5 @@
-//! A server secured with OAuth for tests: a test issuer signs its tokens (the book's
-//! "Securing a server" shows it).
+//! A server secured with OAuth for tests, on a loopback port: a test issuer signs its
+//! tokens.
 
 use std::net::SocketAddr;
 

@@ -109,8 +109,8 @@ fn client_encoding(text: &str) -> String {
 ///
 /// By default it posts to `/mcp` of [`App::router`]. Give it your own service with
 /// [`via`](HttpTestClient::via) (the MCP endpoint mounted in it, your middleware in
-/// front) and the path with [`path`](HttpTestClient::path). Like [`TestClient`]
-/// (super::TestClient), it answers the server's questions with the handlers given to
+/// front) and the path with [`path`](HttpTestClient::path). Like
+/// [`TestClient`](super::TestClient), it answers the server's questions with the handlers given to
 /// [`on_elicit`](HttpTestClient::on_elicit), [`on_sample`](HttpTestClient::on_sample) and
 /// [`on_roots`](HttpTestClient::on_roots).
 ///

@@ -120,7 +120,7 @@ impl TestClient {
     }
 
     /// The client capabilities this client declares.
-    pub(crate) fn declared_capabilities(&self) -> Value {
+    fn declared_capabilities(&self) -> Value {
         self.answers.declare(self.capabilities.as_ref())
     }
 
@@ -129,7 +129,7 @@ impl TestClient {
     pub async fn discover(&self) -> Value {
         #[cfg(feature = "legacy")]
         if let Some(handshake) = &self.handshake {
-            return match handshake.session(self).await {
+            return match handshake.session(&self.caller()).await {
                 Ok(session) => session.lock().await.initialized.clone(),
                 Err(error) => super::legacy::broken(&error),
             };
@@ -154,7 +154,7 @@ impl TestClient {
     ) -> (Vec<Value>, Value) {
         #[cfg(feature = "legacy")]
         if let Some(handshake) = &self.handshake {
-            return handshake.request(self, method, params).await;
+            return handshake.request(&self.caller(), method, params).await;
         }
         let mut params = self.with_meta(params);
         let mut notifications = Vec::new();
@@ -178,7 +178,7 @@ impl TestClient {
     pub async fn message(&self, message: Value) -> Option<Value> {
         #[cfg(feature = "legacy")]
         if let Some(handshake) = &self.handshake {
-            return handshake.message(self, message).await;
+            return handshake.message(&self.caller(), message).await;
         }
         match Message::from_value(message) {
             Ok(Message::Request { id, method, params }) => Some(
@@ -259,22 +259,19 @@ impl TestClient {
         }
     }
 
+    /// What the handshake-era session needs of this client.
     #[cfg(feature = "legacy")]
-    pub(crate) fn app(&self) -> &App {
-        &self.app
+    fn caller(&self) -> super::legacy::Caller<'_> {
+        super::legacy::Caller {
+            app: &self.app,
+            principal: self.principal.as_ref(),
+            capabilities: self.declared_capabilities(),
+            answers: &self.answers,
+            ids: &self.next_id,
+        }
     }
 
-    #[cfg(feature = "legacy")]
-    pub(crate) fn principal(&self) -> Option<&Principal> {
-        self.principal.as_ref()
-    }
-
-    #[cfg(feature = "legacy")]
-    pub(crate) fn answers(&self) -> &Answers {
-        &self.answers
-    }
-
-    pub(crate) fn next_id(&self) -> u64 {
+    fn next_id(&self) -> u64 {
         self.next_id.fetch_add(1, Ordering::Relaxed)
     }
 

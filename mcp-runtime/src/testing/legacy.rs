@@ -1,16 +1,36 @@
-//! The handshake era of [`TestClient`](super::TestClient): a session opened with
+//! The handshake era of the in-process `TestClient`: a session opened with
 //! `initialize` over an in-memory stdio stream, as a 2025-era host would, answering the
 //! server's own requests with the client's handlers.
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{Mutex, OnceCell};
 
-use super::client::TestClient;
+use super::answers::Answers;
+use crate::policy::auth::Principal;
 use crate::protocol::error::codes;
+use crate::App;
 
 /// How long the client waits for any one message from the server.
 const WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// What a session needs of the client that opens it.
+pub(crate) struct Caller<'a> {
+    pub(crate) app: &'a App,
+    pub(crate) principal: Option<&'a Principal>,
+    /// The client capabilities declared in `initialize`.
+    pub(crate) capabilities: Value,
+    pub(crate) answers: &'a Answers,
+    pub(crate) ids: &'a AtomicU64,
+}
+
+impl Caller<'_> {
+    fn next_id(&self) -> u64 {
+        self.ids.fetch_add(1, Ordering::Relaxed)
+    }
+}
 
 /// The version a client speaks and, once opened, its session.
 pub(crate) struct Handshake {
@@ -42,13 +62,13 @@ impl Handshake {
     }
 
     /// The session, opened at the first call with what the client declares by then.
-    pub(crate) async fn session(&self, client: &TestClient) -> Result<&Mutex<Session>, String> {
+    pub(crate) async fn session(&self, client: &Caller<'_>) -> Result<&Mutex<Session>, String> {
         self.session
             .get_or_try_init(|| async {
                 let (near, far) = tokio::io::duplex(1 << 20);
                 let (server_read, server_write) = tokio::io::split(far);
-                let mut serving = client.app().clone();
-                if let Some(principal) = client.principal() {
+                let mut serving = client.app.clone();
+                if let Some(principal) = client.principal {
                     // The host that starts a stdio server vouches for its user.
                     serving.stdio.principal = Some(principal.clone());
                 }
@@ -61,7 +81,7 @@ impl Handshake {
                 };
                 let params = json!({
                     "protocolVersion": self.version,
-                    "capabilities": client.declared_capabilities(),
+                    "capabilities": client.capabilities,
                     "clientInfo": {"name": "mcp-runtime-test-client", "version": "0"},
                 });
                 let initialize = json!({
@@ -83,7 +103,7 @@ impl Handshake {
     /// A request with its notifications, the server's questions answered meanwhile.
     pub(crate) async fn request(
         &self,
-        client: &TestClient,
+        client: &Caller<'_>,
         method: &str,
         params: Value,
     ) -> (Vec<Value>, Value) {
@@ -102,7 +122,7 @@ impl Handshake {
     }
 
     /// One raw message; the response when it has an id.
-    pub(crate) async fn message(&self, client: &TestClient, message: Value) -> Option<Value> {
+    pub(crate) async fn message(&self, client: &Caller<'_>, message: Value) -> Option<Value> {
         let session = match self.session(client).await {
             Ok(session) => session,
             Err(error) => return Some(broken(&error)),
@@ -141,7 +161,7 @@ impl Session {
     /// the client's handlers and collecting notifications.
     async fn exchange(
         &mut self,
-        client: &TestClient,
+        client: &Caller<'_>,
         request: Value,
     ) -> Result<(Vec<Value>, Value), String> {
         let id = request.get("id").cloned().unwrap_or(Value::Null);
@@ -152,7 +172,7 @@ impl Session {
             match (frame.get("method").and_then(Value::as_str), frame.get("id")) {
                 (Some(asked), Some(asked_id)) => {
                     let params = frame.get("params").unwrap_or(&Value::Null);
-                    let reply = match client.answers().for_method(asked) {
+                    let reply = match client.answers.for_method(asked) {
                         Some(answer) => json!({
                             "jsonrpc": "2.0", "id": asked_id, "result": answer(params),
                         }),

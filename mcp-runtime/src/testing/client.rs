@@ -5,15 +5,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::answers::{Answers, MAX_ROUNDS};
-use super::default_meta;
+use super::with_meta;
 use crate::core::{Notifier, Subscription, Transport};
 use crate::era::modern::{self, Answer, Inbound};
 use crate::policy::auth::Principal;
 use crate::protocol::jsonrpc::Message;
-use crate::protocol::meta;
 use crate::App;
 
 /// Calls a built server in process, without a transport: as a 2026-07-28 client
@@ -287,23 +286,7 @@ impl TestClient {
         if self.handshake.is_some() {
             return params;
         }
-        let mut params = match params {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        };
-        // The client's own `_meta` fields are added to what the caller put there (say, a
-        // `progressToken`); the caller's win.
-        let meta = params
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let (Value::Object(meta), Value::Object(defaults)) = (meta, default_meta()) {
-            meta.entry(meta::CLIENT_CAPABILITIES)
-                .or_insert_with(|| self.declared_capabilities());
-            for (key, value) in defaults {
-                meta.entry(key).or_insert(value);
-            }
-        }
-        Value::Object(params)
+        with_meta(params, || self.declared_capabilities())
     }
 
     fn envelope(&self, method: &str, params: Value) -> Value {

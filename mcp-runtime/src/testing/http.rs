@@ -6,13 +6,12 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Request};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use tower::ServiceExt as _;
 
 use super::answers::{Answers, MAX_ROUNDS};
 use super::client::result_or_response;
-use super::default_meta;
-use crate::protocol::meta;
+use super::with_meta;
 use crate::App;
 
 /// Build the POST a conforming client would send for `body`, mirroring headers from it.
@@ -281,23 +280,7 @@ impl HttpTestClient {
     }
 
     fn with_meta(&self, params: Value) -> Value {
-        let mut params = match params {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        };
-        // The client's own `_meta` fields are added to what the caller put there (say, a
-        // `progressToken`); the caller's win.
-        let meta = params
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let (Value::Object(meta), Value::Object(defaults)) = (meta, default_meta()) {
-            meta.entry(meta::CLIENT_CAPABILITIES)
-                .or_insert_with(|| self.answers.declare(self.capabilities.as_ref()));
-            for (key, value) in defaults {
-                meta.entry(key).or_insert(value);
-            }
-        }
-        Value::Object(params)
+        with_meta(params, || self.answers.declare(self.capabilities.as_ref()))
     }
 }
 

@@ -20,7 +20,7 @@
 //! # }
 //! ```
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::protocol::{meta, version};
 
@@ -50,6 +50,25 @@ pub fn default_meta() -> Value {
         meta::CLIENT_CAPABILITIES: {},
         meta::CLIENT_INFO: {"name": "mcp-runtime-test-client", "version": "0"},
     })
+}
+/// `params` (an object) with a 2026-07-28 client's `_meta` fields added where the caller
+/// put none (say, next to its own `progressToken`): the caller's win.
+fn with_meta(params: Value, capabilities: impl FnOnce() -> Value) -> Value {
+    let mut params = match params {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    let meta = params
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let (Value::Object(meta), Value::Object(defaults)) = (meta, default_meta()) {
+        meta.entry(meta::CLIENT_CAPABILITIES)
+            .or_insert_with(capabilities);
+        for (key, value) in defaults {
+            meta.entry(key).or_insert(value);
+        }
+    }
+    Value::Object(params)
 }
 
 /// Whether `actual` matches the pattern `expect` (`"<any>"` matches anything).

@@ -32,10 +32,21 @@ fn has_path(attrs: &[Attribute], name: &str, arg: &str) -> bool {
         .any(|a| a.path().is_ident(name) && a.meta.to_token_stream().to_string().contains(arg))
 }
 
+/// Whether an attribute is exactly `#[cfg(test)]` or `#[cfg(doctest)]` (not, say,
+/// `#[cfg(feature = "testing")]`, whose items are public with that feature).
+fn test_only(attr: &Attribute) -> bool {
+    attr.path().is_ident("cfg")
+        && match &attr.meta {
+            syn::Meta::List(list) => {
+                let condition = list.tokens.to_string();
+                condition == "test" || condition == "doctest"
+            }
+            _ => false,
+        }
+}
+
 fn hidden(attrs: &[Attribute]) -> bool {
-    has_path(attrs, "doc", "hidden")
-        || has_path(attrs, "cfg", "test")
-        || has_path(attrs, "cfg", "doctest")
+    has_path(attrs, "doc", "hidden") || attrs.iter().any(test_only)
 }
 
 /// The `cfg(..)` conditions on an item, as written (`feature = "legacy"`).
@@ -198,4 +209,8 @@ fn the_walk_finds_root_exports_and_skips_private_modules() {
     assert!(has("mcp_runtime::prelude (mod)"));
     assert!(!has("mcp_runtime::observe"));
     assert!(!has("mcp_runtime::__private"));
+    // Items behind a feature are part of the promise, named with their feature.
+    assert!(has(
+        "mcp_runtime::testing::TestClient (use) [cfg: feature = \"testing\"]"
+    ));
 }

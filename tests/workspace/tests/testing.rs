@@ -315,3 +315,19 @@ async fn every_method_works_the_same_in_both_eras() {
         );
     }
 }
+
+#[cfg(feature = "legacy")]
+#[tokio::test]
+async fn a_session_that_cannot_open_is_an_error_response_not_a_panic() {
+    // A server that accepts no handshake revision refuses `initialize`.
+    let app = shop_server().legacy_versions([]).build().expect("builds");
+    let client = TestClient::legacy(app, "2025-11-25");
+    let response = client.call_tool("quote", json!({"items": 1})).await;
+    assert_eq!(response["error"]["code"], -32603, "{response}");
+    let message = response["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("test client: initialize failed"),
+        "{message}"
+    );
+    assert_eq!(client.discover().await["error"]["code"], -32603);
+}

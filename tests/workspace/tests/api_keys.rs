@@ -53,15 +53,6 @@ async fn call_with(
     send(addr, &call(tool, arguments, &headers)).await
 }
 
-fn text_of(reply: &Reply) -> String {
-    reply
-        .json()
-        .pointer("/result/content/0/text")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned()
-}
-
 // A key is served as its principal, with its scopes and tenant.
 #[tokio::test]
 async fn the_right_key_is_served_as_its_principal() {
@@ -69,10 +60,10 @@ async fn the_right_key_is_served_as_its_principal() {
     let dashboard = format!("Bearer {DASHBOARD_KEY}");
     let who = call_with(addr, &[&dashboard], "caller", json!({})).await;
     assert_eq!(who.status, 200, "{who:?}");
-    assert_eq!(text_of(&who), "dashboard of acme with [orders:read]");
+    assert_eq!(who.tool_text(), "dashboard of acme with [orders:read]");
     let orders = call_with(addr, &[&dashboard], "tenant_orders", json!({})).await;
     assert_eq!(orders.status, 200);
-    assert!(text_of(&orders).contains("acme-1: anvils"), "{orders:?}");
+    assert!(orders.tool_text().contains("acme-1: anvils"), "{orders:?}");
     // Its scopes are all it holds (S-332): no resource_metadata, there is no document.
     let place = call_with(
         addr,
@@ -102,7 +93,7 @@ async fn a_key_given_by_its_digest_works() {
     )
     .await;
     assert_eq!(placed.status, 200, "{placed:?}");
-    assert_eq!(text_of(&placed), "acme ordered tnt");
+    assert_eq!(placed.tool_text(), "acme ordered tnt");
     // The digest itself is no key.
     let digest = format!("Bearer {}", sha256_hex(BILLING_KEY));
     assert_eq!(
@@ -226,7 +217,7 @@ async fn a_verifier_of_ones_own_checks_opaque_tokens() {
     let addr = serve(app).await;
     let fresh = call_with(addr, &["Bearer fresh-token-1"], "tenant_orders", json!({})).await;
     assert_eq!(fresh.status, 200, "{fresh:?}");
-    assert!(text_of(&fresh).contains("globex-1: magnets"));
+    assert!(fresh.tool_text().contains("globex-1: magnets"));
     let stale = call_with(addr, &["Bearer stale-token-2"], "caller", json!({})).await;
     assert_eq!(stale.status, 401);
     assert!(stale

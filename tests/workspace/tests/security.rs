@@ -48,15 +48,6 @@ impl Secured {
     }
 }
 
-fn text_of(reply: &Reply) -> String {
-    reply
-        .json()
-        .pointer("/result/content/0/text")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned()
-}
-
 fn challenge(reply: &Reply) -> String {
     reply
         .header("www-authenticate")
@@ -202,7 +193,7 @@ async fn invalid_tokens_get_401_invalid_token() {
         .mint();
     let reply = s.call_as(&shouting, "caller", json!({})).await;
     assert_eq!(reply.status, 200);
-    assert_eq!(text_of(&reply), "alice of no tenant with []");
+    assert_eq!(reply.tool_text(), "alice of no tenant with []");
 }
 
 // S-331: malformed authorization requests are 400 invalid_request.
@@ -280,7 +271,7 @@ async fn missing_scopes_get_403_insufficient_scope() {
         .call_as(&broad, "place_tenant_order", json!({"item": "anvil"}))
         .await;
     assert_eq!(placed.status, 200);
-    assert_eq!(text_of(&placed), "acme ordered anvil");
+    assert_eq!(placed.tool_text(), "acme ordered anvil");
 }
 
 // S-175, S-244, S-343: one tenant's token cannot read, list or call another tenant's
@@ -433,7 +424,7 @@ async fn rate_limit_is_hit_and_recovered() {
     tokio::time::sleep(Duration::from_millis(wait + 20)).await;
     let again = s.call_as(&alice, "caller", json!({})).await;
     assert_eq!(again.status, 200);
-    assert!(text_of(&again).starts_with("alice"));
+    assert!(again.tool_text().starts_with("alice"));
 }
 
 // Concurrent calls per principal are capped with a clear error; a running call is not
@@ -453,7 +444,7 @@ async fn concurrent_calls_per_principal_are_capped() {
     let bob = s.token("bob", "acme", &[]);
     assert_eq!(s.call_as(&bob, "caller", json!({})).await.status, 200);
     let first = running.await.unwrap();
-    assert_eq!(text_of(&first), "slept 600 ms");
+    assert_eq!(first.tool_text(), "slept 600 ms");
     assert_eq!(s.call_as(&alice, "caller", json!({})).await.status, 200);
 }
 
@@ -618,7 +609,7 @@ async fn jwks_keys_are_fetched_and_rotated() {
     tokio::time::sleep(Duration::from_millis(2100)).await;
     let reply = call_with(by_second).await;
     assert_eq!(reply.status, 200, "{}", challenge(&reply));
-    assert_eq!(text_of(&reply), "bob of no tenant with []");
+    assert_eq!(reply.tool_text(), "bob of no tenant with []");
 
     let unreachable = JwtVerifier::new(
         ISSUER,
@@ -771,7 +762,7 @@ async fn handlers_see_the_caller_never_the_token() {
     )
     .await;
     assert_eq!(reply.status, 200);
-    let seen = text_of(&reply);
+    let seen = reply.tool_text();
     assert!(seen.contains("alice") && seen.contains("acme"), "{seen}");
     for part in token.split('.') {
         assert!(

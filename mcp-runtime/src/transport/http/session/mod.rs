@@ -281,8 +281,8 @@ async fn request(
             .session
             .handle_request(&core, id, method, params, inbound)
             .await;
-        let response = json(StatusCode::OK, &message);
-        return super::auth::scope_rule(incoming.auth, message.get("error"), response);
+        let response = super::render::json_bytes(StatusCode::OK, message.to_bytes());
+        return super::auth::scope_rule(incoming.auth, message.error(), response);
     }
     if entry.in_flight.contains(&id) {
         return error(StatusCode::BAD_REQUEST, Some(&id), InFlight::duplicate(&id));
@@ -314,10 +314,10 @@ async fn request(
             .handle_request(&core, id.clone(), method, params, inbound)
             .await;
         task_entry.in_flight.finish(&id);
-        if let Some(error) = message.get("error") {
+        if let Some(error) = message.error() {
             let _ = task_refusal.set(error.clone());
         }
-        ending.0.finish(&message);
+        ending.0.finish(message.to_bytes());
     });
     // Most requests finish without waiting on anything: those are answered right here.
     // Only one that waits becomes a task of its own, which goes on if the client goes

@@ -2,7 +2,6 @@
 //! session's revision takes as the handler made it is written to the wire with its own
 //! `Serialize`, without the JSON tree the reshaping of other results goes through.
 
-use serde::ser::{Serialize, SerializeMap as _, Serializer};
 use serde_json::Value;
 
 use crate::protocol::jsonrpc::result_response;
@@ -29,7 +28,7 @@ impl Response {
     pub(crate) fn to_bytes(&self) -> Vec<u8> {
         let written = match self {
             Response::Tree(message) => serde_json::to_vec(message),
-            Response::Tool(tool) => serde_json::to_vec(&**tool),
+            Response::Tool(tool) => tool.write(),
         };
         written.unwrap_or_else(|e| {
             // Only a map with non-string keys fails here, and a `Map` has none.
@@ -66,13 +65,16 @@ impl Response {
     }
 }
 
-impl Serialize for ToolResponse {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut message = serializer.serialize_map(Some(3))?;
-        message.serialize_entry("jsonrpc", "2.0")?;
-        message.serialize_entry("id", &self.id)?;
-        message.serialize_entry("result", &self.result)?;
-        message.end()
+impl ToolResponse {
+    /// The response's bytes, the envelope's member names written as they are.
+    fn write(&self) -> serde_json::Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(256);
+        out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        serde_json::to_writer(&mut out, &self.id)?;
+        out.extend_from_slice(br#","result":"#);
+        serde_json::to_writer(&mut out, &self.result)?;
+        out.push(b'}');
+        Ok(out)
     }
 }
 

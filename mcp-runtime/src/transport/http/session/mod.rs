@@ -131,15 +131,15 @@ impl Refusal {
 }
 
 /// Look the session up from the headers.
-fn find(incoming: &Incoming<'_>) -> Result<(String, Arc<HttpSession>), Refusal> {
+fn find<'a>(incoming: &Incoming<'a>) -> Result<(&'a str, Arc<HttpSession>), Refusal> {
+    // Borrowed from the headers: most requests only look their session up.
     let id = header_text(incoming.headers, &SESSION_HEADER)
         .map_err(|_| Refusal::Malformed)?
-        .ok_or(Refusal::Missing)?
-        .to_owned();
+        .ok_or(Refusal::Missing)?;
     let principal = incoming.principal.as_ref();
-    match incoming.sessions.get(&id, principal) {
+    match incoming.sessions.get(id, principal) {
         Some(entry) => Ok((id, entry)),
-        None => match incoming.sessions.revive(incoming.core, &id, principal) {
+        None => match incoming.sessions.revive(incoming.core, id, principal) {
             Some(entry) => Ok((id, entry)),
             None => Err(Refusal::Unknown),
         },
@@ -420,7 +420,7 @@ pub(crate) fn delete(incoming: Incoming<'_>) -> Response {
         Ok(found) => found,
         Err(refusal) => return refusal.response(),
     };
-    if let Some(entry) = incoming.sessions.remove(&id) {
+    if let Some(entry) = incoming.sessions.remove(id) {
         entry.end();
         tracing::info!("handshake-era session ended by the client");
     }

@@ -17,6 +17,7 @@
 //! header, event streams, `GET` and `DELETE`) is the HTTP transport's. Compile this module
 //! out with the `legacy` cargo feature and the server is modern-only.
 
+mod answer;
 mod session;
 pub(crate) mod shape;
 

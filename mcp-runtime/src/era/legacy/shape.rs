@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::protocol::{codes, Implementation, RpcError};
+use crate::protocol::{codes, CallToolResult, Content, Implementation, RpcError};
 
 /// The handshake revisions' "resource not found" code.
 pub(crate) const RESOURCE_NOT_FOUND: i64 = -32002;
@@ -77,6 +77,33 @@ pub(crate) fn result(
         _ => {}
     }
     body
+}
+
+/// A `tools/call` result in the revision's shape as the typed result, when the revision
+/// takes it with no more than its structured content dropped (what [`result`] does to
+/// the same result as a JSON map); given back when its blocks must be rewritten as text.
+pub(crate) fn tool_result(
+    version: &str,
+    mut result: CallToolResult,
+) -> Result<CallToolResult, CallToolResult> {
+    let old = before(version, "2025-06-18");
+    if old
+        || !result
+            .structured_content
+            .as_ref()
+            .is_some_and(Value::is_object)
+    {
+        result.structured_content = None;
+    }
+    if old
+        && result
+            .content
+            .iter()
+            .any(|block| matches!(block, Content::ResourceLink(_)))
+    {
+        return Err(result);
+    }
+    Ok(result)
 }
 
 /// A `resource_link` block (2025-06-18 on) as the text block an older client can show:

@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use serde::ser::{Serialize, SerializeMap as _, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -50,7 +49,10 @@ impl Answer {
     pub fn to_bytes(&self) -> Vec<u8> {
         let written = match &self.body {
             Body::Tree(message) => serde_json::to_vec(message),
-            Body::Result(completed) => serde_json::to_vec(completed),
+            Body::Result(completed) => {
+                let mut out = Vec::with_capacity(256);
+                completed.write(&mut out).map(|()| out)
+            }
         };
         written.unwrap_or_else(|e| {
             // Only a map with non-string keys fails here, and a `Map` has none.
@@ -212,81 +214,87 @@ impl PartialEq for Completed {
     }
 }
 
-impl Serialize for Completed {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut message = serializer.serialize_map(Some(3))?;
-        message.serialize_entry("jsonrpc", "2.0")?;
-        message.serialize_entry("id", &self.id)?;
-        message.serialize_entry("result", &ResultMembers(self))?;
-        message.end()
-    }
-}
-
-/// The `result` object: the core's members, then those this revision sets (which win
-/// over members of the same name).
-struct ResultMembers<'a>(&'a Completed);
-
-impl Serialize for ResultMembers<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let completed = self.0;
-        let cache = completed.cache.as_ref();
+impl Completed {
+    /// The response onto `out`. The envelope's and this revision's member names are
+    /// constants written as they are; only the id, the core's members and the result's
+    /// values go through their `Serialize`. That saves escaping and copying a dozen fixed
+    /// strings piece by piece on every call.
+    fn write(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        serde_json::to_writer(&mut *out, &self.id)?;
+        out.extend_from_slice(br#","result":{"#);
+        let cache = self.cache.as_ref();
+        // Members this revision sets win over the core's members of the same name.
         let set_here = |key: &str| match key {
             "resultType" | "_meta" => true,
             "ttlMs" | "cacheScope" => cache.is_some(),
             _ => false,
         };
-        let mut result = serializer.serialize_map(None)?;
-        if let Some((field, page)) = &completed.page {
-            result.serialize_entry(field, &**page)?;
+        if let Some((field, page)) = &self.page {
+            serde_json::to_writer(&mut *out, field)?;
+            out.push(b':');
+            serde_json::to_writer(&mut *out, &**page)?;
+            out.push(b',');
         }
-        if let Some(tool) = &completed.tool {
+        if let Some(tool) = &self.tool {
             // The members `CallToolResult`'s own `Serialize` writes, `_meta` aside.
-            result.serialize_entry("content", &tool.content)?;
+            out.extend_from_slice(br#""content":"#);
+            serde_json::to_writer(&mut *out, &tool.content)?;
+            out.push(b',');
             if let Some(structured) = &tool.structured_content {
-                result.serialize_entry("structuredContent", structured)?;
+                out.extend_from_slice(br#""structuredContent":"#);
+                serde_json::to_writer(&mut *out, structured)?;
+                out.push(b',');
             }
             if tool.is_error {
-                result.serialize_entry("isError", &true)?;
+                out.extend_from_slice(br#""isError":true,"#);
             }
         }
-        for (key, value) in completed.body.iter().filter(|(key, _)| !set_here(key)) {
-            result.serialize_entry(key, value)?;
+        for (key, value) in self.body.iter().filter(|(key, _)| !set_here(key)) {
+            serde_json::to_writer(&mut *out, key)?;
+            out.push(b':');
+            serde_json::to_writer(&mut *out, value)?;
+            out.push(b',');
         }
-        result.serialize_entry("resultType", completed.result_type)?;
+        out.extend_from_slice(br#""resultType":"#);
+        serde_json::to_writer(&mut *out, self.result_type)?;
         if let Some(cache) = cache {
-            result.serialize_entry("ttlMs", &cache.ttl_ms())?;
-            result.serialize_entry("cacheScope", &cache.scope)?;
+            out.extend_from_slice(br#","ttlMs":"#);
+            serde_json::to_writer(&mut *out, &cache.ttl_ms())?;
+            out.extend_from_slice(br#","cacheScope":"#);
+            serde_json::to_writer(&mut *out, &cache.scope)?;
         }
-        let info = &*completed.server_info;
-        if let Some(tool) = &completed.tool {
-            result.serialize_entry("_meta", &MetaWithInfo(tool.meta.as_ref(), info))?;
-            return result.end();
-        }
-        match completed.body.get("_meta") {
-            Some(Value::Object(meta)) => {
-                result.serialize_entry("_meta", &MetaWithInfo(Some(meta), info))?
-            }
-            // A handler's `_meta` that is no object is sent as it is.
-            Some(other) => result.serialize_entry("_meta", other)?,
-            None => result.serialize_entry("_meta", &MetaWithInfo(None, info))?,
-        }
-        result.end()
-    }
-}
-
-/// `_meta["io.modelcontextprotocol/serverInfo"]` beside any `_meta` the handler set.
-struct MetaWithInfo<'a>(Option<&'a Map<String, Value>>, &'a RawValue);
-
-impl Serialize for MetaWithInfo<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut meta = serializer.serialize_map(None)?;
-        for (key, value) in self.0.into_iter().flatten() {
+        out.extend_from_slice(br#","_meta":"#);
+        let handler_meta = match &self.tool {
+            Some(tool) => tool.meta.as_ref(),
+            None => match self.body.get("_meta") {
+                Some(Value::Object(meta)) => Some(meta),
+                // A handler's `_meta` that is no object is sent as it is.
+                Some(other) => {
+                    serde_json::to_writer(&mut *out, other)?;
+                    out.extend_from_slice(b"}}");
+                    return Ok(());
+                }
+                None => None,
+            },
+        };
+        // `_meta["io.modelcontextprotocol/serverInfo"]` after any `_meta` the handler set.
+        out.push(b'{');
+        for (key, value) in handler_meta.into_iter().flatten() {
             if key != meta::SERVER_INFO {
-                meta.serialize_entry(key, value)?;
+                serde_json::to_writer(&mut *out, key)?;
+                out.push(b':');
+                serde_json::to_writer(&mut *out, value)?;
+                out.push(b',');
             }
         }
-        meta.serialize_entry(meta::SERVER_INFO, self.1)?;
-        meta.end()
+        // The key needs no escaping.
+        out.push(b'"');
+        out.extend_from_slice(meta::SERVER_INFO.as_bytes());
+        out.extend_from_slice(b"\":");
+        out.extend_from_slice(self.server_info.get().as_bytes());
+        out.extend_from_slice(b"}}}");
+        Ok(())
     }
 }
 

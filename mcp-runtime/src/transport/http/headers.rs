@@ -143,11 +143,18 @@ pub(crate) fn check_content_type(headers: &HeaderMap) -> Result<(), RpcError> {
 
 /// Whether the client takes a Server-Sent Events response.
 pub(crate) fn accepts_event_stream(headers: &HeaderMap) -> bool {
+    const EVENT_STREAM: &[u8] = b"text/event-stream";
+    // Compared in place, ignoring ASCII case: a lowercased copy of the header cost an
+    // allocation on every handshake-era tool call.
     headers
         .get_all(header::ACCEPT)
         .iter()
-        .filter_map(|v| v.to_str().ok())
-        .any(|v| v.to_ascii_lowercase().contains("text/event-stream"))
+        .filter(|v| v.to_str().is_ok())
+        .any(|v| {
+            v.as_bytes()
+                .windows(EVENT_STREAM.len())
+                .any(|w| w.eq_ignore_ascii_case(EVENT_STREAM))
+        })
 }
 
 /// The headers of a 2026-07-28 request against its body: the version, the method, the
@@ -254,6 +261,30 @@ fn check_name(
 mod tests {
     use super::*;
     use crate::transport::http::HttpConfig;
+
+    #[test]
+    fn an_event_stream_is_accepted_in_any_case_and_any_accept_header() {
+        let accepts = |values: &[&str]| {
+            let mut h = HeaderMap::new();
+            for v in values {
+                h.append(header::ACCEPT, v.parse().unwrap());
+            }
+            accepts_event_stream(&h)
+        };
+        assert!(accepts(&["application/json, text/event-stream"]));
+        assert!(accepts(&["Application/JSON, Text/Event-Stream;q=0.9"]));
+        assert!(accepts(&["application/json", "TEXT/EVENT-STREAM"]));
+        assert!(!accepts(&["application/json"]));
+        assert!(!accepts(&["text/event"]));
+        assert!(!accepts(&[]));
+        // A value that is not visible ASCII is no text, as before.
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::ACCEPT,
+            axum::http::HeaderValue::from_bytes(b"text/event-stream \xff").unwrap(),
+        );
+        assert!(!accepts_event_stream(&h));
+    }
 
     #[test]
     fn hosts_are_compared_without_port_and_case() {

@@ -11,7 +11,7 @@ pub(super) async fn send(tx: &mpsc::Sender<Vec<u8>>, message: &Value) {
 }
 
 /// A message as one frame's bytes.
-pub(super) fn to_frame(message: &Value) -> Vec<u8> {
+fn to_frame(message: &Value) -> Vec<u8> {
     serde_json::to_vec(message).unwrap_or_else(|e| {
         tracing::error!("could not serialize a response: {e}");
         Vec::new()

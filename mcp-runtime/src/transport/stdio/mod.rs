@@ -37,8 +37,6 @@ mod framing;
 
 #[cfg(unix)]
 pub(crate) use framing::pipes;
-#[cfg(feature = "legacy")]
-use framing::to_frame;
 use framing::{read_line, send, write_frames, Line, PartialLine};
 
 /// stdio limits.
@@ -387,10 +385,10 @@ impl Connection {
         let core = self.core.clone();
         let notifier = Some(Notifier::new(self.tx.clone()));
         self.spawn_request(id.clone(), notifier, tasks, move |inbound| async move {
-            let response = session
+            session
                 .handle_request(&core, id, method, params, inbound)
-                .await;
-            to_frame(&response)
+                .await
+                .to_bytes()
         })
         .await;
     }

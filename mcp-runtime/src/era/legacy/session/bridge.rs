@@ -18,6 +18,9 @@ use crate::protocol::{RequestId, RpcError};
 use super::super::shape;
 use super::{lock, Session};
 
+/// The client capabilities an input request needs one of.
+const INPUT_CAPABILITIES: [&str; 3] = ["elicitation", "sampling", "roots"];
+
 impl Session {
     /// Run a core method; when the handler asks for input, ask the client and run it again
     /// with the answers, until it finishes.
@@ -36,21 +39,37 @@ impl Session {
         // client sent itself were never issued to it.
         params.remove("requestState");
         params.remove("inputResponses");
+        // Input is only ever asked of a client that declared the capability it takes
+        // (elicitation, sampling or roots; otherwise the core answers -32021). A session
+        // without any of them runs once, so its params need no copy for another round.
+        let may_ask = INPUT_CAPABILITIES
+            .iter()
+            .any(|capability| self.capabilities.has(capability));
         let mut round = 0;
         loop {
             let ctx = self.context(core, id, method, name.clone(), &meta, inbound);
             if round > 0 {
                 ctx.rounds_in_process();
             }
+            let this_round = if may_ask {
+                params.clone()
+            } else {
+                std::mem::take(&mut params)
+            };
             let reply = core
                 .handle(Call {
                     ctx,
-                    params: params.clone(),
+                    params: this_round,
                 })
                 .await;
             let Reply::InputRequired { requests, state } = reply else {
                 return reply;
             };
+            if !may_ask {
+                return Reply::Error(RpcError::internal(
+                    "Internal error: input was asked of a client that declared no way to give it",
+                ));
+            }
             round += 1;
             if round > self.config.max_input_rounds {
                 return Reply::Error(RpcError::internal(format!(

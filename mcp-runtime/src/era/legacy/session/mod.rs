@@ -21,6 +21,7 @@ use crate::policy::auth::Principal;
 use crate::protocol::jsonrpc::{error_response, result_response, Message};
 use crate::protocol::{version, Implementation, LogLevel, RequestId, RpcError};
 
+use super::answer::{Response, ToolResponse};
 use super::{shape, LegacyConfig};
 
 mod bridge;
@@ -214,7 +215,7 @@ impl Session {
         method: String,
         params: Option<Map<String, Value>>,
         inbound: Inbound,
-    ) -> Value {
+    ) -> Response {
         let started = std::time::Instant::now();
         let mut params = params.unwrap_or_default();
         let name = crate::era::target_of(&params);
@@ -306,6 +307,7 @@ impl Session {
                         session
                             .handle_request(&core, id, method, params, inbound)
                             .await
+                            .into_message()
                     });
                 }
             }
@@ -348,10 +350,19 @@ impl Session {
     }
 
     /// Give a reply this session's wire shape.
-    pub(crate) fn render(&self, id: &RequestId, method: &str, reply: Reply) -> Value {
+    pub(crate) fn render(&self, id: &RequestId, method: &str, reply: Reply) -> Response {
         let body = match reply {
             Reply::Result { body, .. } => Ok(body),
-            Reply::Tool(result) => Reply::tool_body(result),
+            // Written from the handler's result when the revision takes it as it is.
+            Reply::Tool(result) => match shape::tool_result(self.version, result) {
+                Ok(result) => {
+                    return Response::Tool(Box::new(ToolResponse {
+                        id: id.clone(),
+                        result,
+                    }))
+                }
+                Err(result) => Reply::tool_body(result),
+            },
             // Older revisions reshape list entries, so the page is copied as a tree.
             Reply::Page {
                 field,
@@ -366,13 +377,13 @@ impl Session {
             )),
             Reply::Error(error) => Err(error),
         };
-        match body {
+        Response::Tree(match body {
             Ok(body) => {
                 let body = shape::result(self.version, method, body);
                 result_response(id, Value::Object(body))
             }
             Err(error) => error_response(Some(id), &shape::error(error)),
-        }
+        })
     }
 
     fn context(

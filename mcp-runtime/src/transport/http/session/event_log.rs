@@ -10,7 +10,6 @@ use std::time::Duration;
 use axum::http::{header, HeaderValue};
 use axum::response::Response;
 use bytes::Bytes;
-use serde_json::Value;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
@@ -83,9 +82,8 @@ impl EventLog {
     }
 
     /// Append the response and end the stream.
-    pub(super) fn finish(&self, message: &Value) {
-        let frame: Arc<[u8]> = serde_json::to_vec(message).unwrap_or_default().into();
-        self.push(frame);
+    pub(super) fn finish(&self, message: Vec<u8>) {
+        self.push(message.into());
         self.close();
     }
 
@@ -281,7 +279,7 @@ mod tests {
     #[tokio::test]
     async fn a_log_answers_json_when_only_the_response_was_written() {
         let log = EventLog::new(1, 8);
-        log.finish(&json!({"id": 1}));
+        log.finish(serde_json::to_vec(&json!({"id": 1})).unwrap());
         assert!(matches!(log.first_event().await, First::Only(_)));
         let log = EventLog::new(2, 8);
         log.offer(b"{}".to_vec());

@@ -131,15 +131,15 @@ impl Refusal {
 }
 
 /// Look the session up from the headers.
-fn find(incoming: &Incoming<'_>) -> Result<(String, Arc<HttpSession>), Refusal> {
+fn find<'a>(incoming: &Incoming<'a>) -> Result<(&'a str, Arc<HttpSession>), Refusal> {
+    // Borrowed from the headers: most requests only look their session up.
     let id = header_text(incoming.headers, &SESSION_HEADER)
         .map_err(|_| Refusal::Malformed)?
-        .ok_or(Refusal::Missing)?
-        .to_owned();
+        .ok_or(Refusal::Missing)?;
     let principal = incoming.principal.as_ref();
-    match incoming.sessions.get(&id, principal) {
+    match incoming.sessions.get(id, principal) {
         Some(entry) => Ok((id, entry)),
-        None => match incoming.sessions.revive(incoming.core, &id, principal) {
+        None => match incoming.sessions.revive(incoming.core, id, principal) {
             Some(entry) => Ok((id, entry)),
             None => Err(Refusal::Unknown),
         },
@@ -281,8 +281,8 @@ async fn request(
             .session
             .handle_request(&core, id, method, params, inbound)
             .await;
-        let response = json(StatusCode::OK, &message);
-        return super::auth::scope_rule(incoming.auth, message.get("error"), response);
+        let response = super::render::json_bytes(StatusCode::OK, message.to_bytes());
+        return super::auth::scope_rule(incoming.auth, message.error(), response);
     }
     if entry.in_flight.contains(&id) {
         return error(StatusCode::BAD_REQUEST, Some(&id), InFlight::duplicate(&id));
@@ -314,10 +314,10 @@ async fn request(
             .handle_request(&core, id.clone(), method, params, inbound)
             .await;
         task_entry.in_flight.finish(&id);
-        if let Some(error) = message.get("error") {
+        if let Some(error) = message.error() {
             let _ = task_refusal.set(error.clone());
         }
-        ending.0.finish(&message);
+        ending.0.finish(message.to_bytes());
     });
     // Most requests finish without waiting on anything: those are answered right here.
     // Only one that waits becomes a task of its own, which goes on if the client goes
@@ -420,7 +420,7 @@ pub(crate) fn delete(incoming: Incoming<'_>) -> Response {
         Ok(found) => found,
         Err(refusal) => return refusal.response(),
     };
-    if let Some(entry) = incoming.sessions.remove(&id) {
+    if let Some(entry) = incoming.sessions.remove(id) {
         entry.end();
         tracing::info!("handshake-era session ended by the client");
     }

@@ -170,7 +170,8 @@ seconds() { # seconds CMD...: wall time of CMD in seconds, its output in $out/bu
 
 for which in ours rmcp; do
   (cd "$out/$which" && cargo fetch -q)
-  clean=$(cd "$out/$which" && seconds cargo build --release) || exit 1
+  # --timings: target/cargo-timings/cargo-timing.html shows where the build's time went.
+  clean=$(cd "$out/$which" && seconds cargo build --release --timings) || exit 1
   touch "$out/$which/src/main.rs"
   crate=$(cd "$out/$which" && seconds cargo build --release) || exit 1
   size=$(stat -c %s "$out/$which/target/release/tools100-$which")

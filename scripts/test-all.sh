@@ -225,6 +225,13 @@ for mode in 2026-07-28 legacy; do
   "$venv/bin/python" tests/clients/py/ledger.py "$mode" http "$ledger_url" "$issuer"
 done
 
+step "bench-server linked as the benchmark links it (--features link-order): the linker takes the ordering file, relocations are packed"
+# An unoptimized build: the ordering file names the production build's functions, so only
+# the link itself is checked here (check_link_order.py checks the order when the names
+# match, as for the benchmark's production build). Last, since it relinks the examples.
+cargo build --workspace --bins --features mcp-examples/link-order
+python3 scripts/lib/check_link_order.py "$bins/bench-server" examples/bench-server.order
+
 step "summary"
 passed=$(cat target/cargo-test.log target/cargo-test-postgres.log | grep -Eo 'test result: ok\. [0-9]+ passed' | awk '{s+=$4} END {print s+0}')
 modern_only=$(grep -Eo 'test result: ok\. [0-9]+ passed' target/cargo-test-modern-only.log | awk '{s+=$4} END {print s+0}')

@@ -4,6 +4,8 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use futures_util::future::BoxFuture;
+
 use crate::core::{Core, ServerHandle};
 use crate::policy::principal::Principal;
 use crate::registry::BuildError;
@@ -82,37 +84,46 @@ impl App {
     /// (an invalid token stops the server), or `MCP_PRINCIPAL`,
     /// `MCP_SCOPES` and `MCP_TENANT` ([`Principal::from_env`]).
     pub async fn serve_stdio(&self) -> Result<(), Error> {
-        let mut app = self.clone();
-        if app.stdio.principal.is_none() {
-            app.stdio.principal = self.principal_from_env().await?;
-        }
-        // Pipes (as a host spawns servers) are read and written without a blocking thread
-        // per operation; a terminal or a file falls back to tokio's blocking stdio.
-        self.start_metrics().await?;
-        // SIGTERM or Ctrl-C ends the input as EOF does; the grace period follows.
-        let core = self.core.clone();
-        let signal = async move {
-            crate::process::shutdown_signal().await;
-            core.lifecycle.begin_draining();
-        };
-        #[cfg(unix)]
-        let served = match crate::transport::stdio::pipes() {
-            Some((input, output)) => app.serve_stream(input, output, signal).await,
-            None => {
-                app.serve_stream(tokio::io::stdin(), tokio::io::stdout(), signal)
-                    .await
+        self.serve_stdio_boxed().await
+    }
+
+    // Boxed and never inlined: the serving future (transport, eras, core) is compiled
+    // once, here, instead of again in every server crate that awaits it.
+    #[inline(never)]
+    fn serve_stdio_boxed(&self) -> BoxFuture<'_, Result<(), Error>> {
+        Box::pin(async move {
+            let mut app = self.clone();
+            if app.stdio.principal.is_none() {
+                app.stdio.principal = self.principal_from_env().await?;
             }
-        };
-        #[cfg(not(unix))]
-        let served = app
-            .serve_stream(tokio::io::stdin(), tokio::io::stdout(), signal)
-            .await;
-        // The calls of the connection have answered or been stopped; tasks running in
-        // the background get the grace period too.
-        if let Some(runtime) = &self.core.tasks {
-            runtime.shutdown(self.core.lifecycle.grace).await;
-        }
-        served
+            // Pipes (as a host spawns servers) are read and written without a blocking thread
+            // per operation; a terminal or a file falls back to tokio's blocking stdio.
+            self.start_metrics().await?;
+            // SIGTERM or Ctrl-C ends the input as EOF does; the grace period follows.
+            let core = self.core.clone();
+            let signal = async move {
+                crate::process::shutdown_signal().await;
+                core.lifecycle.begin_draining();
+            };
+            #[cfg(unix)]
+            let served = match crate::transport::stdio::pipes() {
+                Some((input, output)) => app.serve_stream(input, output, signal).await,
+                None => {
+                    app.serve_stream(tokio::io::stdin(), tokio::io::stdout(), signal)
+                        .await
+                }
+            };
+            #[cfg(not(unix))]
+            let served = app
+                .serve_stream(tokio::io::stdin(), tokio::io::stdout(), signal)
+                .await;
+            // The calls of the connection have answered or been stopped; tasks running in
+            // the background get the grace period too.
+            if let Some(runtime) = &self.core.tasks {
+                runtime.shutdown(self.core.lifecycle.grace).await;
+            }
+            served
+        })
     }
 
     async fn principal_from_env(&self) -> Result<Option<Principal>, Error> {
@@ -181,64 +192,73 @@ impl App {
     /// for API keys), unless [`Server::allow_unauthenticated_remote`](crate::Server::allow_unauthenticated_remote) says a gateway
     /// in front authenticates callers.
     pub async fn serve_http(&self, addr: SocketAddr) -> Result<(), Error> {
-        if !addr.ip().is_loopback()
-            && self.http.auth.is_none()
-            && !self.http.allow_unauthenticated_remote
-        {
-            return Err(Error::Build(vec![BuildError::Config(format!(
-                "refusing to serve {addr} without authentication: anyone who can reach it could call every tool. Configure a token verifier with Server::oauth(..) (OAuth) or Server::verify_tokens(..) (API keys), bind to 127.0.0.1, or call Server::allow_unauthenticated_remote() when a gateway in front authenticates callers"
-            ))]));
-        }
-        let loopback_names = HttpConfig::default().allowed_hosts;
-        if !addr.ip().is_loopback()
-            && self
-                .http
-                .allowed_hosts
-                .iter()
-                .all(|h| loopback_names.contains(h))
-        {
-            tracing::warn!("serving on {addr}, but only loopback host names are allowed in Host and Origin: set Server::allowed_hosts to the names clients use");
-        }
-        let listener = tokio::net::TcpListener::bind(addr)
-            .await
-            .map_err(Error::Io)?;
-        let local = listener.local_addr().map_err(Error::Io)?;
-        self.start_metrics().await?;
-        tracing::info!("serving MCP over Streamable HTTP at http://{local}/mcp");
-        let lifecycle = self.core.lifecycle.clone();
-        let signal = tokio::spawn(async move {
-            crate::process::shutdown_signal().await;
-            lifecycle.begin_draining();
-        });
-        // Once shutdown starts (a signal, or App::shutdown), the drain runs beside the
-        // server: calls get the grace period and are then stopped, so the connections
-        // the listener waits for do end.
-        let draining = self.core.lifecycle.draining().clone();
-        let app = self.clone();
-        let drain = tokio::spawn(async move {
-            app.core.lifecycle.draining().cancelled().await;
-            app.drain().await;
-        });
-        // Requests and answers are small and strictly alternate on a connection; Nagle's
-        // algorithm would only hold an answer back waiting for an acknowledgement.
-        let listener = axum::serve::ListenerExt::tap_io(listener, |stream| {
-            if let Err(error) = stream.set_nodelay(true) {
-                tracing::debug!(%error, "could not set TCP_NODELAY");
+        self.serve_http_boxed(addr).await
+    }
+
+    // Boxed and never inlined: the serving future (transport, eras, core) is compiled
+    // once, here, instead of again in every server crate that awaits it.
+    #[inline(never)]
+    fn serve_http_boxed(&self, addr: SocketAddr) -> BoxFuture<'_, Result<(), Error>> {
+        Box::pin(async move {
+            if !addr.ip().is_loopback()
+                && self.http.auth.is_none()
+                && !self.http.allow_unauthenticated_remote
+            {
+                return Err(Error::Build(vec![BuildError::Config(format!(
+                    "refusing to serve {addr} without authentication: anyone who can reach it could call every tool. Configure a token verifier with Server::oauth(..) (OAuth) or Server::verify_tokens(..) (API keys), bind to 127.0.0.1, or call Server::allow_unauthenticated_remote() when a gateway in front authenticates callers"
+                ))]));
             }
-        });
-        let served = axum::serve(listener, self.router())
-            .with_graceful_shutdown(draining.clone().cancelled_owned())
-            .await
-            .map_err(Error::Io);
-        signal.abort();
-        if draining.is_cancelled() {
-            // Tasks may still be storing their outcomes.
-            let _ = drain.await;
-            tracing::info!("shut down");
-        } else {
-            drain.abort();
-        }
-        served
+            let loopback_names = HttpConfig::default().allowed_hosts;
+            if !addr.ip().is_loopback()
+                && self
+                    .http
+                    .allowed_hosts
+                    .iter()
+                    .all(|h| loopback_names.contains(h))
+            {
+                tracing::warn!("serving on {addr}, but only loopback host names are allowed in Host and Origin: set Server::allowed_hosts to the names clients use");
+            }
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(Error::Io)?;
+            let local = listener.local_addr().map_err(Error::Io)?;
+            self.start_metrics().await?;
+            tracing::info!("serving MCP over Streamable HTTP at http://{local}/mcp");
+            let lifecycle = self.core.lifecycle.clone();
+            let signal = tokio::spawn(async move {
+                crate::process::shutdown_signal().await;
+                lifecycle.begin_draining();
+            });
+            // Once shutdown starts (a signal, or App::shutdown), the drain runs beside the
+            // server: calls get the grace period and are then stopped, so the connections
+            // the listener waits for do end.
+            let draining = self.core.lifecycle.draining().clone();
+            let app = self.clone();
+            let drain = tokio::spawn(async move {
+                app.core.lifecycle.draining().cancelled().await;
+                app.drain().await;
+            });
+            // Requests and answers are small and strictly alternate on a connection; Nagle's
+            // algorithm would only hold an answer back waiting for an acknowledgement.
+            let listener = axum::serve::ListenerExt::tap_io(listener, |stream| {
+                if let Err(error) = stream.set_nodelay(true) {
+                    tracing::debug!(%error, "could not set TCP_NODELAY");
+                }
+            });
+            let served = axum::serve(listener, self.router())
+                .with_graceful_shutdown(draining.clone().cancelled_owned())
+                .await
+                .map_err(Error::Io);
+            signal.abort();
+            if draining.is_cancelled() {
+                // Tasks may still be storing their outcomes.
+                let _ = drain.await;
+                tracing::info!("shut down");
+            } else {
+                drain.abort();
+            }
+            served
+        })
     }
 
     /// Shut down gracefully, as SIGTERM does: readiness (`/readyz`) turns false, HTTP

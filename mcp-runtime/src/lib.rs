@@ -47,6 +47,8 @@
     )
 )]
 
+#[cfg(feature = "client")]
+pub mod client;
 mod clock;
 pub(crate) mod core;
 pub(crate) mod era;

@@ -36,6 +36,9 @@ fn layer_of_module(name: &str) -> Option<(u8, &'static str)> {
         "transport" => (5, "transport"),
         "lib" | "server" | "process" | "props" => (6, "face"),
         "testing" => (7, "testing"),
+        // The client stands beside the face: it uses the wire types and the registry's
+        // `x-mcp-header` rules, never the server.
+        "client" => (6, "face"),
         // Hidden glue for the macros, in the crate root.
         "__private" => (6, "face"),
         _ => return None,

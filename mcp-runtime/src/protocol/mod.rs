@@ -7,6 +7,8 @@ pub mod cache;
 pub mod completion;
 pub mod content;
 pub mod error;
+#[cfg(any(feature = "testing", feature = "client"))]
+pub(crate) mod exchange;
 pub mod jsonrpc;
 pub mod meta;
 pub mod mrtr;

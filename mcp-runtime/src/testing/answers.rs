@@ -1,16 +1,17 @@
 //! What a test client answers when the server asks it something: the handlers given to
-//! `on_elicit`, `on_sample` and `on_roots`, shared by every era and transport.
+//! `on_elicit`, `on_sample` and `on_roots`, shared by every era and transport. The model
+//! of the rounds themselves (what an `input_required` result asks, how the next round is
+//! built) is `protocol::exchange`, shared with the network client.
 
 use std::sync::Arc;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
+
+pub(crate) use crate::protocol::exchange::MAX_ROUNDS;
+use crate::protocol::exchange::{self, Question, Round};
 
 /// One handler: the question's `params` in, the answer's result out.
 pub(crate) type Handler = Arc<dyn Fn(&Value) -> Value + Send + Sync>;
-
-/// How many rounds of one call a client answers before it gives the last result back, so a
-/// server that keeps asking cannot hang a test.
-pub(crate) const MAX_ROUNDS: usize = 32;
 
 /// The handlers a client was given.
 #[derive(Clone, Default)]
@@ -39,33 +40,26 @@ impl Answers {
         self.elicit.is_some() || self.sample.is_some() || self.roots.is_some()
     }
 
+    fn handler(&self, question: Question) -> Option<&Handler> {
+        match question {
+            Question::Elicit => self.elicit.as_ref(),
+            Question::Sample => self.sample.as_ref(),
+            Question::Roots => self.roots.as_ref(),
+        }
+    }
+
     /// The handler for a server request method, if the client has one.
     pub(crate) fn for_method(&self, method: &str) -> Option<&Handler> {
-        match method {
-            "elicitation/create" => self.elicit.as_ref(),
-            "sampling/createMessage" => self.sample.as_ref(),
-            "roots/list" => self.roots.as_ref(),
-            _ => None,
-        }
+        Question::of_method(method).and_then(|question| self.handler(question))
     }
 
     /// `capabilities` with the capability of each handler added where it is not declared
     /// already: a client that can answer says so, as a real one does.
     pub(crate) fn declare(&self, capabilities: Option<&Value>) -> Value {
-        let mut declared = match capabilities {
-            Some(Value::Object(map)) => map.clone(),
-            _ => Map::new(),
-        };
-        for (present, name) in [
-            (self.elicit.is_some(), "elicitation"),
-            (self.sample.is_some(), "sampling"),
-            (self.roots.is_some(), "roots"),
-        ] {
-            if present {
-                declared.entry(name).or_insert_with(|| json!({}));
-            }
-        }
-        Value::Object(declared)
+        let answered = [Question::Elicit, Question::Sample, Question::Roots]
+            .into_iter()
+            .filter(|question| self.handler(*question).is_some());
+        exchange::declare(capabilities, answered)
     }
 
     /// The `inputResponses` for an `input_required` result's `inputRequests`, or `None`
@@ -74,9 +68,8 @@ impl Answers {
         requests
             .iter()
             .map(|(key, request)| {
-                let method = request.get("method")?.as_str()?;
-                let handler = self.for_method(method)?;
-                let params = request.get("params").unwrap_or(&Value::Null);
+                let (method, params) = exchange::asked(request);
+                let handler = self.for_method(method?)?;
                 Some((key.clone(), handler(params)))
             })
             .collect()
@@ -86,35 +79,27 @@ impl Answers {
     /// call's `params` plus `inputResponses` and the echoed `requestState`. `None` when the
     /// result is final, or asks something the client has no handler for.
     pub(crate) fn next_round(&self, params: &Value, result: &Value) -> Option<Value> {
-        if !self.any() || result.get("resultType")?.as_str()? != "input_required" {
+        if !self.any() {
             return None;
         }
-        let responses = match result.get("inputRequests") {
-            Some(Value::Object(requests)) => self.respond(requests)?,
-            Some(_) => return None,
+        let Round::InputRequired { requests, state } = exchange::round(result) else {
+            return None;
+        };
+        if result.get("inputRequests").is_some_and(|r| !r.is_object()) {
+            return None;
+        }
+        let responses = match requests {
+            Some(requests) => self.respond(requests)?,
             None => Map::new(),
         };
-        let mut next = match params {
-            Value::Object(map) => map.clone(),
-            _ => Map::new(),
-        };
-        // Each round is a new request: the previous round's `_meta` goes with it (it is
-        // the client's), its answers do not.
-        next.remove("inputResponses");
-        next.remove("requestState");
-        if !responses.is_empty() {
-            next.insert("inputResponses".into(), Value::Object(responses));
-        }
-        if let Some(state) = result.get("requestState") {
-            next.insert("requestState".into(), state.clone());
-        }
-        Some(Value::Object(next))
+        Some(exchange::next_round(params, responses, state))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn answering() -> Answers {
         let mut answers = Answers::default();

@@ -76,29 +76,14 @@ pub fn http_request_for(
             Some(Value::Number(n)) => n.to_string(),
             _ => continue,
         };
-        let header = axum::http::HeaderValue::from_str(&client_encoding(&text))
-            .map_err(|e| e.to_string())?;
+        let header =
+            axum::http::HeaderValue::from_str(&crate::protocol::exchange::header_encoding(&text))
+                .map_err(|e| e.to_string())?;
         request
             .headers_mut()
             .insert(mirrored.header.clone(), header);
     }
     Ok(request)
-}
-
-/// A header value as a client writes it: as it is when it is plain visible ASCII (inner
-/// spaces and tabs allowed), else Base64 between the `=?base64?` and `?=` markers.
-fn client_encoding(text: &str) -> String {
-    use base64::Engine as _;
-    let plain = !text.is_empty()
-        && text.trim_matches([' ', '\t']) == text
-        && text.chars().all(|c| c == '\t' || (' '..='~').contains(&c))
-        && !(text.starts_with("=?base64?") && text.ends_with("?="));
-    if plain {
-        text.to_owned()
-    } else {
-        let encoded = base64::engine::general_purpose::STANDARD.encode(text);
-        format!("=?base64?{encoded}?=")
-    }
 }
 
 /// Sends real Streamable HTTP requests, headers included, to a router in process: no

@@ -20,9 +20,9 @@
 //! # }
 //! ```
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-use crate::protocol::{meta, version};
+use crate::protocol::{exchange, meta, version};
 
 mod answers;
 mod client;
@@ -45,30 +45,20 @@ pub use transcript::{Step, Transcript};
 
 /// The `_meta` a modern client sends when it declares no optional capability.
 pub fn default_meta() -> Value {
-    json!({
-        meta::PROTOCOL_VERSION: version::MODERN,
-        meta::CLIENT_CAPABILITIES: {},
-        meta::CLIENT_INFO: {"name": "mcp-runtime-test-client", "version": "0"},
-    })
+    exchange::modern_meta(
+        version::MODERN,
+        json!({}),
+        json!({"name": "mcp-runtime-test-client", "version": "0"}),
+    )
 }
 /// `params` (an object) with a 2026-07-28 client's `_meta` fields added where the caller
 /// put none (say, next to its own `progressToken`): the caller's win.
 fn with_meta(params: Value, capabilities: impl FnOnce() -> Value) -> Value {
-    let mut params = match params {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    };
-    let meta = params
-        .entry("_meta")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if let (Value::Object(meta), Value::Object(defaults)) = (meta, default_meta()) {
-        meta.entry(meta::CLIENT_CAPABILITIES)
-            .or_insert_with(capabilities);
-        for (key, value) in defaults {
-            meta.entry(key).or_insert(value);
-        }
+    let mut defaults = default_meta();
+    if let Some(declared) = defaults.get_mut(meta::CLIENT_CAPABILITIES) {
+        *declared = capabilities();
     }
-    Value::Object(params)
+    exchange::with_meta(params, defaults)
 }
 
 /// Whether `actual` matches the pattern `expect` (`"<any>"` matches anything).

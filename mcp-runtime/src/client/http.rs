@@ -1,0 +1,399 @@
+//! The client's Streamable HTTP transport: each message is its own POST, answered with
+//! JSON or with an SSE stream for that request.
+//!
+//! 2026-07-28 requests carry the headers that mirror their body (`MCP-Protocol-Version`,
+//! `Mcp-Method`, `Mcp-Name`, and `Mcp-Param-*` for the arguments a tool declares with
+//! `x-mcp-header`); closing the response is how a request is cancelled. Handshake-era
+//! requests carry the negotiated version and the `Mcp-Session-Id` the server gave at
+//! `initialize`; the server's questions arrive on the POST's SSE stream and are answered
+//! with a POST of their own; a cancelled request is also announced with
+//! `notifications/cancelled`; closing the client ends the session with a DELETE.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
+use serde_json::Value;
+
+use super::error::ClientError;
+use super::wire::{Call, Host};
+use crate::protocol::exchange::header_encoding;
+use crate::registry::mirror::{self, Mirrored};
+
+/// The longest error body quoted in a transport error.
+const QUOTED_BODY: usize = 300;
+
+/// One MCP endpoint.
+pub(crate) struct Endpoint {
+    http: reqwest::Client,
+    url: reqwest::Url,
+    /// The caller's headers (credentials, say), on every request.
+    headers: HeaderMap,
+    /// The handshake-era session, once `initialize` gave one.
+    session: Mutex<Option<HeaderValue>>,
+    /// The negotiated handshake-era version, for the DELETE at close.
+    legacy_version: Mutex<Option<String>>,
+    /// The arguments each listed tool mirrors into headers, by tool name.
+    mirrors: Mutex<HashMap<String, Vec<Mirrored>>>,
+    host: Arc<Host>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn transport(error: impl std::fmt::Display) -> ClientError {
+    ClientError::transport(error.to_string())
+}
+
+impl Endpoint {
+    pub(crate) fn new(
+        url: &str,
+        headers: HeaderMap,
+        host: Arc<Host>,
+    ) -> Result<Endpoint, ClientError> {
+        let url = reqwest::Url::parse(url).map_err(|e| transport(format!("bad URL {url}: {e}")))?;
+        let http = reqwest::Client::builder().build().map_err(transport)?;
+        Ok(Endpoint {
+            http,
+            url,
+            headers,
+            session: Mutex::new(None),
+            legacy_version: Mutex::new(None),
+            mirrors: Mutex::new(HashMap::new()),
+            host,
+        })
+    }
+
+    /// Remember which arguments of each tool of a `tools/list` result go into headers, and
+    /// drop the tools whose `x-mcp-header` annotations are invalid: an HTTP client must
+    /// not offer them.
+    pub(crate) fn learn_tools(&self, result: &mut Value) {
+        let Some(Value::Array(tools)) = result.get_mut("tools") else {
+            return;
+        };
+        let mut mirrors = lock(&self.mirrors);
+        tools.retain(|tool| {
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+            let schema = tool.get("inputSchema").unwrap_or(&Value::Null);
+            match mirror::scan(schema) {
+                Ok(found) => {
+                    mirrors.insert(name.to_owned(), found);
+                    true
+                }
+                Err(problems) => {
+                    tracing::warn!(target: "mcp_runtime::client", tool = name, problems = ?problems,
+                        "dropped a tool whose x-mcp-header annotations are invalid");
+                    false
+                }
+            }
+        });
+    }
+
+    /// The headers of one POST.
+    fn headers_for(&self, call: &Call<'_>) -> Result<HeaderMap, ClientError> {
+        let mut headers = self.headers.clone();
+        let mut set = |name: &str, value: &str| -> Result<(), ClientError> {
+            let name = HeaderName::from_bytes(name.as_bytes()).map_err(transport)?;
+            let value = HeaderValue::from_str(value).map_err(transport)?;
+            headers.insert(name, value);
+            Ok(())
+        };
+        set("content-type", "application/json")?;
+        set("accept", "application/json, text/event-stream")?;
+        set("mcp-protocol-version", call.version)?;
+        if call.modern {
+            set("mcp-method", call.method)?;
+            let name = match call.method {
+                "tools/call" | "prompts/get" => call.params.get("name"),
+                "resources/read" => call.params.get("uri"),
+                "tasks/get" | "tasks/update" | "tasks/cancel" => call.params.get("taskId"),
+                _ => None,
+            };
+            if let Some(name) = name.and_then(Value::as_str) {
+                set("mcp-name", &header_encoding(name))?;
+            }
+            if call.method == "tools/call" {
+                for (header, value) in self.mirrored(call.params) {
+                    set(&header, &value)?;
+                }
+            }
+        } else if let Some(session) = lock(&self.session).clone() {
+            headers.insert("mcp-session-id", session);
+        }
+        for (name, value) in call.headers {
+            let name = HeaderName::from_bytes(name.as_bytes()).map_err(transport)?;
+            let value = HeaderValue::from_str(value).map_err(transport)?;
+            headers.insert(name, value);
+        }
+        Ok(headers)
+    }
+
+    /// The `Mcp-Param-*` headers of a `tools/call`, for the tool's mirrored arguments that
+    /// have a value.
+    fn mirrored(&self, params: &Value) -> Vec<(String, String)> {
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let mirrors = lock(&self.mirrors);
+        let Some(mirrored) = mirrors.get(name) else {
+            return Vec::new();
+        };
+        mirrored
+            .iter()
+            .filter_map(|m| {
+                let mut argument = params.get("arguments");
+                for key in &m.path {
+                    argument = argument.and_then(|a| a.get(key));
+                }
+                let text = match argument? {
+                    Value::String(s) => s.clone(),
+                    Value::Bool(b) => b.to_string(),
+                    Value::Number(n) => n.to_string(),
+                    _ => return None,
+                };
+                Some((m.header_name(), header_encoding(&text)))
+            })
+            .collect()
+    }
+
+    /// POST `call` and read its answer: the response message, `Value::Null` for an
+    /// accepted notification.
+    pub(crate) async fn send(this: &Arc<Endpoint>, call: Call<'_>) -> Result<Value, ClientError> {
+        let headers = this.headers_for(&call)?;
+        let body = call.message().to_string();
+        // Handshake-era HTTP announces a cancellation; in 2026-07-28 the closed response
+        // is the cancellation.
+        let mut outstanding = Outstanding {
+            endpoint: this.clone(),
+            cancel: if call.modern {
+                None
+            } else {
+                call.cancel.clone()
+            },
+            version: call.version.to_owned(),
+        };
+        let result = this.exchange(&call, headers, body).await;
+        outstanding.cancel = None;
+        result
+    }
+
+    async fn exchange(
+        &self,
+        call: &Call<'_>,
+        headers: HeaderMap,
+        body: String,
+    ) -> Result<Value, ClientError> {
+        let mut response = self
+            .http
+            .post(self.url.clone())
+            .headers(headers)
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| transport(format!("POST {}: {e}", self.url)))?;
+        let status = response.status();
+        if call.method == "initialize" {
+            if let Some(session) = response.headers().get("mcp-session-id") {
+                *lock(&self.session) = Some(session.clone());
+            }
+            *lock(&self.legacy_version) = Some(call.version.to_owned());
+        }
+        if call.id.is_none() {
+            return if status.is_success() {
+                Ok(Value::Null)
+            } else {
+                Err(refused(status, ""))
+            };
+        }
+        let is_sse = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        if is_sse && status.is_success() {
+            return self.read_stream(call, &mut response).await;
+        }
+        let text = response.text().await.map_err(transport)?;
+        match serde_json::from_str::<Value>(&text) {
+            // An error status with a JSON-RPC error body: the error is the answer (a
+            // modern server's -32020, -32022, -32601...).
+            Ok(message) if message.get("error").is_some_and(Value::is_object) => Ok(message),
+            Ok(message) if status.is_success() && message.get("result").is_some() => Ok(message),
+            _ if !status.is_success() => Err(refused(status, &text)),
+            Ok(_) => Err(ClientError::malformed(
+                "the response is not a JSON-RPC response",
+            )),
+            Err(e) => Err(ClientError::malformed(format!(
+                "the response is not JSON: {e}"
+            ))),
+        }
+    }
+
+    /// Read an SSE response until the call's response, routing notifications and answering
+    /// the server's questions on the way.
+    async fn read_stream(
+        &self,
+        call: &Call<'_>,
+        response: &mut reqwest::Response,
+    ) -> Result<Value, ClientError> {
+        let mut buffer: Vec<u8> = Vec::new();
+        loop {
+            while let Some(event) = next_event(&mut buffer) {
+                let Ok(message) = serde_json::from_str::<Value>(&event) else {
+                    continue;
+                };
+                let method = message.get("method").and_then(Value::as_str);
+                match (method, message.get("id")) {
+                    (Some(_), Some(_)) => {
+                        let (reply, unanswered) = self.host.reply(&message).await;
+                        self.post_reply(call.version, &reply).await?;
+                        unanswered?;
+                    }
+                    (Some(_), None) => self.host.notified(&message, call.progress),
+                    (None, Some(id)) if Some(id.clone()) == call.id.map(Value::from) => {
+                        return Ok(message);
+                    }
+                    _ => {}
+                }
+            }
+            match response.chunk().await.map_err(transport)? {
+                Some(chunk) => buffer.extend_from_slice(&chunk),
+                None => {
+                    return Err(transport(
+                        "the server ended the SSE stream without a response",
+                    ))
+                }
+            }
+        }
+    }
+
+    /// POST the client's response to a question the server asked (handshake era).
+    async fn post_reply(&self, version: &str, reply: &Value) -> Result<(), ClientError> {
+        let mut headers = self.headers.clone();
+        headers.insert("content-type", HeaderValue::from_static("application/json"));
+        headers.insert(
+            "accept",
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        headers.insert(
+            "mcp-protocol-version",
+            HeaderValue::from_str(version).map_err(transport)?,
+        );
+        if let Some(session) = lock(&self.session).clone() {
+            headers.insert("mcp-session-id", session);
+        }
+        let response = self
+            .http
+            .post(self.url.clone())
+            .headers(headers)
+            .body(reply.to_string())
+            .send()
+            .await
+            .map_err(transport)?;
+        if response.status().is_success() {
+            Ok(())
+        } else {
+            Err(refused(response.status(), ""))
+        }
+    }
+
+    /// End the handshake-era session, if there is one (a DELETE; the server may refuse
+    /// with 405, which is its right).
+    pub(crate) async fn close(&self) {
+        let Some(session) = lock(&self.session).take() else {
+            return;
+        };
+        let mut request = self
+            .http
+            .delete(self.url.clone())
+            .headers(self.headers.clone())
+            .header("mcp-session-id", session);
+        if let Some(version) = lock(&self.legacy_version).clone() {
+            request = request.header("mcp-protocol-version", version);
+        }
+        let _ = request.send().await;
+    }
+}
+
+/// A transport error for an HTTP error status without a JSON-RPC error body.
+fn refused(status: StatusCode, body: &str) -> ClientError {
+    let mut quoted: String = body.chars().take(QUOTED_BODY).collect();
+    if quoted.trim().is_empty() {
+        quoted = status.canonical_reason().unwrap_or("no body").to_owned();
+    }
+    ClientError::Transport {
+        message: quoted,
+        status: Some(status.as_u16()),
+    }
+}
+
+/// The data of the next complete SSE event in `buffer` (removed from it), if one is
+/// complete. Events without data (comments, keep-alives) are skipped.
+fn next_event(buffer: &mut Vec<u8>) -> Option<String> {
+    loop {
+        let mut start = 0;
+        let mut data = Vec::new();
+        let mut end = None;
+        while let Some(rest) = buffer.get(start..) {
+            let Some(newline) = rest.iter().position(|b| *b == b'\n') else {
+                break;
+            };
+            let line = rest.get(..newline).unwrap_or_default();
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            start += newline + 1;
+            if line.is_empty() {
+                end = Some(start);
+                break;
+            }
+            if let Some(value) = line.strip_prefix(b"data:") {
+                let value = value.strip_prefix(b" ").unwrap_or(value);
+                data.push(String::from_utf8_lossy(value).into_owned());
+            }
+        }
+        buffer.drain(..end?);
+        if !data.is_empty() {
+            return Some(data.join("\n"));
+        }
+    }
+}
+
+/// A POST waiting for its answer; dropped before it came (handshake era), it tells the
+/// server with `notifications/cancelled`.
+struct Outstanding {
+    endpoint: Arc<Endpoint>,
+    cancel: Option<Value>,
+    version: String,
+}
+
+impl Drop for Outstanding {
+    fn drop(&mut self) {
+        let Some(cancel) = self.cancel.take() else {
+            return;
+        };
+        let endpoint = self.endpoint.clone();
+        let version = std::mem::take(&mut self.version);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = endpoint.post_reply(&version, &cancel).await;
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sse_events_are_split_on_blank_lines_and_comments_skipped() {
+        let mut buffer = b": keep-alive\n\ndata: {\"a\":1}\r\n\r\ndata: {\"b\"".to_vec();
+        assert_eq!(next_event(&mut buffer).as_deref(), Some("{\"a\":1}"));
+        assert_eq!(next_event(&mut buffer), None);
+        buffer.extend_from_slice(b":2}\n\n");
+        assert_eq!(next_event(&mut buffer).as_deref(), Some("{\"b\":2}"));
+    }
+}

@@ -1,0 +1,996 @@
+//! An MCP client (feature `client`): call any MCP server, over stdio (a process it spawns)
+//! or Streamable HTTP, in 2026-07-28 or in the handshake era, found out without guessing.
+//!
+//! See [`Client`]. It shares its request/answer model (the `_meta` of a 2026-07-28
+//! request, `input_required` rounds, the capabilities a handler declares) with the
+//! in-process [`TestClient`](crate::testing::TestClient) of the `testing` feature.
+
+mod error;
+mod http;
+mod stdio;
+mod wire;
+
+use std::future::{Future, IntoFuture};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use futures_util::{FutureExt as _, Stream};
+use serde_json::{json, Map, Value};
+
+pub use error::{ClientError, Layer};
+use wire::{Answer, Call, Host, Sink, Wire};
+
+use crate::protocol::exchange::{self, Round, MAX_ROUNDS};
+use crate::protocol::{codes, meta, version, LogLevel};
+
+/// The default time a request waits for each answer of the server.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+/// The default time the stdio probe (`server/discover`) waits before the client takes the
+/// server for a handshake-era one.
+const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+/// The handshake-era version this client offers in `initialize` unless told otherwise.
+const LEGACY_OFFERED: &str = version::LEGACY_LATEST;
+
+/// Which protocol era a [`Client`] speaks with its server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Era {
+    /// 2026-07-28: no handshake; every request carries its version and the client's
+    /// capabilities in `_meta`; the server asks questions in `input_required` results.
+    Modern,
+    /// The handshake era (2025-11-25, 2025-06-18, 2025-03-26): `initialize` opens a
+    /// session; the server asks questions with requests of its own.
+    Legacy,
+}
+
+/// A connection to one MCP server, as one client identity (its credentials, its handlers).
+///
+/// Cheap to clone (the clones share the connection); keep one per server and per
+/// credential, so what one caller may see never reaches another.
+///
+/// [`connect`](ClientBuilder::connect) finds out the server's era without guessing: over
+/// stdio it sends `server/discover` first and falls back to the `initialize` handshake when
+/// the answer is not a 2026-07-28 one (or none comes within the
+/// [probe timeout](ClientBuilder::probe_timeout)); over HTTP it sends `server/discover`
+/// with the 2026-07-28 headers and falls back when the server refuses it without a
+/// 2026-07-28 error (a 400, 404 or 405 with no recognised JSON-RPC error, or a JSON-RPC
+/// error that is not one). [`pin`](ClientBuilder::pin) skips the probe. Every method then
+/// works the same in both eras.
+///
+/// Requests have integer ids and a timeout; dropping a request's future cancels it on the
+/// server (stdio: `notifications/cancelled`; HTTP: the response is closed, and in the
+/// handshake era `notifications/cancelled` is posted too). Questions the server asks
+/// (elicitation, sampling, roots) go to the handlers given to the builder, in both eras;
+/// without one, the call fails with [`ClientError::InputUnanswered`].
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), mcp_runtime::client::ClientError> {
+/// use mcp_runtime::client::Client;
+/// use serde_json::json;
+///
+/// let client = Client::stdio(tokio::process::Command::new("./quickstart"))
+///     .on_elicit(|_question| async { json!({"action": "accept", "content": {"confirm": true}}) })
+///     .connect()
+///     .await?;
+/// println!("{:?} {}", client.era(), client.protocol_version());
+/// for tool in client.list_tools().await? {
+///     println!("{}", tool["name"]);
+/// }
+/// let result = client.call_tool("add", json!({"a": 2, "b": 3})).await?;
+/// assert_eq!(result["structuredContent"], 5);
+/// client.close().await;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    wire: Wire,
+    era: Era,
+    version: String,
+    /// The `server/discover` result, or the `initialize` result.
+    discovered: Value,
+    server_info: Option<Value>,
+    capabilities: Value,
+    instructions: Option<String>,
+    /// The `_meta` every 2026-07-28 request carries.
+    meta: Value,
+    timeout: Duration,
+    host: Arc<Host>,
+    ids: AtomicU64,
+}
+
+/// Where a [`ClientBuilder`] connects.
+enum Target {
+    Stdio(tokio::process::Command),
+    Http(String),
+}
+
+/// Configures a [`Client`]; made by [`Client::stdio`] or [`Client::http`], finished by
+/// [`connect`](ClientBuilder::connect).
+pub struct ClientBuilder {
+    target: Target,
+    headers: ::http::HeaderMap,
+    header_error: Option<String>,
+    pin: Option<Era>,
+    version: Option<String>,
+    timeout: Duration,
+    probe_timeout: Duration,
+    client_info: Value,
+    capabilities: Option<Value>,
+    log_level: Option<LogLevel>,
+    host: Host,
+}
+
+impl Client {
+    /// A client of the server `command` starts: its stdin and stdout become the
+    /// connection (its stderr is left as the command has it). The process is killed when
+    /// the last clone of the client is dropped; [`close`](Client::close) lets it exit.
+    pub fn stdio(command: tokio::process::Command) -> ClientBuilder {
+        ClientBuilder::new(Target::Stdio(command))
+    }
+
+    /// A client of the Streamable HTTP endpoint at `url` (e.g.
+    /// `http://127.0.0.1:8080/mcp`).
+    pub fn http(url: impl AsRef<str>) -> ClientBuilder {
+        ClientBuilder::new(Target::Http(url.as_ref().to_owned()))
+    }
+
+    /// The era the client and the server speak.
+    pub fn era(&self) -> Era {
+        self.inner.era
+    }
+
+    /// The protocol version the client and the server speak (`2026-07-28`, or the version
+    /// the handshake settled on).
+    pub fn protocol_version(&self) -> &str {
+        &self.inner.version
+    }
+
+    /// The server's `Implementation` (name, version...), if it said: from
+    /// `_meta["io.modelcontextprotocol/serverInfo"]` of the `server/discover` result, or
+    /// `serverInfo` of the `initialize` result.
+    pub fn server_info(&self) -> Option<&Value> {
+        self.inner.server_info.as_ref()
+    }
+
+    /// The server's capabilities (`ServerCapabilities`; an empty object if it named none).
+    pub fn capabilities(&self) -> &Value {
+        &self.inner.capabilities
+    }
+
+    /// The server's instructions for the model, if it gave any.
+    pub fn instructions(&self) -> Option<&str> {
+        self.inner.instructions.as_deref()
+    }
+
+    /// What the server said about itself when the client connected: the whole
+    /// `server/discover` result (2026-07-28) or `initialize` result (handshake era).
+    pub fn discovery(&self) -> &Value {
+        &self.inner.discovered
+    }
+
+    /// Send a request: `method` with `params` (an object). In 2026-07-28 the client adds
+    /// its `_meta` (the caller's keys win) and answers `input_required` rounds with its
+    /// handlers; the result is the final one. Await it, or set
+    /// [`timeout`](Request::timeout), [`on_progress`](Request::on_progress) or
+    /// [`header`](Request::header) first.
+    pub fn request(&self, method: &str, params: Value) -> Request {
+        Request {
+            client: self.clone(),
+            method: method.to_owned(),
+            params,
+            timeout: self.inner.timeout,
+            progress: None,
+            headers: Vec::new(),
+            tool: false,
+        }
+    }
+
+    /// Call a tool: its `CallToolResult`. A result with `isError: true` (the tool ran and
+    /// failed) is [`ClientError::Business`].
+    pub fn call_tool(&self, name: &str, arguments: Value) -> Request {
+        let mut request = self.request("tools/call", json!({"name": name, "arguments": arguments}));
+        request.tool = true;
+        request
+    }
+
+    /// Read a resource: its `ReadResourceResult`.
+    pub fn read_resource(&self, uri: &str) -> Request {
+        self.request("resources/read", json!({"uri": uri}))
+    }
+
+    /// Get a prompt with its arguments (an object of strings): its `GetPromptResult`.
+    pub fn get_prompt(&self, name: &str, arguments: Value) -> Request {
+        self.request("prompts/get", json!({"name": name, "arguments": arguments}))
+    }
+
+    /// The server's tools, page after page (following `nextCursor`).
+    pub fn tools(&self) -> impl Stream<Item = Result<Value, ClientError>> + Send + 'static {
+        self.pages("tools/list", "tools")
+    }
+
+    /// The server's resources, page after page.
+    pub fn resources(&self) -> impl Stream<Item = Result<Value, ClientError>> + Send + 'static {
+        self.pages("resources/list", "resources")
+    }
+
+    /// The server's resource templates, page after page.
+    pub fn resource_templates(
+        &self,
+    ) -> impl Stream<Item = Result<Value, ClientError>> + Send + 'static {
+        self.pages("resources/templates/list", "resourceTemplates")
+    }
+
+    /// The server's prompts, page after page.
+    pub fn prompts(&self) -> impl Stream<Item = Result<Value, ClientError>> + Send + 'static {
+        self.pages("prompts/list", "prompts")
+    }
+
+    /// All the server's tools (every page).
+    pub async fn list_tools(&self) -> Result<Vec<Value>, ClientError> {
+        collect(self.tools()).await
+    }
+
+    /// All the server's resources (every page).
+    pub async fn list_resources(&self) -> Result<Vec<Value>, ClientError> {
+        collect(self.resources()).await
+    }
+
+    /// All the server's resource templates (every page).
+    pub async fn list_resource_templates(&self) -> Result<Vec<Value>, ClientError> {
+        collect(self.resource_templates()).await
+    }
+
+    /// All the server's prompts (every page).
+    pub async fn list_prompts(&self) -> Result<Vec<Value>, ClientError> {
+        collect(self.prompts()).await
+    }
+
+    /// Close the connection, for every clone: over stdio, close the server's input and
+    /// give it a moment to exit (then kill it); over HTTP in the handshake era, end the
+    /// session with a DELETE. Calls still running fail with a transport error.
+    pub async fn close(self) {
+        self.inner.wire.close().await;
+    }
+
+    fn pages(
+        &self,
+        method: &'static str,
+        key: &'static str,
+    ) -> impl Stream<Item = Result<Value, ClientError>> + Send + 'static {
+        /// Where the listing is: the next page's cursor (`None` before the first page),
+        /// or done.
+        enum Next {
+            Page(Option<String>),
+            Done,
+        }
+        let client = self.clone();
+        let pages = futures_util::stream::unfold(Next::Page(None), move |next| {
+            let client = client.clone();
+            async move {
+                let Next::Page(cursor) = next else {
+                    return None;
+                };
+                let params = match &cursor {
+                    Some(cursor) => json!({"cursor": cursor}),
+                    None => json!({}),
+                };
+                match client.request(method, params).await {
+                    Ok(page) => {
+                        let items = match page.get(key) {
+                            Some(Value::Array(items)) => items.clone(),
+                            _ => Vec::new(),
+                        };
+                        let following = match page.get("nextCursor").and_then(Value::as_str) {
+                            // A server repeating its cursor would page forever.
+                            Some(c) if Some(c) != cursor.as_deref() => Next::Page(Some(c.into())),
+                            _ => Next::Done,
+                        };
+                        let items: Vec<Result<Value, ClientError>> =
+                            items.into_iter().map(Ok).collect();
+                        Some((futures_util::stream::iter(items), following))
+                    }
+                    Err(error) => Some((futures_util::stream::iter(vec![Err(error)]), Next::Done)),
+                }
+            }
+        });
+        futures_util::StreamExt::flatten(pages)
+    }
+
+    fn next_id(&self) -> u64 {
+        self.inner.ids.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// One request, all its rounds.
+    async fn run(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        progress: Option<Sink>,
+        headers: &[(String, String)],
+    ) -> Result<Value, ClientError> {
+        // A cache of list and read results (by `ttlMs` and `cacheScope`, per credential)
+        // belongs here, before the first round: keyed by the method and the params.
+        let inner = &*self.inner;
+        let modern = inner.era == Era::Modern;
+        let mut params = if modern {
+            exchange::with_meta(params, inner.meta.clone())
+        } else {
+            params
+        };
+        let token = progress.as_ref().map(|_| Value::from(self.next_id()));
+        if let Some(token) = &token {
+            params = exchange::with_meta(params, json!({meta::PROGRESS_TOKEN: token}));
+        }
+        let name = params
+            .get("name")
+            .or_else(|| params.get("uri"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let trace = Trace {
+            version: &inner.version,
+            transport: inner.wire.transport(),
+            method,
+            name: name.as_deref().unwrap_or_default(),
+        };
+        for _ in 0..MAX_ROUNDS {
+            let id = self.next_id();
+            let call = Call {
+                id: Some(id),
+                method,
+                params: &params,
+                version: &inner.version,
+                modern,
+                progress: token.as_ref().zip(progress.as_ref()),
+                headers,
+                cancel: Some(self.cancellation(id)),
+            };
+            trace.event(id, "sent", None);
+            let response = match tokio::time::timeout(timeout, inner.wire.send(call)).await {
+                Ok(response) => response,
+                Err(_) => Err(ClientError::Timeout {
+                    method: method.to_owned(),
+                    after: timeout,
+                }),
+            };
+            let mut result = match response.and_then(result_of) {
+                Ok(result) => result,
+                Err(error) => {
+                    trace.event(id, "failed", Some(error.layer()));
+                    return Err(error);
+                }
+            };
+            let answers = match exchange::round(&result) {
+                Round::Final => {
+                    trace.event(id, "completed", None);
+                    if method == "tools/list" {
+                        if let Wire::Http(endpoint) = &inner.wire {
+                            endpoint.learn_tools(&mut result);
+                        }
+                    }
+                    return Ok(result);
+                }
+                Round::Unknown(kind) => {
+                    let error = ClientError::malformed(format!(
+                        "a result of type {kind:?}, which this client did not ask for"
+                    ));
+                    trace.event(id, "failed", Some(error.layer()));
+                    return Err(error);
+                }
+                Round::InputRequired { requests, state } => {
+                    trace.event(id, "input_required", None);
+                    let state = state.cloned();
+                    let requests = requests.cloned().unwrap_or_default();
+                    (self.answer(requests).await, state)
+                }
+            };
+            match answers {
+                (Ok(responses), state) => {
+                    params = exchange::next_round(&params, responses, state.as_ref());
+                }
+                (Err(error), _) => {
+                    trace.event(id, "failed", Some(error.layer()));
+                    return Err(error);
+                }
+            }
+        }
+        Err(ClientError::malformed(format!(
+            "the server still asked for input after {MAX_ROUNDS} rounds"
+        )))
+    }
+
+    /// The `inputResponses` for an `input_required` result's questions.
+    async fn answer(
+        &self,
+        requests: Map<String, Value>,
+    ) -> Result<Map<String, Value>, ClientError> {
+        let mut responses = Map::new();
+        for (key, request) in requests {
+            let (method, params) = exchange::asked(&request);
+            let method = method.unwrap_or_default();
+            let answer = exchange::Question::of_method(method)
+                .and_then(|question| self.inner.host.answer(question));
+            let Some(answer) = answer else {
+                return Err(ClientError::InputUnanswered {
+                    method: method.to_owned(),
+                    params: params.clone(),
+                });
+            };
+            responses.insert(key, answer(params.clone()).await);
+        }
+        Ok(responses)
+    }
+
+    /// The notification that cancels request `id`.
+    fn cancellation(&self, id: u64) -> Value {
+        let mut params = json!({"requestId": id, "reason": "the client no longer waits for it"});
+        if self.inner.era == Era::Modern {
+            params = exchange::with_meta(params, self.inner.meta.clone());
+        }
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
+    }
+}
+
+/// The trace events of one request: one per phase, with the fields the server's request
+/// spans have.
+struct Trace<'a> {
+    version: &'a str,
+    transport: &'static str,
+    method: &'a str,
+    name: &'a str,
+}
+
+impl Trace<'_> {
+    fn event(&self, request_id: u64, phase: &'static str, layer: Option<Layer>) {
+        tracing::debug!(
+            target: "mcp_runtime::client",
+            protocol_version = self.version,
+            transport = self.transport,
+            method = self.method,
+            name = self.name,
+            request_id,
+            phase,
+            error_layer = layer.map(Layer::as_str).unwrap_or_default(),
+            "mcp request {phase}"
+        );
+    }
+}
+
+/// The result of a response message, or its error in its layer.
+fn result_of(response: Value) -> Result<Value, ClientError> {
+    match response {
+        Value::Object(mut message) => {
+            if let Some(result) = message.remove("result") {
+                return Ok(result);
+            }
+            match message.get("error") {
+                Some(error) => Err(ClientError::from_rpc(error)),
+                None => Err(ClientError::malformed(
+                    "a response with neither result nor error",
+                )),
+            }
+        }
+        _ => Err(ClientError::malformed("a response that is not an object")),
+    }
+}
+
+async fn collect(
+    stream: impl Stream<Item = Result<Value, ClientError>>,
+) -> Result<Vec<Value>, ClientError> {
+    futures_util::TryStreamExt::try_collect(stream).await
+}
+
+/// One request, ready to send: await it (it is [`IntoFuture`]), after setting its options.
+/// Made by [`Client::request`] and the methods named for what they do
+/// ([`call_tool`](Client::call_tool)...).
+#[must_use = "a request does nothing until it is awaited"]
+pub struct Request {
+    client: Client,
+    method: String,
+    params: Value,
+    timeout: Duration,
+    progress: Option<Sink>,
+    headers: Vec<(String, String)>,
+    tool: bool,
+}
+
+impl Request {
+    /// Wait at most `timeout` for each answer of the server (instead of the client's
+    /// [default](ClientBuilder::timeout)); past it, the request is cancelled and fails
+    /// with [`ClientError::Timeout`]. The time the client's handlers take is not counted.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Ask the server for progress (a `progressToken` in `_meta`) and give each
+    /// `notifications/progress` params (`progress`, `total`, `message`) to `progress`.
+    pub fn on_progress(mut self, progress: impl Fn(Value) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(progress));
+        self
+    }
+
+    /// Send this HTTP header with the request, in place of the client's own of that name
+    /// (say, a wrong `Mcp-Name`, to test a server's check). Ignored over stdio.
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
+    }
+}
+
+impl IntoFuture for Request {
+    type Output = Result<Value, ClientError>;
+    type IntoFuture = BoxFuture<'static, Result<Value, ClientError>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        async move {
+            let result = self
+                .client
+                .run(
+                    &self.method,
+                    self.params,
+                    self.timeout,
+                    self.progress,
+                    &self.headers,
+                )
+                .await?;
+            if self.tool && result.get("isError") == Some(&Value::Bool(true)) {
+                return Err(ClientError::Business(result));
+            }
+            Ok(result)
+        }
+        .boxed()
+    }
+}
+
+impl ClientBuilder {
+    fn new(target: Target) -> Self {
+        ClientBuilder {
+            target,
+            headers: ::http::HeaderMap::new(),
+            header_error: None,
+            pin: None,
+            version: None,
+            timeout: DEFAULT_TIMEOUT,
+            probe_timeout: DEFAULT_PROBE_TIMEOUT,
+            client_info: json!({"name": "mcp-runtime-client", "version": env!("CARGO_PKG_VERSION")}),
+            capabilities: None,
+            log_level: None,
+            host: Host::default(),
+        }
+    }
+
+    /// Send this HTTP header with every request (credentials, say). Ignored over stdio.
+    /// An invalid name or value makes [`connect`](ClientBuilder::connect) fail.
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        match (
+            ::http::HeaderName::from_bytes(name.as_bytes()),
+            ::http::HeaderValue::from_str(value),
+        ) {
+            (Ok(name), Ok(value)) => {
+                self.headers.insert(name, value);
+            }
+            _ => self.header_error = Some(format!("invalid HTTP header {name:?}")),
+        }
+        self
+    }
+
+    /// Send `Authorization: Bearer <token>` with every request. Ignored over stdio.
+    pub fn bearer(self, token: &str) -> Self {
+        self.header("authorization", &format!("Bearer {token}"))
+    }
+
+    /// Speak this era only, without probing: [`Era::Modern`] fails where the server does
+    /// not speak 2026-07-28; [`Era::Legacy`] opens with `initialize` at once.
+    pub fn pin(mut self, era: Era) -> Self {
+        self.pin = Some(era);
+        self
+    }
+
+    /// Speak this protocol version only (which pins its era): `2026-07-28`, or a
+    /// handshake-era version to offer in `initialize` (`2025-11-25`, `2025-06-18`,
+    /// `2025-03-26`).
+    pub fn protocol_version(mut self, version: &str) -> Self {
+        self.pin = Some(if version::MODERN_VERSIONS.contains(&version) {
+            Era::Modern
+        } else {
+            Era::Legacy
+        });
+        self.version = Some(version.to_owned());
+        self
+    }
+
+    /// How long each request waits for each answer of the server, unless the request says
+    /// otherwise ([`Request::timeout`]). Default: 60 seconds.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// How long the stdio probe (`server/discover`) waits for an answer before the client
+    /// takes the server for a handshake-era one that stays silent. Default: 5 seconds.
+    pub fn probe_timeout(mut self, timeout: Duration) -> Self {
+        self.probe_timeout = timeout;
+        self
+    }
+
+    /// The client's name and version, as the server sees them (`clientInfo`).
+    pub fn client_info(mut self, name: &str, version: &str) -> Self {
+        self.client_info = json!({"name": name, "version": version});
+        self
+    }
+
+    /// Client capabilities to declare besides those of the handlers (a
+    /// `ClientCapabilities` object, e.g. `{"extensions": {..}}`).
+    pub fn capabilities(mut self, capabilities: Value) -> Self {
+        self.capabilities = Some(capabilities);
+        self
+    }
+
+    /// Answer the server's elicitations with `answer(params)`, which gives the
+    /// `ElicitResult` (`{"action": "accept", "content": {..}}`, `{"action": "decline"}`
+    /// or `{"action": "cancel"}`). Declares the `elicitation` capability.
+    pub fn on_elicit<F, Fut>(mut self, answer: F) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Value> + Send + 'static,
+    {
+        self.host.elicit = Some(boxed(answer));
+        self
+    }
+
+    /// Answer the server's sampling requests with `answer(params)`, which gives the
+    /// `CreateMessageResult` (`{"role": "assistant", "content": {..}, "model": ".."}`).
+    /// Declares the `sampling` capability.
+    pub fn on_sample<F, Fut>(mut self, answer: F) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Value> + Send + 'static,
+    {
+        self.host.sample = Some(boxed(answer));
+        self
+    }
+
+    /// Answer the server's `roots/list` with `answer(params)`, which gives the
+    /// `ListRootsResult` (`{"roots": [{"uri": "file:///work"}]}`). Declares the `roots`
+    /// capability.
+    pub fn on_roots<F, Fut>(mut self, answer: F) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Value> + Send + 'static,
+    {
+        self.host.roots = Some(boxed(answer));
+        self
+    }
+
+    /// Ask for the server's log messages at `level` and above (2026-07-28: the `logLevel`
+    /// of each request's `_meta`; handshake era: `logging/setLevel` after the handshake,
+    /// if the server has the `logging` capability), and give each `notifications/message`
+    /// params (`level`, `logger`, `data`) to `log`.
+    pub fn on_log(mut self, level: LogLevel, log: impl Fn(Value) + Send + Sync + 'static) -> Self {
+        self.log_level = Some(level);
+        self.host.log = Some(Arc::new(log));
+        self
+    }
+
+    /// Start (stdio) or reach (HTTP) the server and find out its era: see [`Client`].
+    pub async fn connect(self) -> Result<Client, ClientError> {
+        if let Some(error) = self.header_error {
+            return Err(ClientError::transport(error));
+        }
+        let declared = exchange::declare(self.capabilities.as_ref(), self.host.answered());
+        let host = Arc::new(self.host);
+        let wire = match self.target {
+            Target::Stdio(command) => {
+                Wire::Stdio(Box::new(stdio::Pipe::spawn(command, host.clone())?))
+            }
+            Target::Http(url) => Wire::Http(Arc::new(http::Endpoint::new(
+                &url,
+                self.headers,
+                host.clone(),
+            )?)),
+        };
+        let modern_version = match (&self.version, self.pin) {
+            (Some(version), Some(Era::Modern)) => version.clone(),
+            _ => version::MODERN.to_owned(),
+        };
+        let mut meta =
+            exchange::modern_meta(&modern_version, declared.clone(), self.client_info.clone());
+        if let (Some(level), Value::Object(map)) = (self.log_level, &mut meta) {
+            map.insert(meta::LOG_LEVEL.into(), json!(level));
+        }
+        let mut client = Inner {
+            wire,
+            era: Era::Modern,
+            version: modern_version,
+            discovered: Value::Null,
+            server_info: None,
+            capabilities: json!({}),
+            instructions: None,
+            meta,
+            timeout: self.timeout,
+            host,
+            ids: AtomicU64::new(1),
+        };
+        let legacy_version = match (&self.version, self.pin) {
+            (Some(version), Some(Era::Legacy)) => version.clone(),
+            _ => LEGACY_OFFERED.to_owned(),
+        };
+        let opening = Opening {
+            declared,
+            client_info: self.client_info,
+            log_level: self.log_level,
+        };
+        match self.pin {
+            Some(Era::Legacy) => client.handshake(&legacy_version, &opening).await?,
+            Some(Era::Modern) => {
+                let discovered = client.discover(self.timeout).await?;
+                client.adopt(result_of(discovered)?);
+            }
+            None => {
+                let probe_timeout = match client.wire {
+                    Wire::Stdio(_) => self.probe_timeout,
+                    Wire::Http(_) => self.timeout,
+                };
+                match client.probe(probe_timeout).await? {
+                    Probed::Modern(result) => client.adopt(result),
+                    Probed::Legacy(version) => {
+                        let version = version.unwrap_or(legacy_version);
+                        client.handshake(&version, &opening).await?;
+                    }
+                }
+            }
+        }
+        tracing::debug!(
+            target: "mcp_runtime::client",
+            transport = client.wire.transport(),
+            protocol_version = client.version.as_str(),
+            era = ?client.era,
+            "connected"
+        );
+        Ok(Client {
+            inner: Arc::new(client),
+        })
+    }
+}
+
+/// What the handshake declares.
+struct Opening {
+    declared: Value,
+    client_info: Value,
+    log_level: Option<LogLevel>,
+}
+
+/// What the probe found out.
+enum Probed {
+    /// A 2026-07-28 server: its `server/discover` result.
+    Modern(Value),
+    /// A handshake-era server; the version to offer, when the server named one.
+    Legacy(Option<String>),
+}
+
+impl Inner {
+    fn next_id(&self) -> u64 {
+        self.ids.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Send `server/discover` with this client's 2026-07-28 `_meta`: the response message.
+    async fn discover(&self, timeout: Duration) -> Result<Value, ClientError> {
+        let params = exchange::with_meta(json!({}), self.meta.clone());
+        let call = Call {
+            id: Some(self.next_id()),
+            method: "server/discover",
+            params: &params,
+            version: &self.version,
+            modern: true,
+            progress: None,
+            headers: &[],
+            // A handshake-era server must see nothing but `initialize` after the probe.
+            cancel: None,
+        };
+        match tokio::time::timeout(timeout, self.wire.send(call)).await {
+            Ok(response) => response,
+            Err(_) => Err(ClientError::Timeout {
+                method: "server/discover".into(),
+                after: timeout,
+            }),
+        }
+    }
+
+    /// Find out the era: `server/discover`, read as the spec says a dual-era client reads
+    /// it (versioning, "Backward Compatibility"; stdio and Streamable HTTP,
+    /// "Backward Compatibility").
+    async fn probe(&mut self, timeout: Duration) -> Result<Probed, ClientError> {
+        for _ in 0..2 {
+            let response = match self.discover(timeout).await {
+                Ok(response) => response,
+                // stdio: no answer in time is a handshake-era server staying silent.
+                Err(ClientError::Timeout { .. }) if matches!(self.wire, Wire::Stdio(_)) => {
+                    return Ok(Probed::Legacy(None));
+                }
+                // HTTP: refused without a JSON-RPC error body.
+                Err(ClientError::Transport {
+                    status: Some(400 | 404 | 405),
+                    ..
+                }) => return Ok(Probed::Legacy(None)),
+                Err(error) => return Err(error),
+            };
+            let error = match result_of(response) {
+                Ok(result) => return Ok(Probed::Modern(result)),
+                Err(error) => error,
+            };
+            match error.code() {
+                Some(codes::UNSUPPORTED_PROTOCOL_VERSION) => {
+                    let supported = supported_versions(&error);
+                    if let Some(modern) = supported
+                        .iter()
+                        .find(|v| version::MODERN_VERSIONS.contains(&v.as_str()))
+                    {
+                        if *modern != self.version {
+                            self.set_modern_version(modern);
+                            continue;
+                        }
+                    }
+                    // A server that speaks only handshake-era versions this client knows.
+                    return match supported
+                        .into_iter()
+                        .find(|v| version::LEGACY_VERSIONS.contains(&v.as_str()))
+                    {
+                        Some(legacy) => Ok(Probed::Legacy(Some(legacy))),
+                        None => Err(error),
+                    };
+                }
+                // The other 2026-07-28 errors: a modern server refusing this client.
+                Some(codes::HEADER_MISMATCH | codes::MISSING_CLIENT_CAPABILITY) => {
+                    return Err(error)
+                }
+                // Anything else (-32601 first): a server that does not know
+                // `server/discover`.
+                _ => return Ok(Probed::Legacy(None)),
+            }
+        }
+        Err(ClientError::malformed(
+            "the server refused every protocol version it said it supports",
+        ))
+    }
+
+    fn set_modern_version(&mut self, modern: &str) {
+        self.version = modern.to_owned();
+        if let Some(Value::Object(map)) = Some(&mut self.meta) {
+            map.insert(meta::PROTOCOL_VERSION.into(), json!(modern));
+        }
+    }
+
+    /// Take a `server/discover` result as what the server is.
+    fn adopt(&mut self, result: Value) {
+        self.era = Era::Modern;
+        self.server_info = result
+            .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
+            .cloned();
+        self.capabilities = result
+            .get("capabilities")
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        self.instructions = result
+            .get("instructions")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        self.discovered = result;
+    }
+
+    /// The `initialize` request and `notifications/initialized`, offering `offered`.
+    async fn handshake(&mut self, offered: &str, opening: &Opening) -> Result<(), ClientError> {
+        let params = json!({
+            "protocolVersion": offered,
+            "capabilities": opening.declared,
+            "clientInfo": opening.client_info,
+        });
+        let call = Call {
+            id: Some(self.next_id()),
+            method: "initialize",
+            params: &params,
+            version: offered,
+            modern: false,
+            progress: None,
+            headers: &[],
+            cancel: None,
+        };
+        let response = match tokio::time::timeout(self.timeout, self.wire.send(call)).await {
+            Ok(response) => response?,
+            Err(_) => {
+                return Err(ClientError::Timeout {
+                    method: "initialize".into(),
+                    after: self.timeout,
+                })
+            }
+        };
+        let result = result_of(response)?;
+        let agreed = result
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if !version::LEGACY_VERSIONS.contains(&agreed) {
+            return Err(ClientError::malformed(format!(
+                "the server answered initialize with protocol version {agreed:?}, which this client does not speak"
+            )));
+        }
+        self.era = Era::Legacy;
+        self.version = agreed.to_owned();
+        self.server_info = result.get("serverInfo").cloned();
+        self.capabilities = result
+            .get("capabilities")
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        self.instructions = result
+            .get("instructions")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        self.discovered = result;
+        let initialized = Call {
+            id: None,
+            method: "notifications/initialized",
+            params: &json!({}),
+            version: &self.version,
+            modern: false,
+            progress: None,
+            headers: &[],
+            cancel: None,
+        };
+        self.wire.send(initialized).await?;
+        if let Some(level) = opening.log_level {
+            if self.capabilities.get("logging").is_some() {
+                let params = json!({"level": level});
+                let call = Call {
+                    id: Some(self.next_id()),
+                    method: "logging/setLevel",
+                    params: &params,
+                    version: &self.version,
+                    modern: false,
+                    progress: None,
+                    headers: &[],
+                    cancel: None,
+                };
+                if let Ok(response) = tokio::time::timeout(self.timeout, self.wire.send(call)).await
+                {
+                    result_of(response?)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `supported` versions of an `UnsupportedProtocolVersionError`.
+fn supported_versions(error: &ClientError) -> Vec<String> {
+    let data = match error {
+        ClientError::Mcp {
+            data: Some(data), ..
+        } => data,
+        _ => return Vec::new(),
+    };
+    data.get("supported")
+        .and_then(Value::as_array)
+        .map(|versions| {
+            versions
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// An async handler, boxed.
+fn boxed<F, Fut>(answer: F) -> Answer
+where
+    F: Fn(Value) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Value> + Send + 'static,
+{
+    Arc::new(move |params| answer(params).boxed())
+}

@@ -1,0 +1,160 @@
+//! What both transports of the client share: one request as a transport sends it
+//! ([`Call`]), and what the client does when the server talks first ([`Host`]: answering
+//! its questions and pings, taking its log messages and progress).
+
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use serde_json::{json, Value};
+
+use super::error::ClientError;
+use super::{http, stdio};
+use crate::protocol::codes;
+use crate::protocol::exchange::Question;
+
+/// An async answer to one kind of question: its `params` in, its result out.
+pub(crate) type Answer = Arc<dyn Fn(Value) -> BoxFuture<'static, Value> + Send + Sync>;
+/// A sink for notifications' `params` (log messages, progress).
+pub(crate) type Sink = Arc<dyn Fn(Value) + Send + Sync>;
+
+/// One JSON-RPC request (or, with `id: None`, notification) as a transport sends it.
+pub(crate) struct Call<'a> {
+    pub(crate) id: Option<u64>,
+    pub(crate) method: &'a str,
+    pub(crate) params: &'a Value,
+    /// The protocol version the request speaks (the HTTP `MCP-Protocol-Version`).
+    pub(crate) version: &'a str,
+    /// 2026-07-28: mirror the body into the `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*`
+    /// headers on HTTP.
+    pub(crate) modern: bool,
+    /// Progress notifications with this token go to this sink.
+    pub(crate) progress: Option<(&'a Value, &'a Sink)>,
+    /// Headers of the caller's, set after the client's own (HTTP only).
+    pub(crate) headers: &'a [(String, String)],
+    /// The notification that cancels the request if its future is dropped before the
+    /// answer (stdio, and handshake-era HTTP); `None` for a probe that must not be
+    /// followed by anything but the handshake.
+    pub(crate) cancel: Option<Value>,
+}
+
+impl Call<'_> {
+    /// The message on the wire.
+    pub(crate) fn message(&self) -> Value {
+        let mut message = json!({"jsonrpc": "2.0", "method": self.method, "params": self.params});
+        if let (Some(id), Value::Object(map)) = (self.id, &mut message) {
+            map.insert("id".into(), id.into());
+        }
+        message
+    }
+}
+
+/// What the client does when the server talks first.
+#[derive(Default)]
+pub(crate) struct Host {
+    pub(crate) elicit: Option<Answer>,
+    pub(crate) sample: Option<Answer>,
+    pub(crate) roots: Option<Answer>,
+    pub(crate) log: Option<Sink>,
+}
+
+impl Host {
+    pub(crate) fn answer(&self, question: Question) -> Option<&Answer> {
+        match question {
+            Question::Elicit => self.elicit.as_ref(),
+            Question::Sample => self.sample.as_ref(),
+            Question::Roots => self.roots.as_ref(),
+        }
+    }
+
+    /// The questions this client answers.
+    pub(crate) fn answered(&self) -> impl Iterator<Item = Question> + '_ {
+        [Question::Elicit, Question::Sample, Question::Roots]
+            .into_iter()
+            .filter(|question| self.answer(*question).is_some())
+    }
+
+    /// The response to a request the server sent (handshake era): `ping` answered empty,
+    /// a question answered by its handler. A question without a handler is refused with
+    /// -32601; the `Err` names it, for the transport that knows which call it belongs to.
+    pub(crate) async fn reply(&self, request: &Value) -> (Value, Result<(), ClientError>) {
+        let id = request.get("id").cloned().unwrap_or(Value::Null);
+        let method = request
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let params = request.get("params").cloned().unwrap_or(Value::Null);
+        if method == "ping" {
+            return (json!({"jsonrpc": "2.0", "id": id, "result": {}}), Ok(()));
+        }
+        match Question::of_method(method).and_then(|q| self.answer(q)) {
+            Some(answer) => {
+                let result = answer(params).await;
+                (
+                    json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                    Ok(()),
+                )
+            }
+            None => (
+                json!({"jsonrpc": "2.0", "id": id, "error": {
+                    "code": codes::METHOD_NOT_FOUND,
+                    "message": format!("this client does not answer {method}"),
+                }}),
+                Err(ClientError::InputUnanswered {
+                    method: method.to_owned(),
+                    params,
+                }),
+            ),
+        }
+    }
+
+    /// A notification from the server: log messages to the log handler, progress to the
+    /// call's sink when its token matches.
+    pub(crate) fn notified(&self, notification: &Value, progress: Option<(&Value, &Sink)>) {
+        let params = notification.get("params").cloned().unwrap_or(Value::Null);
+        match notification.get("method").and_then(Value::as_str) {
+            Some("notifications/message") => {
+                if let Some(log) = &self.log {
+                    log(params);
+                }
+            }
+            Some("notifications/progress") => {
+                if let Some((token, sink)) = progress {
+                    if params.get("progressToken") == Some(token) {
+                        sink(params);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The connection to one server.
+pub(crate) enum Wire {
+    Stdio(Box<stdio::Pipe>),
+    Http(Arc<http::Endpoint>),
+}
+
+impl Wire {
+    /// Send `call` and wait for its response message (`Value::Null` for a notification).
+    pub(crate) async fn send(&self, call: Call<'_>) -> Result<Value, ClientError> {
+        match self {
+            Wire::Stdio(pipe) => pipe.send(call).await,
+            Wire::Http(endpoint) => http::Endpoint::send(endpoint, call).await,
+        }
+    }
+
+    pub(crate) fn transport(&self) -> &'static str {
+        match self {
+            Wire::Stdio(_) => "stdio",
+            Wire::Http(_) => "http",
+        }
+    }
+
+    pub(crate) async fn close(&self) {
+        match self {
+            Wire::Stdio(pipe) => pipe.close().await,
+            Wire::Http(endpoint) => endpoint.close().await,
+        }
+    }
+}

@@ -84,12 +84,14 @@ function build({ era }) {
     mcp.registerTool('confirm', { description: 'Asks the user yes or no.' }, async (ctx) => {
         let content;
         if (era === 'modern') {
-            content = acceptedContent(ctx.mcpReq.inputResponses, 'confirm');
-            if (content === undefined) {
+            // Asked only once: a retry that carries a declined or cancelled answer ends
+            // the call instead of asking again.
+            if (ctx.mcpReq.inputResponses?.confirm === undefined) {
                 return inputRequired({
                     inputRequests: { confirm: inputRequired.elicit({ message: 'Proceed?', requestedSchema: answer }) }
                 });
             }
+            content = acceptedContent(ctx.mcpReq.inputResponses, 'confirm');
         } else {
             // Related to this call, so that over HTTP it travels on the call's own stream
             // (unrelated, it would go to the session's GET stream, which a client need not

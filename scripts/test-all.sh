@@ -175,6 +175,45 @@ pids+=("$!")
 wait_for_port "$nginx_port"
 node tests/clients/ts/confirm.mjs legacy http "http://127.0.0.1:$nginx_port/mcp"
 
+step "the mcp command-line tool: quickstart over stdio and HTTP, questions answered on its standard input in both eras, and servers we did not write"
+mcp=$bins/mcp
+# Runs a command and checks what it printed: expect_output EXPECTED COMMAND...
+expect_output() {
+  local expected=$1 got
+  shift
+  got=$("$@") || { echo "failed ($?): $*" >&2; exit 1; }
+  if [ "$got" != "$expected" ]; then
+    printf '%s\nprinted:  %s\nexpected: %s\n' "$*" "$got" "$expected" >&2
+    exit 1
+  fi
+}
+expect_output 5 "$mcp" call add '{"a": 2, "b": 3}' -- "$bins/quickstart"
+expect_output 5 "$mcp" call --url "$quickstart_url" add '{"a": 2, "b": 3}'
+expect_output 5 "$mcp" call --era legacy --url "$quickstart_url" add '{"a": 2, "b": 3}'
+"$mcp" call --json add '{"a": 2, "b": 3}' -- "$bins/quickstart" |
+  python3 -c 'import json, sys; r = json.load(sys.stdin); assert r["structuredContent"] == 5, r'
+# The confirmation of `orders`: input_required and a retry (2026-07-28), then the
+# server's elicitation/create request (the handshake era, pinned), answered from stdin.
+for era in modern legacy; do
+  got=$(echo y | "$mcp" call --era "$era" delete_order '{"id": 2}' -- "$bins/orders")
+  [ "$got" = "Order 2 deleted." ] || { echo "mcp call delete_order ($era) printed: $got" >&2; exit 1; }
+done
+# A server of the handshake era only (TypeScript SDK v1): `server/discover` is refused,
+# and the client falls back to the initialize handshake, over stdio and over HTTP.
+"$mcp" info -- node tests/servers/legacy-only.mjs --stdio | grep -q '^protocol: 2025-11-25 (handshake)$'
+expect_output 5 "$mcp" call add '{"a": 2, "b": 3}' -- node tests/servers/legacy-only.mjs --stdio
+node tests/servers/legacy-only.mjs --http 127.0.0.1:0 >target/legacy-only.http.log 2>&1 &
+pids+=("$!")
+legacy_url=$(announced_url "$!" target/legacy-only.http.log "serving MCP over Streamable HTTP at ")
+expect_output 5 "$mcp" call --url "$legacy_url" add '{"a": 2, "b": 3}'
+"$mcp" info --url "$legacy_url" | grep -q '^protocol: 2025-11-25 (handshake)$'
+# The TypeScript SDK v2 serving both eras, and the reference server-everything.
+"$mcp" info -- node tests/servers/dual-era.mjs --stdio | grep -q '^protocol: 2026-07-28 (stateless)$'
+expect_output 5 "$mcp" call add '{"a": 2, "b": 3}' -- node tests/servers/dual-era.mjs --stdio
+everything=tests/servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+"$mcp" tools -- node "$everything" stdio | grep -q '^echo '
+expect_output "Echo: hi" "$mcp" call echo '{"message": "hi"}' -- node "$everything" stdio
+
 step "real clients: Python SDK mcp 2.3.0 (pinned, legacy, auto), stdio and HTTP, with an elicitation round trip"
 venv=tests/clients/py/.venv
 if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv"; fi

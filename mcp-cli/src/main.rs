@@ -1,0 +1,335 @@
+//! `mcp`: list what an MCP server offers and call it, from a terminal or a script.
+//!
+//! ```text
+//! mcp tools -- target/debug/quickstart                  # a server over stdio
+//! mcp call --url http://127.0.0.1:8080/mcp add '{"a": 2, "b": 3}'
+//! ```
+//!
+//! The connection never guesses the protocol: over stdio it asks `server/discover` and
+//! falls back to the `initialize` handshake for servers of the handshake era; over HTTP it
+//! follows what the server answers (see `mcp_runtime::client`).
+
+mod ask;
+mod render;
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use mcp_runtime::client::{Client, ClientBuilder, ClientError, Era};
+use serde_json::{json, Value};
+
+#[derive(Parser)]
+#[command(
+    name = "mcp",
+    version,
+    about = "List what an MCP server offers and call it, over stdio or Streamable HTTP.",
+    after_help = "The server is either `--url URL` (Streamable HTTP) or a command after `--` \
+(stdio), e.g. `mcp tools -- ./my-server --stdio`.\n\n\
+Exit status: 0 done; 1 the tool reported an error (isError); 2 wrong usage; \
+3 the server refused the request or could not be reached."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// The server's name, protocol era and version, capabilities and instructions.
+    Info(Target),
+    /// The server's tools and their arguments (`*` marks required ones).
+    Tools(Target),
+    /// The server's resources and resource templates.
+    Resources(Target),
+    /// The server's prompts and their arguments.
+    Prompts(Target),
+    /// Call a tool. Questions the server asks on the way are asked on the terminal.
+    Call {
+        /// The tool's name.
+        tool: String,
+        /// Its arguments as a JSON object (default `{}`).
+        arguments: Option<String>,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Read a resource by its URI.
+    Read {
+        /// The resource's URI.
+        uri: String,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Get a prompt's messages.
+    Get {
+        /// The prompt's name.
+        prompt: String,
+        /// Its arguments as a JSON object of strings (default `{}`).
+        arguments: Option<String>,
+        #[command(flatten)]
+        target: Target,
+    },
+}
+
+/// Which server, and how to talk to it.
+#[derive(Args)]
+struct Target {
+    /// The server's Streamable HTTP endpoint, e.g. http://127.0.0.1:8080/mcp.
+    #[arg(long)]
+    url: Option<String>,
+    /// An HTTP header to send with every request, as `Name: value` (repeatable).
+    #[arg(long = "header", short = 'H', value_name = "NAME: VALUE")]
+    headers: Vec<String>,
+    /// Speak only this protocol era instead of finding out which the server speaks.
+    #[arg(long, value_enum)]
+    era: Option<EraArg>,
+    /// Seconds to wait for each answer.
+    #[arg(long, default_value_t = 60, value_name = "SECONDS")]
+    timeout: u64,
+    /// Print the server's answers as JSON, for scripts.
+    #[arg(long)]
+    json: bool,
+    /// The server's command and its arguments, after `--`: the server runs over stdio.
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum EraArg {
+    /// 2026-07-28: no handshake, no session.
+    Modern,
+    /// The handshake era (2025-11-25 and earlier).
+    Legacy,
+}
+
+/// Why `mcp` stopped, with its exit status.
+enum Failure {
+    /// The tool ran and reported an error (exit 1); its result is printed.
+    ToolError,
+    /// Wrong usage (exit 2).
+    Usage(String),
+    /// The server refused or could not be reached (exit 3).
+    Server(ClientError),
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::ToolError) => ExitCode::from(1),
+        Err(Failure::Usage(message)) => {
+            eprintln!("mcp: {message}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Server(error)) => {
+            eprintln!("mcp: {error}");
+            ExitCode::from(3)
+        }
+    }
+}
+
+async fn run(command: Command) -> Result<(), Failure> {
+    match command {
+        Command::Info(target) => {
+            let client = connect(&target).await?;
+            let info = json!({
+                "serverInfo": client.server_info(),
+                "era": era_name(client.era()),
+                "protocolVersion": client.protocol_version(),
+                "capabilities": client.capabilities(),
+                "instructions": client.instructions(),
+            });
+            if target.json {
+                print(&render::pretty(&info));
+            } else {
+                let name = info["serverInfo"]["name"].as_str().unwrap_or("(unnamed)");
+                let version = info["serverInfo"]["version"].as_str().unwrap_or("");
+                let mut out = format!(
+                    "{name} {version}\nprotocol: {} ({})\ncapabilities: {}\n",
+                    client.protocol_version(),
+                    era_name(client.era()),
+                    capability_names(client.capabilities())
+                );
+                if let Some(instructions) = client.instructions() {
+                    out.push_str(&format!("instructions: {instructions}\n"));
+                }
+                print(&out);
+            }
+            client.close().await;
+        }
+        Command::Tools(target) => {
+            let client = connect(&target).await?;
+            let tools = client.list_tools().await.map_err(Failure::Server)?;
+            output(&target, &Value::Array(tools.clone()), || {
+                render::tools(&tools)
+            });
+            client.close().await;
+        }
+        Command::Resources(target) => {
+            let client = connect(&target).await?;
+            let resources = client.list_resources().await.map_err(Failure::Server)?;
+            let templates = client
+                .list_resource_templates()
+                .await
+                .map_err(Failure::Server)?;
+            let all = json!({"resources": resources, "resourceTemplates": templates});
+            output(&target, &all, || render::resources(&resources, &templates));
+            client.close().await;
+        }
+        Command::Prompts(target) => {
+            let client = connect(&target).await?;
+            let prompts = client.list_prompts().await.map_err(Failure::Server)?;
+            output(&target, &Value::Array(prompts.clone()), || {
+                render::prompts(&prompts)
+            });
+            client.close().await;
+        }
+        Command::Call {
+            tool,
+            arguments,
+            target,
+        } => {
+            let arguments = object_argument(arguments.as_deref())?;
+            let client = connect(&target).await?;
+            let outcome = client.call_tool(&tool, arguments).await;
+            client.close().await;
+            let result = match outcome {
+                Ok(result) => result,
+                Err(ClientError::Business(result)) => {
+                    if target.json {
+                        print(&render::pretty(&result));
+                    } else {
+                        eprint!("{}", render::call_result(&result));
+                    }
+                    return Err(Failure::ToolError);
+                }
+                Err(error) => return Err(Failure::Server(error)),
+            };
+            output(&target, &result, || render::call_result(&result));
+        }
+        Command::Read { uri, target } => {
+            let client = connect(&target).await?;
+            let outcome = client.read_resource(&uri).await;
+            client.close().await;
+            let result = outcome.map_err(Failure::Server)?;
+            output(&target, &result, || render::read_result(&result));
+        }
+        Command::Get {
+            prompt,
+            arguments,
+            target,
+        } => {
+            let arguments = object_argument(arguments.as_deref())?;
+            let client = connect(&target).await?;
+            let outcome = client.get_prompt(&prompt, arguments).await;
+            client.close().await;
+            let result = outcome.map_err(Failure::Server)?;
+            output(&target, &result, || render::prompt_result(&result));
+        }
+    }
+    Ok(())
+}
+
+/// Connects as the target says, with the terminal answering the server's questions.
+async fn connect(target: &Target) -> Result<Client, Failure> {
+    let mut builder: ClientBuilder = match (&target.url, target.command.split_first()) {
+        (Some(url), None) => {
+            let mut builder = Client::http(url);
+            for header in &target.headers {
+                let (name, value) = header.split_once(':').ok_or_else(|| {
+                    Failure::Usage(format!("a header is `Name: value`, not `{header}`"))
+                })?;
+                builder = builder.header(name.trim(), value.trim());
+            }
+            builder
+        }
+        (None, Some((program, args))) => {
+            if !target.headers.is_empty() {
+                return Err(Failure::Usage("--header applies to --url only".into()));
+            }
+            let mut command = tokio::process::Command::new(program);
+            command.args(args);
+            Client::stdio(command)
+        }
+        (Some(_), Some(_)) => {
+            return Err(Failure::Usage(
+                "give either --url or a command after `--`, not both".into(),
+            ))
+        }
+        (None, None) => {
+            return Err(Failure::Usage(
+                "which server? Give --url URL, or its command after `--`".into(),
+            ))
+        }
+    };
+    builder = builder
+        .timeout(Duration::from_secs(target.timeout))
+        .client_info("mcp", env!("CARGO_PKG_VERSION"))
+        .on_elicit(|params: Value| async move {
+            // Reading the terminal blocks, so it happens off the runtime's threads.
+            let asked = tokio::task::spawn_blocking(move || {
+                let stdin = std::io::stdin();
+                let stderr = std::io::stderr();
+                ask::elicitation(&params, &mut stdin.lock(), &mut stderr.lock())
+            });
+            asked.await.unwrap_or_else(|_| json!({"action": "cancel"}))
+        });
+    if let Some(era) = target.era {
+        builder = builder.pin(match era {
+            EraArg::Modern => Era::Modern,
+            EraArg::Legacy => Era::Legacy,
+        });
+    }
+    builder.connect().await.map_err(Failure::Server)
+}
+
+/// JSON for scripts, or the human rendering.
+fn output(target: &Target, value: &Value, human: impl FnOnce() -> String) {
+    if target.json {
+        print(&render::pretty(value));
+    } else {
+        print(&human());
+    }
+}
+
+fn print(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    // A closed pipe (`mcp tools | head -1`) is not an error worth reporting.
+    let _ = stdout.write_all(text.as_bytes());
+    if !text.ends_with('\n') {
+        let _ = stdout.write_all(b"\n");
+    }
+}
+
+/// The arguments given on the command line: a JSON object, or `{}` when none.
+fn object_argument(text: Option<&str>) -> Result<Value, Failure> {
+    let Some(text) = text else {
+        return Ok(json!({}));
+    };
+    match serde_json::from_str::<Value>(text) {
+        Ok(value @ Value::Object(_)) => Ok(value),
+        Ok(_) => Err(Failure::Usage(format!(
+            "arguments must be a JSON object such as '{{\"a\": 1}}', not {text}"
+        ))),
+        Err(error) => Err(Failure::Usage(format!(
+            "arguments are not JSON ({error}): {text}"
+        ))),
+    }
+}
+
+fn era_name(era: Era) -> &'static str {
+    match era {
+        Era::Modern => "stateless",
+        Era::Legacy => "handshake",
+    }
+}
+
+/// The capability names the server declared, e.g. `tools, resources, prompts`.
+fn capability_names(capabilities: &Value) -> String {
+    match capabilities.as_object() {
+        Some(map) if !map.is_empty() => map.keys().cloned().collect::<Vec<_>>().join(", "),
+        _ => "none".to_owned(),
+    }
+}

@@ -1,0 +1,337 @@
+//! Human-readable output: what `mcp` prints without `--json`. Pure functions from the
+//! server's JSON to text, so the shapes are tested without a server.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+/// A list of tools: one line each with the name and the first line of its description,
+/// then its arguments indented (`*` marks the required ones).
+pub fn tools(tools: &[Value]) -> String {
+    let mut out = String::new();
+    for tool in tools {
+        let name = str_of(tool, "name");
+        let _ = writeln!(out, "{}", with_summary(name, tool));
+        let schema = &tool["inputSchema"];
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if let Some(properties) = schema["properties"].as_object() {
+            for (arg, property) in properties {
+                let mark = if required.contains(&arg.as_str()) {
+                    "*"
+                } else {
+                    " "
+                };
+                let kind = kind_of(resolve(schema, property));
+                let description = first_line(property["description"].as_str().unwrap_or(""));
+                let line = format!("    {mark}{arg}: {kind}");
+                let _ = if description.is_empty() {
+                    writeln!(out, "{line}")
+                } else {
+                    writeln!(out, "{line}  {description}")
+                };
+            }
+        }
+    }
+    if tools.is_empty() {
+        out.push_str("(no tools)\n");
+    }
+    out
+}
+
+/// Resources and resource templates, each with its URI (or template), name and MIME type.
+pub fn resources(resources: &[Value], templates: &[Value]) -> String {
+    let mut out = String::new();
+    for resource in resources {
+        let line = format!(
+            "{}  {}",
+            str_of(resource, "uri"),
+            with_summary(str_of(resource, "name"), resource)
+        );
+        let _ = writeln!(out, "{}", with_mime(line, resource));
+    }
+    for template in templates {
+        let line = format!(
+            "{}  {}",
+            str_of(template, "uriTemplate"),
+            with_summary(str_of(template, "name"), template)
+        );
+        let _ = writeln!(out, "{}  (template)", with_mime(line, template));
+    }
+    if resources.is_empty() && templates.is_empty() {
+        out.push_str("(no resources)\n");
+    }
+    out
+}
+
+/// Prompts, each with its arguments (`*` marks the required ones).
+pub fn prompts(prompts: &[Value]) -> String {
+    let mut out = String::new();
+    for prompt in prompts {
+        let _ = writeln!(out, "{}", with_summary(str_of(prompt, "name"), prompt));
+        for argument in prompt["arguments"].as_array().into_iter().flatten() {
+            let mark = if argument["required"] == Value::Bool(true) {
+                "*"
+            } else {
+                " "
+            };
+            let description = first_line(argument["description"].as_str().unwrap_or(""));
+            let name = str_of(argument, "name");
+            let line = format!("    {mark}{name}");
+            let _ = if description.is_empty() {
+                writeln!(out, "{line}")
+            } else {
+                writeln!(out, "{line}  {description}")
+            };
+        }
+    }
+    if prompts.is_empty() {
+        out.push_str("(no prompts)\n");
+    }
+    out
+}
+
+/// A tool's result: its text blocks as they are, other blocks described in one line each,
+/// and the structured content (pretty JSON) when no block carries text.
+pub fn call_result(result: &Value) -> String {
+    let mut out = String::new();
+    let mut texts = 0;
+    for block in result["content"].as_array().into_iter().flatten() {
+        if block["type"] == "text" {
+            texts += 1;
+        }
+        push_line(&mut out, &content_block(block));
+    }
+    let structured = &result["structuredContent"];
+    if texts == 0 && !structured.is_null() {
+        push_line(&mut out, &pretty(structured));
+    }
+    out
+}
+
+/// A resource's contents: text as it is, binary contents described.
+pub fn read_result(result: &Value) -> String {
+    let mut out = String::new();
+    for contents in result["contents"].as_array().into_iter().flatten() {
+        if let Some(text) = contents["text"].as_str() {
+            push_line(&mut out, text);
+        } else {
+            push_line(&mut out, &binary("blob", contents, "blob"));
+        }
+    }
+    out
+}
+
+/// A prompt's messages, each as `role: content`.
+pub fn prompt_result(result: &Value) -> String {
+    let mut out = String::new();
+    if let Some(description) = result["description"].as_str() {
+        push_line(&mut out, &format!("# {description}"));
+    }
+    for message in result["messages"].as_array().into_iter().flatten() {
+        let role = str_of(message, "role");
+        let content = content_block(&message["content"]);
+        push_line(&mut out, &format!("{role}: {content}"));
+    }
+    out
+}
+
+/// One content block in a line (or, for text, as many lines as it has). Links are shown,
+/// never followed: what a server sends is data, not instructions.
+fn content_block(block: &Value) -> String {
+    match block["type"].as_str() {
+        Some("text") => block["text"].as_str().unwrap_or("").to_owned(),
+        Some("image") => binary("image", block, "data"),
+        Some("audio") => binary("audio", block, "data"),
+        Some("resource_link") => format!(
+            "[link {}{}]",
+            str_of(block, "uri"),
+            block["name"]
+                .as_str()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default()
+        ),
+        Some("resource") => {
+            let resource = &block["resource"];
+            match resource["text"].as_str() {
+                Some(text) => format!("[resource {}]\n{text}", str_of(resource, "uri")),
+                None => binary("resource", resource, "blob"),
+            }
+        }
+        _ => pretty(block),
+    }
+}
+
+/// `[kind mime, N bytes]` for base64 data, without printing it.
+fn binary(kind: &str, block: &Value, field: &str) -> String {
+    let encoded = block[field].as_str().unwrap_or("");
+    // Base64 carries 3 bytes in every 4 characters, less the padding.
+    let padding = encoded.bytes().rev().take_while(|&b| b == b'=').count();
+    let bytes = (encoded.len() / 4 * 3).saturating_sub(padding);
+    let mime = block["mimeType"]
+        .as_str()
+        .unwrap_or("application/octet-stream");
+    let uri = block["uri"]
+        .as_str()
+        .map(|u| format!(" {u}"))
+        .unwrap_or_default();
+    format!("[{kind}{uri} {mime}, {bytes} bytes]")
+}
+
+/// The schema a property's local `$ref` (`#/$defs/Name`, as schemars writes shared types)
+/// points to, or the property itself.
+fn resolve<'a>(schema: &'a Value, property: &'a Value) -> &'a Value {
+    let Some(pointer) = property["$ref"].as_str().and_then(|r| r.strip_prefix('#')) else {
+        return property;
+    };
+    schema.pointer(pointer).unwrap_or(property)
+}
+
+/// The JSON type of a schema property, with an enum's choices.
+fn kind_of(property: &Value) -> String {
+    if let Some(choices) = property["enum"].as_array() {
+        let names: Vec<String> = choices.iter().map(scalar).collect();
+        return names.join(" | ");
+    }
+    match &property["type"] {
+        Value::String(kind) if kind == "array" => format!("{}[]", kind_of(&property["items"])),
+        Value::String(kind) => kind.clone(),
+        Value::Array(kinds) => kinds.iter().map(scalar).collect::<Vec<_>>().join(" | "),
+        _ => "any".to_owned(),
+    }
+}
+
+fn with_summary(name: &str, item: &Value) -> String {
+    let title = item["title"].as_str().filter(|t| *t != name);
+    let description = first_line(item["description"].as_str().unwrap_or(""));
+    match (title, description.is_empty()) {
+        (Some(title), false) => format!("{name}  {title}: {description}"),
+        (Some(title), true) => format!("{name}  {title}"),
+        (None, false) => format!("{name}  {description}"),
+        (None, true) => name.to_owned(),
+    }
+}
+
+fn with_mime(line: String, item: &Value) -> String {
+    match item["mimeType"].as_str() {
+        Some(mime) => format!("{line}  [{mime}]"),
+        None => line,
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("").trim()
+}
+
+fn str_of<'a>(item: &'a Value, key: &str) -> &'a str {
+    item[key].as_str().unwrap_or("?")
+}
+
+/// A string without its quotes; anything else as JSON.
+fn scalar(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Indented JSON.
+pub fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}
+
+fn push_line(out: &mut String, text: &str) {
+    out.push_str(text);
+    if !text.ends_with('\n') {
+        out.push('\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tools_show_arguments_with_the_required_ones_marked() {
+        let listing = tools(&[json!({
+            "name": "add",
+            "description": "Adds two integers.\nMore detail.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "a": {"type": "integer", "description": "The first addend."},
+                    "b": {"type": ["integer", "null"]},
+                    "to": {"enum": ["celsius", "fahrenheit"]},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "unit": {"$ref": "#/$defs/Unit", "description": "The unit."}
+                },
+                "$defs": {"Unit": {"type": "string", "enum": ["m", "ft"]}},
+                "required": ["a"]
+            }
+        })]);
+        assert_eq!(
+            listing,
+            "add  Adds two integers.\n    *a: integer  The first addend.\n     b: integer | null\n     tags: string[]\n     to: celsius | fahrenheit\n     unit: m | ft  The unit.\n"
+        );
+        assert_eq!(tools(&[]), "(no tools)\n");
+    }
+
+    #[test]
+    fn a_title_other_than_the_name_is_shown() {
+        let listing = tools(&[json!({"name": "convert", "title": "Convert", "inputSchema": {}})]);
+        assert_eq!(listing, "convert  Convert\n");
+    }
+
+    #[test]
+    fn results_print_text_and_describe_binary_blocks() {
+        let result = json!({
+            "content": [
+                {"type": "text", "text": "5"},
+                {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"},
+                {"type": "resource_link", "uri": "notes://1", "name": "note"}
+            ],
+            "structuredContent": 5
+        });
+        assert_eq!(
+            call_result(&result),
+            "5\n[image image/png, 5 bytes]\n[link notes://1 (note)]\n"
+        );
+    }
+
+    #[test]
+    fn structured_content_is_printed_when_no_block_has_text() {
+        let result = json!({"content": [], "structuredContent": {"value": 1}});
+        assert_eq!(call_result(&result), "{\n  \"value\": 1\n}\n");
+    }
+
+    #[test]
+    fn resources_prompts_and_their_results() {
+        let listing = resources(
+            &[json!({"uri": "notes://1", "name": "note", "mimeType": "text/plain"})],
+            &[
+                json!({"uriTemplate": "notes://{number}", "name": "note", "description": "One note."}),
+            ],
+        );
+        assert_eq!(
+            listing,
+            "notes://1  note  [text/plain]\nnotes://{number}  note  One note.  (template)\n"
+        );
+        let read = read_result(&json!({"contents": [
+            {"uri": "notes://1", "text": "milk"},
+            {"uri": "notes://2", "blob": "AAAA", "mimeType": "application/pdf"}
+        ]}));
+        assert_eq!(read, "milk\n[blob notes://2 application/pdf, 3 bytes]\n");
+        let listing = prompts(&[json!({"name": "greet", "arguments": [
+            {"name": "who", "required": true, "description": "Whom to greet."},
+            {"name": "tone"}
+        ]})]);
+        assert_eq!(listing, "greet\n    *who  Whom to greet.\n     tone\n");
+        let got = prompt_result(&json!({"description": "A greeting", "messages": [
+            {"role": "user", "content": {"type": "text", "text": "Say hello to Ada."}}
+        ]}));
+        assert_eq!(got, "# A greeting\nuser: Say hello to Ada.\n");
+    }
+}

@@ -1,0 +1,249 @@
+//! The `mcp` binary against a server of this framework served over HTTP in the test
+//! process: listings, calls, a question answered on standard input, the JSON output, and
+//! the exit status of each kind of failure. (Over stdio, and against servers of other
+//! SDKs, the test command runs it against the example servers.)
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use mcp_runtime::prelude::*;
+use serde_json::{json, Value};
+
+/// Adds two integers.
+#[tool(read_only)]
+async fn add(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> i64 {
+    a + b
+}
+
+/// Always fails, the way a tool reports a business error.
+#[tool]
+async fn fail() -> Result<String, ToolError> {
+    Err(ToolError::new("The ledger is closed for the night."))
+}
+
+/// The form `transfer` asks the user to fill in.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Approval {
+    /// Send the money?
+    confirm: bool,
+    /// How many times.
+    times: i64,
+}
+
+/// Transfers money after the user approves it.
+#[tool]
+async fn transfer(
+    /// The amount.
+    amount: i64,
+    ctx: RequestContext,
+) -> Result<String, ToolError> {
+    match ctx.elicit::<Approval>("approve", &format!("Transfer {amount}?"))? {
+        Elicitation::Accepted(Approval {
+            confirm: true,
+            times,
+        }) => Ok(format!("Sent {amount} x{times}.")),
+        Elicitation::Accepted(_) | Elicitation::Declined => Ok("Not sent.".into()),
+        Elicitation::Cancelled => Ok("Cancelled.".into()),
+    }
+}
+
+/// One account by its number.
+#[resource("accounts://<number>", name = "account", mime = "text/plain")]
+async fn account(number: u32) -> String {
+    format!("Account {number}: balance 100")
+}
+
+/// Greets someone.
+#[prompt]
+async fn greet(
+    /// Whom to greet.
+    who: String,
+) -> Vec<PromptMessage> {
+    vec![PromptMessage::user(format!("Say hello to {who}."))]
+}
+
+/// Serves the tools above over HTTP on a free port of this process; returns the URL.
+async fn serve() -> String {
+    let app = Server::new("cli-test", "1.2.3")
+        .build()
+        .expect("the server builds");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a free port");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+    let router = app.router();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    url
+}
+
+/// Runs `mcp ARGS` with `input` on its standard input.
+async fn mcp(args: &[&str], input: &str) -> Output {
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let input = input.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mcp"))
+            .args(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("mcp starts");
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(input.as_bytes());
+        }
+        child.wait_with_output().expect("mcp ends")
+    })
+    .await
+    .expect("the run finishes")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn lists_show_names_arguments_and_descriptions() {
+    let url = serve().await;
+    let tools = mcp(&["tools", "--url", &url], "").await;
+    assert!(tools.status.success(), "{}", stderr(&tools));
+    let listing = stdout(&tools);
+    assert!(
+        listing.contains("add  Adds two integers.\n    *a: integer  The first addend.\n"),
+        "{listing}"
+    );
+    assert!(
+        listing.contains("transfer  Transfers money after the user approves it."),
+        "{listing}"
+    );
+
+    let resources = mcp(&["resources", "--url", &url], "").await;
+    assert!(
+        stdout(&resources).contains(
+            "accounts://{number}  account  One account by its number.  [text/plain]  (template)"
+        ),
+        "{}",
+        stdout(&resources)
+    );
+    let prompts = mcp(&["prompts", "--url", &url], "").await;
+    assert!(
+        stdout(&prompts).contains("greet  Greets someone.\n    *who  Whom to greet."),
+        "{}",
+        stdout(&prompts)
+    );
+
+    let info = mcp(&["info", "--url", &url], "").await;
+    let info = stdout(&info);
+    assert!(
+        info.starts_with("cli-test 1.2.3\nprotocol: 2026-07-28 (stateless)\n"),
+        "{info}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_prints_its_result_and_json_prints_it_whole() {
+    let url = serve().await;
+    let call = mcp(&["call", "--url", &url, "add", r#"{"a": 2, "b": 3}"#], "").await;
+    assert!(call.status.success(), "{}", stderr(&call));
+    assert_eq!(stdout(&call), "5\n");
+
+    let call = mcp(
+        &[
+            "call",
+            "--json",
+            "--url",
+            &url,
+            "add",
+            r#"{"a": 2, "b": 3}"#,
+        ],
+        "",
+    )
+    .await;
+    let result: Value = serde_json::from_str(&stdout(&call)).expect("JSON output");
+    assert_eq!(result["structuredContent"], json!(5));
+    assert_eq!(result["content"][0]["text"], "5");
+
+    let read = mcp(&["read", "--url", &url, "accounts://7"], "").await;
+    assert_eq!(stdout(&read), "Account 7: balance 100\n");
+    let get = mcp(&["get", "--url", &url, "greet", r#"{"who": "Ada"}"#], "").await;
+    assert_eq!(stdout(&get), "user: Say hello to Ada.\n");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_servers_question_is_asked_on_the_terminal() {
+    let url = serve().await;
+    let call = mcp(
+        &["call", "--url", &url, "transfer", r#"{"amount": 40}"#],
+        "y\n3\n",
+    )
+    .await;
+    assert!(call.status.success(), "{}", stderr(&call));
+    assert_eq!(stdout(&call), "Sent 40 x3.\n");
+    let asked = stderr(&call);
+    assert!(asked.contains("Transfer 40?"), "{asked}");
+    assert!(asked.contains("confirm (y/n): "), "{asked}");
+
+    let call = mcp(
+        &["call", "--url", &url, "transfer", r#"{"amount": 40}"#],
+        ":decline\n",
+    )
+    .await;
+    assert_eq!(stdout(&call), "Not sent.\n");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn each_kind_of_failure_has_its_exit_status() {
+    let url = serve().await;
+    // The tool's own error: status 1, its text on stderr.
+    let fail = mcp(&["call", "--url", &url, "fail"], "").await;
+    assert_eq!(fail.status.code(), Some(1));
+    assert!(
+        stderr(&fail).contains("The ledger is closed for the night."),
+        "{}",
+        stderr(&fail)
+    );
+    // Arguments the tool's schema refuses are the tool's error too (the model can fix them).
+    let invalid = mcp(&["call", "--url", &url, "add", r#"{"a": "two"}"#], "").await;
+    assert_eq!(invalid.status.code(), Some(1), "{}", stderr(&invalid));
+    assert!(
+        stderr(&invalid).contains(r#""two" is not of type "integer""#),
+        "{}",
+        stderr(&invalid)
+    );
+
+    // Wrong usage: status 2, and nothing sent.
+    let usage = mcp(&["call", "--url", &url, "add", "[1, 2]"], "").await;
+    assert_eq!(usage.status.code(), Some(2));
+    assert!(
+        stderr(&usage).contains("arguments must be a JSON object"),
+        "{}",
+        stderr(&usage)
+    );
+    let nowhere = mcp(&["tools"], "").await;
+    assert_eq!(nowhere.status.code(), Some(2));
+    assert!(
+        stderr(&nowhere).contains("which server?"),
+        "{}",
+        stderr(&nowhere)
+    );
+
+    // The server refuses: status 3, with its message.
+    let unknown = mcp(&["call", "--url", &url, "nope"], "").await;
+    assert_eq!(unknown.status.code(), Some(3), "{}", stderr(&unknown));
+    assert!(stderr(&unknown).contains("nope"), "{}", stderr(&unknown));
+
+    // Nobody there: status 3.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let closed = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+    drop(listener);
+    let gone = mcp(&["tools", "--url", &closed], "").await;
+    assert_eq!(gone.status.code(), Some(3), "{}", stderr(&gone));
+}

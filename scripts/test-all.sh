@@ -187,6 +187,8 @@ expect_output() {
     exit 1
   fi
 }
+# The listing Getting started shows, as the book includes it.
+"$mcp" tools -- "$bins/quickstart" | diff -u mcp-cli/tests/quickstart-tools.txt -
 expect_output 5 "$mcp" call add '{"a": 2, "b": 3}' -- "$bins/quickstart"
 expect_output 5 "$mcp" call --url "$quickstart_url" add '{"a": 2, "b": 3}'
 expect_output 5 "$mcp" call --era legacy --url "$quickstart_url" add '{"a": 2, "b": 3}'

@@ -1,0 +1,33 @@
+//! The interactive fixtures (elicitation, sampling, roots, progress, logs, cancellation) as
+//! a process, for tests of clients over real stdio and HTTP. Dual-era when built with
+//! `legacy`. With `PROBE_FILE` set, the number of cancellations `wait_for_cancel` has
+//! seen is written to that file each time it changes, so a test in another process can
+//! tell that its cancellation reached the handler.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_workspace_tests::interactive::Probe;
+
+#[tokio::main]
+async fn main() -> Result<(), mcp_runtime::Error> {
+    let probe = Arc::new(Probe::default());
+    if let Ok(path) = std::env::var("PROBE_FILE") {
+        let watched = probe.clone();
+        tokio::spawn(async move {
+            let mut seen = 0;
+            loop {
+                let now = watched.cancelled.load(Ordering::SeqCst);
+                if now != seen {
+                    seen = now;
+                    let _ = std::fs::write(&path, format!("cancelled {now}\n"));
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        });
+    }
+    mcp_workspace_tests::interactive_server(probe)
+        .serve_from_args()
+        .await
+}

@@ -129,10 +129,13 @@ step "official conformance suite (2026-07-28 and 2025-11-25 requirements, and th
 pids+=("$(start_http conformance-server target/conformance.url)")
 bash tests/conformance/run.sh "$(cat target/conformance.url)"
 
-step "third-party servers for the client's tests: TypeScript SDK v2 dual-era, v1 handshake-only, server-everything (npm ci)"
+step "the client against servers we did not write: TypeScript SDK v2 dual-era, v1 handshake-only, server-everything (npm ci), over stdio and HTTP"
 # Servers we did not write (tests/servers/README.md); installed from the lock file like the
 # clients below.
 (cd tests/servers && npm ci --no-audit --no-fund --loglevel=error)
+# The client against them: the fallback matrix over stdio and HTTP, lists across pages,
+# questions in both eras, tool errors, cancellation (tests/workspace/tests/client_interop.rs).
+cargo test --workspace --test client_interop -- --ignored 2>&1 | tee target/cargo-test-client-interop.log
 
 step "real clients: TypeScript SDK v1 (handshake) and v2 (pinned, legacy, auto), stdio and HTTP"
 (cd tests/clients/ts && npm ci --no-audit --no-fund --loglevel=error)

@@ -26,12 +26,19 @@ async fn send_money(program: &str) -> Result<String, ClientError> {
         })
         .connect()
         .await?;
-    println!("speaking {} ({:?})", client.protocol_version(), client.era());
+    println!(
+        "speaking {} ({:?})",
+        client.protocol_version(),
+        client.era()
+    );
     let result = client
         .call_tool("transfer", json!({"amount": 500, "to": "ACME"}))
         .await?;
     client.close().await;
-    Ok(result["content"][0]["text"].as_str().unwrap_or_default().to_owned())
+    Ok(result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned())
 }
 // ANCHOR_END: connect
 
@@ -81,23 +88,38 @@ async fn the_chapters_listing_follows_every_page() {
     assert!(names.contains(&"crunch".to_owned()), "{names:?}");
     let direct = Client::http(&url).connect().await.expect("connects");
     assert_eq!(direct.era(), Era::Modern);
-    assert_eq!(names.len(), direct.list_tools().await.expect("listing").len());
+    assert_eq!(
+        names.len(),
+        direct.list_tools().await.expect("listing").len()
+    );
 }
 
 #[tokio::test]
 async fn each_layer_is_explained() {
     let gone = Client::http("http://127.0.0.1:9/mcp").connect().await.err();
     let gone = gone.expect("nothing listens on port 9");
-    assert!(explain(&gone).starts_with("The server could not be reached"), "{gone}");
+    assert!(
+        explain(&gone).starts_with("The server could not be reached"),
+        "{gone}"
+    );
 
     let client = Client::stdio(Command::new(INTERACTIVE))
         .connect()
         .await
         .expect("connects");
-    let unknown_method = client.request("no/such/method", json!({})).await.unwrap_err();
+    let unknown_method = client
+        .request("no/such/method", json!({}))
+        .await
+        .unwrap_err();
     assert!(explain(&unknown_method).starts_with("The server did not understand"));
-    let unknown_tool = client.call_tool("no_such_tool", json!({})).await.unwrap_err();
-    assert!(explain(&unknown_tool).starts_with("The server refused"), "{unknown_tool}");
+    let unknown_tool = client
+        .call_tool("no_such_tool", json!({}))
+        .await
+        .unwrap_err();
+    assert!(
+        explain(&unknown_tool).starts_with("The server refused"),
+        "{unknown_tool}"
+    );
     let failed = client.call_tool("nickname", json!({})).await;
     // `nickname` needs an elicitation handler; this client has none.
     let failed = failed.unwrap_err();
@@ -121,7 +143,10 @@ async fn announced_url(server: &mut tokio::process::Child) -> String {
         None
     })
     .await;
-    let url = found.ok().flatten().expect("the server says where it listens");
+    let url = found
+        .ok()
+        .flatten()
+        .expect("the server says where it listens");
     // Keep draining stderr so the server never blocks on a full pipe.
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     url

@@ -62,7 +62,13 @@ pub enum Era {
 /// server (stdio: `notifications/cancelled`; HTTP: the response is closed, and in the
 /// handshake era `notifications/cancelled` is posted too). Questions the server asks
 /// (elicitation, sampling, roots) go to the handlers given to the builder, in both eras;
-/// without one, the call fails with [`ClientError::InputUnanswered`].
+/// each handler also declares its client capability. A question the client declared but
+/// has no handler for ends the call with [`ClientError::InputUnanswered`] (in 2026-07-28,
+/// and over handshake-era HTTP, where the question comes on the call's own stream; over
+/// handshake-era stdio a question names no call, so the server's request is refused with
+/// -32601 and the server decides how its call ends). A question the client did not
+/// declare at all is refused by the server, typically with -32021, which names the
+/// capability.
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), mcp_runtime::client::ClientError> {
@@ -102,6 +108,8 @@ struct Inner {
     timeout: Duration,
     host: Arc<Host>,
     ids: AtomicU64,
+    /// Set by [`Client::close`]: every later call fails with [`ClientError::Closed`].
+    closed: std::sync::atomic::AtomicBool,
 }
 
 /// Where a [`ClientBuilder`] connects.
@@ -253,8 +261,10 @@ impl Client {
 
     /// Close the connection, for every clone: over stdio, close the server's input and
     /// give it a moment to exit (then kill it); over HTTP in the handshake era, end the
-    /// session with a DELETE. Calls still running fail with a transport error.
+    /// session with a DELETE. Later calls fail with [`ClientError::Closed`]; calls still
+    /// running over stdio fail with a transport error.
     pub async fn close(self) {
+        self.inner.closed.store(true, Ordering::Relaxed);
         self.inner.wire.close().await;
     }
 
@@ -318,6 +328,9 @@ impl Client {
         // A cache of list and read results (by `ttlMs` and `cacheScope`, per credential)
         // belongs here, before the first round: keyed by the method and the params.
         let inner = &*self.inner;
+        if inner.closed.load(Ordering::Relaxed) {
+            return Err(ClientError::Closed);
+        }
         let modern = inner.era == Era::Modern;
         let mut params = if modern {
             exchange::with_meta(params, inner.meta.clone())
@@ -339,6 +352,7 @@ impl Client {
             method,
             name: name.as_deref().unwrap_or_default(),
         };
+        let mut relisted = false;
         for _ in 0..MAX_ROUNDS {
             let id = self.next_id();
             let call = Call {
@@ -361,6 +375,14 @@ impl Client {
             };
             let mut result = match response.and_then(result_of) {
                 Ok(result) => result,
+                Err(error) if self.relist_for(method, &error, &mut relisted) => {
+                    trace.event(id, "failed", Some(error.layer()));
+                    // The server wants `Mcp-Param-*` headers this client did not know the
+                    // tool has: learn them from `tools/list`, then send the call again
+                    // (streamable-http, "Client Behavior").
+                    self.list_tools().await?;
+                    continue;
+                }
                 Err(error) => {
                     trace.event(id, "failed", Some(error.layer()));
                     return Err(error);
@@ -403,6 +425,18 @@ impl Client {
         Err(ClientError::malformed(format!(
             "the server still asked for input after {MAX_ROUNDS} rounds"
         )))
+    }
+
+    /// Whether a failed call is a `tools/call` over 2026-07-28 HTTP refused for its headers
+    /// (-32020), not yet answered by listing the tools again (once per call).
+    fn relist_for(&self, method: &str, error: &ClientError, relisted: &mut bool) -> bool {
+        let retry = !*relisted
+            && method == "tools/call"
+            && self.inner.era == Era::Modern
+            && matches!(self.inner.wire, Wire::Http(_))
+            && error.code() == Some(codes::HEADER_MISMATCH);
+        *relisted |= retry;
+        retry
     }
 
     /// The `inputResponses` for an `input_required` result's questions.
@@ -717,6 +751,7 @@ impl ClientBuilder {
             timeout: self.timeout,
             host,
             ids: AtomicU64::new(1),
+            closed: std::sync::atomic::AtomicBool::new(false),
         };
         let legacy_version = match (&self.version, self.pin) {
             (Some(version), Some(Era::Legacy)) => version.clone(),

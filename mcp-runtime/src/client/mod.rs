@@ -259,6 +259,59 @@ impl Client {
         collect(self.prompts()).await
     }
 
+    /// Open a `subscriptions/listen` subscription (2026-07-28) for `notifications`, a
+    /// `SubscriptionFilter` such as `{"toolsListChanged": true, "resourceSubscriptions":
+    /// ["file:///a"]}`; it is open once the server acknowledged it. The [`Subscription`]
+    /// yields the notifications the server then sends for it, and ends when the server
+    /// ends the subscription; dropping it cancels the listen request. A handshake-era
+    /// server answers the method with an error of its own (-32601 usually).
+    pub async fn listen(&self, notifications: Value) -> Result<Subscription, ClientError> {
+        let inner = &*self.inner;
+        if inner.closed.load(Ordering::Relaxed) {
+            return Err(ClientError::Closed);
+        }
+        let modern = inner.era == Era::Modern;
+        let mut params = json!({ "notifications": notifications });
+        if modern {
+            params = exchange::with_meta(params, inner.meta.clone());
+        }
+        let id = self.next_id();
+        let trace = Trace {
+            version: &inner.version,
+            transport: inner.wire.transport(),
+            method: "subscriptions/listen",
+            name: "",
+        };
+        trace.event(id, "sent", None);
+        let call = Call {
+            id: Some(id),
+            method: "subscriptions/listen",
+            params: &params,
+            version: &inner.version,
+            modern,
+            progress: None,
+            headers: &[],
+            cancel: Some(self.cancellation(id)),
+        };
+        let opened = match tokio::time::timeout(inner.timeout, inner.wire.listen(call)).await {
+            Ok(opened) => opened,
+            Err(_) => Err(ClientError::Timeout {
+                method: "subscriptions/listen".into(),
+                after: inner.timeout,
+            }),
+        };
+        match opened {
+            Ok(listening) => {
+                trace.event(id, "completed", None);
+                Ok(Subscription { listening })
+            }
+            Err(error) => {
+                trace.event(id, "failed", Some(error.layer()));
+                Err(error)
+            }
+        }
+    }
+
     /// Close the connection, for every clone: over stdio, close the server's input and
     /// give it a moment to exit (then kill it); over HTTP in the handshake era, end the
     /// session with a DELETE. Later calls fail with [`ClientError::Closed`]; calls still
@@ -518,6 +571,33 @@ async fn collect(
     stream: impl Stream<Item = Result<Value, ClientError>>,
 ) -> Result<Vec<Value>, ClientError> {
     futures_util::TryStreamExt::try_collect(stream).await
+}
+
+/// An open `subscriptions/listen` subscription (see [`Client::listen`]): a stream of
+/// the notification messages (`{"method": .., "params": ..}`) the server sends for it.
+/// It ends when the server ends the subscription or the connection ends; dropping it
+/// cancels the listen request on the server.
+pub struct Subscription {
+    listening: wire::Listening,
+}
+
+impl Subscription {
+    /// The notifications the server agreed to send (the acknowledgement's
+    /// `notifications`: what was asked, less what the server does not support).
+    pub fn acknowledged(&self) -> &Value {
+        &self.listening.acknowledged
+    }
+}
+
+impl Stream for Subscription {
+    type Item = Value;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Value>> {
+        self.listening.notifications.poll_recv(cx)
+    }
 }
 
 /// One request, ready to send: await it (it is [`IntoFuture`]), after setting its options.

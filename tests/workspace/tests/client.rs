@@ -222,6 +222,23 @@ async fn stdio_falls_back_to_the_handshake_when_the_probe_goes_unanswered() {
     legacy_connect(Over::Stdio, &[("LEGACY_SILENT", "1")]).await;
 }
 
+/// -32022 is a 2026-07-28 error: the client takes a version from its `supported`, here a
+/// handshake-era one, which it then offers in `initialize`.
+#[cfg(feature = "legacy")]
+#[tokio::test]
+async fn an_unsupported_version_error_names_the_version_to_speak() {
+    let (client, _) = connect(
+        &Over::Stdio,
+        LEGACY_ONLY,
+        &[("LEGACY_SUPPORTED", "2025-06-18")],
+        |b| b,
+    )
+    .await;
+    let client = client.expect("connects");
+    assert_eq!(client.era(), Era::Legacy);
+    assert_eq!(client.protocol_version(), "2025-06-18");
+}
+
 /// HTTP: a 400 whose body is not a 2026-07-28 error (here the TypeScript SDK's -32000
 /// "Server not initialized") means an old server (S-115 from the client's side).
 #[cfg(feature = "legacy")]
@@ -780,4 +797,41 @@ async fn each_phase_of_a_request_is_a_trace_event() {
     ]
     .map(|(m, n, p, l)| (m.to_owned(), n.to_owned(), p.to_owned(), l.to_owned()));
     assert_eq!(seen, expected);
+}
+
+/// `subscriptions/listen` as a stream: acknowledged with what the server honours, then
+/// the notifications asked for, tagged with the subscription.
+#[tokio::test]
+async fn a_subscription_is_a_stream_of_its_notifications() {
+    use futures_util::StreamExt as _;
+    for over in [Over::Stdio, Over::Http] {
+        let (client, _served) = connect(&over, INTERACTIVE, &[], |b| b).await;
+        let client = client.expect("connects");
+        let mut subscription = bounded(client.listen(json!({
+            "toolsListChanged": true,
+            "resourceSubscriptions": ["vault://alpha"],
+        })))
+        .await
+        .expect("subscribed");
+        assert_eq!(subscription.acknowledged()["toolsListChanged"], true);
+        bounded(client.call_tool("toggle", json!({})).into_future())
+            .await
+            .expect("toggled");
+        let mut methods = Vec::new();
+        for _ in 0..2 {
+            let notification = bounded(subscription.next()).await.expect("a notification");
+            assert!(notification["params"]["_meta"]
+                .get("io.modelcontextprotocol/subscriptionId")
+                .is_some());
+            methods.push(notification["method"].as_str().unwrap().to_owned());
+        }
+        methods.sort();
+        assert_eq!(
+            methods,
+            [
+                "notifications/resources/updated",
+                "notifications/tools/list_changed"
+            ]
+        );
+    }
 }

@@ -56,7 +56,9 @@ pub enum Era {
 /// with the 2026-07-28 headers and falls back when the server refuses it without a
 /// 2026-07-28 error (a 400, 404 or 405 with no recognised JSON-RPC error, or a JSON-RPC
 /// error that is not one). [`pin`](ClientBuilder::pin) skips the probe. Every method then
-/// works the same in both eras.
+/// works the same in both eras. Over HTTP in the handshake era, a server that has
+/// forgotten the session (a 404, say after a restart) gets a new `initialize` and the
+/// request again.
 ///
 /// Requests have integer ids and a timeout; dropping a request's future cancels it on the
 /// server (stdio: `notifications/cancelled`; HTTP: the response is closed, and in the
@@ -107,7 +109,7 @@ struct Inner {
     meta: Value,
     timeout: Duration,
     host: Arc<Host>,
-    ids: AtomicU64,
+    ids: Arc<AtomicU64>,
     /// Set by [`Client::close`]: every later call fails with [`ClientError::Closed`].
     closed: std::sync::atomic::AtomicBool,
 }
@@ -800,6 +802,7 @@ impl ClientBuilder {
         }
         let declared = exchange::declare(self.capabilities.as_ref(), self.host.answered());
         let host = Arc::new(self.host);
+        let ids = Arc::new(AtomicU64::new(1));
         let wire = match self.target {
             Target::Stdio(command) => {
                 Wire::Stdio(Box::new(stdio::Pipe::spawn(command, host.clone())?))
@@ -808,6 +811,7 @@ impl ClientBuilder {
                 &url,
                 self.headers,
                 host.clone(),
+                ids.clone(),
             )?)),
         };
         let modern_version = match (&self.version, self.pin) {
@@ -830,7 +834,7 @@ impl ClientBuilder {
             meta,
             timeout: self.timeout,
             host,
-            ids: AtomicU64::new(1),
+            ids,
             closed: std::sync::atomic::AtomicBool::new(false),
         };
         let legacy_version = match (&self.version, self.pin) {

@@ -428,10 +428,17 @@ fn is_sse(response: &reqwest::Response) -> bool {
 
 /// A JSON response: the JSON-RPC response it holds. An error status with a JSON-RPC
 /// error body is that error (a modern server's -32020, -32022, -32601...); one without is
-/// a transport error.
+/// a transport error, and so are 401 and 403 whatever their body (authentication,
+/// authorization and `Origin` refusals: the connection's, not the request's).
 async fn read_plain(response: reqwest::Response) -> Result<Value, ClientError> {
     let status = response.status();
     let text = response.text().await.map_err(transport)?;
+    if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+        let said = serde_json::from_str::<Value>(&text)
+            .ok()
+            .and_then(|m| m.pointer("/error/message")?.as_str().map(str::to_owned));
+        return Err(refused(status, said.as_deref().unwrap_or(&text)));
+    }
     match serde_json::from_str::<Value>(&text) {
         Ok(message) if message.get("error").is_some_and(Value::is_object) => Ok(message),
         Ok(message) if status.is_success() && message.get("result").is_some() => Ok(message),

@@ -738,6 +738,42 @@ async fn mirrored_arguments_go_into_mcp_param_headers() {
     assert_eq!(error.code(), Some(-32020), "{error}");
 }
 
+/// HTTP: the builder's headers go with every request; `bearer` is the `Authorization`
+/// one. Without the key the server refuses the connection with 401: a transport error
+/// with its status, whatever JSON-RPC error the body holds.
+#[tokio::test]
+async fn the_builders_headers_go_with_every_request() {
+    const KEY: &str = "0123456789abcdef0123456789abcdef-client-test";
+    let served = serve_http(INTERACTIVE, &[("API_KEY", KEY)]).await;
+    let client = bounded(Client::http(&served.url).bearer(KEY).connect())
+        .await
+        .expect("connects");
+    let me = bounded(client.call_tool("whoami", json!({})).into_future())
+        .await
+        .expect("whoami");
+    assert_eq!(me["content"][0]["text"], "api-client");
+    let client = bounded(
+        Client::http(&served.url)
+            .header("Authorization", &format!("Bearer {KEY}"))
+            .connect(),
+    )
+    .await
+    .expect("connects");
+    assert_eq!(client.era(), Era::Modern);
+    let refused = bounded(Client::http(&served.url).connect()).await;
+    assert!(
+        matches!(
+            refused,
+            Err(ClientError::Transport {
+                status: Some(401),
+                ..
+            })
+        ),
+        "{:?}",
+        refused.err()
+    );
+}
+
 /// `close` ends the connection for every clone: later calls fail with `Closed`, in the
 /// transport layer; over stdio, a call still running fails too.
 #[tokio::test]

@@ -284,3 +284,38 @@ async fn cancellation_reaches_servers_of_other_sdks() {
         client.close().await;
     }
 }
+
+#[tokio::test]
+#[ignore = "needs Node and `npm ci` in tests/servers; the test command runs it"]
+async fn server_everythings_questions_are_answered_over_both_transports() {
+    let answers = |builder: ClientBuilder| {
+        builder.on_elicit(|question: Value| async move {
+            // Its form asks for a name among other, optional, fields.
+            assert!(question["requestedSchema"]["properties"]
+                .get("name")
+                .is_some());
+            json!({"action": "accept", "content": {"name": "Ada"}})
+        })
+    };
+    let stdio = bounded(answers(Client::stdio(node(EVERYTHING, &["stdio"]))).connect())
+        .await
+        .expect("connects");
+    let served = serve_everything().await;
+    let http = bounded(answers(Client::http(&served.url)).connect())
+        .await
+        .expect("connects");
+    for client in [stdio, http] {
+        assert_eq!(client.protocol_version(), "2025-11-25");
+        let name = client.server_info().map(|info| info["name"].clone());
+        assert_eq!(name, Some(json!("mcp-servers/everything")));
+        let sum = bounded(client.call_tool("get-sum", json!({"a": 2, "b": 3})))
+            .await
+            .expect("get-sum");
+        assert_eq!(text(&sum), "The sum of 2 and 3 is 5.");
+        let elicited = bounded(client.call_tool("trigger-elicitation-request", json!({})))
+            .await
+            .expect("the question is answered");
+        assert!(elicited.to_string().contains("Name: Ada"), "{elicited}");
+        client.close().await;
+    }
+}

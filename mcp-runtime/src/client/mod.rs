@@ -5,8 +5,10 @@
 //! request, `input_required` rounds, the capabilities a handler declares) with the
 //! in-process [`TestClient`](crate::testing::TestClient) of the `testing` feature.
 
+mod cache;
 mod error;
 mod http;
+mod safety;
 mod stdio;
 mod wire;
 
@@ -19,7 +21,9 @@ use futures_util::future::BoxFuture;
 use futures_util::{FutureExt as _, Stream};
 use serde_json::{json, Map, Value};
 
+pub use cache::Cache;
 pub use error::{ClientError, Layer};
+pub use safety::{ContentPolicy, Removal, RemovalReason, REMOVED_META_KEY};
 use wire::{Answer, Call, Host, Sink, Wire};
 
 use crate::protocol::exchange::{self, Round, MAX_ROUNDS};
@@ -102,6 +106,8 @@ struct Inner {
     timeout: Duration,
     host: Arc<Host>,
     ids: AtomicU64,
+    cache: cache::Bound,
+    policy: Option<ContentPolicy>,
 }
 
 /// Where a [`ClientBuilder`] connects.
@@ -124,6 +130,8 @@ pub struct ClientBuilder {
     capabilities: Option<Value>,
     log_level: Option<LogLevel>,
     host: Host,
+    cache: Option<Cache>,
+    policy: Option<ContentPolicy>,
 }
 
 impl Client {
@@ -188,6 +196,7 @@ impl Client {
             progress: None,
             headers: Vec::new(),
             tool: false,
+            fresh: false,
         }
     }
 
@@ -314,10 +323,17 @@ impl Client {
         timeout: Duration,
         progress: Option<Sink>,
         headers: &[(String, String)],
+        fresh: bool,
     ) -> Result<Value, ClientError> {
-        // A cache of list and read results (by `ttlMs` and `cacheScope`, per credential)
-        // belongs here, before the first round: keyed by the method and the params.
         let inner = &*self.inner;
+        let asked = params.clone();
+        if !fresh {
+            if let Some(mut result) = inner.cache.lookup(&inner.version, method, &asked, headers) {
+                tracing::debug!(target: "mcp_runtime::client", method, "served from the cache");
+                self.learn(method, &mut result);
+                return Ok(result);
+            }
+        }
         let modern = inner.era == Era::Modern;
         let mut params = if modern {
             exchange::with_meta(params, inner.meta.clone())
@@ -339,7 +355,7 @@ impl Client {
             method,
             name: name.as_deref().unwrap_or_default(),
         };
-        for _ in 0..MAX_ROUNDS {
+        for round in 0..MAX_ROUNDS {
             let id = self.next_id();
             let call = Call {
                 id: Some(id),
@@ -369,10 +385,12 @@ impl Client {
             let answers = match exchange::round(&result) {
                 Round::Final => {
                     trace.event(id, "completed", None);
-                    if method == "tools/list" {
-                        if let Wire::Http(endpoint) = &inner.wire {
-                            endpoint.learn_tools(&mut result);
-                        }
+                    self.learn(method, &mut result);
+                    // The result of a retry answered questions: not for anyone else.
+                    if round == 0 {
+                        inner
+                            .cache
+                            .store(&inner.version, method, &asked, headers, &result);
                     }
                     return Ok(result);
                 }
@@ -403,6 +421,16 @@ impl Client {
         Err(ClientError::malformed(format!(
             "the server still asked for input after {MAX_ROUNDS} rounds"
         )))
+    }
+
+    /// What the transport learns from a final result (the HTTP headers each tool mirrors),
+    /// whether it came from the server or the cache.
+    fn learn(&self, method: &str, result: &mut Value) {
+        if method == "tools/list" {
+            if let Wire::Http(endpoint) = &self.inner.wire {
+                endpoint.learn_tools(result);
+            }
+        }
     }
 
     /// The `inputResponses` for an `input_required` result's questions.
@@ -498,6 +526,7 @@ pub struct Request {
     progress: Option<Sink>,
     headers: Vec<(String, String)>,
     tool: bool,
+    fresh: bool,
 }
 
 impl Request {
@@ -522,6 +551,13 @@ impl Request {
         self.headers.push((name.to_owned(), value.to_owned()));
         self
     }
+
+    /// Ask the server even if the client's [`Cache`] holds a fresh result for this
+    /// request; a cacheable answer replaces the cached one.
+    pub fn fresh(mut self) -> Self {
+        self.fresh = true;
+        self
+    }
 }
 
 impl IntoFuture for Request {
@@ -538,8 +574,13 @@ impl IntoFuture for Request {
                     self.timeout,
                     self.progress,
                     &self.headers,
+                    self.fresh,
                 )
                 .await?;
+            let mut result = result;
+            if let Some(policy) = &self.client.inner.policy {
+                policy.enforce(&self.method, &mut result);
+            }
             if self.tool && result.get("isError") == Some(&Value::Bool(true)) {
                 return Err(ClientError::Business(result));
             }
@@ -563,6 +604,8 @@ impl ClientBuilder {
             capabilities: None,
             log_level: None,
             host: Host::default(),
+            cache: None,
+            policy: None,
         }
     }
 
@@ -679,12 +722,32 @@ impl ClientBuilder {
         self
     }
 
+    /// Keep cacheable results in `cache` (shared with the other clients given it) instead
+    /// of a cache of this client's own: see [`Cache`] for what is kept and for whom.
+    pub fn cache(mut self, cache: &Cache) -> Self {
+        self.cache = Some(cache.clone());
+        self
+    }
+
+    /// Apply `policy` to the content of every tool result, resource read and prompt the
+    /// server sends: see [`ContentPolicy`]. Default: none, the content arrives as the
+    /// server sent it.
+    pub fn content_policy(mut self, policy: ContentPolicy) -> Self {
+        self.policy = Some(policy);
+        self
+    }
+
     /// Start (stdio) or reach (HTTP) the server and find out its era: see [`Client`].
-    pub async fn connect(self) -> Result<Client, ClientError> {
+    pub async fn connect(mut self) -> Result<Client, ClientError> {
         if let Some(error) = self.header_error {
             return Err(ClientError::transport(error));
         }
         let declared = exchange::declare(self.capabilities.as_ref(), self.host.answered());
+        let cache = self.bound_cache(&declared);
+        let invalidate = cache.clone();
+        self.host.changed = Some(Arc::new(move |notification| {
+            invalidate.notified(&notification)
+        }));
         let host = Arc::new(self.host);
         let wire = match self.target {
             Target::Stdio(command) => {
@@ -717,6 +780,8 @@ impl ClientBuilder {
             timeout: self.timeout,
             host,
             ids: AtomicU64::new(1),
+            cache,
+            policy: self.policy,
         };
         let legacy_version = match (&self.version, self.pin) {
             (Some(version), Some(Era::Legacy)) => version.clone(),
@@ -730,16 +795,19 @@ impl ClientBuilder {
         match self.pin {
             Some(Era::Legacy) => client.handshake(&legacy_version, &opening).await?,
             Some(Era::Modern) => {
-                let discovered = client.discover(self.timeout).await?;
-                client.adopt(result_of(discovered)?);
+                if !client.discover_cached() {
+                    let discovered = client.discover(self.timeout).await?;
+                    client.adopt_and_keep(result_of(discovered)?);
+                }
             }
+            None if client.discover_cached() => {}
             None => {
                 let probe_timeout = match client.wire {
                     Wire::Stdio(_) => self.probe_timeout,
                     Wire::Http(_) => self.timeout,
                 };
                 match client.probe(probe_timeout).await? {
-                    Probed::Modern(result) => client.adopt(result),
+                    Probed::Modern(result) => client.adopt_and_keep(result),
                     Probed::Legacy(version) => {
                         let version = version.unwrap_or(legacy_version);
                         client.handshake(&version, &opening).await?;
@@ -858,6 +926,27 @@ impl Inner {
         Err(ClientError::malformed(
             "the server refused every protocol version it said it supports",
         ))
+    }
+
+    /// Adopt a fresh `server/discover` result from the cache, if there is one.
+    fn discover_cached(&mut self) -> bool {
+        match self
+            .cache
+            .lookup(&self.version, "server/discover", &json!({}), &[])
+        {
+            Some(result) => {
+                self.adopt(result);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Adopt a `server/discover` result the server sent, and keep it if it may be.
+    fn adopt_and_keep(&mut self, result: Value) {
+        self.cache
+            .store(&self.version, "server/discover", &json!({}), &[], &result);
+        self.adopt(result);
     }
 
     fn set_modern_version(&mut self, modern: &str) {
@@ -993,4 +1082,48 @@ where
     Fut: Future<Output = Value> + Send + 'static,
 {
     Arc::new(move |params| answer(params).boxed())
+}
+
+impl ClientBuilder {
+    /// The cache this client uses, seen from its server and its credential.
+    fn bound_cache(&mut self, declared: &Value) -> cache::Bound {
+        let (server, credential) = match &self.target {
+            Target::Http(url) => (
+                cache::http_server(url),
+                cache::credential(
+                    self.headers
+                        .iter()
+                        .map(|(name, value)| (name.as_str().as_bytes(), value.as_bytes())),
+                ),
+            ),
+            Target::Stdio(command) => {
+                // A stdio server's credentials are its environment.
+                let envs: Vec<(&[u8], &[u8])> = command
+                    .as_std()
+                    .get_envs()
+                    .map(|(name, value)| {
+                        (
+                            name.as_encoded_bytes(),
+                            value.map_or(&b"\0unset"[..], |v| v.as_encoded_bytes()),
+                        )
+                    })
+                    .collect();
+                (
+                    cache::stdio_server(command),
+                    cache::credential(envs.into_iter()),
+                )
+            }
+        };
+        let declared = json!({
+            "capabilities": declared,
+            "clientInfo": self.client_info,
+            "logLevel": self.log_level,
+        });
+        cache::Bound::new(
+            self.cache.take().unwrap_or_default(),
+            &server,
+            &declared,
+            credential,
+        )
+    }
 }

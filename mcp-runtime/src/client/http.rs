@@ -13,10 +13,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::error::ClientError;
-use super::wire::{Call, Host};
+use super::wire::{Call, Host, Listening};
 use crate::protocol::exchange::header_encoding;
 use crate::registry::mirror::{self, Mirrored};
 
@@ -181,13 +181,13 @@ impl Endpoint {
         result
     }
 
-    async fn exchange(
+    async fn post(
         &self,
         call: &Call<'_>,
         headers: HeaderMap,
         body: String,
-    ) -> Result<Value, ClientError> {
-        let mut response = self
+    ) -> Result<reqwest::Response, ClientError> {
+        let response = self
             .http
             .post(self.url.clone())
             .headers(headers)
@@ -195,13 +195,23 @@ impl Endpoint {
             .send()
             .await
             .map_err(|e| transport(format!("POST {}: {e}", self.url)))?;
-        let status = response.status();
         if call.method == "initialize" {
             if let Some(session) = response.headers().get("mcp-session-id") {
                 *lock(&self.session) = Some(session.clone());
             }
             *lock(&self.legacy_version) = Some(call.version.to_owned());
         }
+        Ok(response)
+    }
+
+    async fn exchange(
+        &self,
+        call: &Call<'_>,
+        headers: HeaderMap,
+        body: String,
+    ) -> Result<Value, ClientError> {
+        let mut response = self.post(call, headers, body).await?;
+        let status = response.status();
         if call.id.is_none() {
             return if status.is_success() {
                 Ok(Value::Null)
@@ -209,28 +219,49 @@ impl Endpoint {
                 Err(refused(status, ""))
             };
         }
-        let is_sse = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("text/event-stream"));
-        if is_sse && status.is_success() {
+        if is_sse(&response) {
             return self.read_stream(call, &mut response).await;
         }
-        let text = response.text().await.map_err(transport)?;
-        match serde_json::from_str::<Value>(&text) {
-            // An error status with a JSON-RPC error body: the error is the answer (a
-            // modern server's -32020, -32022, -32601...).
-            Ok(message) if message.get("error").is_some_and(Value::is_object) => Ok(message),
-            Ok(message) if status.is_success() && message.get("result").is_some() => Ok(message),
-            _ if !status.is_success() => Err(refused(status, &text)),
-            Ok(_) => Err(ClientError::malformed(
-                "the response is not a JSON-RPC response",
-            )),
-            Err(e) => Err(ClientError::malformed(format!(
-                "the response is not JSON: {e}"
-            ))),
+        read_plain(response).await
+    }
+
+    /// POST a `subscriptions/listen` request and read its SSE stream up to the
+    /// acknowledgement; a task then forwards the subscription's notifications until the
+    /// stream ends. Dropping the result closes the stream, which cancels the request.
+    pub(crate) async fn listen(
+        this: &Arc<Endpoint>,
+        call: Call<'_>,
+    ) -> Result<Listening, ClientError> {
+        let headers = this.headers_for(&call)?;
+        let mut response = this
+            .post(&call, headers, call.message().to_string())
+            .await?;
+        if !is_sse(&response) {
+            return Listening::answered(read_plain(response).await?);
         }
+        let mut buffer = Vec::new();
+        // The acknowledgement comes first (nothing of the subscription precedes it).
+        let acknowledged = match next_message(&mut response, &mut buffer).await? {
+            Some(message) if message.get("method").is_some() => message
+                .pointer("/params/notifications")
+                .cloned()
+                .unwrap_or(Value::Null),
+            Some(message) => return Listening::answered(message),
+            None => return Listening::answered(json!({"result": {}})),
+        };
+        let (tx, notifications) = tokio::sync::mpsc::unbounded_channel();
+        let forwarding = tokio::spawn(async move {
+            while let Ok(Some(message)) = next_message(&mut response, &mut buffer).await {
+                if message.get("method").is_none() || tx.send(message).is_err() {
+                    break;
+                }
+            }
+        });
+        Ok(Listening {
+            acknowledged,
+            notifications,
+            _guard: Box::new(Abort(forwarding.abort_handle())),
+        })
     }
 
     /// Read an SSE response until the call's response, routing notifications and answering
@@ -241,34 +272,24 @@ impl Endpoint {
         response: &mut reqwest::Response,
     ) -> Result<Value, ClientError> {
         let mut buffer: Vec<u8> = Vec::new();
-        loop {
-            while let Some(event) = next_event(&mut buffer) {
-                let Ok(message) = serde_json::from_str::<Value>(&event) else {
-                    continue;
-                };
-                let method = message.get("method").and_then(Value::as_str);
-                match (method, message.get("id")) {
-                    (Some(_), Some(_)) => {
-                        let (reply, unanswered) = self.host.reply(&message).await;
-                        self.post_reply(call.version, &reply).await?;
-                        unanswered?;
-                    }
-                    (Some(_), None) => self.host.notified(&message, call.progress),
-                    (None, Some(id)) if Some(id.clone()) == call.id.map(Value::from) => {
-                        return Ok(message);
-                    }
-                    _ => {}
+        while let Some(message) = next_message(response, &mut buffer).await? {
+            let method = message.get("method").and_then(Value::as_str);
+            match (method, message.get("id")) {
+                (Some(_), Some(_)) => {
+                    let (reply, unanswered) = self.host.reply(&message).await;
+                    self.post_reply(call.version, &reply).await?;
+                    unanswered?;
                 }
-            }
-            match response.chunk().await.map_err(transport)? {
-                Some(chunk) => buffer.extend_from_slice(&chunk),
-                None => {
-                    return Err(transport(
-                        "the server ended the SSE stream without a response",
-                    ))
+                (Some(_), None) => self.host.notified(&message, call.progress),
+                (None, Some(id)) if Some(id.clone()) == call.id.map(Value::from) => {
+                    return Ok(message);
                 }
+                _ => {}
             }
         }
+        Err(transport(
+            "the server ended the SSE stream without a response",
+        ))
     }
 
     /// POST the client's response to a question the server asked (handshake era).
@@ -316,6 +337,63 @@ impl Endpoint {
             request = request.header("mcp-protocol-version", version);
         }
         let _ = request.send().await;
+    }
+}
+
+/// Whether a response is an SSE stream (of a 2xx).
+fn is_sse(response: &reqwest::Response) -> bool {
+    response.status().is_success()
+        && response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"))
+}
+
+/// A JSON response: the JSON-RPC response it holds. An error status with a JSON-RPC
+/// error body is that error (a modern server's -32020, -32022, -32601...); one without is
+/// a transport error.
+async fn read_plain(response: reqwest::Response) -> Result<Value, ClientError> {
+    let status = response.status();
+    let text = response.text().await.map_err(transport)?;
+    match serde_json::from_str::<Value>(&text) {
+        Ok(message) if message.get("error").is_some_and(Value::is_object) => Ok(message),
+        Ok(message) if status.is_success() && message.get("result").is_some() => Ok(message),
+        _ if !status.is_success() => Err(refused(status, &text)),
+        Ok(_) => Err(ClientError::malformed(
+            "the response is not a JSON-RPC response",
+        )),
+        Err(e) => Err(ClientError::malformed(format!(
+            "the response is not JSON: {e}"
+        ))),
+    }
+}
+
+/// The next JSON-RPC message of an SSE response (`None` when the stream ends).
+async fn next_message(
+    response: &mut reqwest::Response,
+    buffer: &mut Vec<u8>,
+) -> Result<Option<Value>, ClientError> {
+    loop {
+        while let Some(event) = next_event(buffer) {
+            if let Ok(message) = serde_json::from_str::<Value>(&event) {
+                return Ok(Some(message));
+            }
+        }
+        match response.chunk().await.map_err(transport)? {
+            Some(chunk) => buffer.extend_from_slice(&chunk),
+            None => return Ok(None),
+        }
+    }
+}
+
+/// Aborts the task forwarding a subscription's stream when dropped (the stream closes
+/// with it).
+struct Abort(tokio::task::AbortHandle);
+
+impl Drop for Abort {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

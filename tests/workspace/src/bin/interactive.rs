@@ -1,5 +1,6 @@
-//! The interactive fixtures (elicitation, sampling, roots, progress, logs, cancellation) as
-//! a process, for tests of clients over real stdio and HTTP. Dual-era when built with
+//! The interactive fixtures (elicitation, sampling, roots, progress, logs, cancellation),
+//! and the gateway fixtures (tools whose arguments are mirrored into `Mcp-Param-*`
+//! headers), as a process, for tests of clients over real stdio and HTTP. Dual-era when built with
 //! `legacy`. With `PROBE_FILE` set, the number of cancellations `wait_for_cancel` has
 //! seen is written to that file each time it changes, so a test in another process can
 //! tell that its cancellation reached the handler.
@@ -8,6 +9,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_workspace_tests::gateway::Ledger;
 use mcp_workspace_tests::interactive::Probe;
 
 #[tokio::main]
@@ -28,6 +30,8 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         });
     }
     mcp_workspace_tests::interactive_server(probe)
+        .only_module("mcp_workspace_tests::gateway")
+        .state(Arc::new(Ledger::default()))
         .serve_from_args()
         .await
 }

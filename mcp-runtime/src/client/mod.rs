@@ -312,7 +312,10 @@ impl Client {
         match opened {
             Ok(listening) => {
                 trace.event(id, "completed", None);
-                Ok(Subscription { listening })
+                Ok(Subscription {
+                    listening,
+                    cache: inner.cache.clone(),
+                })
             }
             Err(error) => {
                 trace.event(id, "failed", Some(error.layer()));
@@ -607,9 +610,12 @@ async fn collect(
 /// An open `subscriptions/listen` subscription (see [`Client::listen`]): a stream of
 /// the notification messages (`{"method": .., "params": ..}`) the server sends for it.
 /// It ends when the server ends the subscription or the connection ends; dropping it
-/// cancels the listen request on the server.
+/// cancels the listen request on the server. A `list_changed` or `resources/updated`
+/// notification has dropped what it names from the client's [`Cache`] by the time the
+/// stream yields it.
 pub struct Subscription {
     listening: wire::Listening,
+    cache: cache::Bound,
 }
 
 impl Subscription {
@@ -627,7 +633,11 @@ impl Stream for Subscription {
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<Value>> {
-        self.listening.notifications.poll_recv(cx)
+        let next = self.listening.notifications.poll_recv(cx);
+        if let std::task::Poll::Ready(Some(notification)) = &next {
+            self.cache.notified(notification);
+        }
+        next
     }
 }
 

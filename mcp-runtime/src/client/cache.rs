@@ -62,7 +62,9 @@ const LONGEST_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 /// What drops entries: their `ttlMs` passing; the server's `notifications/tools/list_changed`,
 /// `notifications/prompts/list_changed` and `notifications/resources/list_changed` (the
 /// lists concerned, every page, every credential), and `notifications/resources/updated`
-/// (the reads of that URI), as the client receives them; [`clear`](Cache::clear); and
+/// (the reads of that URI), as the client receives them (a
+/// [`Subscription`](super::Subscription) drops them before it yields the notification);
+/// [`clear`](Cache::clear); and
 /// room: past 1024 entries or 16 MiB of results (as JSON) by default, the oldest entries
 /// go first. [`Request::fresh`](super::Request::fresh) asks the server again and keeps the
 /// new result.
@@ -288,12 +290,32 @@ pub(crate) fn stdio_server(command: &tokio::process::Command) -> String {
     format!("stdio {}", serde_json::Value::from(parts))
 }
 
-/// The digest of a credential given as name/value pairs (headers, environment variables).
-pub(crate) fn credential<'a>(pairs: impl Iterator<Item = (&'a [u8], &'a [u8])>) -> [u8; 32] {
+/// The digest of a credential given as name/value pairs, in any order.
+fn credential<'a>(pairs: impl Iterator<Item = (&'a [u8], &'a [u8])>) -> [u8; 32] {
     let mut pairs: Vec<(&[u8], &[u8])> = pairs.collect();
     pairs.sort();
     let parts: Vec<&[u8]> = pairs.iter().flat_map(|(n, v)| [*n, *v]).collect();
     digest(&parts)
+}
+
+/// The credential of an HTTP client: every header it was given.
+pub(crate) fn http_credential(headers: &http::HeaderMap) -> [u8; 32] {
+    credential(
+        headers
+            .iter()
+            .map(|(name, value)| (name.as_str().as_bytes(), value.as_bytes())),
+    )
+}
+
+/// The credential of a stdio client: the environment variables set (or removed) on the
+/// command, where a stdio server finds its credentials.
+pub(crate) fn stdio_credential(command: &tokio::process::Command) -> [u8; 32] {
+    credential(command.as_std().get_envs().map(|(name, value)| {
+        (
+            name.as_encoded_bytes(),
+            value.map_or(&b"\0unset"[..], |v| v.as_encoded_bytes()),
+        )
+    }))
 }
 
 impl Bound {
@@ -743,5 +765,52 @@ mod tests {
             None,
         );
         assert!(cache.is_empty());
+    }
+
+    #[tokio::test]
+    async fn credentials_are_every_builder_header_or_the_commands_environment() {
+        let headers = |pairs: &[(&'static str, &'static str)]| {
+            let mut map = http::HeaderMap::new();
+            for (name, value) in pairs {
+                map.insert(*name, http::HeaderValue::from_static(value));
+            }
+            http_credential(&map)
+        };
+        let a = headers(&[("authorization", "Bearer a"), ("x-api-key", "k")]);
+        assert_eq!(
+            a,
+            headers(&[("x-api-key", "k"), ("authorization", "Bearer a")])
+        );
+        assert_ne!(
+            a,
+            headers(&[("authorization", "Bearer a"), ("x-api-key", "j")])
+        );
+        assert_ne!(a, headers(&[("authorization", "Bearer a")]));
+
+        let command = |env: &[(&str, &str)]| {
+            let mut command = tokio::process::Command::new("server");
+            command.arg("--stdio").envs(env.iter().copied());
+            command
+        };
+        let alice = command(&[("API_TOKEN", "alice")]);
+        let bob = command(&[("API_TOKEN", "bob")]);
+        assert_eq!(stdio_server(&alice), stdio_server(&bob));
+        assert_ne!(stdio_credential(&alice), stdio_credential(&bob));
+        let mut unset = command(&[]);
+        unset.env_remove("API_TOKEN");
+        assert_ne!(stdio_credential(&unset), stdio_credential(&command(&[])));
+        let mut verbose = command(&[]);
+        verbose.arg("--verbose");
+        assert_ne!(stdio_server(&command(&[])), stdio_server(&verbose));
+        let mut elsewhere = command(&[("API_TOKEN", "alice")]);
+        elsewhere.current_dir("/srv");
+        assert_ne!(stdio_server(&alice), stdio_server(&elsewhere));
+
+        // Clients with the same server and credential but other declarations share nothing.
+        let cache = Cache::new();
+        let plain = Bound::new(cache.clone(), "http a", &json!({}), a);
+        let sampling = Bound::new(cache.clone(), "http a", &json!({"sampling": {}}), a);
+        keep(&plain, "tools/list", json!({}), page(1000, "public"));
+        assert!(find(&sampling, "tools/list", json!({})).is_none());
     }
 }

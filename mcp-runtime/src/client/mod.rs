@@ -74,6 +74,12 @@ pub enum Era {
 /// declare at all is refused by the server, typically with -32021, which names the
 /// capability.
 ///
+/// Results the server marks cacheable (`ttlMs`, `cacheScope`) are served again from a
+/// [`Cache`] while fresh, never across credentials when private: see [`Cache`]. Everything
+/// the server sends is untrusted input: the client never follows a link by itself (a
+/// `resource_link` is returned as it is, and nothing is read unless asked), and a
+/// [`ContentPolicy`] bounds the size and MIME types of the content it hands over.
+///
 /// ```no_run
 /// # async fn demo() -> Result<(), mcp_runtime::client::ClientError> {
 /// use mcp_runtime::client::Client;
@@ -1218,29 +1224,12 @@ impl ClientBuilder {
         let (server, credential) = match &self.target {
             Target::Http(url) => (
                 cache::http_server(url),
-                cache::credential(
-                    self.headers
-                        .iter()
-                        .map(|(name, value)| (name.as_str().as_bytes(), value.as_bytes())),
-                ),
+                cache::http_credential(&self.headers),
             ),
-            Target::Stdio(command) => {
-                // A stdio server's credentials are its environment.
-                let envs: Vec<(&[u8], &[u8])> = command
-                    .as_std()
-                    .get_envs()
-                    .map(|(name, value)| {
-                        (
-                            name.as_encoded_bytes(),
-                            value.map_or(&b"\0unset"[..], |v| v.as_encoded_bytes()),
-                        )
-                    })
-                    .collect();
-                (
-                    cache::stdio_server(command),
-                    cache::credential(envs.into_iter()),
-                )
-            }
+            Target::Stdio(command) => (
+                cache::stdio_server(command),
+                cache::stdio_credential(command),
+            ),
         };
         let declared = json!({
             "capabilities": declared,

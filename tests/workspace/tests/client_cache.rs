@@ -88,7 +88,10 @@ struct Confirm {
 async fn confirmed_note(counts: Shared, ctx: RequestContext) -> Result<String, InputRequired> {
     counts.hit("confirmed");
     let answer = ctx.elicit::<Confirm>("reveal", "Reveal it?")?;
-    Ok(format!("confirmed: {}", answer.accepted().is_some_and(|c| c.confirm)))
+    Ok(format!(
+        "confirmed: {}",
+        answer.accepted().is_some_and(|c| c.confirm)
+    ))
 }
 
 /// Says `cache://watched` changed.
@@ -226,7 +229,9 @@ async fn a_read_is_served_from_the_cache_within_its_ttl_only() {
 async fn a_ttl_of_zero_is_never_served_from_the_cache() {
     let (addr, counts) = start().await;
     let client = connect(addr, ALICE_KEY, None).await;
-    let first = bounded(client.read_resource("cache://instant")).await.unwrap();
+    let first = bounded(client.read_resource("cache://instant"))
+        .await
+        .unwrap();
     assert_eq!(first["ttlMs"], 0);
     read(&client, "cache://instant").await;
     assert_eq!(counts.of("instant"), 2);
@@ -385,7 +390,9 @@ async fn handshake_era_results_are_not_cached() {
     )
     .await
     .unwrap();
-    let result = bounded(client.read_resource("cache://public")).await.unwrap();
+    let result = bounded(client.read_resource("cache://public"))
+        .await
+        .unwrap();
     assert!(result.get("ttlMs").is_none(), "{result}");
     read(&client, "cache://public").await;
     assert_eq!(counts.of("public"), 2);
@@ -410,14 +417,22 @@ async fn a_content_policy_replaces_refused_blocks_and_reports_them() {
     )
     .await
     .unwrap();
-    let result = bounded(client.call_tool("gallery", json!({}))).await.unwrap();
+    let result = bounded(client.call_tool("gallery", json!({})))
+        .await
+        .unwrap();
     let content = result["content"].as_array().unwrap();
     assert_eq!(content.len(), 4);
     assert_eq!(content[0]["text"], "Three things:");
     let svg = content[1]["text"].as_str().unwrap();
-    assert!(svg.contains("image/svg+xml") && svg.contains("not allowed"), "{svg}");
+    assert!(
+        svg.contains("image/svg+xml") && svg.contains("not allowed"),
+        "{svg}"
+    );
     let png = content[2]["text"].as_str().unwrap();
-    assert!(png.contains("300 bytes") && png.contains("200 bytes per block"), "{png}");
+    assert!(
+        png.contains("300 bytes") && png.contains("200 bytes per block"),
+        "{png}"
+    );
     assert_eq!(content[3]["type"], "resource_link");
     assert_eq!(content[3]["uri"], "cache://linked");
     let removed = Removal::in_result(&result);
@@ -439,7 +454,9 @@ async fn a_content_policy_replaces_refused_blocks_and_reports_them() {
 async fn without_a_policy_content_is_untouched_and_links_are_not_followed() {
     let (addr, counts) = start().await;
     let client = connect(addr, ALICE_KEY, None).await;
-    let result = bounded(client.call_tool("gallery", json!({}))).await.unwrap();
+    let result = bounded(client.call_tool("gallery", json!({})))
+        .await
+        .unwrap();
     assert_eq!(result["content"][1]["type"], "image");
     assert_eq!(result["content"][1]["mimeType"], "image/svg+xml");
     assert!(Removal::in_result(&result).is_empty());

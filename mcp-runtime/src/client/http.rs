@@ -7,9 +7,12 @@
 //! requests carry the negotiated version and the `Mcp-Session-Id` the server gave at
 //! `initialize`; the server's questions arrive on the POST's SSE stream and are answered
 //! with a POST of their own; a cancelled request is also announced with
-//! `notifications/cancelled`; closing the client ends the session with a DELETE.
+//! `notifications/cancelled`; a 404 to a request with the session means the server has
+//! forgotten it, so the client opens a new one and sends the request again; closing the
+//! client ends the session with a DELETE.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
@@ -33,6 +36,11 @@ pub(crate) struct Endpoint {
     session: Mutex<Option<HeaderValue>>,
     /// The negotiated handshake-era version, for the DELETE at close.
     legacy_version: Mutex<Option<String>>,
+    /// The params of the `initialize` that opened the session, to open another when the
+    /// server has forgotten it.
+    opening: Mutex<Option<Value>>,
+    /// The client's request ids (a new session's `initialize` takes one).
+    ids: Arc<AtomicU64>,
     /// The arguments each listed tool mirrors into headers, by tool name.
     mirrors: Mutex<HashMap<String, Vec<Mirrored>>>,
     host: Arc<Host>,
@@ -53,6 +61,7 @@ impl Endpoint {
         url: &str,
         headers: HeaderMap,
         host: Arc<Host>,
+        ids: Arc<AtomicU64>,
     ) -> Result<Endpoint, ClientError> {
         let url = reqwest::Url::parse(url).map_err(|e| transport(format!("bad URL {url}: {e}")))?;
         let http = reqwest::Client::builder().build().map_err(transport)?;
@@ -62,6 +71,8 @@ impl Endpoint {
             headers,
             session: Mutex::new(None),
             legacy_version: Mutex::new(None),
+            opening: Mutex::new(None),
+            ids,
             mirrors: Mutex::new(HashMap::new()),
             host,
         })
@@ -176,9 +187,68 @@ impl Endpoint {
             },
             version: call.version.to_owned(),
         };
-        let result = this.exchange(&call, headers, body).await;
+        let had_session = !call.modern && lock(&this.session).is_some();
+        let mut result = this.exchange(&call, headers, body).await;
+        // 404 to a request with a session: the server has forgotten the session (it
+        // restarted, or expired it). The handshake era has the client open a new one and
+        // send the request again.
+        if let Err(ClientError::Transport {
+            status: Some(404), ..
+        }) = &result
+        {
+            if had_session && call.method != "initialize" {
+                this.reopen(call.version).await?;
+                let headers = this.headers_for(&call)?;
+                result = this
+                    .exchange(&call, headers, call.message().to_string())
+                    .await;
+            }
+        }
         outstanding.cancel = None;
         result
+    }
+
+    /// Open a new handshake-era session with the `initialize` params of the first.
+    async fn reopen(&self, version: &str) -> Result<(), ClientError> {
+        let Some(params) = lock(&self.opening).clone() else {
+            return Err(transport(
+                "the session ended and there is no handshake to repeat",
+            ));
+        };
+        *lock(&self.session) = None;
+        tracing::debug!(target: "mcp_runtime::client", "the server forgot the session; opening a new one");
+        let initialize = Call {
+            id: Some(self.ids.fetch_add(1, Ordering::Relaxed)),
+            method: "initialize",
+            params: &params,
+            version,
+            modern: false,
+            progress: None,
+            headers: &[],
+            cancel: None,
+        };
+        let headers = self.headers_for(&initialize)?;
+        let response = self
+            .exchange(&initialize, headers, initialize.message().to_string())
+            .await?;
+        if let Some(error) = response.get("error") {
+            return Err(ClientError::from_rpc(error));
+        }
+        let params = json!({});
+        let initialized = Call {
+            id: None,
+            method: "notifications/initialized",
+            params: &params,
+            version,
+            modern: false,
+            progress: None,
+            headers: &[],
+            cancel: None,
+        };
+        let headers = self.headers_for(&initialized)?;
+        self.exchange(&initialized, headers, initialized.message().to_string())
+            .await?;
+        Ok(())
     }
 
     async fn post(
@@ -200,6 +270,7 @@ impl Endpoint {
                 *lock(&self.session) = Some(session.clone());
             }
             *lock(&self.legacy_version) = Some(call.version.to_owned());
+            *lock(&self.opening) = Some(call.params.clone());
         }
         Ok(response)
     }
@@ -210,8 +281,13 @@ impl Endpoint {
         headers: HeaderMap,
         body: String,
     ) -> Result<Value, ClientError> {
+        let with_session = headers.contains_key("mcp-session-id");
         let mut response = self.post(call, headers, body).await?;
         let status = response.status();
+        if with_session && status == StatusCode::NOT_FOUND {
+            // The session is gone, whatever the body says (see `send`).
+            return Err(refused(status, &response.text().await.unwrap_or_default()));
+        }
         if call.id.is_none() {
             return if status.is_success() {
                 Ok(Value::Null)
@@ -352,10 +428,17 @@ fn is_sse(response: &reqwest::Response) -> bool {
 
 /// A JSON response: the JSON-RPC response it holds. An error status with a JSON-RPC
 /// error body is that error (a modern server's -32020, -32022, -32601...); one without is
-/// a transport error.
+/// a transport error, and so are 401 and 403 whatever their body (authentication,
+/// authorization and `Origin` refusals: the connection's, not the request's).
 async fn read_plain(response: reqwest::Response) -> Result<Value, ClientError> {
     let status = response.status();
     let text = response.text().await.map_err(transport)?;
+    if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+        let said = serde_json::from_str::<Value>(&text)
+            .ok()
+            .and_then(|m| m.pointer("/error/message")?.as_str().map(str::to_owned));
+        return Err(refused(status, said.as_deref().unwrap_or(&text)));
+    }
     match serde_json::from_str::<Value>(&text) {
         Ok(message) if message.get("error").is_some_and(Value::is_object) => Ok(message),
         Ok(message) if status.is_success() && message.get("result").is_some() => Ok(message),

@@ -60,7 +60,9 @@ pub enum Era {
 /// with the 2026-07-28 headers and falls back when the server refuses it without a
 /// 2026-07-28 error (a 400, 404 or 405 with no recognised JSON-RPC error, or a JSON-RPC
 /// error that is not one). [`pin`](ClientBuilder::pin) skips the probe. Every method then
-/// works the same in both eras.
+/// works the same in both eras. Over HTTP in the handshake era, a server that has
+/// forgotten the session (a 404, say after a restart) gets a new `initialize` and the
+/// request again.
 ///
 /// Requests have integer ids and a timeout; dropping a request's future cancels it on the
 /// server (stdio: `notifications/cancelled`; HTTP: the response is closed, and in the
@@ -117,7 +119,7 @@ struct Inner {
     meta: Value,
     timeout: Duration,
     host: Arc<Host>,
-    ids: AtomicU64,
+    ids: Arc<AtomicU64>,
     cache: cache::Bound,
     policy: Option<ContentPolicy>,
     /// Set by [`Client::close`]: every later call fails with [`ClientError::Closed`].
@@ -882,6 +884,7 @@ impl ClientBuilder {
             invalidate.notified(&notification)
         }));
         let host = Arc::new(self.host);
+        let ids = Arc::new(AtomicU64::new(1));
         let wire = match self.target {
             Target::Stdio(command) => {
                 Wire::Stdio(Box::new(stdio::Pipe::spawn(command, host.clone())?))
@@ -890,6 +893,7 @@ impl ClientBuilder {
                 &url,
                 self.headers,
                 host.clone(),
+                ids.clone(),
             )?)),
         };
         let modern_version = match (&self.version, self.pin) {
@@ -912,7 +916,7 @@ impl ClientBuilder {
             meta,
             timeout: self.timeout,
             host,
-            ids: AtomicU64::new(1),
+            ids,
             cache,
             policy: self.policy,
             closed: std::sync::atomic::AtomicBool::new(false),

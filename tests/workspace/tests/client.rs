@@ -47,8 +47,13 @@ struct Served {
 
 /// Start `binary --http 127.0.0.1:0` and read the URL it announces on stderr.
 async fn serve_http(binary: &str, env: &[(&str, &str)]) -> Served {
+    serve_http_at(binary, "127.0.0.1:0", env).await
+}
+
+/// Start `binary --http addr` and read the URL it announces on stderr.
+async fn serve_http_at(binary: &str, addr: &str, env: &[(&str, &str)]) -> Served {
     let mut process = Command::new(binary)
-        .args(["--http", "127.0.0.1:0"])
+        .args(["--http", addr])
         .env("RUST_LOG", "info")
         .envs(env.iter().copied())
         .stderr(Stdio::piped())
@@ -220,6 +225,45 @@ async fn stdio_falls_back_to_the_handshake_when_the_probe_is_an_unknown_method()
 #[tokio::test]
 async fn stdio_falls_back_to_the_handshake_when_the_probe_goes_unanswered() {
     legacy_connect(Over::Stdio, &[("LEGACY_SILENT", "1")]).await;
+}
+
+/// Handshake-era HTTP: a server that forgot the session (here, restarted on the same
+/// port) answers 404; the client opens a new session and sends the request again.
+#[cfg(feature = "legacy")]
+#[tokio::test]
+async fn a_forgotten_session_is_opened_again() {
+    let served = serve_http(INTERACTIVE, &[]).await;
+    let client = bounded(Client::http(&served.url).pin(Era::Legacy).connect())
+        .await
+        .expect("connects");
+    bounded(client.list_tools()).await.expect("tools/list");
+    let addr = served
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    drop(served);
+    // The same address again, once the old process has let it go.
+    let restarted = bounded(async {
+        loop {
+            if std::net::TcpListener::bind(&addr).is_ok() {
+                break serve_http_at(INTERACTIVE, &addr, &[]).await;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    let called = bounded(client.call_tool("client", json!({})).into_future())
+        .await
+        .expect("a new session");
+    assert!(
+        called["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("speaks 2025-11-25"),
+        "{called}"
+    );
+    drop(restarted);
 }
 
 /// -32022 is a 2026-07-28 error: the client takes a version from its `supported`, here a
@@ -692,6 +736,42 @@ async fn mirrored_arguments_go_into_mcp_param_headers() {
     .await
     .expect_err("mismatch");
     assert_eq!(error.code(), Some(-32020), "{error}");
+}
+
+/// HTTP: the builder's headers go with every request; `bearer` is the `Authorization`
+/// one. Without the key the server refuses the connection with 401: a transport error
+/// with its status, whatever JSON-RPC error the body holds.
+#[tokio::test]
+async fn the_builders_headers_go_with_every_request() {
+    const KEY: &str = "0123456789abcdef0123456789abcdef-client-test";
+    let served = serve_http(INTERACTIVE, &[("API_KEY", KEY)]).await;
+    let client = bounded(Client::http(&served.url).bearer(KEY).connect())
+        .await
+        .expect("connects");
+    let me = bounded(client.call_tool("whoami", json!({})).into_future())
+        .await
+        .expect("whoami");
+    assert_eq!(me["content"][0]["text"], "api-client");
+    let client = bounded(
+        Client::http(&served.url)
+            .header("Authorization", &format!("Bearer {KEY}"))
+            .connect(),
+    )
+    .await
+    .expect("connects");
+    assert_eq!(client.era(), Era::Modern);
+    let refused = bounded(Client::http(&served.url).connect()).await;
+    assert!(
+        matches!(
+            refused,
+            Err(ClientError::Transport {
+                status: Some(401),
+                ..
+            })
+        ),
+        "{:?}",
+        refused.err()
+    );
 }
 
 /// `close` ends the connection for every clone: later calls fail with `Closed`, in the

@@ -248,7 +248,7 @@ fn hints(result: &Value) -> Option<(Duration, bool)> {
 }
 
 /// Whether a request may be answered from the cache, or its result kept.
-fn cacheable(method: &str, params: &Value) -> bool {
+pub(crate) fn cacheable(method: &str, params: &Value) -> bool {
     CACHED_METHODS.contains(&method)
         && params.get("inputResponses").is_none()
         && params.get("requestState").is_none()
@@ -508,6 +508,8 @@ mod tests {
         assert!(find(&client, "tools/list", json!({})).is_none());
     }
 
+    // S-237, S-238: `ttlMs` is an integer >= 0 and `cacheScope` is public or private;
+    // anything else is no hint at all.
     #[tokio::test]
     async fn results_without_usable_hints_are_not_kept() {
         let cache = Cache::new();
@@ -606,6 +608,31 @@ mod tests {
         assert!(client
             .lookup("2027-01-01", "tools/list", &json!({"cursor": "p2"}), &[])
             .is_none());
+    }
+
+    #[tokio::test]
+    async fn by_default_a_cache_holds_1024_entries_and_16_mib() {
+        let cache = Cache::new();
+        let client = bound(&cache, "http a", "A");
+        for cursor in 0..=DEFAULT_MAX_ENTRIES {
+            keep(
+                &client,
+                "tools/list",
+                json!({"cursor": cursor}),
+                page(1000, "public"),
+            );
+        }
+        assert_eq!(cache.len(), 1024);
+        assert!(find(&client, "tools/list", json!({"cursor": 0})).is_none());
+        assert!(find(&client, "tools/list", json!({"cursor": 1})).is_some());
+
+        let cache = Cache::new();
+        let client = bound(&cache, "http a", "A");
+        let big = json!({"tools": ["x".repeat(9 << 20)], "ttlMs": 1000, "cacheScope": "public"});
+        keep(&client, "tools/list", json!({"cursor": 1}), big.clone());
+        keep(&client, "tools/list", json!({"cursor": 2}), big);
+        assert_eq!(cache.len(), 1);
+        assert!(find(&client, "tools/list", json!({"cursor": 2})).is_some());
     }
 
     #[tokio::test]

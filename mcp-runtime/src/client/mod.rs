@@ -403,9 +403,10 @@ impl Client {
         if inner.closed.load(Ordering::Relaxed) {
             return Err(ClientError::Closed);
         }
-        let asked = params.clone();
-        if !fresh {
-            if let Some(mut result) = inner.cache.lookup(&inner.version, method, &asked, headers) {
+        // The params as asked, the cache's key, for the methods it keeps only.
+        let asked = cache::cacheable(method, &params).then(|| params.clone());
+        if let (Some(asked), false) = (&asked, fresh) {
+            if let Some(mut result) = inner.cache.lookup(&inner.version, method, asked, headers) {
                 tracing::debug!(target: "mcp_runtime::client", method, "served from the cache");
                 self.learn(method, &mut result);
                 return Ok(result);
@@ -476,10 +477,10 @@ impl Client {
                     trace.event(id, "completed", None);
                     self.learn(method, &mut result);
                     // The result of a retry answered questions: not for anyone else.
-                    if round == 0 {
+                    if let (0, Some(asked)) = (round, &asked) {
                         inner
                             .cache
-                            .store(&inner.version, method, &asked, headers, &result);
+                            .store(&inner.version, method, asked, headers, &result);
                     }
                     return Ok(result);
                 }

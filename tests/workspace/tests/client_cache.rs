@@ -303,7 +303,8 @@ async fn a_fresh_request_bypasses_the_cache_and_refreshes_it() {
     assert_eq!(counts.of("watched"), 2);
 }
 
-// Each page of a listing is cached on its own, by its cursor.
+// Each page of a listing is cached on its own, by its cursor (caching.mdx; S-239 lets
+// pages differ in ttlMs).
 #[tokio::test]
 async fn list_pages_are_cached_by_their_cursor() {
     let (addr, counts) = start().await;
@@ -335,7 +336,8 @@ async fn list_pages_are_cached_by_their_cursor() {
 }
 
 // A result that needed an input_required round is not kept, even when the server marks
-// it cacheable: the next read asks again.
+// it cacheable: the next read asks again (caching.mdx: results of multi round-trip
+// retries are not cacheable; S-236).
 #[tokio::test]
 async fn results_after_an_input_required_round_are_not_cached() {
     let (addr, counts) = start_with(true).await;

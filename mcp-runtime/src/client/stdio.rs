@@ -148,9 +148,6 @@ impl Pipe {
             return Ok(Value::Null);
         };
         let (tx, rx) = oneshot::channel();
-        if lock(&state.ended).is_some() {
-            return Err(ClientError::transport(state.why_ended()));
-        }
         lock(&state.pending).insert(id, tx);
         let mut outstanding = Outstanding {
             state,
@@ -158,6 +155,12 @@ impl Pipe {
             token: None,
             cancel: call.cancel.clone(),
         };
+        // Checked after the call is registered: a pipe ending in between has either seen
+        // the registration (and dropped it) or is seen here.
+        if lock(&state.ended).is_some() {
+            outstanding.cancel = None;
+            return Err(ClientError::transport(state.why_ended()));
+        }
         if let Some((token, sink)) = call.progress {
             let key = token.to_string();
             lock(&state.progress).insert(key.clone(), sink.clone());
@@ -184,9 +187,6 @@ impl Pipe {
         let Some(id) = call.id else {
             return Err(ClientError::malformed("a listen request needs an id"));
         };
-        if lock(&state.ended).is_some() {
-            return Err(ClientError::transport(state.why_ended()));
-        }
         let (tx, mut notifications) = mpsc::unbounded_channel();
         let (answered, mut answer) = oneshot::channel();
         lock(&state.subscriptions).insert(id, tx);
@@ -196,6 +196,9 @@ impl Pipe {
             id,
             cancel: call.cancel.clone(),
         };
+        if lock(&state.ended).is_some() {
+            return Err(ClientError::transport(state.why_ended()));
+        }
         state.write(&call.message())?;
         tokio::select! {
             first = notifications.recv() => match first {

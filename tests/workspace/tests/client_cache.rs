@@ -112,6 +112,29 @@ async fn gallery() -> Vec<Content> {
     ]
 }
 
+/// Stamps a letter; the office goes in the `Mcp-Param-Office` header.
+#[tool]
+async fn stamp(
+    /// Which office.
+    #[header("Office")]
+    office: String,
+) -> String {
+    format!("stamped in {office}")
+}
+
+/// Takes `stamp` away, or brings it back.
+#[tool]
+async fn toggle_stamp(ctx: RequestContext) -> Result<&'static str, ToolError> {
+    let server = ctx.server();
+    if server.remove_tool("stamp") {
+        return Ok("removed");
+    }
+    server
+        .add_tools(tools![stamp])
+        .map_err(|e| ToolError::new(e.to_string()))?;
+    Ok("added")
+}
+
 /// Starts the server: its address and its counts.
 async fn start() -> (SocketAddr, Arc<Counts>) {
     start_with(false).await
@@ -398,6 +421,31 @@ async fn handshake_era_results_are_not_cached() {
     assert!(result.get("ttlMs").is_none(), "{result}");
     read(&client, "cache://public").await;
     assert_eq!(counts.of("public"), 2);
+}
+
+// A call refused for headers the client did not know the tool mirrors (-32020, S-106)
+// makes the client list the tools again: from the server, not from a cached list that
+// predates the tool.
+#[tokio::test]
+async fn relisting_after_a_header_mismatch_skips_the_cache() {
+    let (addr, counts) = start().await;
+    let client = connect(addr, ALICE_KEY, None).await;
+    let removed = bounded(client.call_tool("toggle_stamp", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(removed["content"][0]["text"], "removed");
+    // A cached listing without `stamp`.
+    let tools = bounded(client.list_tools()).await.unwrap();
+    assert!(tools.iter().all(|tool| tool["name"] != "stamp"));
+    let listed = counts.of("tools/list");
+    bounded(client.call_tool("toggle_stamp", json!({})))
+        .await
+        .unwrap();
+    let stamped = bounded(client.call_tool("stamp", json!({"office": "HQ"})))
+        .await
+        .expect("sent again with the header, once listed");
+    assert_eq!(stamped["content"][0]["text"], "stamped in HQ");
+    assert!(counts.of("tools/list") > listed);
 }
 
 // ---- Content policy --------------------------------------------------------------------

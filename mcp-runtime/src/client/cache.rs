@@ -57,16 +57,17 @@ const LONGEST_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 /// set on the command. A `public` entry goes to any credential of that server. So one
 /// `Cache` handed to the clients of several tenants (a gateway keeping a client per
 /// tenant's credential) shares what the server called public and never what it called
-/// private.
+/// private. A public entry reaches another credential without the server being asked
+/// again, as the spec allows: share a `Cache` only among clients of servers trusted to
+/// mark as public only what any of their callers may see.
 ///
 /// What drops entries: their `ttlMs` passing; the server's `notifications/tools/list_changed`,
 /// `notifications/prompts/list_changed` and `notifications/resources/list_changed` (the
 /// lists concerned, every page, every credential), and `notifications/resources/updated`
 /// (the reads of that URI), as the client receives them (a
 /// [`Subscription`](super::Subscription) drops them before it yields the notification);
-/// [`clear`](Cache::clear); and
-/// room: past 1024 entries or 16 MiB of results (as JSON) by default, the oldest entries
-/// go first. [`Request::fresh`](super::Request::fresh) asks the server again and keeps the
+/// [`clear`](Cache::clear); and room: past 1024 entries or 16 MiB of results (as JSON) by
+/// default, the oldest entries go first. [`Request::fresh`](super::Request::fresh) asks the server again and keeps the
 /// new result.
 ///
 /// The clock is tokio's, so a test with paused time can move it.

@@ -260,6 +260,20 @@ async fn a_ttl_of_zero_is_never_served_from_the_cache() {
     assert_eq!(counts.of("instant"), 2);
 }
 
+// An error is not kept: asking again asks the server.
+#[tokio::test]
+async fn errors_are_not_cached() {
+    let (addr, counts) = start().await;
+    let client = connect(addr, ALICE_KEY, None).await;
+    for _ in 0..2 {
+        let error = bounded(client.read_resource("cache://missing"))
+            .await
+            .expect_err("no such resource");
+        assert_eq!(error.code(), Some(-32602), "{error}");
+    }
+    assert_eq!(counts.of("resources/read"), 2);
+}
+
 // Two credentials sharing one Cache: a private result goes only to the credential that
 // fetched it.
 #[tokio::test]

@@ -5,8 +5,10 @@
 //! request, `input_required` rounds, the capabilities a handler declares) with the
 //! in-process [`TestClient`](crate::testing::TestClient) of the `testing` feature.
 
+mod cache;
 mod error;
 mod http;
+mod safety;
 mod stdio;
 mod wire;
 
@@ -19,7 +21,9 @@ use futures_util::future::BoxFuture;
 use futures_util::{FutureExt as _, Stream};
 use serde_json::{json, Map, Value};
 
+pub use cache::Cache;
 pub use error::{ClientError, Layer};
+pub use safety::{ContentPolicy, Removal, RemovalReason, REMOVED_META_KEY};
 use wire::{Answer, Call, Host, Sink, Wire};
 
 use crate::protocol::exchange::{self, Round, MAX_ROUNDS};
@@ -72,6 +76,12 @@ pub enum Era {
 /// declare at all is refused by the server, typically with -32021, which names the
 /// capability.
 ///
+/// Results the server marks cacheable (`ttlMs`, `cacheScope`) are served again from a
+/// [`Cache`] while fresh, never across credentials when private: see [`Cache`]. Everything
+/// the server sends is untrusted input: the client never follows a link by itself (a
+/// `resource_link` is returned as it is, and nothing is read unless asked), and a
+/// [`ContentPolicy`] bounds the size and MIME types of the content it hands over.
+///
 /// ```no_run
 /// # async fn demo() -> Result<(), mcp_runtime::client::ClientError> {
 /// use mcp_runtime::client::Client;
@@ -110,6 +120,8 @@ struct Inner {
     timeout: Duration,
     host: Arc<Host>,
     ids: Arc<AtomicU64>,
+    cache: cache::Bound,
+    policy: Option<ContentPolicy>,
     /// Set by [`Client::close`]: every later call fails with [`ClientError::Closed`].
     closed: std::sync::atomic::AtomicBool,
 }
@@ -134,6 +146,8 @@ pub struct ClientBuilder {
     capabilities: Option<Value>,
     log_level: Option<LogLevel>,
     host: Host,
+    cache: Option<Cache>,
+    policy: Option<ContentPolicy>,
 }
 
 impl Client {
@@ -198,6 +212,7 @@ impl Client {
             progress: None,
             headers: Vec::new(),
             tool: false,
+            fresh: false,
         }
     }
 
@@ -305,7 +320,10 @@ impl Client {
         match opened {
             Ok(listening) => {
                 trace.event(id, "completed", None);
-                Ok(Subscription { listening })
+                Ok(Subscription {
+                    listening,
+                    cache: inner.cache.clone(),
+                })
             }
             Err(error) => {
                 trace.event(id, "failed", Some(error.layer()));
@@ -379,12 +397,20 @@ impl Client {
         timeout: Duration,
         progress: Option<Sink>,
         headers: &[(String, String)],
+        fresh: bool,
     ) -> Result<Value, ClientError> {
-        // A cache of list and read results (by `ttlMs` and `cacheScope`, per credential)
-        // belongs here, before the first round: keyed by the method and the params.
         let inner = &*self.inner;
         if inner.closed.load(Ordering::Relaxed) {
             return Err(ClientError::Closed);
+        }
+        // The params as asked, the cache's key, for the methods it keeps only.
+        let asked = cache::cacheable(method, &params).then(|| params.clone());
+        if let (Some(asked), false) = (&asked, fresh) {
+            if let Some(mut result) = inner.cache.lookup(&inner.version, method, asked, headers) {
+                tracing::debug!(target: "mcp_runtime::client", method, "served from the cache");
+                self.learn(method, &mut result);
+                return Ok(result);
+            }
         }
         let modern = inner.era == Era::Modern;
         let mut params = if modern {
@@ -408,7 +434,7 @@ impl Client {
             name: name.as_deref().unwrap_or_default(),
         };
         let mut relisted = false;
-        for _ in 0..MAX_ROUNDS {
+        for round in 0..MAX_ROUNDS {
             let id = self.next_id();
             let call = Call {
                 id: Some(id),
@@ -434,7 +460,10 @@ impl Client {
                     trace.event(id, "failed", Some(error.layer()));
                     // The server wants `Mcp-Param-*` headers this client did not know the
                     // tool has: learn them from `tools/list`, then send the call again
-                    // (streamable-http, "Client Behavior").
+                    // (streamable-http, "Client Behavior"). A cached list is stale, then.
+                    inner
+                        .cache
+                        .notified(&json!({"method": "notifications/tools/list_changed"}));
                     self.list_tools().await?;
                     continue;
                 }
@@ -446,10 +475,12 @@ impl Client {
             let answers = match exchange::round(&result) {
                 Round::Final => {
                     trace.event(id, "completed", None);
-                    if method == "tools/list" {
-                        if let Wire::Http(endpoint) = &inner.wire {
-                            endpoint.learn_tools(&mut result);
-                        }
+                    self.learn(method, &mut result);
+                    // The result of a retry answered questions: not for anyone else.
+                    if let (0, Some(asked)) = (round, &asked) {
+                        inner
+                            .cache
+                            .store(&inner.version, method, asked, headers, &result);
                     }
                     return Ok(result);
                 }
@@ -480,6 +511,16 @@ impl Client {
         Err(ClientError::malformed(format!(
             "the server still asked for input after {MAX_ROUNDS} rounds"
         )))
+    }
+
+    /// What the transport learns from a final result (the HTTP headers each tool mirrors),
+    /// whether it came from the server or the cache.
+    fn learn(&self, method: &str, result: &mut Value) {
+        if method == "tools/list" {
+            if let Wire::Http(endpoint) = &self.inner.wire {
+                endpoint.learn_tools(result);
+            }
+        }
     }
 
     /// Whether a failed call is a `tools/call` over 2026-07-28 HTTP refused for its headers
@@ -578,9 +619,12 @@ async fn collect(
 /// An open `subscriptions/listen` subscription (see [`Client::listen`]): a stream of
 /// the notification messages (`{"method": .., "params": ..}`) the server sends for it.
 /// It ends when the server ends the subscription or the connection ends; dropping it
-/// cancels the listen request on the server.
+/// cancels the listen request on the server. A `list_changed` or `resources/updated`
+/// notification has dropped what it names from the client's [`Cache`] by the time the
+/// stream yields it.
 pub struct Subscription {
     listening: wire::Listening,
+    cache: cache::Bound,
 }
 
 impl Subscription {
@@ -598,7 +642,11 @@ impl Stream for Subscription {
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<Value>> {
-        self.listening.notifications.poll_recv(cx)
+        let next = self.listening.notifications.poll_recv(cx);
+        if let std::task::Poll::Ready(Some(notification)) = &next {
+            self.cache.notified(notification);
+        }
+        next
     }
 }
 
@@ -614,6 +662,7 @@ pub struct Request {
     progress: Option<Sink>,
     headers: Vec<(String, String)>,
     tool: bool,
+    fresh: bool,
 }
 
 impl Request {
@@ -638,6 +687,13 @@ impl Request {
         self.headers.push((name.to_owned(), value.to_owned()));
         self
     }
+
+    /// Ask the server even if the client's [`Cache`] holds a fresh result for this
+    /// request; a cacheable answer replaces the cached one.
+    pub fn fresh(mut self) -> Self {
+        self.fresh = true;
+        self
+    }
 }
 
 impl IntoFuture for Request {
@@ -654,8 +710,13 @@ impl IntoFuture for Request {
                     self.timeout,
                     self.progress,
                     &self.headers,
+                    self.fresh,
                 )
                 .await?;
+            let mut result = result;
+            if let Some(policy) = &self.client.inner.policy {
+                policy.enforce(&self.method, &mut result);
+            }
             if self.tool && result.get("isError") == Some(&Value::Bool(true)) {
                 return Err(ClientError::Business(result));
             }
@@ -679,6 +740,8 @@ impl ClientBuilder {
             capabilities: None,
             log_level: None,
             host: Host::default(),
+            cache: None,
+            policy: None,
         }
     }
 
@@ -795,12 +858,32 @@ impl ClientBuilder {
         self
     }
 
+    /// Keep cacheable results in `cache` (shared with the other clients given it) instead
+    /// of a cache of this client's own: see [`Cache`] for what is kept and for whom.
+    pub fn cache(mut self, cache: &Cache) -> Self {
+        self.cache = Some(cache.clone());
+        self
+    }
+
+    /// Apply `policy` to the content of every tool result, resource read and prompt the
+    /// server sends: see [`ContentPolicy`]. Default: none, the content arrives as the
+    /// server sent it.
+    pub fn content_policy(mut self, policy: ContentPolicy) -> Self {
+        self.policy = Some(policy);
+        self
+    }
+
     /// Start (stdio) or reach (HTTP) the server and find out its era: see [`Client`].
-    pub async fn connect(self) -> Result<Client, ClientError> {
+    pub async fn connect(mut self) -> Result<Client, ClientError> {
         if let Some(error) = self.header_error {
             return Err(ClientError::transport(error));
         }
         let declared = exchange::declare(self.capabilities.as_ref(), self.host.answered());
+        let cache = self.bound_cache(&declared);
+        let invalidate = cache.clone();
+        self.host.changed = Some(Arc::new(move |notification| {
+            invalidate.notified(&notification)
+        }));
         let host = Arc::new(self.host);
         let ids = Arc::new(AtomicU64::new(1));
         let wire = match self.target {
@@ -835,6 +918,8 @@ impl ClientBuilder {
             timeout: self.timeout,
             host,
             ids,
+            cache,
+            policy: self.policy,
             closed: std::sync::atomic::AtomicBool::new(false),
         };
         let legacy_version = match (&self.version, self.pin) {
@@ -849,16 +934,19 @@ impl ClientBuilder {
         match self.pin {
             Some(Era::Legacy) => client.handshake(&legacy_version, &opening).await?,
             Some(Era::Modern) => {
-                let discovered = client.discover(self.timeout).await?;
-                client.adopt(result_of(discovered)?);
+                if !client.discover_cached() {
+                    let discovered = client.discover(self.timeout).await?;
+                    client.adopt_and_keep(result_of(discovered)?);
+                }
             }
+            None if client.discover_cached() => {}
             None => {
                 let probe_timeout = match client.wire {
                     Wire::Stdio(_) => self.probe_timeout,
                     Wire::Http(_) => self.timeout,
                 };
                 match client.probe(probe_timeout).await? {
-                    Probed::Modern(result) => client.adopt(result),
+                    Probed::Modern(result) => client.adopt_and_keep(result),
                     Probed::Legacy(version) => {
                         let version = version.unwrap_or(legacy_version);
                         client.handshake(&version, &opening).await?;
@@ -977,6 +1065,27 @@ impl Inner {
         Err(ClientError::malformed(
             "the server refused every protocol version it said it supports",
         ))
+    }
+
+    /// Adopt a fresh `server/discover` result from the cache, if there is one.
+    fn discover_cached(&mut self) -> bool {
+        match self
+            .cache
+            .lookup(&self.version, "server/discover", &json!({}), &[])
+        {
+            Some(result) => {
+                self.adopt(result);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Adopt a `server/discover` result the server sent, and keep it if it may be.
+    fn adopt_and_keep(&mut self, result: Value) {
+        self.cache
+            .store(&self.version, "server/discover", &json!({}), &[], &result);
+        self.adopt(result);
     }
 
     fn set_modern_version(&mut self, modern: &str) {
@@ -1112,4 +1221,31 @@ where
     Fut: Future<Output = Value> + Send + 'static,
 {
     Arc::new(move |params| answer(params).boxed())
+}
+
+impl ClientBuilder {
+    /// The cache this client uses, seen from its server and its credential.
+    fn bound_cache(&mut self, declared: &Value) -> cache::Bound {
+        let (server, credential) = match &self.target {
+            Target::Http(url) => (
+                cache::http_server(url),
+                cache::http_credential(&self.headers),
+            ),
+            Target::Stdio(command) => (
+                cache::stdio_server(command),
+                cache::stdio_credential(command),
+            ),
+        };
+        let declared = json!({
+            "capabilities": declared,
+            "clientInfo": self.client_info,
+            "logLevel": self.log_level,
+        });
+        cache::Bound::new(
+            self.cache.take().unwrap_or_default(),
+            &server,
+            &declared,
+            credential,
+        )
+    }
 }

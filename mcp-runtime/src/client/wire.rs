@@ -55,6 +55,9 @@ pub(crate) struct Host {
     pub(crate) sample: Option<Answer>,
     pub(crate) roots: Option<Answer>,
     pub(crate) log: Option<Sink>,
+    /// Notifications that something changed on the server (`list_changed`, resource
+    /// `updated`), whole, for the client's cache.
+    pub(crate) changed: Option<Sink>,
 }
 
 impl Host {
@@ -122,6 +125,14 @@ impl Host {
                     if params.get("progressToken") == Some(token) {
                         sink(params);
                     }
+                }
+            }
+            Some(method)
+                if method.ends_with("/list_changed")
+                    || method == "notifications/resources/updated" =>
+            {
+                if let Some(changed) = &self.changed {
+                    changed(notification.clone());
                 }
             }
             _ => {}

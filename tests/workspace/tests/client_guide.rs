@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use mcp_runtime::client::{Client, ClientError, Era, Layer};
+use mcp_runtime::client::{Cache, Client, ClientError, ContentPolicy, Era, Layer};
 use serde_json::{json, Value};
 use tokio::process::Command;
 // ANCHOR_END: uses
@@ -55,6 +55,30 @@ async fn tool_names(url: &str) -> Result<Vec<String>, ClientError> {
 }
 // ANCHOR_END: list
 
+// ANCHOR: host
+/// A client for one tenant of a host: the server started with the tenant's token, a cache
+/// shared with the other tenants' clients (public results only), and a limit on what the
+/// server may send.
+async fn tenant_client(
+    mut server: Command,
+    token: &str,
+    shared: &Cache,
+) -> Result<Client, ClientError> {
+    // Over stdio a server of this framework reads its caller's token from the environment;
+    // the cache takes the variables set here as the credential.
+    server.env("MCP_ACCESS_TOKEN", token);
+    Client::stdio(server)
+        .cache(shared)
+        .content_policy(
+            ContentPolicy::new()
+                .max_block_bytes(256 * 1024)
+                .allow_mime(["text/*", "image/png", "image/jpeg"]),
+        )
+        .connect()
+        .await
+}
+// ANCHOR_END: host
+
 // ANCHOR: errors
 /// What went wrong, said for the person who has to act on it.
 fn explain(error: &ClientError) -> String {
@@ -92,6 +116,22 @@ async fn the_chapters_listing_follows_every_page() {
         names.len(),
         direct.list_tools().await.expect("listing").len()
     );
+}
+
+#[tokio::test]
+async fn the_hosts_clients_share_a_cache() {
+    let shared = Cache::new();
+    // The fixture checks tokens against API_KEY when it is set.
+    let mut server = Command::new(INTERACTIVE);
+    server.env("API_KEY", "acme-token-7f3a9c2e51d8");
+    let acme = tenant_client(server, "acme-token-7f3a9c2e51d8", &shared)
+        .await
+        .expect("connects");
+    let listed = acme.list_tools().await.expect("the list");
+    // The discovery and the list pages are kept, by the hints the server gave them.
+    assert!(!shared.is_empty());
+    assert_eq!(acme.list_tools().await.expect("the list again"), listed);
+    acme.close().await;
 }
 
 #[tokio::test]

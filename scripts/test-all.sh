@@ -129,6 +129,11 @@ step "official conformance suite (2026-07-28 and 2025-11-25 requirements, and th
 pids+=("$(start_http conformance-server target/conformance.url)")
 bash tests/conformance/run.sh "$(cat target/conformance.url)"
 
+step "third-party servers for the client's tests: TypeScript SDK v2 dual-era, v1 handshake-only, server-everything (npm ci)"
+# Servers we did not write (tests/servers/README.md); installed from the lock file like the
+# clients below.
+(cd tests/servers && npm ci --no-audit --no-fund --loglevel=error)
+
 step "real clients: TypeScript SDK v1 (handshake) and v2 (pinned, legacy, auto), stdio and HTTP"
 (cd tests/clients/ts && npm ci --no-audit --no-fund --loglevel=error)
 pids+=("$(start_http quickstart target/quickstart.url)")

@@ -219,7 +219,15 @@ impl ServerHandle {
 
     /// Stop serving the tool named `name`; `false` when no such tool was served.
     pub fn remove_tool(&self, name: &str) -> bool {
-        self.remove(Change::Tools, |d| &mut d.tools, |t| t.name == name)
+        self.0
+            .change(Change::Tools, |defs| {
+                let before = defs.tools.len() + defs.dynamic.len();
+                defs.tools.retain(|t| t.name != name);
+                defs.dynamic.retain(|t| t.def.name != name);
+                defs.tools.len() + defs.dynamic.len() != before
+            })
+            // Removing never breaks a valid catalog; an error leaves it unchanged.
+            .unwrap_or(false)
     }
 
     /// Whether a tool named `name` is served now.

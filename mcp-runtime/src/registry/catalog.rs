@@ -2,6 +2,7 @@
 //! built once at start.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -11,6 +12,7 @@ use super::Listed;
 use crate::protocol::{Annotations, Prompt, Resource, ResourceTemplate, Tool, ToolAnnotations};
 use crate::validate::ArgValidator;
 
+use super::dynamic::{DynamicCall, DynamicTool, DYNAMIC_PLACE};
 use super::mirror::{self, Mirrored};
 use super::spec::{generator, output_schema, with_idempotency_key};
 use super::{uri, ParamSpec, PromptDef, ResourceDef, ToolDef};
@@ -30,6 +32,22 @@ pub struct CatalogTool {
     pub(crate) paged: bool,
     /// Results larger than this many bytes, serialized, are stored as artifacts.
     pub(crate) inline_limit: Option<usize>,
+    /// The handler of a tool added at run time (`def.call` for a `#[tool]`).
+    pub(crate) dynamic: Option<DynamicCall>,
+}
+
+impl CatalogTool {
+    /// Start the handler on these (checked) arguments.
+    pub(crate) fn call(
+        &self,
+        ctx: crate::core::RequestContext,
+        arguments: serde_json::Map<String, Value>,
+    ) -> super::tool::ToolFuture {
+        match &self.dynamic {
+            Some(call) => call(ctx, arguments),
+            None => (self.def.call)(ctx, arguments),
+        }
+    }
 }
 
 /// One resource (static or template) as served.
@@ -69,6 +87,8 @@ pub struct Defs {
     pub resources: Vec<&'static ResourceDef>,
     /// Prompts.
     pub prompts: Vec<&'static PromptDef>,
+    /// Tools added at run time (`Server::tool_from_json`).
+    pub(crate) dynamic: Vec<Arc<DynamicTool>>,
 }
 
 /// Everything served, checked and sorted, built once at start.
@@ -117,10 +137,23 @@ impl Catalog {
     ) -> Result<Catalog, Vec<BuildError>> {
         let mut errors = Vec::new();
 
+        // Dynamic tools share the namespace: a name clash with a `#[tool]` is a duplicate.
+        let all_tools: Vec<&'static ToolDef> = defs
+            .tools
+            .iter()
+            .copied()
+            .chain(defs.dynamic.iter().map(|d| d.def))
+            .collect();
         let (tool_defs, dups) = duplicates(
-            &defs.tools,
+            &all_tools,
             |d| d.name.to_owned(),
-            |d| format!("{} ({}:{})", d.module_path, d.file, d.line),
+            |d| {
+                if d.file == DYNAMIC_PLACE && d.line == 0 {
+                    DYNAMIC_PLACE.to_owned()
+                } else {
+                    format!("{} ({}:{})", d.module_path, d.file, d.line)
+                }
+            },
         );
         errors.extend(
             dups.into_iter()
@@ -128,6 +161,13 @@ impl Catalog {
         );
         let mut tools = Vec::new();
         for def in tool_defs {
+            if let Some(dynamic) = defs.dynamic.iter().find(|d| std::ptr::eq(d.def, def)) {
+                match prepare_dynamic(dynamic) {
+                    Ok(tool) => tools.push(tool),
+                    Err(e) => errors.extend(e),
+                }
+                continue;
+            }
             match prepare(def, has_state, inline_limit) {
                 Ok(tool) => tools.push(tool),
                 Err(e) => errors.extend(e),
@@ -504,5 +544,33 @@ fn prepare(
         mirrored,
         paged,
         inline_limit,
+        dynamic: None,
+    })
+}
+
+/// A tool added at run time: its schemas as given, compiled (the output schema only to
+/// check it is one), its `x-mcp-header` arguments found as for a `#[tool]`.
+fn prepare_dynamic(dynamic: &DynamicTool) -> Result<CatalogTool, Vec<BuildError>> {
+    let invalid = |problems: Vec<String>| {
+        vec![BuildError::InvalidTool {
+            name: dynamic.tool.name.clone(),
+            problems,
+        }]
+    };
+    let mirrored = mirror::scan(&dynamic.tool.input_schema).map_err(invalid)?;
+    let validator = ArgValidator::compile(&dynamic.tool.input_schema)
+        .map_err(|e| invalid(vec![format!("its input schema does not compile: {e}")]))?;
+    if let Some(schema) = &dynamic.tool.output_schema {
+        ArgValidator::compile(schema)
+            .map_err(|e| invalid(vec![format!("its output schema does not compile: {e}")]))?;
+    }
+    Ok(CatalogTool {
+        def: dynamic.def,
+        tool: dynamic.tool.clone(),
+        validator,
+        mirrored,
+        paged: false,
+        inline_limit: None,
+        dynamic: Some(dynamic.call.clone()),
     })
 }

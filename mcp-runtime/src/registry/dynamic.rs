@@ -1,0 +1,113 @@
+//! Tools known only at run time (`Server::tool_from_json`): described by JSON, handled by a
+//! closure, served like the `#[tool]` functions.
+//!
+//! The catalog, authorization hooks and list filters all work on `&'static ToolDef`. A
+//! dynamic tool therefore gets one too, made once when it is added and kept for the rest of
+//! the process (as a `#[tool]`'s is): its strings and hints come from the JSON, its
+//! function pointers describe nothing (no extractors, no generated schema). What the
+//! pointers would say, the tool carries beside its definition: the JSON schemas as given and
+//! the handler, which the catalog uses in their place.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::core::RequestContext;
+use crate::protocol::{RpcError, Tool};
+
+use super::tool::ToolFuture;
+use super::{BuildError, ErrorDetail, InlineLimit, TaskSupport, ToolDef};
+
+/// The handler of a dynamic tool.
+pub(crate) type DynamicCall =
+    Arc<dyn Fn(RequestContext, Map<String, Value>) -> ToolFuture + Send + Sync>;
+
+/// Where duplicate-name errors say a dynamic tool comes from.
+pub(crate) const DYNAMIC_PLACE: &str = "Server::tool_from_json";
+
+/// A tool added at run time: its definition, its published form, its handler.
+pub(crate) struct DynamicTool {
+    pub(crate) def: &'static ToolDef,
+    /// The `tools/list` entry, from the JSON as given.
+    pub(crate) tool: Tool,
+    pub(crate) call: DynamicCall,
+}
+
+impl DynamicTool {
+    /// Read `description` (a `Tool` object of `tools/list`) and check what the catalog
+    /// does not: the name's characters and the input schema's type.
+    pub(crate) fn new(description: Value, call: DynamicCall) -> Result<DynamicTool, BuildError> {
+        let shown = description
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("(no name)")
+            .to_owned();
+        let tool: Tool = serde_json::from_value(description).map_err(|e| BuildError::InvalidTool {
+            name: shown.clone(),
+            problems: vec![format!(
+                "its JSON is not a tool (name, inputSchema, optional title, description, outputSchema, annotations): {e}"
+            )],
+        })?;
+        let mut problems = Vec::new();
+        if !valid_name(&tool.name) {
+            problems.push(
+                "a tool name is 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`".to_owned(),
+            );
+        }
+        if tool.input_schema.get("type").and_then(Value::as_str) != Some("object") {
+            problems.push("its inputSchema must be a JSON Schema of `type: \"object\"`".to_owned());
+        }
+        if let Some(output) = &tool.output_schema {
+            if output.get("type").and_then(Value::as_str) != Some("object") {
+                problems.push(
+                    "its outputSchema must be a JSON Schema of `type: \"object\"`".to_owned(),
+                );
+            }
+        }
+        if !problems.is_empty() {
+            return Err(BuildError::InvalidTool {
+                name: tool.name,
+                problems,
+            });
+        }
+        let leak = |s: &str| -> &'static str { Box::leak(s.to_owned().into_boxed_str()) };
+        let hints = &tool.annotations;
+        let def: &'static ToolDef = Box::leak(Box::new(ToolDef {
+            name: leak(&tool.name),
+            title: tool.title.as_deref().map(leak),
+            description: leak(tool.description.as_deref().unwrap_or_default()),
+            read_only: hints.read_only_hint,
+            destructive: hints.destructive_hint,
+            idempotent: hints.idempotent_hint,
+            open_world: hints.open_world_hint,
+            task: TaskSupport::Forbidden,
+            once: false,
+            idempotency: false,
+            // Results go back whole: the given output schema says nothing of artifacts.
+            inline_limit: InlineLimit::Unlimited,
+            scopes: &[],
+            module_path: "",
+            file: DYNAMIC_PLACE,
+            line: 0,
+            params: |_| {},
+            output_schema: |_| None,
+            error_detail: |_| ErrorDetail::None,
+            call: not_by_pointer,
+        }));
+        Ok(DynamicTool { def, tool, call })
+    }
+}
+
+/// A dynamic tool's definition is never called through its pointer: the catalog holds its
+/// handler. Should that ever change by mistake, the call fails plainly.
+fn not_by_pointer(_: RequestContext, _: Map<String, Value>) -> ToolFuture {
+    Box::pin(async { Err(RpcError::internal("this tool has no handler")) })
+}
+
+/// The spec's tool-name rule: 1 to 128 characters of `A-Za-z0-9_-.`.
+pub(crate) fn valid_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}

@@ -134,6 +134,9 @@ step "third-party servers for the client's tests: TypeScript SDK v2 dual-era, v1
 # clients below.
 (cd tests/servers && npm ci --no-audit --no-fund --loglevel=error)
 
+step "gateway in front of servers we did not write (legacy-only and dual-era upstreams over stdio)"
+MCP_TEST_SERVERS=1 cargo test --workspace --test gateway -- --ignored 2>&1 | tee target/cargo-test-gateway.log
+
 step "real clients: TypeScript SDK v1 (handshake) and v2 (pinned, legacy, auto), stdio and HTTP"
 (cd tests/clients/ts && npm ci --no-audit --no-fund --loglevel=error)
 pids+=("$(start_http quickstart target/quickstart.url)")

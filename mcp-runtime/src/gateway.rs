@@ -1,0 +1,290 @@
+//! Serving another MCP server's tools as this server's own (feature `client`): a gateway.
+//!
+//! An [`Upstream`] is another server reached through a [`Client`]: its tools are learned
+//! once at start ([`Upstream::discover`]) and [`Server::mount`](crate::Server::mount) serves
+//! them under a prefix (`legacy.add` for the upstream `legacy`'s `add`). Each call is
+//! forwarded to the upstream and its result, `isError` included, comes back as it is.
+//!
+//! The upstream's era is whatever its client negotiated: a 2026-07-28 caller of the gateway
+//! is served statelessly even when the upstream only knows the `initialize` handshake.
+//!
+//! **Credentials are per caller, never shared.** A function given to
+//! [`Upstream::discover`] maps the caller's [`Principal`] to a [`ClientBuilder`] with that
+//! caller's upstream credentials (a bearer token, an environment variable of a spawned
+//! process); the first call of each caller (its principal's tenant and subject) connects
+//! a client of its own, kept for its later calls. Two callers never share a client, so never
+//! each other's session, credentials or cache. A caller the function maps to `None` is
+//! refused (-31403) before anything reaches the upstream.
+//!
+//! Not relayed in this version: the upstream's questions (elicitation, sampling, roots).
+//! The gateway's upstream clients have no handler for them and declare no such capability,
+//! so an upstream tool that asks fails upstream (in 2026-07-28 with -32021 naming what it
+//! wanted; in the handshake era its question is answered with -32601), and the caller gets
+//! an `isError` result carrying the upstream's message. Any other failure to reach or use
+//! the upstream (a process that exited, a timeout, a JSON-RPC error) is also an `isError`
+//! result naming the tool and the error's layer; a connection that failed is opened again
+//! by the caller's next call. Progress the upstream reports is relayed to a caller that
+//! asked for it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Map, Value};
+use tokio::sync::OnceCell;
+
+use crate::client::{Client, ClientBuilder, ClientError, Layer};
+use crate::core::Progress;
+use crate::policy::auth::Denied;
+use crate::{CallToolResult, Principal, RequestContext, RpcError, Server};
+
+/// Maps a caller to the upstream client its calls use (`None`: the caller is refused).
+type Connect = dyn Fn(Option<&Principal>) -> Option<ClientBuilder> + Send + Sync;
+
+/// Who a client belongs to: the caller's tenant and subject (`None` for an anonymous
+/// caller, when the mapping function accepts one).
+type CallerKey = Option<(Option<String>, String)>;
+
+/// Another MCP server whose tools a gateway serves: what it offers (learned at start) and
+/// one client per caller. Made by [`Upstream::discover`], served by
+/// [`Server::mount`](crate::Server::mount).
+pub struct Upstream {
+    prefix: String,
+    tools: Vec<Value>,
+    callers: Arc<Callers>,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream")
+            .field("prefix", &self.prefix)
+            .field("tools", &self.tools.len())
+            .finish()
+    }
+}
+
+/// The clients of one upstream, one per caller.
+struct Callers {
+    connect: Box<Connect>,
+    clients: Mutex<HashMap<CallerKey, Arc<Slot>>>,
+}
+
+/// One caller's client: connected by its first call (the builder waits here until then).
+struct Slot {
+    pending: Mutex<Option<ClientBuilder>>,
+    client: OnceCell<Client>,
+}
+
+impl Upstream {
+    /// Connect with `discovery` (the credentials used only to learn what the upstream
+    /// offers), list its tools, and close that connection. Calls then go through the
+    /// client `per_caller` builds for each caller: it gets the caller's principal (`None`
+    /// for a call without one) and returns the builder of that caller's client, or `None`
+    /// to refuse the caller. It runs once per caller; the client it builds is kept for that
+    /// caller's later calls and for no one else's (a client whose connection failed is
+    /// built again on the next call).
+    ///
+    /// `prefix` names the upstream in the served tool names: `prefix.tool`. Errors: the
+    /// upstream could not be reached or would not list its tools.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp_runtime::client::Client;
+    /// use mcp_runtime::gateway::Upstream;
+    /// use mcp_runtime::Server;
+    ///
+    /// let tokens = std::collections::HashMap::from([("acme", "token-of-acme")]);
+    /// let upstream = Upstream::discover(
+    ///     "crm",
+    ///     Client::http("https://crm.example.com/mcp").bearer("discovery-token"),
+    ///     move |caller| {
+    ///         let token = tokens.get(caller?.tenant()?)?;
+    ///         Some(Client::http("https://crm.example.com/mcp").bearer(token))
+    ///     },
+    /// )
+    /// .await?;
+    /// Server::new("gateway", "1.0.0").mount(upstream).serve_from_args().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn discover<F>(
+        prefix: impl Into<String>,
+        discovery: ClientBuilder,
+        per_caller: F,
+    ) -> Result<Upstream, ClientError>
+    where
+        F: Fn(Option<&Principal>) -> Option<ClientBuilder> + Send + Sync + 'static,
+    {
+        let client = discovery.connect().await?;
+        let tools = client.list_tools().await;
+        client.close().await;
+        Ok(Upstream {
+            prefix: prefix.into(),
+            tools: tools?,
+            callers: Arc::new(Callers {
+                connect: Box::new(per_caller),
+                clients: Mutex::new(HashMap::new()),
+            }),
+        })
+    }
+
+    /// The prefix of the served names.
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// The upstream's tools as it listed them (names without the prefix).
+    pub fn tools(&self) -> &[Value] {
+        &self.tools
+    }
+}
+
+impl Server {
+    /// Serve the tools of `upstream` (see [`Upstream::discover`]) as this server's own,
+    /// named `prefix.name`, each call forwarded to the upstream with the caller's own
+    /// client. They are dynamic tools ([`Server::tool_from_json`]): the upstream's input
+    /// schemas are checked here before a call is forwarded, and a served name that breaks
+    /// the spec's rule or clashes with another tool stops [`Server::build`].
+    pub fn mount(mut self, upstream: Upstream) -> Self {
+        for tool in upstream.tools {
+            let Value::Object(mut entry) = tool else {
+                continue;
+            };
+            let name = entry
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let served = format!("{}.{name}", upstream.prefix);
+            entry.insert("name".into(), Value::String(served.clone()));
+            let callers = upstream.callers.clone();
+            self = self.tool_from_json(Value::Object(entry), move |ctx, arguments| {
+                let callers = callers.clone();
+                let name = name.clone();
+                let served = served.clone();
+                async move { callers.forward(&ctx, &served, &name, arguments).await }
+            });
+        }
+        self
+    }
+}
+
+impl Callers {
+    /// The caller's client: the one already made for it, or a new one. `None`: the
+    /// mapping function refuses the caller.
+    async fn client(
+        &self,
+        key: &CallerKey,
+        principal: Option<&Principal>,
+    ) -> Result<Option<(Arc<Slot>, Client)>, ClientError> {
+        let slot = {
+            let mut clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
+            match clients.get(key) {
+                Some(slot) => slot.clone(),
+                None => {
+                    // A refused caller leaves no entry behind.
+                    let Some(builder) = (self.connect)(principal) else {
+                        return Ok(None);
+                    };
+                    let slot = Arc::new(Slot {
+                        pending: Mutex::new(Some(builder)),
+                        client: OnceCell::new(),
+                    });
+                    clients.insert(key.clone(), slot.clone());
+                    slot
+                }
+            }
+        };
+        let client = slot
+            .client
+            .get_or_try_init(|| async {
+                let pending = slot
+                    .pending
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .take();
+                // After a failed connection the builder is spent: ask for a new one.
+                match pending.or_else(|| (self.connect)(principal)) {
+                    Some(builder) => builder.connect().await,
+                    None => Err(ClientError::Transport {
+                        message: "no upstream credentials for this caller".into(),
+                        status: None,
+                    }),
+                }
+            })
+            .await?
+            .clone();
+        Ok(Some((slot, client)))
+    }
+
+    /// Forget a caller's client whose connection failed, unless it was replaced already.
+    fn forget(&self, key: &CallerKey, slot: &Arc<Slot>) {
+        let mut clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
+        if clients.get(key).is_some_and(|kept| Arc::ptr_eq(kept, slot)) {
+            clients.remove(key);
+        }
+    }
+
+    /// One call of `served` (upstream name `name`), forwarded with the caller's client.
+    async fn forward(
+        &self,
+        ctx: &RequestContext,
+        served: &str,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<CallToolResult, RpcError> {
+        let principal = ctx.principal();
+        let key = principal.map(|p| (p.tenant().map(str::to_owned), p.subject.clone()));
+        let (slot, client) = match self.client(&key, principal).await {
+            Ok(Some(found)) => found,
+            Ok(None) => {
+                return Err(
+                    Denied::new("this caller has no credentials for the upstream server")
+                        .to_error("tool", served),
+                )
+            }
+            Err(error) => {
+                return Ok(CallToolResult::error(format!(
+                    "The upstream server of `{served}` could not be reached: {error}"
+                )))
+            }
+        };
+        let mut request = client.call_tool(name, Value::Object(arguments));
+        let progress = Progress::new(ctx.clone());
+        if progress.is_requested() {
+            request = request.on_progress(move |params| {
+                let Some(done) = params.get("progress").and_then(Value::as_f64) else {
+                    return;
+                };
+                let total = params.get("total").and_then(Value::as_f64);
+                match params.get("message").and_then(Value::as_str) {
+                    Some(message) => progress.report_with(done, total, message),
+                    None => progress.report(done, total),
+                }
+            });
+        }
+        let answer = match request.await {
+            Ok(result) | Err(ClientError::Business(result)) => result,
+            Err(ClientError::InputUnanswered { method, .. }) => {
+                return Ok(CallToolResult::error(format!(
+                    "`{served}` asked a question ({method}) that this gateway does not relay; the call did not complete"
+                )))
+            }
+            Err(error) => {
+                if error.layer() == Layer::Transport
+                    && !matches!(error, ClientError::Timeout { .. })
+                {
+                    self.forget(&key, &slot);
+                }
+                return Ok(CallToolResult::error(format!(
+                    "The upstream server failed on `{served}` ({} error): {error}",
+                    error.layer()
+                )));
+            }
+        };
+        serde_json::from_value(answer).or_else(|e| {
+            Ok(CallToolResult::error(format!(
+                "The upstream server's result for `{served}` could not be read: {e}"
+            )))
+        })
+    }
+}

@@ -78,10 +78,14 @@ impl Target {
     }
 }
 
-/// `--upstream` values and the rest of the command line (the serving mode).
-fn split_args(
-    args: impl IntoIterator<Item = String>,
-) -> Result<(Vec<(String, Target)>, Vec<String>), Error> {
+/// The command line: the upstreams, and the rest (the serving mode).
+struct CommandLine {
+    upstreams: Vec<(String, Target)>,
+    rest: Vec<String>,
+}
+
+/// `--upstream` values and the rest of the command line.
+fn split_args(args: impl IntoIterator<Item = String>) -> Result<CommandLine, Error> {
     let mut upstreams = Vec::new();
     let mut rest = Vec::new();
     let mut args = args.into_iter();
@@ -122,12 +126,18 @@ fn split_args(
     if upstreams.is_empty() && !rest.iter().any(|a| a == "-h" || a == "--help") {
         return Err(Error::Args(format!("no --upstream given\n\n{USAGE}")));
     }
-    Ok((upstreams, rest))
+    Ok(CommandLine { upstreams, rest })
+}
+
+/// The tenants: their API keys, and each tenant's upstream credential.
+struct Tenants {
+    keys: ApiKeys,
+    credentials: HashMap<String, String>,
 }
 
 /// The tenants of `GATEWAY_TENANTS`: their API keys (each standing for a principal of that
 /// tenant) and each tenant's upstream credential. `None` when the variable is unset.
-fn tenants() -> Result<Option<(ApiKeys, HashMap<String, String>)>, Error> {
+fn tenants() -> Result<Option<Tenants>, Error> {
     let Ok(text) = std::env::var(TENANTS_ENV) else {
         return Ok(None);
     };
@@ -143,12 +153,12 @@ fn tenants() -> Result<Option<(ApiKeys, HashMap<String, String>)>, Error> {
         keys = keys.key(key, Principal::new(tenant).with_tenant(tenant))?;
         credentials.insert(tenant.to_owned(), credential.to_owned());
     }
-    Ok(Some((keys, credentials)))
+    Ok(Some(Tenants { keys, credentials }))
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    let (upstreams, rest) = split_args(std::env::args().skip(1))?;
+    let CommandLine { upstreams, rest } = split_args(std::env::args().skip(1))?;
     let mode = process::parse_args(rest)?;
     if let Mode::Help(text) = mode {
         println!("{USAGE}\n\n{text}");
@@ -157,7 +167,7 @@ async fn main() -> Result<(), Error> {
     process::init_logging();
     let tenants = tenants()?;
     let discovery = std::env::var(DISCOVERY_ENV).ok();
-    let credentials = Arc::new(tenants.as_ref().map(|(_, c)| c.clone()));
+    let credentials = Arc::new(tenants.as_ref().map(|t| t.credentials.clone()));
     let mut server = Server::new("gateway", env!("CARGO_PKG_VERSION"));
     for (name, target) in upstreams {
         let per_caller = {
@@ -184,8 +194,8 @@ async fn main() -> Result<(), Error> {
         tracing::info!(upstream = %name, tools = upstream.tools().len(), "mounted");
         server = server.mount(upstream);
     }
-    if let Some((keys, _)) = tenants {
-        server = server.verify_tokens(keys);
+    if let Some(tenants) = tenants {
+        server = server.verify_tokens(tenants.keys);
     }
     server.build()?.serve(mode).await
 }

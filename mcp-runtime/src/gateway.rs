@@ -1,9 +1,11 @@
 //! Serving another MCP server's tools as this server's own (feature `client`): a gateway.
 //!
-//! An [`Upstream`] is another server reached through a [`Client`]: its tools are learned
-//! once at start ([`Upstream::discover`]) and [`Server::mount`](crate::Server::mount) serves
-//! them under a prefix (`legacy.add` for the upstream `legacy`'s `add`). Each call is
-//! forwarded to the upstream and its result, `isError` included, comes back as it is.
+//! An [`Upstream`] is another server reached through a [`Client`]: its tools and prompts
+//! are learned once at start ([`Upstream::discover`]) and
+//! [`Server::mount`](crate::Server::mount) serves them under a prefix (`legacy.add` for the
+//! upstream `legacy`'s `add`). Each call is forwarded to the upstream and its result,
+//! `isError` included, comes back as it is; so is each `prompts/get`. Resources are not
+//! mounted in this version.
 //!
 //! The upstream's era is whatever its client negotiated: a 2026-07-28 caller of the gateway
 //! is served statelessly even when the upstream only knows the `initialize` handshake.
@@ -35,7 +37,7 @@ use tokio::sync::OnceCell;
 use crate::client::{Client, ClientBuilder, ClientError, Layer};
 use crate::core::Progress;
 use crate::policy::auth::Denied;
-use crate::{CallToolResult, Principal, RequestContext, RpcError, Server};
+use crate::{CallToolResult, GetPromptResult, Principal, RequestContext, RpcError, Server};
 
 /// Maps a caller to the upstream client its calls use (`None`: the caller is refused).
 type Connect = dyn Fn(Option<&Principal>) -> Option<ClientBuilder> + Send + Sync;
@@ -50,6 +52,7 @@ type CallerKey = Option<(Option<String>, String)>;
 pub struct Upstream {
     prefix: String,
     tools: Vec<Value>,
+    prompts: Vec<Value>,
     callers: Arc<Callers>,
 }
 
@@ -58,6 +61,7 @@ impl std::fmt::Debug for Upstream {
         f.debug_struct("Upstream")
             .field("prefix", &self.prefix)
             .field("tools", &self.tools.len())
+            .field("prompts", &self.prompts.len())
             .finish()
     }
 }
@@ -76,7 +80,8 @@ struct Slot {
 
 impl Upstream {
     /// Connect with `discovery` (the credentials used only to learn what the upstream
-    /// offers), list its tools, and close that connection. Calls then go through the
+    /// offers), list its tools (and its prompts, when it declares the `prompts`
+    /// capability), and close that connection. Calls then go through the
     /// client `per_caller` builds for each caller: it gets the caller's principal (`None`
     /// for a call without one) and returns the builder of that caller's client, or `None`
     /// to refuse the caller. It runs once per caller; the client it builds is kept for that
@@ -115,11 +120,22 @@ impl Upstream {
         F: Fn(Option<&Principal>) -> Option<ClientBuilder> + Send + Sync + 'static,
     {
         let client = discovery.connect().await?;
-        let tools = client.list_tools().await;
+        let listed = async {
+            let tools = client.list_tools().await?;
+            let prompts = if client.capabilities().get("prompts").is_some() {
+                client.list_prompts().await?
+            } else {
+                Vec::new()
+            };
+            Ok::<_, ClientError>((tools, prompts))
+        }
+        .await;
         client.close().await;
+        let (tools, prompts) = listed?;
         Ok(Upstream {
             prefix: prefix.into(),
-            tools: tools?,
+            tools,
+            prompts,
             callers: Arc::new(Callers {
                 connect: Box::new(per_caller),
                 clients: Mutex::new(HashMap::new()),
@@ -136,32 +152,57 @@ impl Upstream {
     pub fn tools(&self) -> &[Value] {
         &self.tools
     }
+
+    /// The upstream's prompts as it listed them (names without the prefix).
+    pub fn prompts(&self) -> &[Value] {
+        &self.prompts
+    }
+}
+
+/// `entry` (a listed tool or prompt) renamed `prefix.name`; with its upstream name.
+fn prefixed(prefix: &str, entry: Value) -> Option<(Value, String, String)> {
+    let Value::Object(mut entry) = entry else {
+        return None;
+    };
+    let name = entry.get("name").and_then(Value::as_str)?.to_owned();
+    let served = format!("{prefix}.{name}");
+    entry.insert("name".into(), Value::String(served.clone()));
+    Some((Value::Object(entry), served, name))
 }
 
 impl Server {
-    /// Serve the tools of `upstream` (see [`Upstream::discover`]) as this server's own,
-    /// named `prefix.name`, each call forwarded to the upstream with the caller's own
-    /// client. They are dynamic tools ([`Server::tool_from_json`]): the upstream's input
-    /// schemas are checked here before a call is forwarded, and a served name that breaks
-    /// the spec's rule or clashes with another tool stops [`Server::build`].
+    /// Serve the tools and prompts of `upstream` (see [`Upstream::discover`]) as this
+    /// server's own, named `prefix.name`, each call or `prompts/get` forwarded to the
+    /// upstream with the caller's own client. They are dynamic tools and prompts
+    /// ([`Server::tool_from_json`], [`Server::prompt_from_json`]): the upstream's input
+    /// schemas and prompt arguments are checked here before anything is forwarded, and a
+    /// served name that breaks the spec's rule or clashes with another stops
+    /// [`Server::build`].
     pub fn mount(mut self, upstream: Upstream) -> Self {
-        for tool in upstream.tools {
-            let Value::Object(mut entry) = tool else {
-                continue;
-            };
-            let name = entry
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            let served = format!("{}.{name}", upstream.prefix);
-            entry.insert("name".into(), Value::String(served.clone()));
+        for (entry, served, name) in upstream
+            .tools
+            .into_iter()
+            .filter_map(|t| prefixed(&upstream.prefix, t))
+        {
             let callers = upstream.callers.clone();
-            self = self.tool_from_json(Value::Object(entry), move |ctx, arguments| {
+            self = self.tool_from_json(entry, move |ctx, arguments| {
                 let callers = callers.clone();
                 let name = name.clone();
                 let served = served.clone();
                 async move { callers.forward(&ctx, &served, &name, arguments).await }
+            });
+        }
+        for (entry, served, name) in upstream
+            .prompts
+            .into_iter()
+            .filter_map(|p| prefixed(&upstream.prefix, p))
+        {
+            let callers = upstream.callers.clone();
+            self = self.prompt_from_json(entry, move |ctx, arguments| {
+                let callers = callers.clone();
+                let name = name.clone();
+                let served = served.clone();
+                async move { callers.get_prompt(&ctx, &served, &name, arguments).await }
             });
         }
         self
@@ -224,6 +265,78 @@ impl Callers {
         }
     }
 
+    /// The caller's key, slot and client for a request about `served` (a `kind`); `Err`:
+    /// the caller is refused (-31403), or the reason its client could not connect.
+    async fn caller(
+        &self,
+        ctx: &RequestContext,
+        kind: &str,
+        served: &str,
+    ) -> Result<(CallerKey, Arc<Slot>, Client), Result<ClientError, RpcError>> {
+        let principal = ctx.principal();
+        let key = principal.map(|p| (p.tenant().map(str::to_owned), p.subject.clone()));
+        match self.client(&key, principal).await {
+            Ok(Some((slot, client))) => Ok((key, slot, client)),
+            Ok(None) => Err(Err(Denied::new(
+                "this caller has no credentials for the upstream server",
+            )
+            .to_error(kind, served))),
+            Err(error) => Err(Ok(error)),
+        }
+    }
+
+    /// After a failed request: forget the caller's client when its connection is gone.
+    fn failed(&self, key: &CallerKey, slot: &Arc<Slot>, error: &ClientError) {
+        if error.layer() == Layer::Transport && !matches!(error, ClientError::Timeout { .. }) {
+            self.forget(key, slot);
+        }
+    }
+
+    /// One `prompts/get` of `served` (upstream name `name`), forwarded with the caller's
+    /// client. Upstream protocol errors keep their code; a failed connection is an
+    /// internal error.
+    async fn get_prompt(
+        &self,
+        ctx: &RequestContext,
+        served: &str,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<GetPromptResult, RpcError> {
+        let unreachable = |error: &ClientError| {
+            RpcError::internal(format!(
+                "The upstream server of prompt `{served}` failed ({} error): {error}",
+                error.layer()
+            ))
+        };
+        let (key, slot, client) = match self.caller(ctx, "prompt", served).await {
+            Ok(found) => found,
+            Err(Ok(error)) => return Err(unreachable(&error)),
+            Err(Err(refused)) => return Err(refused),
+        };
+        match client.get_prompt(name, Value::Object(arguments)).await {
+            Ok(result) => serde_json::from_value(result).map_err(|e| {
+                RpcError::internal(format!(
+                    "The upstream server's result for prompt `{served}` could not be read: {e}"
+                ))
+            }),
+            Err(ClientError::Mcp {
+                code,
+                message,
+                data,
+            }) => {
+                let error = RpcError::new(code, message);
+                Err(match data {
+                    Some(data) => error.with_data(data),
+                    None => error,
+                })
+            }
+            Err(error) => {
+                self.failed(&key, &slot, &error);
+                Err(unreachable(&error))
+            }
+        }
+    }
+
     /// One call of `served` (upstream name `name`), forwarded with the caller's client.
     async fn forward(
         &self,
@@ -232,17 +345,10 @@ impl Callers {
         name: &str,
         arguments: Map<String, Value>,
     ) -> Result<CallToolResult, RpcError> {
-        let principal = ctx.principal();
-        let key = principal.map(|p| (p.tenant().map(str::to_owned), p.subject.clone()));
-        let (slot, client) = match self.client(&key, principal).await {
-            Ok(Some(found)) => found,
-            Ok(None) => {
-                return Err(
-                    Denied::new("this caller has no credentials for the upstream server")
-                        .to_error("tool", served),
-                )
-            }
-            Err(error) => {
+        let (key, slot, client) = match self.caller(ctx, "tool", served).await {
+            Ok(found) => found,
+            Err(Err(refused)) => return Err(refused),
+            Err(Ok(error)) => {
                 return Ok(CallToolResult::error(format!(
                     "The upstream server of `{served}` could not be reached: {error}"
                 )))
@@ -270,11 +376,7 @@ impl Callers {
                 )))
             }
             Err(error) => {
-                if error.layer() == Layer::Transport
-                    && !matches!(error, ClientError::Timeout { .. })
-                {
-                    self.forget(&key, &slot);
-                }
+                self.failed(&key, &slot, &error);
                 return Ok(CallToolResult::error(format!(
                     "The upstream server failed on `{served}` ({} error): {error}",
                     error.layer()

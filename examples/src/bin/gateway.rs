@@ -1,5 +1,5 @@
-//! An era-bridging gateway: serves the tools of one or more other MCP servers (its
-//! upstreams) as its own, named `upstream.tool`, to 2026-07-28 clients (statelessly) and
+//! An era-bridging gateway: serves the tools and prompts of one or more other MCP servers
+//! (its upstreams) as its own, named `upstream.tool`, to 2026-07-28 clients (statelessly) and
 //! handshake-era ones, whatever era each upstream speaks: put a 2026-07-28 front on an old
 //! server during a migration.
 //!
@@ -15,7 +15,7 @@
 //!
 //! `--upstream NAME=TARGET` (repeatable): TARGET is an `http://` or `https://` URL of a
 //! Streamable HTTP server, or else a command line (split on spaces, no quoting) started once
-//! per tenant, speaking MCP on stdio. NAME prefixes the upstream's tools. Then `--stdio`
+//! per tenant, speaking MCP on stdio. NAME prefixes the upstream's tools and prompts. Then `--stdio`
 //! (the default) or `--http ADDR`, as for every example.
 //!
 //! Tenants (environment): `GATEWAY_TENANTS` lists `tenant:api-key:upstream-credential`
@@ -27,7 +27,7 @@
 //! has a single user (no API keys; HTTP then serves loopback only) whose calls use one
 //! connection per upstream with `GATEWAY_DISCOVERY_TOKEN`, if set.
 //!
-//! At start, each upstream's tools are listed once with `GATEWAY_DISCOVERY_TOKEN` (as the
+//! At start, each upstream's tools and prompts are listed once with `GATEWAY_DISCOVERY_TOKEN` (as the
 //! bearer token or `UPSTREAM_TOKEN`; none when unset). Questions an upstream tool asks
 //! (elicitation, sampling, roots) are not relayed: such a call ends with a tool error.
 

@@ -246,7 +246,15 @@ impl ServerHandle {
 
     /// Stop serving the prompt named `name`; `false` when no such prompt was served.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        self.remove(Change::Prompts, |d| &mut d.prompts, |p| p.name == name)
+        self.0
+            .change(Change::Prompts, |defs| {
+                let before = defs.prompts.len() + defs.dynamic_prompts.len();
+                defs.prompts.retain(|p| p.name != name);
+                defs.dynamic_prompts.retain(|p| p.def.name != name);
+                defs.prompts.len() + defs.dynamic_prompts.len() != before
+            })
+            // Removing never breaks a valid catalog; an error leaves it unchanged.
+            .unwrap_or(false)
     }
 
     /// Whether a prompt named `name` is served now.

@@ -12,7 +12,9 @@ use super::Listed;
 use crate::protocol::{Annotations, Prompt, Resource, ResourceTemplate, Tool, ToolAnnotations};
 use crate::validate::ArgValidator;
 
-use super::dynamic::{DynamicCall, DynamicTool, DYNAMIC_PLACE};
+use super::dynamic::{
+    DynamicCall, DynamicGet, DynamicPrompt, DynamicTool, DYNAMIC_PLACE, DYNAMIC_PROMPT_PLACE,
+};
 use super::mirror::{self, Mirrored};
 use super::spec::{generator, output_schema, with_idempotency_key};
 use super::{uri, ParamSpec, PromptDef, ResourceDef, ToolDef};
@@ -76,6 +78,22 @@ pub struct CatalogPrompt {
     pub def: &'static PromptDef,
     /// The `prompts/list` entry.
     pub prompt: Prompt,
+    /// The handler of a prompt added at run time (`def.get` for a `#[prompt]`).
+    pub(crate) dynamic: Option<DynamicGet>,
+}
+
+impl CatalogPrompt {
+    /// Start the handler on these (checked) arguments.
+    pub(crate) fn get(
+        &self,
+        ctx: crate::core::RequestContext,
+        arguments: serde_json::Map<String, Value>,
+    ) -> super::PromptFuture {
+        match &self.dynamic {
+            Some(get) => get(ctx, arguments),
+            None => (self.def.get)(ctx, arguments),
+        }
+    }
 }
 
 /// The definitions a server was asked to serve.
@@ -89,6 +107,8 @@ pub struct Defs {
     pub prompts: Vec<&'static PromptDef>,
     /// Tools added at run time (`Server::tool_from_json`).
     pub(crate) dynamic: Vec<Arc<DynamicTool>>,
+    /// Prompts added at run time (`Server::prompt_from_json`).
+    pub(crate) dynamic_prompts: Vec<Arc<DynamicPrompt>>,
 }
 
 /// Everything served, checked and sorted, built once at start.
@@ -221,13 +241,41 @@ impl Catalog {
         resources.sort_by(|a, b| a.published.cmp(&b.published));
         templates.sort_by(|a, b| a.published.cmp(&b.published));
 
-        let (prompt_defs, dups) = duplicates(&defs.prompts, |d| d.name.to_owned(), |d| d.place());
+        let all_prompts: Vec<&'static PromptDef> = defs
+            .prompts
+            .iter()
+            .copied()
+            .chain(defs.dynamic_prompts.iter().map(|d| d.def))
+            .collect();
+        let (prompt_defs, dups) = duplicates(
+            &all_prompts,
+            |d| d.name.to_owned(),
+            |d| {
+                if d.file == DYNAMIC_PROMPT_PLACE && d.line == 0 {
+                    DYNAMIC_PROMPT_PLACE.to_owned()
+                } else {
+                    d.place()
+                }
+            },
+        );
         errors.extend(
             dups.into_iter()
                 .map(|(name, places)| BuildError::DuplicatePrompt { name, places }),
         );
         let mut prompts = Vec::new();
         for def in prompt_defs {
+            if let Some(dynamic) = defs
+                .dynamic_prompts
+                .iter()
+                .find(|d| std::ptr::eq(d.def, def))
+            {
+                prompts.push(CatalogPrompt {
+                    def,
+                    prompt: dynamic.prompt.clone(),
+                    dynamic: Some(dynamic.get.clone()),
+                });
+                continue;
+            }
             match prepare_prompt(def, has_state) {
                 Ok(prompt) => prompts.push(prompt),
                 Err(e) => errors.extend(e),
@@ -468,6 +516,7 @@ fn prepare_prompt(
             description: def.description.map(str::to_owned),
             arguments,
         },
+        dynamic: None,
     })
 }
 

@@ -1,8 +1,9 @@
-//! Tools known only at run time (`Server::tool_from_json`): described by JSON, handled by a
-//! closure, served like the `#[tool]` functions.
+//! Tools and prompts known only at run time (`Server::tool_from_json`,
+//! `Server::prompt_from_json`): described by JSON, handled by a closure, served like the
+//! `#[tool]` and `#[prompt]` functions.
 //!
-//! The catalog, authorization hooks and list filters all work on `&'static ToolDef`. A
-//! dynamic tool therefore gets one too, made once when it is added and kept for the rest of
+//! The catalog, authorization hooks and list filters all work on `&'static ToolDef` (and
+//! `PromptDef`). A dynamic tool therefore gets one too, made once when it is added and kept for the rest of
 //! the process (as a `#[tool]`'s is): its strings and hints come from the JSON, its
 //! function pointers describe nothing (no extractors, no generated schema). What the
 //! pointers would say, the tool carries beside its definition: the JSON schemas as given and
@@ -13,17 +14,79 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::core::RequestContext;
-use crate::protocol::{RpcError, Tool};
+use crate::protocol::{Prompt, RpcError, Tool};
 
 use super::tool::ToolFuture;
-use super::{BuildError, ErrorDetail, InlineLimit, TaskSupport, ToolDef};
+use super::{BuildError, ErrorDetail, InlineLimit, PromptDef, PromptFuture, TaskSupport, ToolDef};
 
 /// The handler of a dynamic tool.
 pub(crate) type DynamicCall =
     Arc<dyn Fn(RequestContext, Map<String, Value>) -> ToolFuture + Send + Sync>;
 
+/// The handler of a dynamic prompt.
+pub(crate) type DynamicGet =
+    Arc<dyn Fn(RequestContext, Map<String, Value>) -> PromptFuture + Send + Sync>;
+
 /// Where duplicate-name errors say a dynamic tool comes from.
 pub(crate) const DYNAMIC_PLACE: &str = "Server::tool_from_json";
+
+/// Where duplicate-name errors say a dynamic prompt comes from.
+pub(crate) const DYNAMIC_PROMPT_PLACE: &str = "Server::prompt_from_json";
+
+/// A string kept for the rest of the process, as a definition's strings are.
+fn leak(s: &str) -> &'static str {
+    Box::leak(s.to_owned().into_boxed_str())
+}
+
+/// A prompt added at run time: its definition, its published form, its handler.
+pub(crate) struct DynamicPrompt {
+    pub(crate) def: &'static PromptDef,
+    /// The `prompts/list` entry, from the JSON as given.
+    pub(crate) prompt: Prompt,
+    pub(crate) get: DynamicGet,
+}
+
+impl DynamicPrompt {
+    /// Read `description` (a `Prompt` object of `prompts/list`).
+    pub(crate) fn new(description: Value, get: DynamicGet) -> Result<DynamicPrompt, BuildError> {
+        let shown = description
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("(no name)");
+        let item = format!("prompt `{shown}`");
+        let prompt: Prompt =
+            serde_json::from_value(description.clone()).map_err(|e| BuildError::InvalidItem {
+                item: item.clone(),
+                problems: vec![format!(
+                    "its JSON is not a prompt (name, optional title, description, arguments): {e}"
+                )],
+            })?;
+        if prompt.name.is_empty() {
+            return Err(BuildError::InvalidItem {
+                item,
+                problems: vec!["a prompt needs a name".to_owned()],
+            });
+        }
+        let def: &'static PromptDef = Box::leak(Box::new(PromptDef {
+            name: leak(&prompt.name),
+            title: prompt.title.as_deref().map(leak),
+            description: prompt.description.as_deref().map(leak),
+            scopes: &[],
+            module_path: "",
+            file: DYNAMIC_PROMPT_PLACE,
+            line: 0,
+            params: |_| {},
+            get: no_prompt_by_pointer,
+            completions: &[],
+        }));
+        Ok(DynamicPrompt { def, prompt, get })
+    }
+}
+
+/// As [`not_by_pointer`], for prompts.
+fn no_prompt_by_pointer(_: RequestContext, _: Map<String, Value>) -> PromptFuture {
+    Box::pin(async { Err(RpcError::internal("this prompt has no handler")) })
+}
 
 /// A tool added at run time: its definition, its published form, its handler.
 pub(crate) struct DynamicTool {
@@ -70,7 +133,6 @@ impl DynamicTool {
                 problems,
             });
         }
-        let leak = |s: &str| -> &'static str { Box::leak(s.to_owned().into_boxed_str()) };
         let hints = &tool.annotations;
         let def: &'static ToolDef = Box::leak(Box::new(ToolDef {
             name: leak(&tool.name),

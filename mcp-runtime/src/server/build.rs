@@ -79,6 +79,12 @@ impl Server {
                 Err(error) => unreadable.push(error),
             }
         }
+        for dynamic in self.dynamic_prompts {
+            match dynamic {
+                Ok(prompt) => defs.dynamic_prompts.push(prompt),
+                Err(error) => unreadable.push(error),
+            }
+        }
         if !unreadable.is_empty() {
             return Err(Error::Build(unreadable));
         }
@@ -284,6 +290,7 @@ fn select(only: Option<Selection>, modules: &[String]) -> Defs {
     let only = only.unwrap_or_default();
     Defs {
         dynamic: Vec::new(),
+        dynamic_prompts: Vec::new(),
         tools: pick(
             inventory::iter::<ToolRegistration>.into_iter().map(|r| r.0),
             &only.tools,

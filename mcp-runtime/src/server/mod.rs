@@ -65,6 +65,9 @@ pub struct Server {
     /// Tools added with `tool_from_json`, or why one could not be read (reported by
     /// `build` with the catalog's other problems).
     dynamic: Vec<Result<Arc<crate::registry::dynamic::DynamicTool>, crate::registry::BuildError>>,
+    /// Prompts added with `prompt_from_json`, or why one could not be read.
+    dynamic_prompts:
+        Vec<Result<Arc<crate::registry::dynamic::DynamicPrompt>, crate::registry::BuildError>>,
     modules: Vec<String>,
     page_size: Option<usize>,
     list_cache: CacheHints,
@@ -105,6 +108,7 @@ impl Server {
             cursor_ttl: crate::core::pages::DEFAULT_CURSOR_TTL,
             only: None,
             dynamic: Vec::new(),
+            dynamic_prompts: Vec::new(),
             modules: Vec::new(),
             page_size: None,
             list_cache: CacheHints::default(),
@@ -444,6 +448,33 @@ impl Server {
             Arc::new(move |ctx, arguments| Box::pin(handler(ctx, arguments)));
         self.dynamic
             .push(crate::registry::dynamic::DynamicTool::new(tool, call).map(Arc::new));
+        self
+    }
+
+    /// Serve a prompt known only at run time: `prompt` is its `prompts/list` entry as JSON
+    /// (`name`, and optionally `title`, `description`, `arguments`: each with a `name`, and
+    /// optionally `title`, `description`, `required`), and `handler` answers each
+    /// `prompts/get` with the request's context and the arguments (all strings).
+    ///
+    /// As for a `#[prompt]`, the arguments are checked first (strings, known, the required
+    /// ones given), [`Server::authorize`] hooks see it, and it is listed in pages in both
+    /// protocol eras, whatever [`Server::only_prompts`] picks. [`Server::build`] fails when
+    /// the JSON is not a prompt or another prompt has the same name. Its definition is kept
+    /// for the life of the process: add dynamic prompts at start.
+    pub fn prompt_from_json<F, Fut>(mut self, prompt: serde_json::Value, handler: F) -> Self
+    where
+        F: Fn(crate::RequestContext, serde_json::Map<String, serde_json::Value>) -> Fut
+            + Send
+            + Sync
+            + 'static,
+        Fut: std::future::Future<Output = Result<crate::GetPromptResult, crate::RpcError>>
+            + Send
+            + 'static,
+    {
+        let get: crate::registry::dynamic::DynamicGet =
+            Arc::new(move |ctx, arguments| Box::pin(handler(ctx, arguments)));
+        self.dynamic_prompts
+            .push(crate::registry::dynamic::DynamicPrompt::new(prompt, get).map(Arc::new));
         self
     }
 

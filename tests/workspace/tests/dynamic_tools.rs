@@ -1,6 +1,7 @@
-//! Tools known only at run time (`Server::tool_from_json`): described by JSON, handled by
-//! a closure, and served through the same pipeline as `#[tool]` functions: listed in pages,
-//! arguments checked against the given schema, seen by authorization hooks, in both
+//! Tools and prompts known only at run time (`Server::tool_from_json`,
+//! `Server::prompt_from_json`): described by JSON, handled by a closure, and served through
+//! the same pipeline as `#[tool]` and `#[prompt]` functions: listed in pages, arguments
+//! checked against the given schema or argument list, seen by authorization hooks, in both
 //! protocol eras; a name clash is a build error.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -278,4 +279,116 @@ async fn a_removed_dynamic_tool_is_no_longer_served() {
         .filter_map(|t| t["name"].as_str().map(str::to_owned))
         .collect();
     assert_eq!(names, ["math.double", "static_echo"]);
+}
+
+/// A server with one dynamic prompt, `review`, taking a required `code` and an optional
+/// `focus`.
+fn prompt_server() -> Server {
+    Server::new("dynamic", "1.0.0")
+        .only(tools![static_echo])
+        .prompt_from_json(
+            json!({
+                "name": "review",
+                "title": "Code review",
+                "description": "Reviews a piece of code.",
+                "arguments": [
+                    {"name": "code", "description": "The code.", "required": true},
+                    {"name": "focus"}
+                ]
+            }),
+            |ctx, arguments| async move {
+                let code = arguments
+                    .get("code")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let who = ctx
+                    .principal()
+                    .map(|p| p.subject.clone())
+                    .unwrap_or_else(|| "nobody".into());
+                Ok(GetPromptResult {
+                    description: Some(format!("for {who}")),
+                    messages: vec![PromptMessage::user(format!("Review this: {code}"))],
+                    ..Default::default()
+                })
+            },
+        )
+}
+
+#[tokio::test]
+async fn a_dynamic_prompt_is_listed_and_answers_in_both_eras() {
+    let app = prompt_server().build().unwrap();
+    for (era, client) in clients(&app) {
+        let response = client.request("prompts/list", json!({})).await;
+        let prompts = &response["result"]["prompts"];
+        assert_eq!(prompts[0]["name"], "review", "{era}: {response}");
+        assert_eq!(prompts[0]["title"], "Code review", "{era}");
+        assert_eq!(prompts[0]["arguments"][0]["required"], true, "{era}");
+        let result = client
+            .get_prompt("review", json!({"code": "fn main() {}"}))
+            .await;
+        assert_eq!(
+            result["messages"][0]["content"]["text"], "Review this: fn main() {}",
+            "{era}: {result}"
+        );
+        // The required argument is checked before the handler runs.
+        let response = client
+            .request(
+                "prompts/get",
+                json!({"name": "review", "arguments": {"focus": "x"}}),
+            )
+            .await;
+        assert_eq!(response["error"]["code"], -32602, "{era}: {response}");
+    }
+    let client = TestClient::new(app).as_principal(Principal::new("bob"));
+    let result = client.get_prompt("review", json!({"code": "x"})).await;
+    assert_eq!(result["description"], "for bob", "{result}");
+}
+
+/// Refuses the prompt `review`.
+struct NoReviews;
+
+impl Authorize for NoReviews {
+    async fn check(&self, _ctx: &RequestContext, action: &Action<'_>) -> Result<(), Denied> {
+        match action {
+            Action::GetPrompt { prompt, .. } if prompt.name == "review" => {
+                Err(Denied::new("no reviews today"))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+#[tokio::test]
+async fn authorization_hooks_see_dynamic_prompts() {
+    let app = prompt_server().authorize(NoReviews).build().unwrap();
+    let response = TestClient::new(app)
+        .request(
+            "prompts/get",
+            json!({"name": "review", "arguments": {"code": "x"}}),
+        )
+        .await;
+    assert_eq!(response["error"]["code"], -31403, "{response}");
+}
+
+#[test]
+fn a_dynamic_prompt_named_twice_or_without_a_name_stops_the_build() {
+    let get = |_: RequestContext, _| async { Ok(GetPromptResult::default()) };
+    let errors = build_errors(prompt_server().prompt_from_json(json!({"name": "review"}), get));
+    match errors.as_slice() {
+        [BuildError::DuplicatePrompt { name, places }] => {
+            assert_eq!(name, "review");
+            assert_eq!(
+                places,
+                &["Server::prompt_from_json", "Server::prompt_from_json"]
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let errors = build_errors(prompt_server().prompt_from_json(json!({"title": "x"}), get));
+    let text = errors
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ");
+    assert!(text.contains("is not a prompt"), "{text}");
 }

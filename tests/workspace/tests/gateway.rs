@@ -1,7 +1,8 @@
 //! The gateway building block (`gateway::Upstream`, `Server::mount`) in front of a server
 //! we did not write: `tests/servers/legacy-only.mjs`, a TypeScript SDK v1 server of the
 //! handshake era only, over stdio. A 2026-07-28 client of the gateway (stateless, no
-//! handshake) lists the prefixed tools and calls them; `isError` passes through; each
+//! handshake) lists the prefixed tools and calls them, and gets the prefixed prompt;
+//! `isError` passes through; each
 //! tenant gets its own upstream process with its own credential; a tenant without one is
 //! refused.
 //!
@@ -150,6 +151,26 @@ async fn a_modern_client_lists_and_calls_the_tools_of_a_legacy_only_upstream() {
     assert_eq!(result["isError"], true, "{result}");
     let text = result["content"][0]["text"].as_str().unwrap_or_default();
     assert!(text.contains("elicitation/create"), "{text}");
+    // The upstream's prompt is mounted too, its arguments checked here.
+    let response = client.request("prompts/list", json!({})).await;
+    assert_eq!(
+        response["result"]["prompts"][0]["name"], "legacy.greet",
+        "{response}"
+    );
+    let result = client
+        .get_prompt("legacy.greet", json!({"name": "Ada"}))
+        .await;
+    assert_eq!(
+        result["messages"][0]["content"]["text"], "Say hello to Ada.",
+        "{result}"
+    );
+    let response = client
+        .request(
+            "prompts/get",
+            json!({"name": "legacy.greet", "arguments": {}}),
+        )
+        .await;
+    assert_eq!(response["error"]["code"], -32602, "{response}");
     // All of acme's calls went through one upstream process.
     assert_eq!(spawned(&log), ["discovery", "token-acme"]);
 }

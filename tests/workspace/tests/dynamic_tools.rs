@@ -308,7 +308,6 @@ fn prompt_server() -> Server {
                 Ok(GetPromptResult {
                     description: Some(format!("for {who}")),
                     messages: vec![PromptMessage::user(format!("Review this: {code}"))],
-                    ..Default::default()
                 })
             },
         )

@@ -14,8 +14,9 @@ use crate::protocol::codes;
 #[non_exhaustive]
 pub enum ClientError {
     /// The connection failed: the process could not start or exited, the HTTP request
-    /// failed, or the server answered with an HTTP error status and no JSON-RPC error in
-    /// the body (`status` holds it). Layer: transport.
+    /// failed, the server refused the caller (HTTP 401 or 403: `status` holds it), or it
+    /// answered with another HTTP error status and no JSON-RPC error in the body. Layer:
+    /// transport.
     Transport {
         /// What happened, for people.
         message: String,

@@ -7,16 +7,19 @@
 //! requests carry the negotiated version and the `Mcp-Session-Id` the server gave at
 //! `initialize`; the server's questions arrive on the POST's SSE stream and are answered
 //! with a POST of their own; a cancelled request is also announced with
-//! `notifications/cancelled`; closing the client ends the session with a DELETE.
+//! `notifications/cancelled`; a 404 to a request with the session means the server has
+//! forgotten it, so the client opens a new one and sends the request again; closing the
+//! client ends the session with a DELETE.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::error::ClientError;
-use super::wire::{Call, Host};
+use super::wire::{Call, Host, Listening};
 use crate::protocol::exchange::header_encoding;
 use crate::registry::mirror::{self, Mirrored};
 
@@ -33,6 +36,11 @@ pub(crate) struct Endpoint {
     session: Mutex<Option<HeaderValue>>,
     /// The negotiated handshake-era version, for the DELETE at close.
     legacy_version: Mutex<Option<String>>,
+    /// The params of the `initialize` that opened the session, to open another when the
+    /// server has forgotten it.
+    opening: Mutex<Option<Value>>,
+    /// The client's request ids (a new session's `initialize` takes one).
+    ids: Arc<AtomicU64>,
     /// The arguments each listed tool mirrors into headers, by tool name.
     mirrors: Mutex<HashMap<String, Vec<Mirrored>>>,
     host: Arc<Host>,
@@ -53,6 +61,7 @@ impl Endpoint {
         url: &str,
         headers: HeaderMap,
         host: Arc<Host>,
+        ids: Arc<AtomicU64>,
     ) -> Result<Endpoint, ClientError> {
         let url = reqwest::Url::parse(url).map_err(|e| transport(format!("bad URL {url}: {e}")))?;
         let http = reqwest::Client::builder().build().map_err(transport)?;
@@ -62,6 +71,8 @@ impl Endpoint {
             headers,
             session: Mutex::new(None),
             legacy_version: Mutex::new(None),
+            opening: Mutex::new(None),
+            ids,
             mirrors: Mutex::new(HashMap::new()),
             host,
         })
@@ -176,9 +187,92 @@ impl Endpoint {
             },
             version: call.version.to_owned(),
         };
-        let result = this.exchange(&call, headers, body).await;
+        let had_session = !call.modern && lock(&this.session).is_some();
+        let mut result = this.exchange(&call, headers, body).await;
+        // 404 to a request with a session: the server has forgotten the session (it
+        // restarted, or expired it). The handshake era has the client open a new one and
+        // send the request again.
+        if let Err(ClientError::Transport {
+            status: Some(404), ..
+        }) = &result
+        {
+            if had_session && call.method != "initialize" {
+                this.reopen(call.version).await?;
+                let headers = this.headers_for(&call)?;
+                result = this
+                    .exchange(&call, headers, call.message().to_string())
+                    .await;
+            }
+        }
         outstanding.cancel = None;
         result
+    }
+
+    /// Open a new handshake-era session with the `initialize` params of the first.
+    async fn reopen(&self, version: &str) -> Result<(), ClientError> {
+        let Some(params) = lock(&self.opening).clone() else {
+            return Err(transport(
+                "the session ended and there is no handshake to repeat",
+            ));
+        };
+        *lock(&self.session) = None;
+        tracing::debug!(target: "mcp_runtime::client", "the server forgot the session; opening a new one");
+        let initialize = Call {
+            id: Some(self.ids.fetch_add(1, Ordering::Relaxed)),
+            method: "initialize",
+            params: &params,
+            version,
+            modern: false,
+            progress: None,
+            headers: &[],
+            cancel: None,
+        };
+        let headers = self.headers_for(&initialize)?;
+        let response = self
+            .exchange(&initialize, headers, initialize.message().to_string())
+            .await?;
+        if let Some(error) = response.get("error") {
+            return Err(ClientError::from_rpc(error));
+        }
+        let params = json!({});
+        let initialized = Call {
+            id: None,
+            method: "notifications/initialized",
+            params: &params,
+            version,
+            modern: false,
+            progress: None,
+            headers: &[],
+            cancel: None,
+        };
+        let headers = self.headers_for(&initialized)?;
+        self.exchange(&initialized, headers, initialized.message().to_string())
+            .await?;
+        Ok(())
+    }
+
+    async fn post(
+        &self,
+        call: &Call<'_>,
+        headers: HeaderMap,
+        body: String,
+    ) -> Result<reqwest::Response, ClientError> {
+        let response = self
+            .http
+            .post(self.url.clone())
+            .headers(headers)
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| transport(format!("POST {}: {e}", self.url)))?;
+        if call.method == "initialize" {
+            if let Some(session) = response.headers().get("mcp-session-id") {
+                *lock(&self.session) = Some(session.clone());
+            }
+            *lock(&self.legacy_version) = Some(call.version.to_owned());
+            *lock(&self.opening) = Some(call.params.clone());
+        }
+        Ok(response)
     }
 
     async fn exchange(
@@ -187,20 +281,12 @@ impl Endpoint {
         headers: HeaderMap,
         body: String,
     ) -> Result<Value, ClientError> {
-        let mut response = self
-            .http
-            .post(self.url.clone())
-            .headers(headers)
-            .body(body)
-            .send()
-            .await
-            .map_err(|e| transport(format!("POST {}: {e}", self.url)))?;
+        let with_session = headers.contains_key("mcp-session-id");
+        let mut response = self.post(call, headers, body).await?;
         let status = response.status();
-        if call.method == "initialize" {
-            if let Some(session) = response.headers().get("mcp-session-id") {
-                *lock(&self.session) = Some(session.clone());
-            }
-            *lock(&self.legacy_version) = Some(call.version.to_owned());
+        if with_session && status == StatusCode::NOT_FOUND {
+            // The session is gone, whatever the body says (see `send`).
+            return Err(refused(status, &response.text().await.unwrap_or_default()));
         }
         if call.id.is_none() {
             return if status.is_success() {
@@ -209,28 +295,49 @@ impl Endpoint {
                 Err(refused(status, ""))
             };
         }
-        let is_sse = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("text/event-stream"));
-        if is_sse && status.is_success() {
+        if is_sse(&response) {
             return self.read_stream(call, &mut response).await;
         }
-        let text = response.text().await.map_err(transport)?;
-        match serde_json::from_str::<Value>(&text) {
-            // An error status with a JSON-RPC error body: the error is the answer (a
-            // modern server's -32020, -32022, -32601...).
-            Ok(message) if message.get("error").is_some_and(Value::is_object) => Ok(message),
-            Ok(message) if status.is_success() && message.get("result").is_some() => Ok(message),
-            _ if !status.is_success() => Err(refused(status, &text)),
-            Ok(_) => Err(ClientError::malformed(
-                "the response is not a JSON-RPC response",
-            )),
-            Err(e) => Err(ClientError::malformed(format!(
-                "the response is not JSON: {e}"
-            ))),
+        read_plain(response).await
+    }
+
+    /// POST a `subscriptions/listen` request and read its SSE stream up to the
+    /// acknowledgement; a task then forwards the subscription's notifications until the
+    /// stream ends. Dropping the result closes the stream, which cancels the request.
+    pub(crate) async fn listen(
+        this: &Arc<Endpoint>,
+        call: Call<'_>,
+    ) -> Result<Listening, ClientError> {
+        let headers = this.headers_for(&call)?;
+        let mut response = this
+            .post(&call, headers, call.message().to_string())
+            .await?;
+        if !is_sse(&response) {
+            return Listening::answered(read_plain(response).await?);
         }
+        let mut buffer = Vec::new();
+        // The acknowledgement comes first (nothing of the subscription precedes it).
+        let acknowledged = match next_message(&mut response, &mut buffer).await? {
+            Some(message) if message.get("method").is_some() => message
+                .pointer("/params/notifications")
+                .cloned()
+                .unwrap_or(Value::Null),
+            Some(message) => return Listening::answered(message),
+            None => return Listening::answered(json!({"result": {}})),
+        };
+        let (tx, notifications) = tokio::sync::mpsc::unbounded_channel();
+        let forwarding = tokio::spawn(async move {
+            while let Ok(Some(message)) = next_message(&mut response, &mut buffer).await {
+                if message.get("method").is_none() || tx.send(message).is_err() {
+                    break;
+                }
+            }
+        });
+        Ok(Listening {
+            acknowledged,
+            notifications,
+            _guard: Box::new(Abort(forwarding.abort_handle())),
+        })
     }
 
     /// Read an SSE response until the call's response, routing notifications and answering
@@ -241,34 +348,24 @@ impl Endpoint {
         response: &mut reqwest::Response,
     ) -> Result<Value, ClientError> {
         let mut buffer: Vec<u8> = Vec::new();
-        loop {
-            while let Some(event) = next_event(&mut buffer) {
-                let Ok(message) = serde_json::from_str::<Value>(&event) else {
-                    continue;
-                };
-                let method = message.get("method").and_then(Value::as_str);
-                match (method, message.get("id")) {
-                    (Some(_), Some(_)) => {
-                        let (reply, unanswered) = self.host.reply(&message).await;
-                        self.post_reply(call.version, &reply).await?;
-                        unanswered?;
-                    }
-                    (Some(_), None) => self.host.notified(&message, call.progress),
-                    (None, Some(id)) if Some(id.clone()) == call.id.map(Value::from) => {
-                        return Ok(message);
-                    }
-                    _ => {}
+        while let Some(message) = next_message(response, &mut buffer).await? {
+            let method = message.get("method").and_then(Value::as_str);
+            match (method, message.get("id")) {
+                (Some(_), Some(_)) => {
+                    let (reply, unanswered) = self.host.reply(&message).await;
+                    self.post_reply(call.version, &reply).await?;
+                    unanswered?;
                 }
-            }
-            match response.chunk().await.map_err(transport)? {
-                Some(chunk) => buffer.extend_from_slice(&chunk),
-                None => {
-                    return Err(transport(
-                        "the server ended the SSE stream without a response",
-                    ))
+                (Some(_), None) => self.host.notified(&message, call.progress),
+                (None, Some(id)) if Some(id.clone()) == call.id.map(Value::from) => {
+                    return Ok(message);
                 }
+                _ => {}
             }
         }
+        Err(transport(
+            "the server ended the SSE stream without a response",
+        ))
     }
 
     /// POST the client's response to a question the server asked (handshake era).
@@ -316,6 +413,70 @@ impl Endpoint {
             request = request.header("mcp-protocol-version", version);
         }
         let _ = request.send().await;
+    }
+}
+
+/// Whether a response is an SSE stream (of a 2xx).
+fn is_sse(response: &reqwest::Response) -> bool {
+    response.status().is_success()
+        && response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"))
+}
+
+/// A JSON response: the JSON-RPC response it holds. An error status with a JSON-RPC
+/// error body is that error (a modern server's -32020, -32022, -32601...); one without is
+/// a transport error, and so are 401 and 403 whatever their body (authentication,
+/// authorization and `Origin` refusals: the connection's, not the request's).
+async fn read_plain(response: reqwest::Response) -> Result<Value, ClientError> {
+    let status = response.status();
+    let text = response.text().await.map_err(transport)?;
+    if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+        let said = serde_json::from_str::<Value>(&text)
+            .ok()
+            .and_then(|m| m.pointer("/error/message")?.as_str().map(str::to_owned));
+        return Err(refused(status, said.as_deref().unwrap_or(&text)));
+    }
+    match serde_json::from_str::<Value>(&text) {
+        Ok(message) if message.get("error").is_some_and(Value::is_object) => Ok(message),
+        Ok(message) if status.is_success() && message.get("result").is_some() => Ok(message),
+        _ if !status.is_success() => Err(refused(status, &text)),
+        Ok(_) => Err(ClientError::malformed(
+            "the response is not a JSON-RPC response",
+        )),
+        Err(e) => Err(ClientError::malformed(format!(
+            "the response is not JSON: {e}"
+        ))),
+    }
+}
+
+/// The next JSON-RPC message of an SSE response (`None` when the stream ends).
+async fn next_message(
+    response: &mut reqwest::Response,
+    buffer: &mut Vec<u8>,
+) -> Result<Option<Value>, ClientError> {
+    loop {
+        while let Some(event) = next_event(buffer) {
+            if let Ok(message) = serde_json::from_str::<Value>(&event) {
+                return Ok(Some(message));
+            }
+        }
+        match response.chunk().await.map_err(transport)? {
+            Some(chunk) => buffer.extend_from_slice(&chunk),
+            None => return Ok(None),
+        }
+    }
+}
+
+/// Aborts the task forwarding a subscription's stream when dropped (the stream closes
+/// with it).
+struct Abort(tokio::task::AbortHandle);
+
+impl Drop for Abort {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

@@ -56,13 +56,21 @@ pub enum Era {
 /// with the 2026-07-28 headers and falls back when the server refuses it without a
 /// 2026-07-28 error (a 400, 404 or 405 with no recognised JSON-RPC error, or a JSON-RPC
 /// error that is not one). [`pin`](ClientBuilder::pin) skips the probe. Every method then
-/// works the same in both eras.
+/// works the same in both eras. Over HTTP in the handshake era, a server that has
+/// forgotten the session (a 404, say after a restart) gets a new `initialize` and the
+/// request again.
 ///
 /// Requests have integer ids and a timeout; dropping a request's future cancels it on the
 /// server (stdio: `notifications/cancelled`; HTTP: the response is closed, and in the
 /// handshake era `notifications/cancelled` is posted too). Questions the server asks
 /// (elicitation, sampling, roots) go to the handlers given to the builder, in both eras;
-/// without one, the call fails with [`ClientError::InputUnanswered`].
+/// each handler also declares its client capability. A question the client declared but
+/// has no handler for ends the call with [`ClientError::InputUnanswered`] (in 2026-07-28,
+/// and over handshake-era HTTP, where the question comes on the call's own stream; over
+/// handshake-era stdio a question names no call, so the server's request is refused with
+/// -32601 and the server decides how its call ends). A question the client did not
+/// declare at all is refused by the server, typically with -32021, which names the
+/// capability.
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), mcp_runtime::client::ClientError> {
@@ -101,7 +109,9 @@ struct Inner {
     meta: Value,
     timeout: Duration,
     host: Arc<Host>,
-    ids: AtomicU64,
+    ids: Arc<AtomicU64>,
+    /// Set by [`Client::close`]: every later call fails with [`ClientError::Closed`].
+    closed: std::sync::atomic::AtomicBool,
 }
 
 /// Where a [`ClientBuilder`] connects.
@@ -251,10 +261,65 @@ impl Client {
         collect(self.prompts()).await
     }
 
+    /// Open a `subscriptions/listen` subscription (2026-07-28) for `notifications`, a
+    /// `SubscriptionFilter` such as `{"toolsListChanged": true, "resourceSubscriptions":
+    /// ["file:///a"]}`; it is open once the server acknowledged it. The [`Subscription`]
+    /// yields the notifications the server then sends for it, and ends when the server
+    /// ends the subscription; dropping it cancels the listen request. A handshake-era
+    /// server answers the method with an error of its own (-32601 usually).
+    pub async fn listen(&self, notifications: Value) -> Result<Subscription, ClientError> {
+        let inner = &*self.inner;
+        if inner.closed.load(Ordering::Relaxed) {
+            return Err(ClientError::Closed);
+        }
+        let modern = inner.era == Era::Modern;
+        let mut params = json!({ "notifications": notifications });
+        if modern {
+            params = exchange::with_meta(params, inner.meta.clone());
+        }
+        let id = self.next_id();
+        let trace = Trace {
+            version: &inner.version,
+            transport: inner.wire.transport(),
+            method: "subscriptions/listen",
+            name: "",
+        };
+        trace.event(id, "sent", None);
+        let call = Call {
+            id: Some(id),
+            method: "subscriptions/listen",
+            params: &params,
+            version: &inner.version,
+            modern,
+            progress: None,
+            headers: &[],
+            cancel: Some(self.cancellation(id)),
+        };
+        let opened = match tokio::time::timeout(inner.timeout, inner.wire.listen(call)).await {
+            Ok(opened) => opened,
+            Err(_) => Err(ClientError::Timeout {
+                method: "subscriptions/listen".into(),
+                after: inner.timeout,
+            }),
+        };
+        match opened {
+            Ok(listening) => {
+                trace.event(id, "completed", None);
+                Ok(Subscription { listening })
+            }
+            Err(error) => {
+                trace.event(id, "failed", Some(error.layer()));
+                Err(error)
+            }
+        }
+    }
+
     /// Close the connection, for every clone: over stdio, close the server's input and
     /// give it a moment to exit (then kill it); over HTTP in the handshake era, end the
-    /// session with a DELETE. Calls still running fail with a transport error.
+    /// session with a DELETE. Later calls fail with [`ClientError::Closed`]; calls still
+    /// running over stdio fail with a transport error.
     pub async fn close(self) {
+        self.inner.closed.store(true, Ordering::Relaxed);
         self.inner.wire.close().await;
     }
 
@@ -318,6 +383,9 @@ impl Client {
         // A cache of list and read results (by `ttlMs` and `cacheScope`, per credential)
         // belongs here, before the first round: keyed by the method and the params.
         let inner = &*self.inner;
+        if inner.closed.load(Ordering::Relaxed) {
+            return Err(ClientError::Closed);
+        }
         let modern = inner.era == Era::Modern;
         let mut params = if modern {
             exchange::with_meta(params, inner.meta.clone())
@@ -339,6 +407,7 @@ impl Client {
             method,
             name: name.as_deref().unwrap_or_default(),
         };
+        let mut relisted = false;
         for _ in 0..MAX_ROUNDS {
             let id = self.next_id();
             let call = Call {
@@ -361,6 +430,14 @@ impl Client {
             };
             let mut result = match response.and_then(result_of) {
                 Ok(result) => result,
+                Err(error) if self.relist_for(method, &error, &mut relisted) => {
+                    trace.event(id, "failed", Some(error.layer()));
+                    // The server wants `Mcp-Param-*` headers this client did not know the
+                    // tool has: learn them from `tools/list`, then send the call again
+                    // (streamable-http, "Client Behavior").
+                    self.list_tools().await?;
+                    continue;
+                }
                 Err(error) => {
                     trace.event(id, "failed", Some(error.layer()));
                     return Err(error);
@@ -403,6 +480,18 @@ impl Client {
         Err(ClientError::malformed(format!(
             "the server still asked for input after {MAX_ROUNDS} rounds"
         )))
+    }
+
+    /// Whether a failed call is a `tools/call` over 2026-07-28 HTTP refused for its headers
+    /// (-32020), not yet answered by listing the tools again (once per call).
+    fn relist_for(&self, method: &str, error: &ClientError, relisted: &mut bool) -> bool {
+        let retry = !*relisted
+            && method == "tools/call"
+            && self.inner.era == Era::Modern
+            && matches!(self.inner.wire, Wire::Http(_))
+            && error.code() == Some(codes::HEADER_MISMATCH);
+        *relisted |= retry;
+        retry
     }
 
     /// The `inputResponses` for an `input_required` result's questions.
@@ -484,6 +573,33 @@ async fn collect(
     stream: impl Stream<Item = Result<Value, ClientError>>,
 ) -> Result<Vec<Value>, ClientError> {
     futures_util::TryStreamExt::try_collect(stream).await
+}
+
+/// An open `subscriptions/listen` subscription (see [`Client::listen`]): a stream of
+/// the notification messages (`{"method": .., "params": ..}`) the server sends for it.
+/// It ends when the server ends the subscription or the connection ends; dropping it
+/// cancels the listen request on the server.
+pub struct Subscription {
+    listening: wire::Listening,
+}
+
+impl Subscription {
+    /// The notifications the server agreed to send (the acknowledgement's
+    /// `notifications`: what was asked, less what the server does not support).
+    pub fn acknowledged(&self) -> &Value {
+        &self.listening.acknowledged
+    }
+}
+
+impl Stream for Subscription {
+    type Item = Value;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Value>> {
+        self.listening.notifications.poll_recv(cx)
+    }
 }
 
 /// One request, ready to send: await it (it is [`IntoFuture`]), after setting its options.
@@ -686,6 +802,7 @@ impl ClientBuilder {
         }
         let declared = exchange::declare(self.capabilities.as_ref(), self.host.answered());
         let host = Arc::new(self.host);
+        let ids = Arc::new(AtomicU64::new(1));
         let wire = match self.target {
             Target::Stdio(command) => {
                 Wire::Stdio(Box::new(stdio::Pipe::spawn(command, host.clone())?))
@@ -694,6 +811,7 @@ impl ClientBuilder {
                 &url,
                 self.headers,
                 host.clone(),
+                ids.clone(),
             )?)),
         };
         let modern_version = match (&self.version, self.pin) {
@@ -716,7 +834,8 @@ impl ClientBuilder {
             meta,
             timeout: self.timeout,
             host,
-            ids: AtomicU64::new(1),
+            ids,
+            closed: std::sync::atomic::AtomicBool::new(false),
         };
         let legacy_version = match (&self.version, self.pin) {
             (Some(version), Some(Era::Legacy)) => version.clone(),

@@ -15,7 +15,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::error::ClientError;
-use super::wire::{Call, Host, Sink};
+use super::wire::{Call, Host, Listening, Sink};
+use crate::protocol::meta::SUBSCRIPTION_ID;
 
 /// How long [`Pipe::close`] waits for the server to exit on its own after its stdin
 /// closed, before it kills it.
@@ -34,6 +35,8 @@ struct State {
     closing: CancellationToken,
     pending: Mutex<HashMap<u64, oneshot::Sender<Value>>>,
     progress: Mutex<HashMap<String, Sink>>,
+    /// Open `subscriptions/listen` streams, by the listen request's id.
+    subscriptions: Mutex<HashMap<u64, mpsc::UnboundedSender<Value>>>,
     /// Why the pipe ended, once it has.
     ended: Mutex<Option<String>>,
     host: Arc<Host>,
@@ -56,8 +59,9 @@ impl State {
 
     fn end(&self, why: String) {
         lock(&self.ended).get_or_insert(why);
-        // Dropping the senders wakes every waiting call.
+        // Dropping the senders wakes every waiting call and ends every subscription.
         lock(&self.pending).clear();
+        lock(&self.subscriptions).clear();
     }
 }
 
@@ -95,6 +99,7 @@ impl Pipe {
             closing: closing.clone(),
             pending: Mutex::new(HashMap::new()),
             progress: Mutex::new(HashMap::new()),
+            subscriptions: Mutex::new(HashMap::new()),
             ended: Mutex::new(None),
             host,
         });
@@ -143,9 +148,6 @@ impl Pipe {
             return Ok(Value::Null);
         };
         let (tx, rx) = oneshot::channel();
-        if lock(&state.ended).is_some() {
-            return Err(ClientError::transport(state.why_ended()));
-        }
         lock(&state.pending).insert(id, tx);
         let mut outstanding = Outstanding {
             state,
@@ -153,6 +155,12 @@ impl Pipe {
             token: None,
             cancel: call.cancel.clone(),
         };
+        // Checked after the call is registered: a pipe ending in between has either seen
+        // the registration (and dropped it) or is seen here.
+        if lock(&state.ended).is_some() {
+            outstanding.cancel = None;
+            return Err(ClientError::transport(state.why_ended()));
+        }
         if let Some((token, sink)) = call.progress {
             let key = token.to_string();
             lock(&state.progress).insert(key.clone(), sink.clone());
@@ -168,6 +176,43 @@ impl Pipe {
                 outstanding.cancel = None;
                 Err(ClientError::transport(state.why_ended()))
             }
+        }
+    }
+
+    /// Send a `subscriptions/listen` request and wait for its acknowledgement; the stream
+    /// then carries the subscription's notifications until the server answers the request
+    /// (or the pipe ends). Dropping it cancels the request.
+    pub(crate) async fn listen(&self, call: Call<'_>) -> Result<Listening, ClientError> {
+        let state = &self.state;
+        let Some(id) = call.id else {
+            return Err(ClientError::malformed("a listen request needs an id"));
+        };
+        let (tx, mut notifications) = mpsc::unbounded_channel();
+        let (answered, mut answer) = oneshot::channel();
+        lock(&state.subscriptions).insert(id, tx);
+        lock(&state.pending).insert(id, answered);
+        let guard = Unsubscribe {
+            state: state.clone(),
+            id,
+            cancel: call.cancel.clone(),
+        };
+        if lock(&state.ended).is_some() {
+            return Err(ClientError::transport(state.why_ended()));
+        }
+        state.write(&call.message())?;
+        tokio::select! {
+            first = notifications.recv() => match first {
+                Some(ack) => Ok(Listening {
+                    acknowledged: ack.pointer("/params/notifications").cloned().unwrap_or(Value::Null),
+                    notifications,
+                    _guard: Box::new(guard),
+                }),
+                None => Err(ClientError::transport(state.why_ended())),
+            },
+            response = &mut answer => match response {
+                Ok(response) => Listening::answered(response),
+                Err(_) => Err(ClientError::transport(state.why_ended())),
+            },
         }
     }
 
@@ -214,6 +259,32 @@ impl Drop for Outstanding<'_> {
     }
 }
 
+/// The subscription a notification belongs to (`_meta` names the listen request's id).
+fn subscription_of(message: &Value) -> Option<u64> {
+    message
+        .get("params")?
+        .get("_meta")?
+        .get(SUBSCRIPTION_ID)?
+        .as_u64()
+}
+
+/// An open subscription; dropped, it cancels the listen request.
+struct Unsubscribe {
+    state: Arc<State>,
+    id: u64,
+    cancel: Option<Value>,
+}
+
+impl Drop for Unsubscribe {
+    fn drop(&mut self) {
+        let open = lock(&self.state.subscriptions).remove(&self.id).is_some();
+        lock(&self.state.pending).remove(&self.id);
+        if let (true, Some(cancel)) = (open, self.cancel.take()) {
+            let _ = self.state.write(&cancel);
+        }
+    }
+}
+
 /// One line from the server, where it belongs.
 fn route(state: &Arc<State>, line: &str) {
     let Ok(message) = serde_json::from_str::<Value>(line) else {
@@ -233,6 +304,12 @@ fn route(state: &Arc<State>, line: &str) {
                 let _ = state.write(&reply);
             });
         }
+        (Some(_), None) if subscription_of(&message).is_some() => {
+            let id = subscription_of(&message).unwrap_or_default();
+            if let Some(stream) = lock(&state.subscriptions).get(&id) {
+                let _ = stream.send(message);
+            }
+        }
         (Some(_), None) => {
             let sink = message
                 .pointer("/params/progressToken")
@@ -243,6 +320,10 @@ fn route(state: &Arc<State>, line: &str) {
             }
         }
         (None, Some(id)) => {
+            if let Some(id) = id.as_u64() {
+                // The response to a listen request closes its stream.
+                lock(&state.subscriptions).remove(&id);
+            }
             let waiting = id.as_u64().and_then(|id| lock(&state.pending).remove(&id));
             if let Some(waiting) = waiting {
                 let _ = waiting.send(message);

@@ -129,6 +129,32 @@ impl Host {
     }
 }
 
+/// An open `subscriptions/listen` request, as a transport hands it over.
+pub(crate) struct Listening {
+    /// The notifications the server honours (the acknowledgement's `notifications`).
+    pub(crate) acknowledged: Value,
+    /// The subscription's notifications; closed when the server ends the subscription.
+    pub(crate) notifications: tokio::sync::mpsc::UnboundedReceiver<Value>,
+    /// Dropped, it cancels the listen request.
+    pub(crate) _guard: Box<dyn Send + Sync>,
+}
+
+impl Listening {
+    /// A listen request the server answered at once, without a stream: its error, or an
+    /// ended subscription.
+    pub(crate) fn answered(response: Value) -> Result<Listening, ClientError> {
+        if let Some(error) = response.get("error") {
+            return Err(ClientError::from_rpc(error));
+        }
+        let (_, notifications) = tokio::sync::mpsc::unbounded_channel();
+        Ok(Listening {
+            acknowledged: Value::Null,
+            notifications,
+            _guard: Box::new(()),
+        })
+    }
+}
+
 /// The connection to one server.
 pub(crate) enum Wire {
     Stdio(Box<stdio::Pipe>),
@@ -141,6 +167,14 @@ impl Wire {
         match self {
             Wire::Stdio(pipe) => pipe.send(call).await,
             Wire::Http(endpoint) => http::Endpoint::send(endpoint, call).await,
+        }
+    }
+
+    /// Open a `subscriptions/listen` request.
+    pub(crate) async fn listen(&self, call: Call<'_>) -> Result<Listening, ClientError> {
+        match self {
+            Wire::Stdio(pipe) => pipe.listen(call).await,
+            Wire::Http(endpoint) => http::Endpoint::listen(endpoint, call).await,
         }
     }
 

@@ -47,8 +47,13 @@ struct Served {
 
 /// Start `binary --http 127.0.0.1:0` and read the URL it announces on stderr.
 async fn serve_http(binary: &str, env: &[(&str, &str)]) -> Served {
+    serve_http_at(binary, "127.0.0.1:0", env).await
+}
+
+/// Start `binary --http addr` and read the URL it announces on stderr.
+async fn serve_http_at(binary: &str, addr: &str, env: &[(&str, &str)]) -> Served {
     let mut process = Command::new(binary)
-        .args(["--http", "127.0.0.1:0"])
+        .args(["--http", addr])
         .env("RUST_LOG", "info")
         .envs(env.iter().copied())
         .stderr(Stdio::piped())
@@ -220,6 +225,62 @@ async fn stdio_falls_back_to_the_handshake_when_the_probe_is_an_unknown_method()
 #[tokio::test]
 async fn stdio_falls_back_to_the_handshake_when_the_probe_goes_unanswered() {
     legacy_connect(Over::Stdio, &[("LEGACY_SILENT", "1")]).await;
+}
+
+/// Handshake-era HTTP: a server that forgot the session (here, restarted on the same
+/// port) answers 404; the client opens a new session and sends the request again.
+#[cfg(feature = "legacy")]
+#[tokio::test]
+async fn a_forgotten_session_is_opened_again() {
+    let served = serve_http(INTERACTIVE, &[]).await;
+    let client = bounded(Client::http(&served.url).pin(Era::Legacy).connect())
+        .await
+        .expect("connects");
+    bounded(client.list_tools()).await.expect("tools/list");
+    let addr = served
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    drop(served);
+    // The same address again, once the old process has let it go.
+    let restarted = bounded(async {
+        loop {
+            if std::net::TcpListener::bind(&addr).is_ok() {
+                break serve_http_at(INTERACTIVE, &addr, &[]).await;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    let called = bounded(client.call_tool("client", json!({})).into_future())
+        .await
+        .expect("a new session");
+    assert!(
+        called["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("speaks 2025-11-25"),
+        "{called}"
+    );
+    drop(restarted);
+}
+
+/// -32022 is a 2026-07-28 error: the client takes a version from its `supported`, here a
+/// handshake-era one, which it then offers in `initialize`.
+#[cfg(feature = "legacy")]
+#[tokio::test]
+async fn an_unsupported_version_error_names_the_version_to_speak() {
+    let (client, _) = connect(
+        &Over::Stdio,
+        LEGACY_ONLY,
+        &[("LEGACY_SUPPORTED", "2025-06-18")],
+        |b| b,
+    )
+    .await;
+    let client = client.expect("connects");
+    assert_eq!(client.era(), Era::Legacy);
+    assert_eq!(client.protocol_version(), "2025-06-18");
 }
 
 /// HTTP: a 400 whose body is not a 2026-07-28 error (here the TypeScript SDK's -32000
@@ -492,13 +553,25 @@ async fn a_request_past_its_timeout_fails_and_is_cancelled() {
 /// Progress goes to the call's callback; log messages to the log handler.
 #[tokio::test]
 async fn progress_and_log_messages_reach_their_handlers() {
-    for over in [Over::Stdio, Over::Http] {
+    let mut cases = vec![(Over::Stdio, None), (Over::Http, None)];
+    // Handshake era: the level is set with `logging/setLevel` after the handshake.
+    if cfg!(feature = "legacy") {
+        cases.extend([
+            (Over::Stdio, Some(Era::Legacy)),
+            (Over::Http, Some(Era::Legacy)),
+        ]);
+    }
+    for (over, pin) in cases {
         let logged = Arc::new(Mutex::new(Vec::new()));
         let sink = logged.clone();
         let (client, _served) = connect(&over, INTERACTIVE, &[], |b| {
-            b.on_log(LogLevel::Warning, move |message| {
+            let b = b.on_log(LogLevel::Warning, move |message| {
                 sink.lock().unwrap().push(message)
-            })
+            });
+            match pin {
+                Some(era) => b.pin(era),
+                None => b,
+            }
         })
         .await;
         let client = client.expect("connects");
@@ -614,5 +687,231 @@ async fn a_tool_error_is_a_business_error() {
             other => panic!("expected Business, got {other:?}"),
         }
         assert_eq!(error.layer(), Layer::Business);
+    }
+}
+
+// ---- Mirrored headers, closing, traces --------------------------------------------------
+
+/// HTTP: the arguments a tool mirrors (`x-mcp-header`) go into `Mcp-Param-*` headers
+/// (base64 where the value is not plain ASCII), learned from `tools/list`. A call made
+/// before any listing is refused by the server (-32020, S-106); the client then lists the
+/// tools and sends it again, as the spec advises.
+#[tokio::test]
+async fn mirrored_arguments_go_into_mcp_param_headers() {
+    let served = serve_http(INTERACTIVE, &[]).await;
+    let client = bounded(Client::http(&served.url).connect())
+        .await
+        .expect("connects");
+    let shipment = json!({
+        "tenant": "acme",
+        "destination": {"country": "DE", "city": "Köln"},
+        "priority": 3,
+    });
+    let booked = bounded(
+        client
+            .call_tool("book_shipment", shipment.clone())
+            .into_future(),
+    )
+    .await
+    .expect("booked before any listing");
+    assert_eq!(
+        booked["content"][0]["text"],
+        "Shipping for acme to Köln, DE (priority 3)"
+    );
+    let booked = bounded(
+        client
+            .call_tool("book_shipment", shipment.clone())
+            .into_future(),
+    )
+    .await
+    .expect("booked");
+    assert_eq!(booked["isError"], Value::Null);
+    // The header the server compares is the client's: a wrong one is refused.
+    let error = bounded(
+        client
+            .call_tool("book_shipment", shipment)
+            .header("Mcp-Param-Tenant", "globex")
+            .into_future(),
+    )
+    .await
+    .expect_err("mismatch");
+    assert_eq!(error.code(), Some(-32020), "{error}");
+}
+
+/// HTTP: the builder's headers go with every request; `bearer` is the `Authorization`
+/// one. Without the key the server refuses the connection with 401: a transport error
+/// with its status, whatever JSON-RPC error the body holds.
+#[tokio::test]
+async fn the_builders_headers_go_with_every_request() {
+    const KEY: &str = "0123456789abcdef0123456789abcdef-client-test";
+    let served = serve_http(INTERACTIVE, &[("API_KEY", KEY)]).await;
+    let client = bounded(Client::http(&served.url).bearer(KEY).connect())
+        .await
+        .expect("connects");
+    let me = bounded(client.call_tool("whoami", json!({})).into_future())
+        .await
+        .expect("whoami");
+    assert_eq!(me["content"][0]["text"], "api-client");
+    let client = bounded(
+        Client::http(&served.url)
+            .header("Authorization", &format!("Bearer {KEY}"))
+            .connect(),
+    )
+    .await
+    .expect("connects");
+    assert_eq!(client.era(), Era::Modern);
+    let refused = bounded(Client::http(&served.url).connect()).await;
+    assert!(
+        matches!(
+            refused,
+            Err(ClientError::Transport {
+                status: Some(401),
+                ..
+            })
+        ),
+        "{:?}",
+        refused.err()
+    );
+}
+
+/// `close` ends the connection for every clone: later calls fail with `Closed`, in the
+/// transport layer; over stdio, a call still running fails too.
+#[tokio::test]
+async fn a_closed_client_fails_in_the_transport_layer() {
+    for over in [Over::Stdio, Over::Http] {
+        let (client, _served) = connect(&over, INTERACTIVE, &[], |b| b).await;
+        let client = client.expect("connects");
+        let (started, mut running) = tokio::sync::mpsc::unbounded_channel();
+        let waiting = tokio::spawn(
+            client
+                .call_tool("wait_for_cancel", json!({}))
+                .on_progress(move |_| {
+                    let _ = started.send(());
+                })
+                .into_future(),
+        );
+        bounded(running.recv()).await;
+        let clone = client.clone();
+        bounded(client.close()).await;
+        let error = bounded(clone.list_tools()).await.expect_err("closed");
+        assert!(matches!(error, ClientError::Closed), "{error:?}");
+        assert_eq!(error.layer(), Layer::Transport);
+        if let Over::Stdio = over {
+            let error = bounded(waiting).await.unwrap().expect_err("ended");
+            assert_eq!(error.layer(), Layer::Transport, "{error}");
+        }
+    }
+}
+
+/// The trace events of a capture: each event's fields, by name.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<std::collections::BTreeMap<String, String>>>>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Captured {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        struct Fields<'a>(&'a mut std::collections::BTreeMap<String, String>);
+        impl tracing::field::Visit for Fields<'_> {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                self.0.insert(field.name().to_owned(), format!("{value:?}"));
+            }
+            fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+                self.0.insert(field.name().to_owned(), value.to_owned());
+            }
+        }
+        if event.metadata().target() != "mcp_runtime::client" {
+            return;
+        }
+        let mut fields = std::collections::BTreeMap::new();
+        event.record(&mut Fields(&mut fields));
+        self.0.lock().unwrap().push(fields);
+    }
+}
+
+/// Each request leaves one trace event per phase, with the protocol version, transport,
+/// method, name, request id, phase and error layer.
+#[tokio::test]
+async fn each_phase_of_a_request_is_a_trace_event() {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    let captured = Captured::default();
+    let _guard =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(captured.clone()));
+    let client = bounded(
+        Client::stdio(command(INTERACTIVE, &[]))
+            .on_elicit(confirm())
+            .connect(),
+    )
+    .await
+    .expect("connects");
+    captured.0.lock().unwrap().clear();
+    bounded(
+        client
+            .call_tool("transfer", json!({"amount": 5, "to": "bob"}))
+            .into_future(),
+    )
+    .await
+    .expect("answered");
+    let _ = bounded(client.request("no/such/method", json!({})).into_future()).await;
+    let events = captured.0.lock().unwrap().clone();
+    let seen: Vec<(String, String, String, String)> = events
+        .iter()
+        .filter(|e| e.contains_key("phase"))
+        .map(|e| {
+            assert_eq!(e["protocol_version"], "2026-07-28");
+            assert_eq!(e["transport"], "stdio");
+            assert!(e["request_id"].parse::<u64>().is_ok(), "{e:?}");
+            (
+                e["method"].clone(),
+                e["name"].clone(),
+                e["phase"].clone(),
+                e["error_layer"].clone(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("tools/call", "transfer", "sent", ""),
+        ("tools/call", "transfer", "input_required", ""),
+        ("tools/call", "transfer", "sent", ""),
+        ("tools/call", "transfer", "completed", ""),
+        ("no/such/method", "", "sent", ""),
+        ("no/such/method", "", "failed", "jsonrpc"),
+    ]
+    .map(|(m, n, p, l)| (m.to_owned(), n.to_owned(), p.to_owned(), l.to_owned()));
+    assert_eq!(seen, expected);
+}
+
+/// `subscriptions/listen` as a stream: acknowledged with what the server honours, then
+/// the notifications asked for, tagged with the subscription.
+#[tokio::test]
+async fn a_subscription_is_a_stream_of_its_notifications() {
+    use futures_util::StreamExt as _;
+    for over in [Over::Stdio, Over::Http] {
+        let (client, _served) = connect(&over, INTERACTIVE, &[], |b| b).await;
+        let client = client.expect("connects");
+        let mut subscription = bounded(client.listen(json!({
+            "toolsListChanged": true,
+            "resourceSubscriptions": ["vault://alpha"],
+        })))
+        .await
+        .expect("subscribed");
+        assert_eq!(subscription.acknowledged()["toolsListChanged"], true);
+        bounded(client.call_tool("toggle", json!({})).into_future())
+            .await
+            .expect("toggled");
+        let mut methods = Vec::new();
+        for _ in 0..2 {
+            let notification = bounded(subscription.next()).await.expect("a notification");
+            assert!(notification["params"]["_meta"]
+                .get("io.modelcontextprotocol/subscriptionId")
+                .is_some());
+            methods.push(notification["method"].as_str().unwrap().to_owned());
+        }
+        methods.sort();
+        assert_eq!(
+            methods,
+            [
+                "notifications/resources/updated",
+                "notifications/tools/list_changed"
+            ]
+        );
     }
 }

@@ -4,7 +4,10 @@
 //!
 //! - stdio: a request naming a 2026-07-28 `protocolVersion` in `_meta`, or
 //!   `server/discover`, gets -32601 "Method not found"; with `LEGACY_SILENT=1` it gets no
-//!   answer at all, as from a server that ignores what it does not know.
+//!   answer at all, as from a server that ignores what it does not know; with
+//!   `LEGACY_SUPPORTED=2025-06-18` it gets -32022 naming that version as the one it
+//!   supports, as from a server that knows the 2026-07-28 shape but serves only the
+//!   handshake era.
 //! - HTTP (`--http ADDR`): a POST with `MCP-Protocol-Version: 2026-07-28` gets 400 with a
 //!   JSON-RPC error -32000 "Bad Request: Server not initialized" (what the TypeScript
 //!   SDK's handshake-era server answers); with `LEGACY_EMPTY_400=1` a 400 with no body.
@@ -52,6 +55,7 @@ fn is_modern(message: &Value) -> bool {
 
 async fn filter_stdio(app: mcp_runtime::App) -> Result<(), mcp_runtime::Error> {
     let silent = std::env::var("LEGACY_SILENT").is_ok_and(|v| v == "1");
+    let supported = std::env::var("LEGACY_SUPPORTED").ok();
     let (near, far) = tokio::io::duplex(1 << 20);
     let (server_read, server_write) = tokio::io::split(far);
     tokio::spawn(async move { app.serve_io(server_read, server_write).await });
@@ -71,9 +75,16 @@ async fn filter_stdio(app: mcp_runtime::App) -> Result<(), mcp_runtime::Error> {
         let message: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
         if is_modern(&message) {
             if let (Some(id), false) = (message.get("id"), silent) {
-                let refusal = json!({"jsonrpc": "2.0", "id": id, "error": {
-                    "code": -32601, "message": "Method not found",
-                }});
+                let refusal = match &supported {
+                    Some(version) => json!({"jsonrpc": "2.0", "id": id, "error": {
+                        "code": -32022,
+                        "message": "Unsupported protocol version",
+                        "data": {"supported": [version], "requested": version::MODERN},
+                    }}),
+                    None => json!({"jsonrpc": "2.0", "id": id, "error": {
+                        "code": -32601, "message": "Method not found",
+                    }}),
+                };
                 let mut out = stdout.lock().await;
                 let _ = out.write_all(format!("{refusal}\n").as_bytes()).await;
                 let _ = out.flush().await;

@@ -1,11 +1,12 @@
 //! Serving another MCP server's tools as this server's own (feature `client`): a gateway.
 //!
-//! An [`Upstream`] is another server reached through a [`Client`]: its tools and prompts
-//! are learned once at start ([`Upstream::discover`]) and
-//! [`Server::mount`](crate::Server::mount) serves them under a prefix (`legacy.add` for the
-//! upstream `legacy`'s `add`). Each call is forwarded to the upstream and its result,
-//! `isError` included, comes back as it is; so is each `prompts/get`. Resources are not
-//! mounted in this version.
+//! An [`Upstream`] is another server reached through a [`Client`]: its tools, prompts and
+//! resources are learned once at start ([`Upstream::discover`]) and
+//! [`Server::mount`](crate::Server::mount) serves them: tools and prompts under a prefix
+//! (`legacy.add` for the upstream `legacy`'s `add`), resources at their own URIs (only
+//! their `name` is prefixed). Each call is forwarded to the upstream and its result,
+//! `isError` included, comes back as it is; so is each `prompts/get` and
+//! `resources/read`.
 //!
 //! The upstream's era is whatever its client negotiated: a 2026-07-28 caller of the gateway
 //! is served statelessly even when the upstream only knows the `initialize` handshake.
@@ -37,7 +38,9 @@ use tokio::sync::OnceCell;
 use crate::client::{Client, ClientBuilder, ClientError, Layer};
 use crate::core::Progress;
 use crate::policy::auth::Denied;
-use crate::{CallToolResult, GetPromptResult, Principal, RequestContext, RpcError, Server};
+use crate::{
+    CallToolResult, GetPromptResult, Principal, RequestContext, ResourceContents, RpcError, Server,
+};
 
 /// Maps a caller to the upstream client its calls use (`None`: the caller is refused).
 type Connect = dyn Fn(Option<&Principal>) -> Option<ClientBuilder> + Send + Sync;
@@ -53,6 +56,8 @@ pub struct Upstream {
     prefix: String,
     tools: Vec<Value>,
     prompts: Vec<Value>,
+    resources: Vec<Value>,
+    templates: Vec<Value>,
     callers: Arc<Callers>,
 }
 
@@ -62,6 +67,8 @@ impl std::fmt::Debug for Upstream {
             .field("prefix", &self.prefix)
             .field("tools", &self.tools.len())
             .field("prompts", &self.prompts.len())
+            .field("resources", &self.resources.len())
+            .field("templates", &self.templates.len())
             .finish()
     }
 }
@@ -80,8 +87,8 @@ struct Slot {
 
 impl Upstream {
     /// Connect with `discovery` (the credentials used only to learn what the upstream
-    /// offers), list its tools (and its prompts, when it declares the `prompts`
-    /// capability), and close that connection. Calls then go through the
+    /// offers), list its tools (and its prompts, resources and resource templates, when
+    /// it declares the `prompts` or `resources` capability), and close that connection. Calls then go through the
     /// client `per_caller` builds for each caller: it gets the caller's principal (`None`
     /// for a call without one) and returns the builder of that caller's client, or `None`
     /// to refuse the caller. It runs once per caller; the client it builds is kept for that
@@ -127,15 +134,25 @@ impl Upstream {
             } else {
                 Vec::new()
             };
-            Ok::<_, ClientError>((tools, prompts))
+            let (resources, templates) = if client.capabilities().get("resources").is_some() {
+                (
+                    client.list_resources().await?,
+                    client.list_resource_templates().await?,
+                )
+            } else {
+                (Vec::new(), Vec::new())
+            };
+            Ok::<_, ClientError>((tools, prompts, resources, templates))
         }
         .await;
         client.close().await;
-        let (tools, prompts) = listed?;
+        let (tools, prompts, resources, templates) = listed?;
         Ok(Upstream {
             prefix: prefix.into(),
             tools,
             prompts,
+            resources,
+            templates,
             callers: Arc::new(Callers {
                 connect: Box::new(per_caller),
                 clients: Mutex::new(HashMap::new()),
@@ -157,6 +174,11 @@ impl Upstream {
     pub fn prompts(&self) -> &[Value] {
         &self.prompts
     }
+
+    /// The upstream's resources, then its resource templates, as it listed them.
+    pub fn resources(&self) -> impl Iterator<Item = &Value> {
+        self.resources.iter().chain(&self.templates)
+    }
 }
 
 /// `entry` (a listed tool or prompt) renamed `prefix.name`; with its upstream name.
@@ -171,13 +193,17 @@ fn prefixed(prefix: &str, entry: Value) -> Option<(Value, String, String)> {
 }
 
 impl Server {
-    /// Serve the tools and prompts of `upstream` (see [`Upstream::discover`]) as this
-    /// server's own, named `prefix.name`, each call or `prompts/get` forwarded to the
-    /// upstream with the caller's own client. They are dynamic tools and prompts
-    /// ([`Server::tool_from_json`], [`Server::prompt_from_json`]): the upstream's input
-    /// schemas and prompt arguments are checked here before anything is forwarded, and a
-    /// served name that breaks the spec's rule or clashes with another stops
-    /// [`Server::build`].
+    /// Serve the tools, prompts and resources of `upstream` (see [`Upstream::discover`])
+    /// as this server's own, tools and prompts named `prefix.name`, resources at their own
+    /// URIs; each call, `prompts/get` or `resources/read` is forwarded to the upstream with
+    /// the caller's own client. They are dynamic tools, prompts and resources
+    /// ([`Server::tool_from_json`], [`Server::prompt_from_json`],
+    /// [`Server::resource_from_json`]): the upstream's input schemas and prompt arguments
+    /// are checked here before anything is forwarded, and a served name that breaks the
+    /// spec's rule or clashes with another (a URI two upstreams serve) stops
+    /// [`Server::build`]. A resource template of a form this server does not match (other
+    /// than `{name}` segments and a final `{+name}`) is left out, with a warning in the
+    /// log.
     pub fn mount(mut self, upstream: Upstream) -> Self {
         for (entry, served, name) in upstream
             .tools
@@ -203,6 +229,28 @@ impl Server {
                 let name = name.clone();
                 let served = served.clone();
                 async move { callers.get_prompt(&ctx, &served, &name, arguments).await }
+            });
+        }
+        for template in &upstream.templates {
+            let text = template.get("uriTemplate").and_then(Value::as_str);
+            if let Some(Err(problem)) = text.map(crate::registry::dynamic::parse_template) {
+                tracing::warn!(upstream = %upstream.prefix, %problem, "resource template left out");
+            }
+        }
+        let resources =
+            upstream
+                .resources
+                .into_iter()
+                .chain(upstream.templates.into_iter().filter(|t| {
+                    t.get("uriTemplate")
+                        .and_then(Value::as_str)
+                        .is_some_and(|text| crate::registry::dynamic::parse_template(text).is_ok())
+                }));
+        for (entry, _, _) in resources.filter_map(|r| prefixed(&upstream.prefix, r)) {
+            let callers = upstream.callers.clone();
+            self = self.resource_from_json(entry, move |ctx, uri| {
+                let callers = callers.clone();
+                async move { callers.read(&ctx, &uri).await }
             });
         }
         self
@@ -319,20 +367,44 @@ impl Callers {
                     "The upstream server's result for prompt `{served}` could not be read: {e}"
                 ))
             }),
-            Err(ClientError::Mcp {
-                code,
-                message,
-                data,
-            }) => {
-                let error = RpcError::new(code, message);
-                Err(match data {
-                    Some(data) => error.with_data(data),
-                    None => error,
-                })
-            }
             Err(error) => {
                 self.failed(&key, &slot, &error);
-                Err(unreachable(&error))
+                Err(upstream_error(error, unreachable))
+            }
+        }
+    }
+
+    /// One `resources/read` of `uri`, forwarded with the caller's client. Upstream
+    /// protocol errors keep their code; a failed connection is an internal error.
+    async fn read(
+        &self,
+        ctx: &RequestContext,
+        uri: &str,
+    ) -> Result<Vec<ResourceContents>, RpcError> {
+        let unreachable = |error: &ClientError| {
+            RpcError::internal(format!(
+                "The upstream server of resource {uri} failed ({} error): {error}",
+                error.layer()
+            ))
+        };
+        let (key, slot, client) = match self.caller(ctx, "resource", uri).await {
+            Ok(found) => found,
+            Err(Ok(error)) => return Err(unreachable(&error)),
+            Err(Err(refused)) => return Err(refused),
+        };
+        match client.read_resource(uri).await {
+            Ok(result) => result
+                .get("contents")
+                .cloned()
+                .and_then(|contents| serde_json::from_value(contents).ok())
+                .ok_or_else(|| {
+                    RpcError::internal(format!(
+                        "The upstream server's contents of {uri} could not be read"
+                    ))
+                }),
+            Err(error) => {
+                self.failed(&key, &slot, &error);
+                Err(upstream_error(error, unreachable))
             }
         }
     }
@@ -388,5 +460,24 @@ impl Callers {
                 "The upstream server's result for `{served}` could not be read: {e}"
             )))
         })
+    }
+}
+
+/// An upstream protocol error keeps its code, message and data (a resource not found
+/// upstream is not found here either); any other failure is `otherwise`'s.
+fn upstream_error(error: ClientError, otherwise: impl Fn(&ClientError) -> RpcError) -> RpcError {
+    match error {
+        ClientError::Mcp {
+            code,
+            message,
+            data,
+        } => {
+            let error = RpcError::new(code, message);
+            match data {
+                Some(data) => error.with_data(data),
+                None => error,
+            }
+        }
+        other => otherwise(&other),
     }
 }

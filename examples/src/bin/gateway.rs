@@ -1,5 +1,6 @@
-//! An era-bridging gateway: serves the tools and prompts of one or more other MCP servers
-//! (its upstreams) as its own, named `upstream.tool`, to 2026-07-28 clients (statelessly) and
+//! An era-bridging gateway: serves the tools, prompts and resources of one or more other
+//! MCP servers (its upstreams) as its own (tools and prompts named `upstream.tool`,
+//! resources at their own URIs), to 2026-07-28 clients (statelessly) and
 //! handshake-era ones, whatever era each upstream speaks: put a 2026-07-28 front on an old
 //! server during a migration.
 //!
@@ -27,7 +28,7 @@
 //! has a single user (no API keys; HTTP then serves loopback only) whose calls use one
 //! connection per upstream with `GATEWAY_DISCOVERY_TOKEN`, if set.
 //!
-//! At start, each upstream's tools and prompts are listed once with `GATEWAY_DISCOVERY_TOKEN` (as the
+//! At start, each upstream's tools, prompts and resources are listed once with `GATEWAY_DISCOVERY_TOKEN` (as the
 //! bearer token or `UPSTREAM_TOKEN`; none when unset). Questions an upstream tool asks
 //! (elicitation, sampling, roots) are not relayed: such a call ends with a tool error.
 

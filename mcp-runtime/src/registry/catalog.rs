@@ -13,7 +13,8 @@ use crate::protocol::{Annotations, Prompt, Resource, ResourceTemplate, Tool, Too
 use crate::validate::ArgValidator;
 
 use super::dynamic::{
-    DynamicCall, DynamicGet, DynamicPrompt, DynamicTool, DYNAMIC_PLACE, DYNAMIC_PROMPT_PLACE,
+    DynamicCall, DynamicGet, DynamicPrompt, DynamicRead, DynamicResource, DynamicTool,
+    DYNAMIC_PLACE, DYNAMIC_PROMPT_PLACE, DYNAMIC_RESOURCE_PLACE,
 };
 use super::mirror::{self, Mirrored};
 use super::spec::{generator, output_schema, with_idempotency_key};
@@ -63,6 +64,22 @@ pub struct CatalogResource {
     /// What it reads depends on who asks (it declares scopes or takes the principal), so
     /// its reads are `cacheScope: private` unless it says `cache = public`.
     pub private: bool,
+    /// The handler of a resource added at run time (`def.read` for a `#[resource]`).
+    pub(crate) dynamic: Option<DynamicRead>,
+}
+
+impl CatalogResource {
+    /// Start the handler on this read.
+    pub(crate) fn read(
+        &self,
+        ctx: crate::core::RequestContext,
+        request: super::ReadRequest,
+    ) -> super::ReadFuture {
+        match &self.dynamic {
+            Some(read) => read(ctx, request.uri),
+            None => (self.def.read)(ctx, request),
+        }
+    }
 }
 
 /// Whether a resource's reads vary by caller.
@@ -109,6 +126,8 @@ pub struct Defs {
     pub(crate) dynamic: Vec<Arc<DynamicTool>>,
     /// Prompts added at run time (`Server::prompt_from_json`).
     pub(crate) dynamic_prompts: Vec<Arc<DynamicPrompt>>,
+    /// Resources and templates added at run time (`Server::resource_from_json`).
+    pub(crate) dynamic_resources: Vec<Arc<DynamicResource>>,
 }
 
 /// Everything served, checked and sorted, built once at start.
@@ -195,9 +214,20 @@ impl Catalog {
         }
         tools.sort_by(|a, b| a.def.name.cmp(b.def.name));
 
-        let (static_defs, template_defs): (Vec<_>, Vec<_>) =
-            defs.resources.iter().copied().partition(|d| d.is_static());
-        let (static_defs, dups) = duplicates(&static_defs, |d| d.uri.to_owned(), |d| d.place());
+        let place = |d: &ResourceDef| {
+            if d.file == DYNAMIC_RESOURCE_PLACE && d.line == 0 {
+                DYNAMIC_RESOURCE_PLACE.to_owned()
+            } else {
+                d.place()
+            }
+        };
+        let (static_defs, template_defs): (Vec<_>, Vec<_>) = defs
+            .resources
+            .iter()
+            .copied()
+            .chain(defs.dynamic_resources.iter().map(|d| d.def))
+            .partition(|d| d.is_static());
+        let (static_defs, dups) = duplicates(&static_defs, |d| d.uri.to_owned(), |d| place(d));
         errors.extend(
             dups.into_iter()
                 .map(|(uri, places)| BuildError::DuplicateResource { uri, places }),
@@ -207,7 +237,7 @@ impl Catalog {
                 if uri::overlaps(a.template, b.template) {
                     errors.push(BuildError::OverlappingTemplates {
                         templates: [a.uri.to_owned(), b.uri.to_owned()],
-                        places: [a.place(), b.place()],
+                        places: [place(a), place(b)],
                     });
                 }
             }
@@ -224,6 +254,30 @@ impl Catalog {
                         super::spec::ARTIFACT_SCHEME
                     )],
                 });
+                continue;
+            }
+            if let Some(dynamic) = defs
+                .dynamic_resources
+                .iter()
+                .find(|d| std::ptr::eq(d.def, *def))
+            {
+                let published = if def.is_static() {
+                    def.uri.to_owned()
+                } else {
+                    uri::rfc6570(def.template)
+                };
+                let served = CatalogResource {
+                    def,
+                    published,
+                    entry: dynamic.entry.clone(),
+                    private: true,
+                    dynamic: Some(dynamic.read.clone()),
+                };
+                if def.is_static() {
+                    resources.push(served);
+                } else {
+                    templates.push(served);
+                }
                 continue;
             }
             let mut spec = ParamSpec::default();
@@ -473,6 +527,7 @@ fn static_entry(def: &'static ResourceDef) -> CatalogResource {
         published: def.uri.to_owned(),
         entry: serde_json::to_value(resource).unwrap_or(Value::Null),
         private: reads_vary_by_caller(def),
+        dynamic: None,
     }
 }
 
@@ -491,6 +546,7 @@ fn template_entry(def: &'static ResourceDef) -> CatalogResource {
         published,
         entry: serde_json::to_value(template).unwrap_or(Value::Null),
         private: reads_vary_by_caller(def),
+        dynamic: None,
     }
 }
 

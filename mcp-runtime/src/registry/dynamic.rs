@@ -1,6 +1,6 @@
-//! Tools and prompts known only at run time (`Server::tool_from_json`,
-//! `Server::prompt_from_json`): described by JSON, handled by a closure, served like the
-//! `#[tool]` and `#[prompt]` functions.
+//! Tools, prompts and resources known only at run time (`Server::tool_from_json`,
+//! `Server::prompt_from_json`, `Server::resource_from_json`): described by JSON, handled
+//! by a closure, served like the `#[tool]`, `#[prompt]` and `#[resource]` functions.
 //!
 //! The catalog, authorization hooks and list filters all work on `&'static ToolDef` (and
 //! `PromptDef`). A dynamic tool therefore gets one too, made once when it is added and kept for the rest of
@@ -14,10 +14,15 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::core::RequestContext;
-use crate::protocol::{Prompt, RpcError, Tool};
+use crate::protocol::cache::CacheScope;
+use crate::protocol::{Prompt, Resource, ResourceTemplate, RpcError, Tool};
 
 use super::tool::ToolFuture;
-use super::{BuildError, ErrorDetail, InlineLimit, PromptDef, PromptFuture, TaskSupport, ToolDef};
+use super::uri::Piece;
+use super::{
+    BuildError, ErrorDetail, InlineLimit, PromptDef, PromptFuture, ReadFuture, ReadRequest,
+    ResourceDef, TaskSupport, ToolDef,
+};
 
 /// The handler of a dynamic tool.
 pub(crate) type DynamicCall =
@@ -172,4 +177,151 @@ pub(crate) fn valid_name(name: &str) -> bool {
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+/// The handler of a dynamic resource: the request's context and the URI read.
+pub(crate) type DynamicRead = Arc<dyn Fn(RequestContext, String) -> ReadFuture + Send + Sync>;
+
+/// Where duplicate-URI errors say a dynamic resource comes from.
+pub(crate) const DYNAMIC_RESOURCE_PLACE: &str = "Server::resource_from_json";
+
+/// A resource or resource template added at run time: its definition, its list entry,
+/// its handler.
+pub(crate) struct DynamicResource {
+    pub(crate) def: &'static ResourceDef,
+    /// The `resources/list` or `resources/templates/list` entry, from the JSON as given.
+    pub(crate) entry: Value,
+    pub(crate) read: DynamicRead,
+}
+
+impl DynamicResource {
+    /// Read `description`: a `Resource` of `resources/list` (with `uri`) or a
+    /// `ResourceTemplate` of `resources/templates/list` (with `uriTemplate`).
+    pub(crate) fn new(
+        description: Value,
+        read: DynamicRead,
+    ) -> Result<DynamicResource, BuildError> {
+        let shown = description
+            .get("uri")
+            .or_else(|| description.get("uriTemplate"))
+            .and_then(Value::as_str)
+            .unwrap_or("(no uri)")
+            .to_owned();
+        let invalid = |problem: String| BuildError::InvalidItem {
+            item: format!("resource `{shown}`"),
+            problems: vec![problem],
+        };
+        let (name, title, text, mime, size, pieces) = if description.get("uriTemplate").is_some() {
+            let template: ResourceTemplate = serde_json::from_value(description.clone())
+                .map_err(|e| invalid(format!("its JSON is not a resource template: {e}")))?;
+            let pieces = parse_template(&template.uri_template).map_err(invalid)?;
+            (
+                template.name,
+                template.title,
+                template.description,
+                template.mime_type,
+                None,
+                pieces,
+            )
+        } else {
+            let resource: Resource = serde_json::from_value(description.clone())
+                .map_err(|e| invalid(format!("its JSON is not a resource (uri, name, ..): {e}")))?;
+            if resource.uri.contains('{') {
+                return Err(invalid(
+                    "a URI with `{..}` is a template: give it as `uriTemplate`".to_owned(),
+                ));
+            }
+            let pieces = vec![Piece::Literal(leak(&resource.uri))];
+            (
+                resource.name,
+                resource.title,
+                resource.description,
+                resource.mime_type,
+                resource.size,
+                pieces,
+            )
+        };
+        let def: &'static ResourceDef = Box::leak(Box::new(ResourceDef {
+            name: leak(&name),
+            title: title.as_deref().map(leak),
+            description: text.as_deref().map(leak),
+            uri: leak(&shown),
+            template: Box::leak(pieces.into_boxed_slice()),
+            mime: mime.as_deref().map(leak),
+            size,
+            audience: None,
+            priority: None,
+            ttl_ms: None,
+            // What the handler reads may depend on the caller: never shared.
+            cache_scope: Some(CacheScope::Private),
+            scopes: &[],
+            module_path: "",
+            file: DYNAMIC_RESOURCE_PLACE,
+            line: 0,
+            params: |_| {},
+            read: no_read_by_pointer,
+            completions: &[],
+        }));
+        Ok(DynamicResource {
+            def,
+            entry: description,
+            read,
+        })
+    }
+}
+
+/// As [`not_by_pointer`], for resources.
+fn no_read_by_pointer(_: RequestContext, _: ReadRequest) -> ReadFuture {
+    Box::pin(async { Err(RpcError::internal("this resource has no handler")) })
+}
+
+/// The pieces of an RFC 6570 template of the forms the server matches: `{name}` (one path
+/// segment) anywhere, and `{+name}` (the rest of the URI) at the end.
+pub(crate) fn parse_template(template: &str) -> Result<Vec<Piece>, String> {
+    let unsupported = || {
+        format!(
+            "its template {template:?} is not one this server matches: literal text with `{{name}}` (one path segment) and a final `{{+name}}` (the rest)"
+        )
+    };
+    let mut pieces = Vec::new();
+    let mut rest = template;
+    while !rest.is_empty() {
+        match rest.find('{') {
+            Some(0) => {
+                let end = rest.find('}').ok_or_else(unsupported)?;
+                let expression = &rest[1..end];
+                rest = &rest[end + 1..];
+                let (name, tail) = match expression.strip_prefix('+') {
+                    Some(name) => (name, true),
+                    None => (expression, false),
+                };
+                let simple = !name.is_empty()
+                    && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+                let after_variable =
+                    matches!(pieces.last(), Some(Piece::Segment(_) | Piece::Rest(_)));
+                if !simple || after_variable || (tail && !rest.is_empty()) {
+                    return Err(unsupported());
+                }
+                pieces.push(if tail {
+                    Piece::Rest(leak(name))
+                } else {
+                    Piece::Segment(leak(name))
+                });
+            }
+            Some(start) => {
+                pieces.push(Piece::Literal(leak(&rest[..start])));
+                rest = &rest[start..];
+            }
+            None => {
+                pieces.push(Piece::Literal(leak(rest)));
+                rest = "";
+            }
+        }
+    }
+    if !pieces.iter().any(|p| !matches!(p, Piece::Literal(_))) {
+        return Err(format!(
+            "its template {template:?} has no variable: give it as `uri`"
+        ));
+    }
+    Ok(pieces)
 }

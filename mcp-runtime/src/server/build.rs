@@ -85,6 +85,12 @@ impl Server {
                 Err(error) => unreadable.push(error),
             }
         }
+        for dynamic in self.dynamic_resources {
+            match dynamic {
+                Ok(resource) => defs.dynamic_resources.push(resource),
+                Err(error) => unreadable.push(error),
+            }
+        }
         if !unreadable.is_empty() {
             return Err(Error::Build(unreadable));
         }
@@ -291,6 +297,7 @@ fn select(only: Option<Selection>, modules: &[String]) -> Defs {
     Defs {
         dynamic: Vec::new(),
         dynamic_prompts: Vec::new(),
+        dynamic_resources: Vec::new(),
         tools: pick(
             inventory::iter::<ToolRegistration>.into_iter().map(|r| r.0),
             &only.tools,

@@ -68,6 +68,9 @@ pub struct Server {
     /// Prompts added with `prompt_from_json`, or why one could not be read.
     dynamic_prompts:
         Vec<Result<Arc<crate::registry::dynamic::DynamicPrompt>, crate::registry::BuildError>>,
+    /// Resources added with `resource_from_json`, or why one could not be read.
+    dynamic_resources:
+        Vec<Result<Arc<crate::registry::dynamic::DynamicResource>, crate::registry::BuildError>>,
     modules: Vec<String>,
     page_size: Option<usize>,
     list_cache: CacheHints,
@@ -109,6 +112,7 @@ impl Server {
             only: None,
             dynamic: Vec::new(),
             dynamic_prompts: Vec::new(),
+            dynamic_resources: Vec::new(),
             modules: Vec::new(),
             page_size: None,
             list_cache: CacheHints::default(),
@@ -475,6 +479,35 @@ impl Server {
             Arc::new(move |ctx, arguments| Box::pin(handler(ctx, arguments)));
         self.dynamic_prompts
             .push(crate::registry::dynamic::DynamicPrompt::new(prompt, get).map(Arc::new));
+        self
+    }
+
+    /// Serve a resource or resource template known only at run time: `resource` is its
+    /// list entry as JSON, either a resource of `resources/list` (`uri`, `name`, and
+    /// optionally `title`, `description`, `mimeType`, `size`, `annotations`) or a template
+    /// of `resources/templates/list` (`uriTemplate` instead of `uri`), published as given.
+    /// `handler` reads one URI (the one asked for, which matches the template) with the
+    /// request's context.
+    ///
+    /// Templates are matched as a `#[resource]`'s are, so they take the forms the server
+    /// publishes: literal text with `{name}` (one path segment) and a final `{+name}` (the
+    /// rest of the URI). Reads are `cacheScope: private`, since what the handler reads may
+    /// depend on the caller. [`Server::authorize`] hooks see the resource, whatever
+    /// [`Server::only_resources`] picks. [`Server::build`] fails when the JSON is not a
+    /// resource, a template has another form, or the URI is served twice (or two
+    /// templates overlap). Its definition is kept for the life of the process: add dynamic
+    /// resources at start.
+    pub fn resource_from_json<F, Fut>(mut self, resource: serde_json::Value, handler: F) -> Self
+    where
+        F: Fn(crate::RequestContext, String) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<Vec<crate::ResourceContents>, crate::RpcError>>
+            + Send
+            + 'static,
+    {
+        let read: crate::registry::dynamic::DynamicRead =
+            Arc::new(move |ctx, uri| Box::pin(handler(ctx, uri)));
+        self.dynamic_resources
+            .push(crate::registry::dynamic::DynamicResource::new(resource, read).map(Arc::new));
         self
     }
 

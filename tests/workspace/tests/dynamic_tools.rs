@@ -391,3 +391,115 @@ fn a_dynamic_prompt_named_twice_or_without_a_name_stops_the_build() {
         .join("; ");
     assert!(text.contains("is not a prompt"), "{text}");
 }
+
+/// A server with a dynamic resource `notes://today` and a dynamic template
+/// `notes://days/{day}`, whose reads say which URI they read and for whom.
+fn resource_server() -> Server {
+    let read = |ctx: RequestContext, uri: String| async move {
+        let who = ctx
+            .principal()
+            .map(|p| p.subject.clone())
+            .unwrap_or_else(|| "nobody".into());
+        Ok(vec![ResourceContents::text(
+            &uri,
+            "text/plain",
+            format!("{uri} for {who}"),
+        )])
+    };
+    Server::new("dynamic", "1.0.0")
+        .only(tools![static_echo])
+        .resource_from_json(
+            json!({"uri": "notes://today", "name": "today", "mimeType": "text/plain"}),
+            read,
+        )
+        .resource_from_json(
+            json!({"uriTemplate": "notes://days/{day}", "name": "day", "title": "A day's notes"}),
+            read,
+        )
+}
+
+#[tokio::test]
+async fn dynamic_resources_and_templates_are_listed_and_read_in_both_eras() {
+    let app = resource_server().build().unwrap();
+    for (era, client) in clients(&app) {
+        let response = client.request("resources/list", json!({})).await;
+        let listed = &response["result"]["resources"];
+        assert!(
+            listed.as_array().is_some_and(|all| all
+                .iter()
+                .any(|r| r["uri"] == "notes://today" && r["mimeType"] == "text/plain")),
+            "{era}: {response}"
+        );
+        let response = client.request("resources/templates/list", json!({})).await;
+        let templates = &response["result"]["resourceTemplates"];
+        assert_eq!(
+            templates[0]["uriTemplate"], "notes://days/{day}",
+            "{era}: {response}"
+        );
+        assert_eq!(templates[0]["title"], "A day's notes", "{era}");
+        let result = client.read_resource("notes://today").await;
+        assert_eq!(
+            result["contents"][0]["text"], "notes://today for nobody",
+            "{era}: {result}"
+        );
+        let result = client.read_resource("notes://days/monday").await;
+        assert_eq!(
+            result["contents"][0]["text"], "notes://days/monday for nobody",
+            "{era}: {result}"
+        );
+        // One segment only, as for a `#[resource]` template.
+        let response = client
+            .request("resources/read", json!({"uri": "notes://days/a/b"}))
+            .await;
+        assert!(response.get("error").is_some(), "{era}: {response}");
+    }
+    // What the handler reads may depend on the caller: reads are never shared.
+    let response = TestClient::new(app)
+        .as_principal(Principal::new("carol"))
+        .request("resources/read", json!({"uri": "notes://today"}))
+        .await;
+    assert_eq!(
+        response["result"]["contents"][0]["text"], "notes://today for carol",
+        "{response}"
+    );
+    assert_eq!(response["result"]["cacheScope"], "private", "{response}");
+}
+
+#[test]
+fn a_dynamic_resource_served_twice_or_of_an_unmatched_form_stops_the_build() {
+    let read = |_: RequestContext, _: String| async { Ok(Vec::new()) };
+    let errors = build_errors(
+        resource_server()
+            .resource_from_json(json!({"uri": "notes://today", "name": "again"}), read),
+    );
+    match errors.as_slice() {
+        [BuildError::DuplicateResource { uri, places }] => {
+            assert_eq!(uri, "notes://today");
+            assert_eq!(
+                places,
+                &["Server::resource_from_json", "Server::resource_from_json"]
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let errors = build_errors(resource_server().resource_from_json(
+        json!({"uriTemplate": "notes://days/{date}", "name": "date"}),
+        read,
+    ));
+    assert!(
+        matches!(errors.as_slice(), [BuildError::OverlappingTemplates { .. }]),
+        "{errors:?}"
+    );
+    for template in ["notes://search{?q}", "notes://{+all}/tail", "notes://plain"] {
+        let errors = build_errors(
+            resource_server()
+                .resource_from_json(json!({"uriTemplate": template, "name": "odd"}), read),
+        );
+        let text = errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; ");
+        assert!(text.contains(template), "{template}: {text}");
+    }
+}

@@ -1,7 +1,8 @@
 //! The gateway building block (`gateway::Upstream`, `Server::mount`) in front of a server
 //! we did not write: `tests/servers/legacy-only.mjs`, a TypeScript SDK v1 server of the
 //! handshake era only, over stdio. A 2026-07-28 client of the gateway (stateless, no
-//! handshake) lists the prefixed tools and calls them, and gets the prefixed prompt;
+//! handshake) lists the prefixed tools and calls them, gets the prefixed prompt and reads
+//! the resource;
 //! `isError` passes through; each
 //! tenant gets its own upstream process with its own credential; a tenant without one is
 //! refused.
@@ -171,6 +172,14 @@ async fn a_modern_client_lists_and_calls_the_tools_of_a_legacy_only_upstream() {
         )
         .await;
     assert_eq!(response["error"]["code"], -32602, "{response}");
+    // Its resource too, at its own URI, read with the caller's client.
+    let response = client.request("resources/list", json!({})).await;
+    let resources = &response["result"]["resources"];
+    assert_eq!(resources[0]["uri"], "text://greeting", "{response}");
+    assert_eq!(resources[0]["name"], "legacy.greeting", "{response}");
+    let result = client.read_resource("text://greeting").await;
+    assert_eq!(result["contents"][0]["text"], "hello", "{result}");
+    assert_eq!(result["cacheScope"], "private", "{result}");
     // All of acme's calls went through one upstream process.
     assert_eq!(spawned(&log), ["discovery", "token-acme"]);
 }

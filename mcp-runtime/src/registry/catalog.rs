@@ -227,7 +227,7 @@ impl Catalog {
             .copied()
             .chain(defs.dynamic_resources.iter().map(|d| d.def))
             .partition(|d| d.is_static());
-        let (static_defs, dups) = duplicates(&static_defs, |d| d.uri.to_owned(), |d| place(d));
+        let (static_defs, dups) = duplicates(&static_defs, |d| d.uri.to_owned(), place);
         errors.extend(
             dups.into_iter()
                 .map(|(uri, places)| BuildError::DuplicateResource { uri, places }),

@@ -286,36 +286,30 @@ pub(crate) fn parse_template(template: &str) -> Result<Vec<Piece>, String> {
     let mut pieces = Vec::new();
     let mut rest = template;
     while !rest.is_empty() {
-        match rest.find('{') {
-            Some(0) => {
-                let end = rest.find('}').ok_or_else(unsupported)?;
-                let expression = &rest[1..end];
-                rest = &rest[end + 1..];
-                let (name, tail) = match expression.strip_prefix('+') {
-                    Some(name) => (name, true),
-                    None => (expression, false),
-                };
-                let simple = !name.is_empty()
-                    && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-                let after_variable =
-                    matches!(pieces.last(), Some(Piece::Segment(_) | Piece::Rest(_)));
-                if !simple || after_variable || (tail && !rest.is_empty()) {
-                    return Err(unsupported());
-                }
-                pieces.push(if tail {
-                    Piece::Rest(leak(name))
-                } else {
-                    Piece::Segment(leak(name))
-                });
+        if let Some(after) = rest.strip_prefix('{') {
+            let (expression, tail) = after.split_once('}').ok_or_else(unsupported)?;
+            rest = tail;
+            let (name, last) = match expression.strip_prefix('+') {
+                Some(name) => (name, true),
+                None => (expression, false),
+            };
+            let simple =
+                !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+            let after_variable = matches!(pieces.last(), Some(Piece::Segment(_) | Piece::Rest(_)));
+            if !simple || after_variable || (last && !rest.is_empty()) {
+                return Err(unsupported());
             }
-            Some(start) => {
-                pieces.push(Piece::Literal(leak(&rest[..start])));
-                rest = &rest[start..];
-            }
-            None => {
-                pieces.push(Piece::Literal(leak(rest)));
-                rest = "";
-            }
+            pieces.push(if last {
+                Piece::Rest(leak(name))
+            } else {
+                Piece::Segment(leak(name))
+            });
+        } else {
+            let (literal, tail) = rest
+                .split_at_checked(rest.find('{').unwrap_or(rest.len()))
+                .ok_or_else(unsupported)?;
+            pieces.push(Piece::Literal(leak(literal)));
+            rest = tail;
         }
     }
     if !pieces.iter().any(|p| !matches!(p, Piece::Literal(_))) {

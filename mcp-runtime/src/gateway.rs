@@ -481,3 +481,51 @@ fn upstream_error(error: ClientError, otherwise: impl Fn(&ClientError) -> RpcErr
         other => otherwise(&other),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// An upstream already discovered, whose callers are all refused.
+    fn discovered(templates: Vec<Value>) -> Upstream {
+        Upstream {
+            prefix: "up".into(),
+            tools: vec![json!({"name": "add", "inputSchema": {"type": "object"}})],
+            prompts: Vec::new(),
+            resources: Vec::new(),
+            templates,
+            callers: Arc::new(Callers {
+                connect: Box::new(|_| None),
+                clients: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_template_of_another_form_is_left_out_and_the_rest_is_mounted() {
+        let upstream = discovered(vec![
+            json!({"uriTemplate": "docs://search{?q}", "name": "search"}),
+            json!({"uriTemplate": "docs://pages/{id}", "name": "page"}),
+        ]);
+        let app = Server::new("gateway", "1")
+            .only(Vec::<crate::ToolRef>::new())
+            .mount(upstream)
+            .build()
+            .expect("the gateway builds");
+        let snapshot = app.core.live.load();
+        let templates: Vec<&str> = snapshot
+            .catalog
+            .templates()
+            .iter()
+            .map(|t| t.published.as_str())
+            .collect();
+        assert_eq!(templates, ["docs://pages/{id}"]);
+        assert_eq!(
+            snapshot.catalog.templates()[0].entry["name"],
+            "up.page",
+            "the name is prefixed, the URI is not"
+        );
+        assert!(snapshot.catalog.get("up.add").is_some());
+    }
+}

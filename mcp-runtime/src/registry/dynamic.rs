@@ -319,3 +319,41 @@ pub(crate) fn parse_template(template: &str) -> Result<Vec<Piece>, String> {
     }
     Ok(pieces)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_take_the_forms_the_server_matches() {
+        assert_eq!(
+            parse_template("files://{root}/docs/{+path}"),
+            Ok(vec![
+                Piece::Literal("files://"),
+                Piece::Segment("root"),
+                Piece::Literal("/docs/"),
+                Piece::Rest("path"),
+            ])
+        );
+        for refused in [
+            "files://{?q}",
+            "files://{a}{b}",
+            "files://{+rest}/more",
+            "files://{a",
+            "files://{}",
+            "files://plain",
+            "files://{a,b}",
+        ] {
+            assert!(parse_template(refused).is_err(), "{refused}");
+        }
+    }
+
+    #[test]
+    fn tool_names_follow_the_spec_rule() {
+        assert!(valid_name("legacy.add_two-3"));
+        assert!(!valid_name(""));
+        assert!(!valid_name("has space"));
+        assert!(!valid_name(&"x".repeat(129)));
+        assert!(valid_name(&"x".repeat(128)));
+    }
+}

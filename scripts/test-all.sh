@@ -147,6 +147,11 @@ for client in "v1 legacy" "v2 legacy" "v2 auto" "v2 2026-07-28"; do
   # shellcheck disable=SC2086
   node tests/clients/ts/interop.mjs $client http "$quickstart_url"
 done
+# The gateway example in front of the handshake-only legacy-only.mjs (installed by the
+# third-party servers step), probed by the SDK v2 client in each mode.
+for mode in 2026-07-28 auto legacy; do
+  node tests/clients/ts/gateway.mjs "$mode" "$bins/gateway" "$root/tests/servers/legacy-only.mjs"
+done
 # A confirmation round trip: input_required and a retry (2026-07-28), or the server's own
 # elicitation/create request (handshake era), from the same handler.
 for mode in 2026-07-28 legacy; do

@@ -1,4 +1,5 @@
-//! Serving another MCP server's tools as this server's own (feature `client`): a gateway.
+//! Serving another MCP server's tools, prompts and resources as this server's own (feature
+//! `client`): a gateway.
 //!
 //! An [`Upstream`] is another server reached through a [`Client`]: its tools, prompts and
 //! resources are learned once at start ([`Upstream::discover`]) and
@@ -6,7 +7,8 @@
 //! (`legacy.add` for the upstream `legacy`'s `add`), resources at their own URIs (only
 //! their `name` is prefixed). Each call is forwarded to the upstream and its result,
 //! `isError` included, comes back as it is; so is each `prompts/get` and
-//! `resources/read`.
+//! `resources/read`. What the upstream adds or removes later is not followed: the gateway
+//! serves what it listed at start.
 //!
 //! The upstream's era is whatever its client negotiated: a 2026-07-28 caller of the gateway
 //! is served statelessly even when the upstream only knows the `initialize` handshake.
@@ -23,11 +25,12 @@
 //! The gateway's upstream clients have no handler for them and declare no such capability,
 //! so an upstream tool that asks fails upstream (in 2026-07-28 with -32021 naming what it
 //! wanted; in the handshake era its question is answered with -32601), and the caller gets
-//! an `isError` result carrying the upstream's message. Any other failure to reach or use
-//! the upstream (a process that exited, a timeout, a JSON-RPC error) is also an `isError`
-//! result naming the tool and the error's layer; a connection that failed is opened again
-//! by the caller's next call. Progress the upstream reports is relayed to a caller that
-//! asked for it.
+//! an `isError` result carrying the upstream's message. Any other failure of a tool call
+//! to reach or use the upstream (a process that exited, a timeout, a JSON-RPC error) is
+//! also an `isError` result naming the tool and the error's layer. For `prompts/get` and
+//! `resources/read`, an upstream protocol error keeps its code and any other failure is an
+//! internal error. A connection that failed is opened again by the caller's next request.
+//! Progress the upstream reports is relayed to a caller that asked for it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -88,15 +91,15 @@ struct Slot {
 impl Upstream {
     /// Connect with `discovery` (the credentials used only to learn what the upstream
     /// offers), list its tools (and its prompts, resources and resource templates, when
-    /// it declares the `prompts` or `resources` capability), and close that connection. Calls then go through the
-    /// client `per_caller` builds for each caller: it gets the caller's principal (`None`
-    /// for a call without one) and returns the builder of that caller's client, or `None`
-    /// to refuse the caller. It runs once per caller; the client it builds is kept for that
-    /// caller's later calls and for no one else's (a client whose connection failed is
-    /// built again on the next call).
+    /// it declares the `prompts` or `resources` capability), and close that connection.
+    /// Requests then go through the client `per_caller` builds for each caller: it gets the
+    /// caller's principal (`None` for a request without one) and returns the builder of
+    /// that caller's client, or `None` to refuse the caller. It runs at a caller's first
+    /// request; the client it builds is kept for that caller's later requests and for no
+    /// one else's (after a connection failed, it runs again at the caller's next request).
     ///
-    /// `prefix` names the upstream in the served tool names: `prefix.tool`. Errors: the
-    /// upstream could not be reached or would not list its tools.
+    /// `prefix` names the upstream in the served names: `prefix.tool`, `prefix.prompt`.
+    /// Errors: the upstream could not be reached or would not list what it offers.
     ///
     /// ```no_run
     /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {

@@ -1,7 +1,8 @@
-//! `Server::mount` in front of one of our own servers as a process (the `interactive`
-//! fixtures over stdio, so no node is needed): progress the upstream reports reaches the
+//! `Server::mount` in front of our own servers (no node needed): the `interactive`
+//! fixtures as a process over stdio, where progress the upstream reports reaches the
 //! gateway's caller, and a caller whose upstream connection failed or died gets a tool
-//! error, then a new connection on its next call.
+//! error, then a new connection on its next call; and an HTTP upstream that knows one API
+//! key per tenant, reached by each tenant with its own.
 
 use std::path::{Path, PathBuf};
 
@@ -154,4 +155,69 @@ async fn a_failed_connection_is_a_tool_error_and_the_next_call_connects_again() 
     assert_eq!(failed, 1, "one call fails, the next reconnects");
     assert_eq!(started(&log).len(), 3, "{:?}", started(&log));
     let _ = std::fs::remove_file(&log);
+}
+
+/// An upstream over HTTP that knows two API keys, one per tenant of the gateway, and says
+/// who called (`whoami`); its endpoint URL.
+async fn http_upstream_with_keys() -> String {
+    use mcp_runtime::policy::api_keys::ApiKeys;
+    let keys = ApiKeys::new()
+        .key(
+            "upstream-key-of-acme-01",
+            Principal::new("acme-at-upstream"),
+        )
+        .unwrap()
+        .key(
+            "upstream-key-of-globex-01",
+            Principal::new("globex-at-upstream"),
+        )
+        .unwrap();
+    let app = Server::new("upstream", "1.0.0")
+        .only(mcp_runtime::tools![
+            mcp_workspace_tests::interactive::whoami
+        ])
+        .verify_tokens(keys)
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let router = app.router();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    format!("http://{address}/mcp")
+}
+
+#[tokio::test]
+async fn each_tenant_reaches_an_http_upstream_with_its_own_bearer_token() {
+    let url = http_upstream_with_keys().await;
+    let per_caller_url = url.clone();
+    let upstream = Upstream::discover(
+        "up",
+        Client::http(&url).bearer("upstream-key-of-acme-01"),
+        move |caller| {
+            let key = match caller?.tenant()? {
+                "acme" => "upstream-key-of-acme-01",
+                "globex" => "upstream-key-of-globex-01",
+                _ => return None,
+            };
+            Some(Client::http(&per_caller_url).bearer(key))
+        },
+    )
+    .await
+    .unwrap();
+    let app = Server::new("gateway", "1.0.0")
+        .only(Vec::<ToolRef>::new())
+        .mount(upstream)
+        .build()
+        .unwrap();
+    for (tenant, expected) in [
+        ("acme", "acme-at-upstream"),
+        ("globex", "globex-at-upstream"),
+    ] {
+        let client = TestClient::new(app.clone())
+            .as_principal(Principal::new(format!("someone-of-{tenant}")).with_tenant(tenant));
+        for _ in 0..2 {
+            let result = client.call_tool("up.whoami", json!({})).await;
+            assert_eq!(text(&result), expected, "{result}");
+        }
+    }
 }

@@ -137,6 +137,9 @@ step "the client against servers we did not write: TypeScript SDK v2 dual-era, v
 # questions in both eras, tool errors, cancellation (tests/workspace/tests/client_interop.rs).
 cargo test --workspace --test client_interop -- --ignored 2>&1 | tee target/cargo-test-client-interop.log
 
+step "gateway in front of servers we did not write (legacy-only and dual-era upstreams over stdio)"
+MCP_TEST_SERVERS=1 cargo test --workspace --test gateway -- --ignored 2>&1 | tee target/cargo-test-gateway.log
+
 step "real clients: TypeScript SDK v1 (handshake) and v2 (pinned, legacy, auto), stdio and HTTP"
 (cd tests/clients/ts && npm ci --no-audit --no-fund --loglevel=error)
 pids+=("$(start_http quickstart target/quickstart.url)")
@@ -146,6 +149,11 @@ for client in "v1 legacy" "v2 legacy" "v2 auto" "v2 2026-07-28"; do
   node tests/clients/ts/interop.mjs $client stdio "$bins/quickstart"
   # shellcheck disable=SC2086
   node tests/clients/ts/interop.mjs $client http "$quickstart_url"
+done
+# The gateway example in front of the handshake-only legacy-only.mjs (installed by the
+# third-party servers step), probed by the SDK v2 client in each mode.
+for mode in 2026-07-28 auto legacy; do
+  node tests/clients/ts/gateway.mjs "$mode" "$bins/gateway" "$root/tests/servers/legacy-only.mjs"
 done
 # A confirmation round trip: input_required and a retry (2026-07-28), or the server's own
 # elicitation/create request (handshake era), from the same handler.

@@ -52,6 +52,8 @@ pub mod client;
 mod clock;
 pub(crate) mod core;
 pub(crate) mod era;
+#[cfg(feature = "client")]
+pub mod gateway;
 mod metrics;
 mod observe;
 #[cfg(feature = "otel")]

@@ -39,6 +39,8 @@ fn layer_of_module(name: &str) -> Option<(u8, &'static str)> {
         // The client stands beside the face: it uses the wire types and the registry's
         // `x-mcp-header` rules, never the server.
         "client" => (6, "face"),
+        // The gateway serves what a client finds: face, beside both.
+        "gateway" => (6, "face"),
         // Hidden glue for the macros, in the crate root.
         "__private" => (6, "face"),
         _ => return None,

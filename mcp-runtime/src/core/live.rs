@@ -190,24 +190,6 @@ impl ServerHandle {
             .map_err(crate::core::Error::Build)
     }
 
-    /// Drop the definitions `matches` picks from one list; whether any was dropped.
-    fn remove<T: 'static>(
-        &self,
-        kind: Change,
-        list: fn(&mut Defs) -> &mut Vec<&'static T>,
-        matches: impl Fn(&T) -> bool,
-    ) -> bool {
-        self.0
-            .change(kind, |defs| {
-                let list = list(defs);
-                let before = list.len();
-                list.retain(|d| !matches(d));
-                list.len() != before
-            })
-            // Removing never breaks a valid catalog; an error leaves it unchanged.
-            .unwrap_or(false)
-    }
-
     /// Serve these tools too (those already served are left as they are).
     pub fn add_tools(
         &self,
@@ -219,7 +201,15 @@ impl ServerHandle {
 
     /// Stop serving the tool named `name`; `false` when no such tool was served.
     pub fn remove_tool(&self, name: &str) -> bool {
-        self.remove(Change::Tools, |d| &mut d.tools, |t| t.name == name)
+        self.0
+            .change(Change::Tools, |defs| {
+                let before = defs.tools.len() + defs.dynamic.len();
+                defs.tools.retain(|t| t.name != name);
+                defs.dynamic.retain(|t| t.def.name != name);
+                defs.tools.len() + defs.dynamic.len() != before
+            })
+            // Removing never breaks a valid catalog; an error leaves it unchanged.
+            .unwrap_or(false)
     }
 
     /// Whether a tool named `name` is served now.
@@ -238,7 +228,15 @@ impl ServerHandle {
 
     /// Stop serving the prompt named `name`; `false` when no such prompt was served.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        self.remove(Change::Prompts, |d| &mut d.prompts, |p| p.name == name)
+        self.0
+            .change(Change::Prompts, |defs| {
+                let before = defs.prompts.len() + defs.dynamic_prompts.len();
+                defs.prompts.retain(|p| p.name != name);
+                defs.dynamic_prompts.retain(|p| p.def.name != name);
+                defs.prompts.len() + defs.dynamic_prompts.len() != before
+            })
+            // Removing never breaks a valid catalog; an error leaves it unchanged.
+            .unwrap_or(false)
     }
 
     /// Whether a prompt named `name` is served now.
@@ -258,11 +256,18 @@ impl ServerHandle {
     /// Stop serving the resource whose URI (or template, as written in the attribute or
     /// as published) is `uri`; `false` when none matched.
     pub fn remove_resource(&self, uri: &str) -> bool {
-        self.remove(
-            Change::Resources,
-            |d| &mut d.resources,
-            |r| r.uri == uri || crate::registry::uri::rfc6570(r.template) == uri,
-        )
+        let matches = |r: &crate::registry::ResourceDef| {
+            r.uri == uri || crate::registry::uri::rfc6570(r.template) == uri
+        };
+        self.0
+            .change(Change::Resources, |defs| {
+                let before = defs.resources.len() + defs.dynamic_resources.len();
+                defs.resources.retain(|r| !matches(r));
+                defs.dynamic_resources.retain(|r| !matches(r.def));
+                defs.resources.len() + defs.dynamic_resources.len() != before
+            })
+            // Removing never breaks a valid catalog; an error leaves it unchanged.
+            .unwrap_or(false)
     }
 
     /// Tell listeners subscribed to `uri` (`resourceSubscriptions`) that it changed.

@@ -2,6 +2,7 @@
 //! built once at start.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -11,6 +12,10 @@ use super::Listed;
 use crate::protocol::{Annotations, Prompt, Resource, ResourceTemplate, Tool, ToolAnnotations};
 use crate::validate::ArgValidator;
 
+use super::dynamic::{
+    DynamicCall, DynamicGet, DynamicPrompt, DynamicRead, DynamicResource, DynamicTool,
+    DYNAMIC_PLACE, DYNAMIC_PROMPT_PLACE, DYNAMIC_RESOURCE_PLACE,
+};
 use super::mirror::{self, Mirrored};
 use super::spec::{generator, output_schema, with_idempotency_key};
 use super::{uri, ParamSpec, PromptDef, ResourceDef, ToolDef};
@@ -30,6 +35,22 @@ pub struct CatalogTool {
     pub(crate) paged: bool,
     /// Results larger than this many bytes, serialized, are stored as artifacts.
     pub(crate) inline_limit: Option<usize>,
+    /// The handler of a tool added at run time (`def.call` for a `#[tool]`).
+    pub(crate) dynamic: Option<DynamicCall>,
+}
+
+impl CatalogTool {
+    /// Start the handler on these (checked) arguments.
+    pub(crate) fn call(
+        &self,
+        ctx: crate::core::RequestContext,
+        arguments: serde_json::Map<String, Value>,
+    ) -> super::tool::ToolFuture {
+        match &self.dynamic {
+            Some(call) => call(ctx, arguments),
+            None => (self.def.call)(ctx, arguments),
+        }
+    }
 }
 
 /// One resource (static or template) as served.
@@ -43,6 +64,22 @@ pub struct CatalogResource {
     /// What it reads depends on who asks (it declares scopes or takes the principal), so
     /// its reads are `cacheScope: private` unless it says `cache = public`.
     pub private: bool,
+    /// The handler of a resource added at run time (`def.read` for a `#[resource]`).
+    pub(crate) dynamic: Option<DynamicRead>,
+}
+
+impl CatalogResource {
+    /// Start the handler on this read.
+    pub(crate) fn read(
+        &self,
+        ctx: crate::core::RequestContext,
+        request: super::ReadRequest,
+    ) -> super::ReadFuture {
+        match &self.dynamic {
+            Some(read) => read(ctx, request.uri),
+            None => (self.def.read)(ctx, request),
+        }
+    }
 }
 
 /// Whether a resource's reads vary by caller.
@@ -58,6 +95,22 @@ pub struct CatalogPrompt {
     pub def: &'static PromptDef,
     /// The `prompts/list` entry.
     pub prompt: Prompt,
+    /// The handler of a prompt added at run time (`def.get` for a `#[prompt]`).
+    pub(crate) dynamic: Option<DynamicGet>,
+}
+
+impl CatalogPrompt {
+    /// Start the handler on these (checked) arguments.
+    pub(crate) fn get(
+        &self,
+        ctx: crate::core::RequestContext,
+        arguments: serde_json::Map<String, Value>,
+    ) -> super::PromptFuture {
+        match &self.dynamic {
+            Some(get) => get(ctx, arguments),
+            None => (self.def.get)(ctx, arguments),
+        }
+    }
 }
 
 /// The definitions a server was asked to serve.
@@ -69,6 +122,12 @@ pub struct Defs {
     pub resources: Vec<&'static ResourceDef>,
     /// Prompts.
     pub prompts: Vec<&'static PromptDef>,
+    /// Tools added at run time (`Server::tool_from_json`).
+    pub(crate) dynamic: Vec<Arc<DynamicTool>>,
+    /// Prompts added at run time (`Server::prompt_from_json`).
+    pub(crate) dynamic_prompts: Vec<Arc<DynamicPrompt>>,
+    /// Resources and templates added at run time (`Server::resource_from_json`).
+    pub(crate) dynamic_resources: Vec<Arc<DynamicResource>>,
 }
 
 /// Everything served, checked and sorted, built once at start.
@@ -117,10 +176,23 @@ impl Catalog {
     ) -> Result<Catalog, Vec<BuildError>> {
         let mut errors = Vec::new();
 
+        // Dynamic tools share the namespace: a name clash with a `#[tool]` is a duplicate.
+        let all_tools: Vec<&'static ToolDef> = defs
+            .tools
+            .iter()
+            .copied()
+            .chain(defs.dynamic.iter().map(|d| d.def))
+            .collect();
         let (tool_defs, dups) = duplicates(
-            &defs.tools,
+            &all_tools,
             |d| d.name.to_owned(),
-            |d| format!("{} ({}:{})", d.module_path, d.file, d.line),
+            |d| {
+                if d.file == DYNAMIC_PLACE && d.line == 0 {
+                    DYNAMIC_PLACE.to_owned()
+                } else {
+                    format!("{} ({}:{})", d.module_path, d.file, d.line)
+                }
+            },
         );
         errors.extend(
             dups.into_iter()
@@ -128,6 +200,13 @@ impl Catalog {
         );
         let mut tools = Vec::new();
         for def in tool_defs {
+            if let Some(dynamic) = defs.dynamic.iter().find(|d| std::ptr::eq(d.def, def)) {
+                match prepare_dynamic(dynamic) {
+                    Ok(tool) => tools.push(tool),
+                    Err(e) => errors.extend(e),
+                }
+                continue;
+            }
             match prepare(def, has_state, inline_limit) {
                 Ok(tool) => tools.push(tool),
                 Err(e) => errors.extend(e),
@@ -135,9 +214,20 @@ impl Catalog {
         }
         tools.sort_by(|a, b| a.def.name.cmp(b.def.name));
 
-        let (static_defs, template_defs): (Vec<_>, Vec<_>) =
-            defs.resources.iter().copied().partition(|d| d.is_static());
-        let (static_defs, dups) = duplicates(&static_defs, |d| d.uri.to_owned(), |d| d.place());
+        let place = |d: &ResourceDef| {
+            if d.file == DYNAMIC_RESOURCE_PLACE && d.line == 0 {
+                DYNAMIC_RESOURCE_PLACE.to_owned()
+            } else {
+                d.place()
+            }
+        };
+        let (static_defs, template_defs): (Vec<_>, Vec<_>) = defs
+            .resources
+            .iter()
+            .copied()
+            .chain(defs.dynamic_resources.iter().map(|d| d.def))
+            .partition(|d| d.is_static());
+        let (static_defs, dups) = duplicates(&static_defs, |d| d.uri.to_owned(), place);
         errors.extend(
             dups.into_iter()
                 .map(|(uri, places)| BuildError::DuplicateResource { uri, places }),
@@ -147,7 +237,7 @@ impl Catalog {
                 if uri::overlaps(a.template, b.template) {
                     errors.push(BuildError::OverlappingTemplates {
                         templates: [a.uri.to_owned(), b.uri.to_owned()],
-                        places: [a.place(), b.place()],
+                        places: [place(a), place(b)],
                     });
                 }
             }
@@ -166,6 +256,30 @@ impl Catalog {
                 });
                 continue;
             }
+            if let Some(dynamic) = defs
+                .dynamic_resources
+                .iter()
+                .find(|d| std::ptr::eq(d.def, *def))
+            {
+                let published = if def.is_static() {
+                    def.uri.to_owned()
+                } else {
+                    uri::rfc6570(def.template)
+                };
+                let served = CatalogResource {
+                    def,
+                    published,
+                    entry: dynamic.entry.clone(),
+                    private: true,
+                    dynamic: Some(dynamic.read.clone()),
+                };
+                if def.is_static() {
+                    resources.push(served);
+                } else {
+                    templates.push(served);
+                }
+                continue;
+            }
             let mut spec = ParamSpec::default();
             (def.params)(&mut spec);
             if let Err(e) = check_states(&spec, &item, has_state) {
@@ -181,13 +295,41 @@ impl Catalog {
         resources.sort_by(|a, b| a.published.cmp(&b.published));
         templates.sort_by(|a, b| a.published.cmp(&b.published));
 
-        let (prompt_defs, dups) = duplicates(&defs.prompts, |d| d.name.to_owned(), |d| d.place());
+        let all_prompts: Vec<&'static PromptDef> = defs
+            .prompts
+            .iter()
+            .copied()
+            .chain(defs.dynamic_prompts.iter().map(|d| d.def))
+            .collect();
+        let (prompt_defs, dups) = duplicates(
+            &all_prompts,
+            |d| d.name.to_owned(),
+            |d| {
+                if d.file == DYNAMIC_PROMPT_PLACE && d.line == 0 {
+                    DYNAMIC_PROMPT_PLACE.to_owned()
+                } else {
+                    d.place()
+                }
+            },
+        );
         errors.extend(
             dups.into_iter()
                 .map(|(name, places)| BuildError::DuplicatePrompt { name, places }),
         );
         let mut prompts = Vec::new();
         for def in prompt_defs {
+            if let Some(dynamic) = defs
+                .dynamic_prompts
+                .iter()
+                .find(|d| std::ptr::eq(d.def, def))
+            {
+                prompts.push(CatalogPrompt {
+                    def,
+                    prompt: dynamic.prompt.clone(),
+                    dynamic: Some(dynamic.get.clone()),
+                });
+                continue;
+            }
             match prepare_prompt(def, has_state) {
                 Ok(prompt) => prompts.push(prompt),
                 Err(e) => errors.extend(e),
@@ -385,6 +527,7 @@ fn static_entry(def: &'static ResourceDef) -> CatalogResource {
         published: def.uri.to_owned(),
         entry: serde_json::to_value(resource).unwrap_or(Value::Null),
         private: reads_vary_by_caller(def),
+        dynamic: None,
     }
 }
 
@@ -403,6 +546,7 @@ fn template_entry(def: &'static ResourceDef) -> CatalogResource {
         published,
         entry: serde_json::to_value(template).unwrap_or(Value::Null),
         private: reads_vary_by_caller(def),
+        dynamic: None,
     }
 }
 
@@ -428,6 +572,7 @@ fn prepare_prompt(
             description: def.description.map(str::to_owned),
             arguments,
         },
+        dynamic: None,
     })
 }
 
@@ -504,5 +649,33 @@ fn prepare(
         mirrored,
         paged,
         inline_limit,
+        dynamic: None,
+    })
+}
+
+/// A tool added at run time: its schemas as given, compiled (the output schema only to
+/// check it is one), its `x-mcp-header` arguments found as for a `#[tool]`.
+fn prepare_dynamic(dynamic: &DynamicTool) -> Result<CatalogTool, Vec<BuildError>> {
+    let invalid = |problems: Vec<String>| {
+        vec![BuildError::InvalidTool {
+            name: dynamic.tool.name.clone(),
+            problems,
+        }]
+    };
+    let mirrored = mirror::scan(&dynamic.tool.input_schema).map_err(invalid)?;
+    let validator = ArgValidator::compile(&dynamic.tool.input_schema)
+        .map_err(|e| invalid(vec![format!("its input schema does not compile: {e}")]))?;
+    if let Some(schema) = &dynamic.tool.output_schema {
+        ArgValidator::compile(schema)
+            .map_err(|e| invalid(vec![format!("its output schema does not compile: {e}")]))?;
+    }
+    Ok(CatalogTool {
+        def: dynamic.def,
+        tool: dynamic.tool.clone(),
+        validator,
+        mirrored,
+        paged: false,
+        inline_limit: None,
+        dynamic: Some(dynamic.call.clone()),
     })
 }

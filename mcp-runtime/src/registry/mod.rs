@@ -12,6 +12,7 @@
 
 mod build_error;
 mod catalog;
+pub(crate) mod dynamic;
 mod listed;
 mod listing;
 pub(crate) mod mirror;

@@ -71,7 +71,29 @@ impl Server {
             },
         };
         let sealer = Sealer::new(&seal_key);
-        let defs = select(self.only, &self.modules);
+        let mut defs = select(self.only, &self.modules);
+        let mut unreadable = Vec::new();
+        for dynamic in self.dynamic {
+            match dynamic {
+                Ok(tool) => defs.dynamic.push(tool),
+                Err(error) => unreadable.push(error),
+            }
+        }
+        for dynamic in self.dynamic_prompts {
+            match dynamic {
+                Ok(prompt) => defs.dynamic_prompts.push(prompt),
+                Err(error) => unreadable.push(error),
+            }
+        }
+        for dynamic in self.dynamic_resources {
+            match dynamic {
+                Ok(resource) => defs.dynamic_resources.push(resource),
+                Err(error) => unreadable.push(error),
+            }
+        }
+        if !unreadable.is_empty() {
+            return Err(Error::Build(unreadable));
+        }
         let records = crate::store::Records::new(match self.store {
             Some(store) => store,
             None => store_from_env()?,
@@ -273,6 +295,9 @@ fn select(only: Option<Selection>, modules: &[String]) -> Defs {
     let filtering = only.is_some() || !modules.is_empty();
     let only = only.unwrap_or_default();
     Defs {
+        dynamic: Vec::new(),
+        dynamic_prompts: Vec::new(),
+        dynamic_resources: Vec::new(),
         tools: pick(
             inventory::iter::<ToolRegistration>.into_iter().map(|r| r.0),
             &only.tools,

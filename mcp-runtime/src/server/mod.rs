@@ -62,6 +62,15 @@ pub struct Server {
     artifacts: crate::core::artifacts::ArtifactConfig,
     cursor_ttl: std::time::Duration,
     only: Option<Selection>,
+    /// Tools added with `tool_from_json`, or why one could not be read (reported by
+    /// `build` with the catalog's other problems).
+    dynamic: Vec<Result<Arc<crate::registry::dynamic::DynamicTool>, crate::registry::BuildError>>,
+    /// Prompts added with `prompt_from_json`, or why one could not be read.
+    dynamic_prompts:
+        Vec<Result<Arc<crate::registry::dynamic::DynamicPrompt>, crate::registry::BuildError>>,
+    /// Resources added with `resource_from_json`, or why one could not be read.
+    dynamic_resources:
+        Vec<Result<Arc<crate::registry::dynamic::DynamicResource>, crate::registry::BuildError>>,
     modules: Vec<String>,
     page_size: Option<usize>,
     list_cache: CacheHints,
@@ -101,6 +110,9 @@ impl Server {
             artifacts: Default::default(),
             cursor_ttl: crate::core::pages::DEFAULT_CURSOR_TTL,
             only: None,
+            dynamic: Vec::new(),
+            dynamic_prompts: Vec::new(),
+            dynamic_resources: Vec::new(),
             modules: Vec::new(),
             page_size: None,
             list_cache: CacheHints::default(),
@@ -382,6 +394,120 @@ impl Server {
     /// once.
     pub fn task_after(mut self, after: std::time::Duration) -> Self {
         self.tasks.task_after = after;
+        self
+    }
+
+    /// Serve a tool known only at run time (say, one learned from another server): `tool`
+    /// is its `tools/list` entry as JSON (`name`, `inputSchema`, and optionally `title`,
+    /// `description`, `outputSchema`, `annotations`), and `handler` runs each call with the
+    /// request's context (caller, cancellation, progress) and the arguments.
+    ///
+    /// The tool goes through the same pipeline as a `#[tool]` function: its arguments are
+    /// checked against `inputSchema` (a call that does not match gets an `isError` result
+    /// listing the problems, and the handler does not run), [`Server::authorize`] hooks see
+    /// it, it is listed in pages in both protocol eras, and the caller's limits apply as to
+    /// any call. It is
+    /// served whatever [`Server::only`] and [`Server::only_module`] pick. Its results are
+    /// sent whole (never stored as artifacts) and it never runs as a task.
+    ///
+    /// [`Server::build`] fails with a [`BuildError`](crate::BuildError) when the JSON is not
+    /// a tool, the name breaks the spec's rule (1 to 128 characters of `A-Za-z0-9_-.`), a
+    /// schema is not a JSON Schema of `type: "object"` or does not compile, or another tool
+    /// (a `#[tool]` or another dynamic one) has the same name. Its definition is kept for
+    /// the life of the process, as a `#[tool]`'s is: add dynamic tools at start, not per
+    /// request.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use serde_json::json;
+    ///
+    /// let server = Server::new("calculator", "1.0.0").tool_from_json(
+    ///     json!({
+    ///         "name": "double",
+    ///         "description": "Doubles a number.",
+    ///         "inputSchema": {
+    ///             "type": "object",
+    ///             "properties": {"n": {"type": "number"}},
+    ///             "required": ["n"]
+    ///         }
+    ///     }),
+    ///     |_ctx, arguments| async move {
+    ///         let n = arguments.get("n").and_then(|n| n.as_f64()).unwrap_or_default();
+    ///         Ok(CallToolResult::success(vec![Content::text((n * 2.0).to_string())]))
+    ///     },
+    /// );
+    /// # server.build().map(drop).expect("builds");
+    /// ```
+    pub fn tool_from_json<F, Fut>(mut self, tool: serde_json::Value, handler: F) -> Self
+    where
+        F: Fn(crate::RequestContext, serde_json::Map<String, serde_json::Value>) -> Fut
+            + Send
+            + Sync
+            + 'static,
+        Fut: std::future::Future<Output = Result<crate::CallToolResult, crate::RpcError>>
+            + Send
+            + 'static,
+    {
+        let call: crate::registry::dynamic::DynamicCall =
+            Arc::new(move |ctx, arguments| Box::pin(handler(ctx, arguments)));
+        self.dynamic
+            .push(crate::registry::dynamic::DynamicTool::new(tool, call).map(Arc::new));
+        self
+    }
+
+    /// Serve a prompt known only at run time: `prompt` is its `prompts/list` entry as JSON
+    /// (`name`, and optionally `title`, `description`, `arguments`: each with a `name`, and
+    /// optionally `title`, `description`, `required`), and `handler` answers each
+    /// `prompts/get` with the request's context and the arguments (all strings).
+    ///
+    /// As for a `#[prompt]`, the arguments are checked first (strings, known, the required
+    /// ones given), [`Server::authorize`] hooks see it, and it is listed in pages in both
+    /// protocol eras, whatever [`Server::only_prompts`] picks. [`Server::build`] fails when
+    /// the JSON is not a prompt or another prompt has the same name. Its definition is kept
+    /// for the life of the process: add dynamic prompts at start.
+    pub fn prompt_from_json<F, Fut>(mut self, prompt: serde_json::Value, handler: F) -> Self
+    where
+        F: Fn(crate::RequestContext, serde_json::Map<String, serde_json::Value>) -> Fut
+            + Send
+            + Sync
+            + 'static,
+        Fut: std::future::Future<Output = Result<crate::GetPromptResult, crate::RpcError>>
+            + Send
+            + 'static,
+    {
+        let get: crate::registry::dynamic::DynamicGet =
+            Arc::new(move |ctx, arguments| Box::pin(handler(ctx, arguments)));
+        self.dynamic_prompts
+            .push(crate::registry::dynamic::DynamicPrompt::new(prompt, get).map(Arc::new));
+        self
+    }
+
+    /// Serve a resource or resource template known only at run time: `resource` is its
+    /// list entry as JSON, either a resource of `resources/list` (`uri`, `name`, and
+    /// optionally `title`, `description`, `mimeType`, `size`, `annotations`) or a template
+    /// of `resources/templates/list` (`uriTemplate` instead of `uri`), published as given.
+    /// `handler` reads one URI (the one asked for, which matches the template) with the
+    /// request's context.
+    ///
+    /// Templates are matched as a `#[resource]`'s are, so they take the forms the server
+    /// publishes: literal text with `{name}` (one path segment) and a final `{+name}` (the
+    /// rest of the URI). Reads are `cacheScope: private`, since what the handler reads may
+    /// depend on the caller. [`Server::authorize`] hooks see the resource, whatever
+    /// [`Server::only_resources`] picks. [`Server::build`] fails when the JSON is not a
+    /// resource, a template has another form, or the URI is served twice (or two
+    /// templates overlap). Its definition is kept for the life of the process: add dynamic
+    /// resources at start.
+    pub fn resource_from_json<F, Fut>(mut self, resource: serde_json::Value, handler: F) -> Self
+    where
+        F: Fn(crate::RequestContext, String) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<Vec<crate::ResourceContents>, crate::RpcError>>
+            + Send
+            + 'static,
+    {
+        let read: crate::registry::dynamic::DynamicRead =
+            Arc::new(move |ctx, uri| Box::pin(handler(ctx, uri)));
+        self.dynamic_resources
+            .push(crate::registry::dynamic::DynamicResource::new(resource, read).map(Arc::new));
         self
     }
 

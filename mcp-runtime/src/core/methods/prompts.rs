@@ -54,7 +54,7 @@ impl Core {
             return Reply::Error(error);
         }
         let outcome = self
-            .run(&ctx, &target, (prompt.def.get)(ctx.clone(), arguments))
+            .run(&ctx, &target, prompt.get(ctx.clone(), arguments))
             .await;
         let failed = outcome.is_err();
         self.finish_round(&ctx, &binding, failed, || match outcome {

@@ -72,7 +72,7 @@ impl Core {
             .run(
                 &ctx,
                 &format!("resource {uri}"),
-                (def.read)(ctx.clone(), request),
+                resource.read(ctx.clone(), request),
             )
             .await;
         let failed = outcome.is_err();

@@ -69,7 +69,8 @@ impl Core {
         let resume = |task: &TaskRecord, link| {
             // The handler runs again from the top, with every answer so far, as the
             // caller who answered (the task's owner).
-            let tool = self.live.load().catalog.get(&task.tool)?.def;
+            let snapshot = self.live.load();
+            let tool = snapshot.catalog.get(&task.tool)?;
             // The stored `_meta` is read as it was when the task began; a task whose
             // revision or tool method is no longer served does not resume.
             let meta = Value::Object(task.meta.clone());
@@ -90,7 +91,7 @@ impl Core {
             crate::core::input::open_task(&run, task.answers.clone(), task.kept.clone());
             let future = guarded_task(
                 format!("tool {}", task.tool),
-                (tool.call)(run.clone(), task.arguments.clone()),
+                tool.call(run.clone(), task.arguments.clone()),
             );
             Some((run, future))
         };

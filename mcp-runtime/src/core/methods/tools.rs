@@ -12,7 +12,7 @@ use crate::core::RequestContext;
 use crate::policy::auth::Action;
 use crate::protocol::{CallToolResult, RpcError};
 use crate::registry::spec::CURSOR_ARGUMENT;
-use crate::registry::{CatalogTool, TaskSupport, ToolDef};
+use crate::registry::{CatalogTool, TaskSupport};
 
 use super::super::artifacts::spill_over;
 use super::super::dispatch::{Call, Core, Reply};
@@ -174,10 +174,9 @@ impl Core {
         binding: &Binding,
         progress: Option<Arc<AtomicU8>>,
     ) -> Reply {
-        let def = tool.def;
         match tasks {
             Some(runtime) => {
-                let handler = self.handler(def, &ctx, arguments.clone(), progress);
+                let handler = self.handler(tool, &ctx, arguments.clone(), progress);
                 let handler = self.inlined(tool, &ctx, name, handler);
                 // Boxed: its timer and select would otherwise make every call's future
                 // larger.
@@ -192,7 +191,7 @@ impl Core {
                 .await
             }
             None => {
-                let handler = self.handler(def, &ctx, arguments, progress);
+                let handler = self.handler(tool, &ctx, arguments, progress);
                 // Spilled before an idempotency key records it, so a retry gets the same
                 // link.
                 let outcome = match self.run(&ctx, &target, handler).await {
@@ -245,12 +244,13 @@ impl Core {
     /// ([`STARTED`], [`RETURNED`]).
     fn handler(
         &self,
-        def: &'static ToolDef,
+        tool: &CatalogTool,
         ctx: &RequestContext,
         arguments: Map<String, Value>,
         progress: Option<Arc<AtomicU8>>,
     ) -> BoxFuture<'static, Result<CallToolResult, RpcError>> {
-        let handler = (def.call)(ctx.clone(), arguments);
+        let def = tool.def;
+        let handler = tool.call(ctx.clone(), arguments);
         if !def.once && progress.is_none() {
             return handler;
         }

@@ -1,0 +1,534 @@
+//! Serving another MCP server's tools, prompts and resources as this server's own (feature
+//! `client`): a gateway.
+//!
+//! An [`Upstream`] is another server reached through a [`Client`]: its tools, prompts and
+//! resources are learned once at start ([`Upstream::discover`]) and
+//! [`Server::mount`](crate::Server::mount) serves them: tools and prompts under a prefix
+//! (`legacy.add` for the upstream `legacy`'s `add`), resources at their own URIs (only
+//! their `name` is prefixed). Each call is forwarded to the upstream and its result,
+//! `isError` included, comes back as it is; so is each `prompts/get` and
+//! `resources/read`. What the upstream adds or removes later is not followed: the gateway
+//! serves what it listed at start.
+//!
+//! The upstream's era is whatever its client negotiated: a 2026-07-28 caller of the gateway
+//! is served statelessly even when the upstream only knows the `initialize` handshake.
+//!
+//! **Credentials are per caller, never shared.** A function given to
+//! [`Upstream::discover`] maps the caller's [`Principal`] to a [`ClientBuilder`] with that
+//! caller's upstream credentials (a bearer token, an environment variable of a spawned
+//! process); the first call of each caller (its principal's tenant and subject) connects
+//! a client of its own, kept for its later calls. Two callers never share a client, so never
+//! each other's session, credentials or cache. A caller the function maps to `None` is
+//! refused (-31403) before anything reaches the upstream.
+//!
+//! Not relayed in this version: the upstream's questions (elicitation, sampling, roots).
+//! The gateway's upstream clients have no handler for them and declare no such capability,
+//! so an upstream tool that asks fails upstream (in 2026-07-28 with -32021 naming what it
+//! wanted; in the handshake era its question is answered with -32601), and the caller gets
+//! an `isError` result carrying the upstream's message. Any other failure of a tool call
+//! to reach or use the upstream (a process that exited, a timeout, a JSON-RPC error) is
+//! also an `isError` result naming the tool and the error's layer. For `prompts/get` and
+//! `resources/read`, an upstream protocol error keeps its code and any other failure is an
+//! internal error. A connection that failed is opened again by the caller's next request.
+//! Progress the upstream reports is relayed to a caller that asked for it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Map, Value};
+use tokio::sync::OnceCell;
+
+use crate::client::{Client, ClientBuilder, ClientError, Layer};
+use crate::core::Progress;
+use crate::policy::auth::Denied;
+use crate::{
+    CallToolResult, GetPromptResult, Principal, RequestContext, ResourceContents, RpcError, Server,
+};
+
+/// Maps a caller to the upstream client its calls use (`None`: the caller is refused).
+type Connect = dyn Fn(Option<&Principal>) -> Option<ClientBuilder> + Send + Sync;
+
+/// Who a client belongs to: the caller's tenant and subject (`None` for an anonymous
+/// caller, when the mapping function accepts one).
+type CallerKey = Option<(Option<String>, String)>;
+
+/// Another MCP server whose tools a gateway serves: what it offers (learned at start) and
+/// one client per caller. Made by [`Upstream::discover`], served by
+/// [`Server::mount`](crate::Server::mount).
+pub struct Upstream {
+    prefix: String,
+    tools: Vec<Value>,
+    prompts: Vec<Value>,
+    resources: Vec<Value>,
+    templates: Vec<Value>,
+    callers: Arc<Callers>,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream")
+            .field("prefix", &self.prefix)
+            .field("tools", &self.tools.len())
+            .field("prompts", &self.prompts.len())
+            .field("resources", &self.resources.len())
+            .field("templates", &self.templates.len())
+            .finish()
+    }
+}
+
+/// The clients of one upstream, one per caller.
+struct Callers {
+    connect: Box<Connect>,
+    clients: Mutex<HashMap<CallerKey, Arc<Slot>>>,
+}
+
+/// One caller's client: connected by its first call (the builder waits here until then).
+struct Slot {
+    pending: Mutex<Option<ClientBuilder>>,
+    client: OnceCell<Client>,
+}
+
+impl Upstream {
+    /// Connect with `discovery` (the credentials used only to learn what the upstream
+    /// offers), list its tools (and its prompts, resources and resource templates, when
+    /// it declares the `prompts` or `resources` capability), and close that connection.
+    /// Requests then go through the client `per_caller` builds for each caller: it gets the
+    /// caller's principal (`None` for a request without one) and returns the builder of
+    /// that caller's client, or `None` to refuse the caller. It runs at a caller's first
+    /// request; the client it builds is kept for that caller's later requests and for no
+    /// one else's (after a connection failed, it runs again at the caller's next request).
+    ///
+    /// `prefix` names the upstream in the served names: `prefix.tool`, `prefix.prompt`.
+    /// Errors: the upstream could not be reached or would not list what it offers.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp_runtime::client::Client;
+    /// use mcp_runtime::gateway::Upstream;
+    /// use mcp_runtime::Server;
+    ///
+    /// let tokens = std::collections::HashMap::from([("acme", "token-of-acme")]);
+    /// let upstream = Upstream::discover(
+    ///     "crm",
+    ///     Client::http("https://crm.example.com/mcp").bearer("discovery-token"),
+    ///     move |caller| {
+    ///         let token = tokens.get(caller?.tenant()?)?;
+    ///         Some(Client::http("https://crm.example.com/mcp").bearer(token))
+    ///     },
+    /// )
+    /// .await?;
+    /// Server::new("gateway", "1.0.0").mount(upstream).serve_from_args().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn discover<F>(
+        prefix: impl Into<String>,
+        discovery: ClientBuilder,
+        per_caller: F,
+    ) -> Result<Upstream, ClientError>
+    where
+        F: Fn(Option<&Principal>) -> Option<ClientBuilder> + Send + Sync + 'static,
+    {
+        let client = discovery.connect().await?;
+        let listed = async {
+            let tools = client.list_tools().await?;
+            let prompts = if client.capabilities().get("prompts").is_some() {
+                client.list_prompts().await?
+            } else {
+                Vec::new()
+            };
+            let (resources, templates) = if client.capabilities().get("resources").is_some() {
+                (
+                    client.list_resources().await?,
+                    client.list_resource_templates().await?,
+                )
+            } else {
+                (Vec::new(), Vec::new())
+            };
+            Ok::<_, ClientError>((tools, prompts, resources, templates))
+        }
+        .await;
+        client.close().await;
+        let (tools, prompts, resources, templates) = listed?;
+        Ok(Upstream {
+            prefix: prefix.into(),
+            tools,
+            prompts,
+            resources,
+            templates,
+            callers: Arc::new(Callers {
+                connect: Box::new(per_caller),
+                clients: Mutex::new(HashMap::new()),
+            }),
+        })
+    }
+
+    /// The prefix of the served names.
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// The upstream's tools as it listed them (names without the prefix).
+    pub fn tools(&self) -> &[Value] {
+        &self.tools
+    }
+
+    /// The upstream's prompts as it listed them (names without the prefix).
+    pub fn prompts(&self) -> &[Value] {
+        &self.prompts
+    }
+
+    /// The upstream's resources, then its resource templates, as it listed them.
+    pub fn resources(&self) -> impl Iterator<Item = &Value> {
+        self.resources.iter().chain(&self.templates)
+    }
+}
+
+/// `entry` (a listed tool or prompt) renamed `prefix.name`; with its upstream name.
+fn prefixed(prefix: &str, entry: Value) -> Option<(Value, String, String)> {
+    let Value::Object(mut entry) = entry else {
+        return None;
+    };
+    let name = entry.get("name").and_then(Value::as_str)?.to_owned();
+    let served = format!("{prefix}.{name}");
+    entry.insert("name".into(), Value::String(served.clone()));
+    Some((Value::Object(entry), served, name))
+}
+
+impl Server {
+    /// Serve the tools, prompts and resources of `upstream` (see [`Upstream::discover`])
+    /// as this server's own, tools and prompts named `prefix.name`, resources at their own
+    /// URIs; each call, `prompts/get` or `resources/read` is forwarded to the upstream with
+    /// the caller's own client. They are dynamic tools, prompts and resources
+    /// ([`Server::tool_from_json`], [`Server::prompt_from_json`],
+    /// [`Server::resource_from_json`]): the upstream's input schemas and prompt arguments
+    /// are checked here before anything is forwarded, and a served name that breaks the
+    /// spec's rule or clashes with another (a URI two upstreams serve) stops
+    /// [`Server::build`]. A resource template of a form this server does not match (other
+    /// than `{name}` segments and a final `{+name}`) is left out, with a warning in the
+    /// log.
+    pub fn mount(mut self, upstream: Upstream) -> Self {
+        for (entry, served, name) in upstream
+            .tools
+            .into_iter()
+            .filter_map(|t| prefixed(&upstream.prefix, t))
+        {
+            let callers = upstream.callers.clone();
+            self = self.tool_from_json(entry, move |ctx, arguments| {
+                let callers = callers.clone();
+                let name = name.clone();
+                let served = served.clone();
+                async move { callers.forward(&ctx, &served, &name, arguments).await }
+            });
+        }
+        for (entry, served, name) in upstream
+            .prompts
+            .into_iter()
+            .filter_map(|p| prefixed(&upstream.prefix, p))
+        {
+            let callers = upstream.callers.clone();
+            self = self.prompt_from_json(entry, move |ctx, arguments| {
+                let callers = callers.clone();
+                let name = name.clone();
+                let served = served.clone();
+                async move { callers.get_prompt(&ctx, &served, &name, arguments).await }
+            });
+        }
+        for template in &upstream.templates {
+            let text = template.get("uriTemplate").and_then(Value::as_str);
+            if let Some(Err(problem)) = text.map(crate::registry::dynamic::parse_template) {
+                tracing::warn!(upstream = %upstream.prefix, %problem, "resource template left out");
+            }
+        }
+        let resources =
+            upstream
+                .resources
+                .into_iter()
+                .chain(upstream.templates.into_iter().filter(|t| {
+                    t.get("uriTemplate")
+                        .and_then(Value::as_str)
+                        .is_some_and(|text| crate::registry::dynamic::parse_template(text).is_ok())
+                }));
+        for (entry, _, _) in resources.filter_map(|r| prefixed(&upstream.prefix, r)) {
+            let callers = upstream.callers.clone();
+            self = self.resource_from_json(entry, move |ctx, uri| {
+                let callers = callers.clone();
+                async move { callers.read(&ctx, &uri).await }
+            });
+        }
+        self
+    }
+}
+
+impl Callers {
+    /// The caller's client: the one already made for it, or a new one. `None`: the
+    /// mapping function refuses the caller.
+    async fn client(
+        &self,
+        key: &CallerKey,
+        principal: Option<&Principal>,
+    ) -> Result<Option<(Arc<Slot>, Client)>, ClientError> {
+        let slot = {
+            let mut clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
+            match clients.get(key) {
+                Some(slot) => slot.clone(),
+                None => {
+                    // A refused caller leaves no entry behind.
+                    let Some(builder) = (self.connect)(principal) else {
+                        return Ok(None);
+                    };
+                    let slot = Arc::new(Slot {
+                        pending: Mutex::new(Some(builder)),
+                        client: OnceCell::new(),
+                    });
+                    clients.insert(key.clone(), slot.clone());
+                    slot
+                }
+            }
+        };
+        let client = slot
+            .client
+            .get_or_try_init(|| async {
+                let pending = slot
+                    .pending
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .take();
+                // After a failed connection the builder is spent: ask for a new one.
+                match pending.or_else(|| (self.connect)(principal)) {
+                    Some(builder) => builder.connect().await,
+                    None => Err(ClientError::Transport {
+                        message: "no upstream credentials for this caller".into(),
+                        status: None,
+                    }),
+                }
+            })
+            .await?
+            .clone();
+        Ok(Some((slot, client)))
+    }
+
+    /// Forget a caller's client whose connection failed, unless it was replaced already.
+    fn forget(&self, key: &CallerKey, slot: &Arc<Slot>) {
+        let mut clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
+        if clients.get(key).is_some_and(|kept| Arc::ptr_eq(kept, slot)) {
+            clients.remove(key);
+        }
+    }
+
+    /// The caller's key, slot and client for a request about `served` (a `kind`); `Err`:
+    /// the caller is refused (-31403), or the reason its client could not connect.
+    async fn caller(
+        &self,
+        ctx: &RequestContext,
+        kind: &str,
+        served: &str,
+    ) -> Result<(CallerKey, Arc<Slot>, Client), Result<ClientError, RpcError>> {
+        let principal = ctx.principal();
+        let key = principal.map(|p| (p.tenant().map(str::to_owned), p.subject.clone()));
+        match self.client(&key, principal).await {
+            Ok(Some((slot, client))) => Ok((key, slot, client)),
+            Ok(None) => Err(Err(Denied::new(
+                "this caller has no credentials for the upstream server",
+            )
+            .to_error(kind, served))),
+            Err(error) => Err(Ok(error)),
+        }
+    }
+
+    /// After a failed request: forget the caller's client when its connection is gone.
+    fn failed(&self, key: &CallerKey, slot: &Arc<Slot>, error: &ClientError) {
+        if error.layer() == Layer::Transport && !matches!(error, ClientError::Timeout { .. }) {
+            self.forget(key, slot);
+        }
+    }
+
+    /// One `prompts/get` of `served` (upstream name `name`), forwarded with the caller's
+    /// client. Upstream protocol errors keep their code; a failed connection is an
+    /// internal error.
+    async fn get_prompt(
+        &self,
+        ctx: &RequestContext,
+        served: &str,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<GetPromptResult, RpcError> {
+        let unreachable = |error: &ClientError| {
+            RpcError::internal(format!(
+                "The upstream server of prompt `{served}` failed ({} error): {error}",
+                error.layer()
+            ))
+        };
+        let (key, slot, client) = match self.caller(ctx, "prompt", served).await {
+            Ok(found) => found,
+            Err(Ok(error)) => return Err(unreachable(&error)),
+            Err(Err(refused)) => return Err(refused),
+        };
+        match client.get_prompt(name, Value::Object(arguments)).await {
+            Ok(result) => serde_json::from_value(result).map_err(|e| {
+                RpcError::internal(format!(
+                    "The upstream server's result for prompt `{served}` could not be read: {e}"
+                ))
+            }),
+            Err(error) => {
+                self.failed(&key, &slot, &error);
+                Err(upstream_error(error, unreachable))
+            }
+        }
+    }
+
+    /// One `resources/read` of `uri`, forwarded with the caller's client. Upstream
+    /// protocol errors keep their code; a failed connection is an internal error.
+    async fn read(
+        &self,
+        ctx: &RequestContext,
+        uri: &str,
+    ) -> Result<Vec<ResourceContents>, RpcError> {
+        let unreachable = |error: &ClientError| {
+            RpcError::internal(format!(
+                "The upstream server of resource {uri} failed ({} error): {error}",
+                error.layer()
+            ))
+        };
+        let (key, slot, client) = match self.caller(ctx, "resource", uri).await {
+            Ok(found) => found,
+            Err(Ok(error)) => return Err(unreachable(&error)),
+            Err(Err(refused)) => return Err(refused),
+        };
+        match client.read_resource(uri).await {
+            Ok(result) => result
+                .get("contents")
+                .cloned()
+                .and_then(|contents| serde_json::from_value(contents).ok())
+                .ok_or_else(|| {
+                    RpcError::internal(format!(
+                        "The upstream server's contents of {uri} could not be read"
+                    ))
+                }),
+            Err(error) => {
+                self.failed(&key, &slot, &error);
+                Err(upstream_error(error, unreachable))
+            }
+        }
+    }
+
+    /// One call of `served` (upstream name `name`), forwarded with the caller's client.
+    async fn forward(
+        &self,
+        ctx: &RequestContext,
+        served: &str,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<CallToolResult, RpcError> {
+        let (key, slot, client) = match self.caller(ctx, "tool", served).await {
+            Ok(found) => found,
+            Err(Err(refused)) => return Err(refused),
+            Err(Ok(error)) => {
+                return Ok(CallToolResult::error(format!(
+                    "The upstream server of `{served}` could not be reached: {error}"
+                )))
+            }
+        };
+        let mut request = client.call_tool(name, Value::Object(arguments));
+        let progress = Progress::new(ctx.clone());
+        if progress.is_requested() {
+            request = request.on_progress(move |params| {
+                let Some(done) = params.get("progress").and_then(Value::as_f64) else {
+                    return;
+                };
+                let total = params.get("total").and_then(Value::as_f64);
+                match params.get("message").and_then(Value::as_str) {
+                    Some(message) => progress.report_with(done, total, message),
+                    None => progress.report(done, total),
+                }
+            });
+        }
+        let answer = match request.await {
+            Ok(result) | Err(ClientError::Business(result)) => result,
+            Err(ClientError::InputUnanswered { method, .. }) => {
+                return Ok(CallToolResult::error(format!(
+                    "`{served}` asked a question ({method}) that this gateway does not relay; the call did not complete"
+                )))
+            }
+            Err(error) => {
+                self.failed(&key, &slot, &error);
+                return Ok(CallToolResult::error(format!(
+                    "The upstream server failed on `{served}` ({} error): {error}",
+                    error.layer()
+                )));
+            }
+        };
+        serde_json::from_value(answer).or_else(|e| {
+            Ok(CallToolResult::error(format!(
+                "The upstream server's result for `{served}` could not be read: {e}"
+            )))
+        })
+    }
+}
+
+/// An upstream protocol error keeps its code, message and data (a resource not found
+/// upstream is not found here either); any other failure is `otherwise`'s.
+fn upstream_error(error: ClientError, otherwise: impl Fn(&ClientError) -> RpcError) -> RpcError {
+    match error {
+        ClientError::Mcp {
+            code,
+            message,
+            data,
+        } => {
+            let error = RpcError::new(code, message);
+            match data {
+                Some(data) => error.with_data(data),
+                None => error,
+            }
+        }
+        other => otherwise(&other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// An upstream already discovered, whose callers are all refused.
+    fn discovered(templates: Vec<Value>) -> Upstream {
+        Upstream {
+            prefix: "up".into(),
+            tools: vec![json!({"name": "add", "inputSchema": {"type": "object"}})],
+            prompts: Vec::new(),
+            resources: Vec::new(),
+            templates,
+            callers: Arc::new(Callers {
+                connect: Box::new(|_| None),
+                clients: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_template_of_another_form_is_left_out_and_the_rest_is_mounted() {
+        let upstream = discovered(vec![
+            json!({"uriTemplate": "docs://search{?q}", "name": "search"}),
+            json!({"uriTemplate": "docs://pages/{id}", "name": "page"}),
+        ]);
+        let app = Server::new("gateway", "1")
+            .only(Vec::<crate::ToolRef>::new())
+            .mount(upstream)
+            .build()
+            .expect("the gateway builds");
+        let snapshot = app.core.live.load();
+        let templates: Vec<&str> = snapshot
+            .catalog
+            .templates()
+            .iter()
+            .map(|t| t.published.as_str())
+            .collect();
+        assert_eq!(templates, ["docs://pages/{id}"]);
+        assert_eq!(
+            snapshot.catalog.templates()[0].entry["name"],
+            "up.page",
+            "the name is prefixed, the URI is not"
+        );
+        assert!(snapshot.catalog.get("up.add").is_some());
+    }
+}

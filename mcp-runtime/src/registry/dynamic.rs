@@ -1,0 +1,359 @@
+//! Tools, prompts and resources known only at run time (`Server::tool_from_json`,
+//! `Server::prompt_from_json`, `Server::resource_from_json`): described by JSON, handled
+//! by a closure, served like the `#[tool]`, `#[prompt]` and `#[resource]` functions.
+//!
+//! The catalog, authorization hooks and list filters all work on `&'static ToolDef` (and
+//! `PromptDef`). A dynamic tool therefore gets one too, made once when it is added and kept for the rest of
+//! the process (as a `#[tool]`'s is): its strings and hints come from the JSON, its
+//! function pointers describe nothing (no extractors, no generated schema). What the
+//! pointers would say, the tool carries beside its definition: the JSON schemas as given and
+//! the handler, which the catalog uses in their place.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::core::RequestContext;
+use crate::protocol::cache::CacheScope;
+use crate::protocol::{Prompt, Resource, ResourceTemplate, RpcError, Tool};
+
+use super::tool::ToolFuture;
+use super::uri::Piece;
+use super::{
+    BuildError, ErrorDetail, InlineLimit, PromptDef, PromptFuture, ReadFuture, ReadRequest,
+    ResourceDef, TaskSupport, ToolDef,
+};
+
+/// The handler of a dynamic tool.
+pub(crate) type DynamicCall =
+    Arc<dyn Fn(RequestContext, Map<String, Value>) -> ToolFuture + Send + Sync>;
+
+/// The handler of a dynamic prompt.
+pub(crate) type DynamicGet =
+    Arc<dyn Fn(RequestContext, Map<String, Value>) -> PromptFuture + Send + Sync>;
+
+/// Where duplicate-name errors say a dynamic tool comes from.
+pub(crate) const DYNAMIC_PLACE: &str = "Server::tool_from_json";
+
+/// Where duplicate-name errors say a dynamic prompt comes from.
+pub(crate) const DYNAMIC_PROMPT_PLACE: &str = "Server::prompt_from_json";
+
+/// A string kept for the rest of the process, as a definition's strings are.
+fn leak(s: &str) -> &'static str {
+    Box::leak(s.to_owned().into_boxed_str())
+}
+
+/// A prompt added at run time: its definition, its published form, its handler.
+pub(crate) struct DynamicPrompt {
+    pub(crate) def: &'static PromptDef,
+    /// The `prompts/list` entry, from the JSON as given.
+    pub(crate) prompt: Prompt,
+    pub(crate) get: DynamicGet,
+}
+
+impl DynamicPrompt {
+    /// Read `description` (a `Prompt` object of `prompts/list`).
+    pub(crate) fn new(description: Value, get: DynamicGet) -> Result<DynamicPrompt, BuildError> {
+        let shown = description
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("(no name)");
+        let item = format!("prompt `{shown}`");
+        let prompt: Prompt =
+            serde_json::from_value(description.clone()).map_err(|e| BuildError::InvalidItem {
+                item: item.clone(),
+                problems: vec![format!(
+                    "its JSON is not a prompt (name, optional title, description, arguments): {e}"
+                )],
+            })?;
+        if prompt.name.is_empty() {
+            return Err(BuildError::InvalidItem {
+                item,
+                problems: vec!["a prompt needs a name".to_owned()],
+            });
+        }
+        let def: &'static PromptDef = Box::leak(Box::new(PromptDef {
+            name: leak(&prompt.name),
+            title: prompt.title.as_deref().map(leak),
+            description: prompt.description.as_deref().map(leak),
+            scopes: &[],
+            module_path: "",
+            file: DYNAMIC_PROMPT_PLACE,
+            line: 0,
+            params: |_| {},
+            get: no_prompt_by_pointer,
+            completions: &[],
+        }));
+        Ok(DynamicPrompt { def, prompt, get })
+    }
+}
+
+/// As [`not_by_pointer`], for prompts.
+fn no_prompt_by_pointer(_: RequestContext, _: Map<String, Value>) -> PromptFuture {
+    Box::pin(async { Err(RpcError::internal("this prompt has no handler")) })
+}
+
+/// A tool added at run time: its definition, its published form, its handler.
+pub(crate) struct DynamicTool {
+    pub(crate) def: &'static ToolDef,
+    /// The `tools/list` entry, from the JSON as given.
+    pub(crate) tool: Tool,
+    pub(crate) call: DynamicCall,
+}
+
+impl DynamicTool {
+    /// Read `description` (a `Tool` object of `tools/list`) and check what the catalog
+    /// does not: the name's characters and the input schema's type.
+    pub(crate) fn new(description: Value, call: DynamicCall) -> Result<DynamicTool, BuildError> {
+        let shown = description
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("(no name)")
+            .to_owned();
+        let tool: Tool = serde_json::from_value(description).map_err(|e| BuildError::InvalidTool {
+            name: shown.clone(),
+            problems: vec![format!(
+                "its JSON is not a tool (name, inputSchema, optional title, description, outputSchema, annotations): {e}"
+            )],
+        })?;
+        let mut problems = Vec::new();
+        if !valid_name(&tool.name) {
+            problems.push(
+                "a tool name is 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`".to_owned(),
+            );
+        }
+        if tool.input_schema.get("type").and_then(Value::as_str) != Some("object") {
+            problems.push("its inputSchema must be a JSON Schema of `type: \"object\"`".to_owned());
+        }
+        if let Some(output) = &tool.output_schema {
+            if output.get("type").and_then(Value::as_str) != Some("object") {
+                problems.push(
+                    "its outputSchema must be a JSON Schema of `type: \"object\"`".to_owned(),
+                );
+            }
+        }
+        if !problems.is_empty() {
+            return Err(BuildError::InvalidTool {
+                name: tool.name,
+                problems,
+            });
+        }
+        let hints = &tool.annotations;
+        let def: &'static ToolDef = Box::leak(Box::new(ToolDef {
+            name: leak(&tool.name),
+            title: tool.title.as_deref().map(leak),
+            description: leak(tool.description.as_deref().unwrap_or_default()),
+            read_only: hints.read_only_hint,
+            destructive: hints.destructive_hint,
+            idempotent: hints.idempotent_hint,
+            open_world: hints.open_world_hint,
+            task: TaskSupport::Forbidden,
+            once: false,
+            idempotency: false,
+            // Results go back whole: the given output schema says nothing of artifacts.
+            inline_limit: InlineLimit::Unlimited,
+            scopes: &[],
+            module_path: "",
+            file: DYNAMIC_PLACE,
+            line: 0,
+            params: |_| {},
+            output_schema: |_| None,
+            error_detail: |_| ErrorDetail::None,
+            call: not_by_pointer,
+        }));
+        Ok(DynamicTool { def, tool, call })
+    }
+}
+
+/// A dynamic tool's definition is never called through its pointer: the catalog holds its
+/// handler. Should that ever change by mistake, the call fails plainly.
+fn not_by_pointer(_: RequestContext, _: Map<String, Value>) -> ToolFuture {
+    Box::pin(async { Err(RpcError::internal("this tool has no handler")) })
+}
+
+/// The spec's tool-name rule: 1 to 128 characters of `A-Za-z0-9_-.`.
+pub(crate) fn valid_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+/// The handler of a dynamic resource: the request's context and the URI read.
+pub(crate) type DynamicRead = Arc<dyn Fn(RequestContext, String) -> ReadFuture + Send + Sync>;
+
+/// Where duplicate-URI errors say a dynamic resource comes from.
+pub(crate) const DYNAMIC_RESOURCE_PLACE: &str = "Server::resource_from_json";
+
+/// A resource or resource template added at run time: its definition, its list entry,
+/// its handler.
+pub(crate) struct DynamicResource {
+    pub(crate) def: &'static ResourceDef,
+    /// The `resources/list` or `resources/templates/list` entry, from the JSON as given.
+    pub(crate) entry: Value,
+    pub(crate) read: DynamicRead,
+}
+
+impl DynamicResource {
+    /// Read `description`: a `Resource` of `resources/list` (with `uri`) or a
+    /// `ResourceTemplate` of `resources/templates/list` (with `uriTemplate`).
+    pub(crate) fn new(
+        description: Value,
+        read: DynamicRead,
+    ) -> Result<DynamicResource, BuildError> {
+        let shown = description
+            .get("uri")
+            .or_else(|| description.get("uriTemplate"))
+            .and_then(Value::as_str)
+            .unwrap_or("(no uri)")
+            .to_owned();
+        let invalid = |problem: String| BuildError::InvalidItem {
+            item: format!("resource `{shown}`"),
+            problems: vec![problem],
+        };
+        let (name, title, text, mime, size, pieces) = if description.get("uriTemplate").is_some() {
+            let template: ResourceTemplate = serde_json::from_value(description.clone())
+                .map_err(|e| invalid(format!("its JSON is not a resource template: {e}")))?;
+            let pieces = parse_template(&template.uri_template).map_err(invalid)?;
+            (
+                template.name,
+                template.title,
+                template.description,
+                template.mime_type,
+                None,
+                pieces,
+            )
+        } else {
+            let resource: Resource = serde_json::from_value(description.clone())
+                .map_err(|e| invalid(format!("its JSON is not a resource (uri, name, ..): {e}")))?;
+            if resource.uri.contains('{') {
+                return Err(invalid(
+                    "a URI with `{..}` is a template: give it as `uriTemplate`".to_owned(),
+                ));
+            }
+            let pieces = vec![Piece::Literal(leak(&resource.uri))];
+            (
+                resource.name,
+                resource.title,
+                resource.description,
+                resource.mime_type,
+                resource.size,
+                pieces,
+            )
+        };
+        let def: &'static ResourceDef = Box::leak(Box::new(ResourceDef {
+            name: leak(&name),
+            title: title.as_deref().map(leak),
+            description: text.as_deref().map(leak),
+            uri: leak(&shown),
+            template: Box::leak(pieces.into_boxed_slice()),
+            mime: mime.as_deref().map(leak),
+            size,
+            audience: None,
+            priority: None,
+            ttl_ms: None,
+            // What the handler reads may depend on the caller: never shared.
+            cache_scope: Some(CacheScope::Private),
+            scopes: &[],
+            module_path: "",
+            file: DYNAMIC_RESOURCE_PLACE,
+            line: 0,
+            params: |_| {},
+            read: no_read_by_pointer,
+            completions: &[],
+        }));
+        Ok(DynamicResource {
+            def,
+            entry: description,
+            read,
+        })
+    }
+}
+
+/// As [`not_by_pointer`], for resources.
+fn no_read_by_pointer(_: RequestContext, _: ReadRequest) -> ReadFuture {
+    Box::pin(async { Err(RpcError::internal("this resource has no handler")) })
+}
+
+/// The pieces of an RFC 6570 template of the forms the server matches: `{name}` (one path
+/// segment) anywhere, and `{+name}` (the rest of the URI) at the end.
+pub(crate) fn parse_template(template: &str) -> Result<Vec<Piece>, String> {
+    let unsupported = || {
+        format!(
+            "its template {template:?} is not one this server matches: literal text with `{{name}}` (one path segment) and a final `{{+name}}` (the rest)"
+        )
+    };
+    let mut pieces = Vec::new();
+    let mut rest = template;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('{') {
+            let (expression, tail) = after.split_once('}').ok_or_else(unsupported)?;
+            rest = tail;
+            let (name, last) = match expression.strip_prefix('+') {
+                Some(name) => (name, true),
+                None => (expression, false),
+            };
+            let simple =
+                !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+            let after_variable = matches!(pieces.last(), Some(Piece::Segment(_) | Piece::Rest(_)));
+            if !simple || after_variable || (last && !rest.is_empty()) {
+                return Err(unsupported());
+            }
+            pieces.push(if last {
+                Piece::Rest(leak(name))
+            } else {
+                Piece::Segment(leak(name))
+            });
+        } else {
+            let (literal, tail) = rest
+                .split_at_checked(rest.find('{').unwrap_or(rest.len()))
+                .ok_or_else(unsupported)?;
+            pieces.push(Piece::Literal(leak(literal)));
+            rest = tail;
+        }
+    }
+    if !pieces.iter().any(|p| !matches!(p, Piece::Literal(_))) {
+        return Err(format!(
+            "its template {template:?} has no variable: give it as `uri`"
+        ));
+    }
+    Ok(pieces)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_take_the_forms_the_server_matches() {
+        assert_eq!(
+            parse_template("files://{root}/docs/{+path}"),
+            Ok(vec![
+                Piece::Literal("files://"),
+                Piece::Segment("root"),
+                Piece::Literal("/docs/"),
+                Piece::Rest("path"),
+            ])
+        );
+        for refused in [
+            "files://{?q}",
+            "files://{a}{b}",
+            "files://{+rest}/more",
+            "files://{a",
+            "files://{}",
+            "files://plain",
+            "files://{a,b}",
+        ] {
+            assert!(parse_template(refused).is_err(), "{refused}");
+        }
+    }
+
+    #[test]
+    fn tool_names_follow_the_spec_rule() {
+        assert!(valid_name("legacy.add_two-3"));
+        assert!(!valid_name(""));
+        assert!(!valid_name("has space"));
+        assert!(!valid_name(&"x".repeat(129)));
+        assert!(valid_name(&"x".repeat(128)));
+    }
+}

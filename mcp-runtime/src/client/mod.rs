@@ -6,6 +6,7 @@
 //! in-process [`TestClient`](crate::testing::TestClient) of the `testing` feature.
 
 mod cache;
+mod connection;
 mod error;
 mod http;
 mod safety;
@@ -22,9 +23,10 @@ use futures_util::{FutureExt as _, Stream};
 use serde_json::{json, Map, Value};
 
 pub use cache::Cache;
+use connection::Wire;
 pub use error::{ClientError, Layer};
 pub use safety::{ContentPolicy, Removal, RemovalReason, REMOVED_META_KEY};
-use wire::{Answer, Call, Host, Sink, Wire};
+use wire::{Answer, Call, Host, Sink};
 
 use crate::protocol::exchange::{self, Round, MAX_ROUNDS};
 use crate::protocol::{codes, meta, version, LogLevel};

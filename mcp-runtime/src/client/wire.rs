@@ -1,6 +1,7 @@
 //! What both transports of the client share: one request as a transport sends it
 //! ([`Call`]), and what the client does when the server talks first ([`Host`]: answering
-//! its questions and pings, taking its log messages and progress).
+//! its questions and pings, taking its log messages and progress). The transports build
+//! on this file; [`Wire`](super::connection::Wire), above them, picks one.
 
 use std::sync::Arc;
 
@@ -8,7 +9,6 @@ use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
 use super::error::ClientError;
-use super::{http, stdio};
 use crate::protocol::codes;
 use crate::protocol::exchange::Question;
 
@@ -163,43 +163,5 @@ impl Listening {
             notifications,
             _guard: Box::new(()),
         })
-    }
-}
-
-/// The connection to one server.
-pub(crate) enum Wire {
-    Stdio(Box<stdio::Pipe>),
-    Http(Arc<http::Endpoint>),
-}
-
-impl Wire {
-    /// Send `call` and wait for its response message (`Value::Null` for a notification).
-    pub(crate) async fn send(&self, call: Call<'_>) -> Result<Value, ClientError> {
-        match self {
-            Wire::Stdio(pipe) => pipe.send(call).await,
-            Wire::Http(endpoint) => http::Endpoint::send(endpoint, call).await,
-        }
-    }
-
-    /// Open a `subscriptions/listen` request.
-    pub(crate) async fn listen(&self, call: Call<'_>) -> Result<Listening, ClientError> {
-        match self {
-            Wire::Stdio(pipe) => pipe.listen(call).await,
-            Wire::Http(endpoint) => http::Endpoint::listen(endpoint, call).await,
-        }
-    }
-
-    pub(crate) fn transport(&self) -> &'static str {
-        match self {
-            Wire::Stdio(_) => "stdio",
-            Wire::Http(_) => "http",
-        }
-    }
-
-    pub(crate) async fn close(&self) {
-        match self {
-            Wire::Stdio(pipe) => pipe.close().await,
-            Wire::Http(endpoint) => endpoint.close().await,
-        }
     }
 }

@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 
 use super::error::ClientError;
 use super::wire::{Call, Host, Listening};
-use crate::protocol::exchange::header_encoding;
+use crate::protocol::exchange::{self, header_encoding};
 use crate::registry::mirror::{self, Mirrored};
 
 /// The longest error body quoted in a transport error.
@@ -458,7 +458,7 @@ async fn next_message(
     buffer: &mut Vec<u8>,
 ) -> Result<Option<Value>, ClientError> {
     loop {
-        while let Some(event) = next_event(buffer) {
+        while let Some(event) = exchange::next_sse_event(buffer) {
             if let Ok(message) = serde_json::from_str::<Value>(&event) {
                 return Ok(Some(message));
             }
@@ -492,36 +492,6 @@ fn refused(status: StatusCode, body: &str) -> ClientError {
     }
 }
 
-/// The data of the next complete SSE event in `buffer` (removed from it), if one is
-/// complete. Events without data (comments, keep-alives) are skipped.
-fn next_event(buffer: &mut Vec<u8>) -> Option<String> {
-    loop {
-        let mut start = 0;
-        let mut data = Vec::new();
-        let mut end = None;
-        while let Some(rest) = buffer.get(start..) {
-            let Some(newline) = rest.iter().position(|b| *b == b'\n') else {
-                break;
-            };
-            let line = rest.get(..newline).unwrap_or_default();
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            start += newline + 1;
-            if line.is_empty() {
-                end = Some(start);
-                break;
-            }
-            if let Some(value) = line.strip_prefix(b"data:") {
-                let value = value.strip_prefix(b" ").unwrap_or(value);
-                data.push(String::from_utf8_lossy(value).into_owned());
-            }
-        }
-        buffer.drain(..end?);
-        if !data.is_empty() {
-            return Some(data.join("\n"));
-        }
-    }
-}
-
 /// A POST waiting for its answer; dropped before it came (handshake era), it tells the
 /// server with `notifications/cancelled`.
 struct Outstanding {
@@ -542,19 +512,5 @@ impl Drop for Outstanding {
                 let _ = endpoint.post_reply(&version, &cancel).await;
             });
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sse_events_are_split_on_blank_lines_and_comments_skipped() {
-        let mut buffer = b": keep-alive\n\ndata: {\"a\":1}\r\n\r\ndata: {\"b\"".to_vec();
-        assert_eq!(next_event(&mut buffer).as_deref(), Some("{\"a\":1}"));
-        assert_eq!(next_event(&mut buffer), None);
-        buffer.extend_from_slice(b":2}\n\n");
-        assert_eq!(next_event(&mut buffer).as_deref(), Some("{\"b\":2}"));
     }
 }

@@ -87,16 +87,15 @@ pub enum Era {
 /// ```no_run
 /// # async fn demo() -> Result<(), mcp_runtime::client::ClientError> {
 /// use mcp_runtime::client::Client;
-/// use serde_json::json;
+/// use serde_json::{json, Value};
 ///
 /// let client = Client::stdio(tokio::process::Command::new("./quickstart"))
 ///     .on_elicit(|_question| async { json!({"action": "accept", "content": {"confirm": true}}) })
 ///     .connect()
 ///     .await?;
-/// println!("{:?} {}", client.era(), client.protocol_version());
-/// for tool in client.list_tools().await? {
-///     println!("{}", tool["name"]);
-/// }
+/// tracing::info!(era = ?client.era(), version = client.protocol_version(), "connected");
+/// let names: Vec<Value> = client.list_tools().await?.into_iter().map(|t| t["name"].clone()).collect();
+/// assert!(names.contains(&json!("add")));
 /// let result = client.call_tool("add", json!({"a": 2, "b": 3})).await?;
 /// assert_eq!(result["structuredContent"], 5);
 /// client.close().await;

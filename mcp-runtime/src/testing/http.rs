@@ -332,23 +332,14 @@ impl HttpResponse {
     }
 }
 
-/// The JSON of each event's `data` lines in a Server-Sent Events stream.
+/// The JSON of each event's `data` lines in a Server-Sent Events stream (the whole body:
+/// its end ends the last event).
 fn sse_messages(text: &str) -> Vec<Value> {
+    let mut buffer = format!("{text}\n\n").into_bytes();
     let mut messages = Vec::new();
-    let mut data = String::new();
-    for line in text.lines().chain(std::iter::once("")) {
-        if line.is_empty() {
-            if !data.is_empty() {
-                if let Ok(message) = serde_json::from_str(&data) {
-                    messages.push(message);
-                }
-                data.clear();
-            }
-        } else if let Some(rest) = line.strip_prefix("data:") {
-            if !data.is_empty() {
-                data.push('\n');
-            }
-            data.push_str(rest.strip_prefix(' ').unwrap_or(rest));
+    while let Some(data) = crate::protocol::exchange::next_sse_event(&mut buffer) {
+        if let Ok(message) = serde_json::from_str(&data) {
+            messages.push(message);
         }
     }
     messages

@@ -6,6 +6,8 @@
 //!
 //! Timeouts here only keep a broken build from hanging the run; nothing asserts on time.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -14,7 +16,6 @@ use std::time::Duration;
 use mcp_runtime::client::{Client, ClientError, Era, Layer};
 use mcp_runtime::protocol::LogLevel;
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 const INTERACTIVE: &str = env!("CARGO_BIN_EXE_interactive");
@@ -60,26 +61,7 @@ async fn serve_http_at(binary: &str, addr: &str, env: &[(&str, &str)]) -> Served
         .kill_on_drop(true)
         .spawn()
         .expect("the server starts");
-    let stderr = process.stderr.take().expect("stderr is piped");
-    let mut lines = BufReader::new(stderr).lines();
-    const MARKER: &str = "serving MCP over Streamable HTTP at ";
-    let url = bounded(async {
-        loop {
-            let line = lines
-                .next_line()
-                .await
-                .expect("stderr reads")
-                .expect("the server announces its URL before it exits");
-            if let Some(at) = line.find(MARKER) {
-                let rest = &line[at + MARKER.len()..];
-                let end = rest.find([' ', '"', '\\']).unwrap_or(rest.len());
-                break rest[..end].to_owned();
-            }
-        }
-    })
-    .await;
-    // Keep draining stderr, so a full pipe never stalls the server.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let url = common::announced_url(&mut process).await;
     Served {
         _process: process,
         url,

@@ -1,6 +1,8 @@
 //! The code of the book's "Calling other servers" chapter, run against the `interactive`
 //! fixture server as a real process, over stdio and over HTTP.
 
+mod common;
+
 // ANCHOR: uses
 use std::time::Duration;
 
@@ -106,7 +108,7 @@ async fn the_chapters_listing_follows_every_page() {
         .kill_on_drop(true)
         .spawn()
         .expect("the server starts");
-    let url = announced_url(&mut server).await;
+    let url = common::announced_url(&mut server).await;
     let names = tool_names(&url).await.expect("the listing");
     assert!(names.contains(&"transfer".to_owned()), "{names:?}");
     assert!(names.contains(&"crunch".to_owned()), "{names:?}");
@@ -165,29 +167,4 @@ async fn each_layer_is_explained() {
     let failed = failed.unwrap_err();
     assert_eq!(failed.layer(), Layer::Mcp, "{failed}");
     client.close().await;
-}
-
-/// The URL a server started with `--http 127.0.0.1:0` announces on stderr.
-async fn announced_url(server: &mut tokio::process::Child) -> String {
-    use tokio::io::{AsyncBufReadExt, BufReader};
-    let stderr = server.stderr.take().expect("stderr is piped");
-    let mut lines = BufReader::new(stderr).lines();
-    const MARKER: &str = "serving MCP over Streamable HTTP at ";
-    let found = tokio::time::timeout(Duration::from_secs(60), async {
-        while let Ok(Some(line)) = lines.next_line().await {
-            if let Some(at) = line.find(MARKER) {
-                let rest = &line[at + MARKER.len()..];
-                return rest.split_whitespace().next().map(str::to_owned);
-            }
-        }
-        None
-    })
-    .await;
-    let url = found
-        .ok()
-        .flatten()
-        .expect("the server says where it listens");
-    // Keep draining stderr so the server never blocks on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    url
 }

@@ -8,13 +8,14 @@
 //! `cargo test`; the test command installs the servers and runs them with `--ignored`.
 //! Timeouts here only keep a broken server from hanging the run; nothing asserts on time.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
 use mcp_runtime::client::{Client, ClientBuilder, ClientError, Era};
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 const HANG: Duration = Duration::from_secs(60);
@@ -59,23 +60,7 @@ async fn serve(script: &str, args: &[&str]) -> Served {
         .kill_on_drop(true)
         .spawn()
         .expect("node starts");
-    let stderr = process.stderr.take().expect("stderr is piped");
-    let mut lines = BufReader::new(stderr).lines();
-    const MARKER: &str = "serving MCP over Streamable HTTP at ";
-    let url = bounded(async {
-        loop {
-            let line = lines
-                .next_line()
-                .await
-                .expect("stderr reads")
-                .expect("the server announces its URL before it exits");
-            if let Some(at) = line.find(MARKER) {
-                break line[at + MARKER.len()..].trim().to_owned();
-            }
-        }
-    })
-    .await;
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let url = common::announced_url(&mut process).await;
     Served {
         _process: process,
         url,

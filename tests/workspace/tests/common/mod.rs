@@ -234,3 +234,30 @@ pub fn call(tool: &str, arguments: Value, extra: &[(&str, &str)]) -> Vec<u8> {
         extra,
     )
 }
+
+/// The URL a server process started with `--http` announces on its (piped) stderr; the
+/// rest of its stderr is drained afterwards, so a full pipe never stalls the server.
+pub async fn announced_url(process: &mut tokio::process::Child) -> String {
+    use tokio::io::AsyncBufReadExt;
+    const MARKER: &str = "serving MCP over Streamable HTTP at ";
+    let stderr = process.stderr.take().expect("stderr is piped");
+    let mut lines = tokio::io::BufReader::new(stderr).lines();
+    let url = tokio::time::timeout(Duration::from_secs(60), async {
+        loop {
+            let line = lines
+                .next_line()
+                .await
+                .expect("stderr reads")
+                .expect("the server announces its URL before it exits");
+            if let Some(at) = line.find(MARKER) {
+                let rest = &line[at + MARKER.len()..];
+                let end = rest.find([' ', '"', '\\']).unwrap_or(rest.len());
+                break rest[..end].to_owned();
+            }
+        }
+    })
+    .await
+    .expect("the server announces its URL within a minute");
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    url
+}

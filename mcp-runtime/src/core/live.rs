@@ -190,6 +190,15 @@ impl ServerHandle {
             .map_err(crate::core::Error::Build)
     }
 
+    /// Apply `drop` (which drops definitions and says whether it dropped any) to the
+    /// catalog's definitions of one kind.
+    fn remove(&self, kind: Change, drop: impl FnOnce(&mut Defs) -> bool) -> bool {
+        self.0
+            .change(kind, drop)
+            // Removing never breaks a valid catalog; an error leaves it unchanged.
+            .unwrap_or(false)
+    }
+
     /// Serve these tools too (those already served are left as they are).
     pub fn add_tools(
         &self,
@@ -201,15 +210,12 @@ impl ServerHandle {
 
     /// Stop serving the tool named `name`; `false` when no such tool was served.
     pub fn remove_tool(&self, name: &str) -> bool {
-        self.0
-            .change(Change::Tools, |defs| {
-                let before = defs.tools.len() + defs.dynamic.len();
-                defs.tools.retain(|t| t.name != name);
-                defs.dynamic.retain(|t| t.def.name != name);
-                defs.tools.len() + defs.dynamic.len() != before
-            })
-            // Removing never breaks a valid catalog; an error leaves it unchanged.
-            .unwrap_or(false)
+        self.remove(Change::Tools, |defs| {
+            let before = defs.tools.len() + defs.dynamic.len();
+            defs.tools.retain(|t| t.name != name);
+            defs.dynamic.retain(|t| t.def.name != name);
+            defs.tools.len() + defs.dynamic.len() != before
+        })
     }
 
     /// Whether a tool named `name` is served now.
@@ -228,15 +234,12 @@ impl ServerHandle {
 
     /// Stop serving the prompt named `name`; `false` when no such prompt was served.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        self.0
-            .change(Change::Prompts, |defs| {
-                let before = defs.prompts.len() + defs.dynamic_prompts.len();
-                defs.prompts.retain(|p| p.name != name);
-                defs.dynamic_prompts.retain(|p| p.def.name != name);
-                defs.prompts.len() + defs.dynamic_prompts.len() != before
-            })
-            // Removing never breaks a valid catalog; an error leaves it unchanged.
-            .unwrap_or(false)
+        self.remove(Change::Prompts, |defs| {
+            let before = defs.prompts.len() + defs.dynamic_prompts.len();
+            defs.prompts.retain(|p| p.name != name);
+            defs.dynamic_prompts.retain(|p| p.def.name != name);
+            defs.prompts.len() + defs.dynamic_prompts.len() != before
+        })
     }
 
     /// Whether a prompt named `name` is served now.
@@ -259,15 +262,12 @@ impl ServerHandle {
         let matches = |r: &crate::registry::ResourceDef| {
             r.uri == uri || crate::registry::uri::rfc6570(r.template) == uri
         };
-        self.0
-            .change(Change::Resources, |defs| {
-                let before = defs.resources.len() + defs.dynamic_resources.len();
-                defs.resources.retain(|r| !matches(r));
-                defs.dynamic_resources.retain(|r| !matches(r.def));
-                defs.resources.len() + defs.dynamic_resources.len() != before
-            })
-            // Removing never breaks a valid catalog; an error leaves it unchanged.
-            .unwrap_or(false)
+        self.remove(Change::Resources, |defs| {
+            let before = defs.resources.len() + defs.dynamic_resources.len();
+            defs.resources.retain(|r| !matches(r));
+            defs.dynamic_resources.retain(|r| !matches(r.def));
+            defs.resources.len() + defs.dynamic_resources.len() != before
+        })
     }
 
     /// Tell listeners subscribed to `uri` (`resourceSubscriptions`) that it changed.

@@ -32,7 +32,7 @@ cargo clippy --workspace --all-targets --no-default-features -- -D warnings
 
 # First, so that the binaries the later steps start are those of the full build below.
 step "modern-only build (without the legacy feature): cargo test"
-# mcp-macros has no features, so its compile-fail cases (the test `diagnostics`) run once,
+# mcp-runtime-macros has no features, so its compile-fail cases (the test `diagnostics`) run once,
 # below. The crate stays in the build: without it (and its dev-dependencies) features of
 # shared dependencies would resolve differently, and half the graph would build twice.
 cargo test --workspace --no-default-features -- --exact --skip diagnostics 2>&1 | tee target/cargo-test-modern-only.log

@@ -49,7 +49,7 @@ impl Drop for Errors {
         // While unwinding from another panic, a second one would abort and hide the first.
         if !self.finished && !std::thread::panicking() {
             panic!(
-                "mcp-macros: an error collector was dropped without `finish` ({} error(s) would be lost)",
+                "mcp-runtime-macros: an error collector was dropped without `finish` ({} error(s) would be lost)",
                 self.errors.len()
             );
         }

@@ -1,6 +1,6 @@
 //! Every diagnostic of `#[tool]`, `#[resource]` and `#[prompt]`, pinned as `.stderr` beside its case (rustc 1.95),
 //! and the declarations that must keep compiling (`tests/pass`).
-//! Regenerate after a deliberate change with `TRYBUILD=overwrite cargo test -p mcp-macros --test ui`.
+//! Regenerate after a deliberate change with `TRYBUILD=overwrite cargo test -p mcp-runtime-macros --test ui`.
 
 #[test]
 fn diagnostics() {

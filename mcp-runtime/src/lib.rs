@@ -91,14 +91,14 @@ pub use crate::registry::{BuildError, PromptRef, ResourceRef, ToolRef};
 pub use crate::server::{App, Server};
 
 /// Turns an async (or sync) function into an MCP tool. See the crate docs and the book.
-pub use mcp_macros::tool;
+pub use mcp_runtime_macros::tool;
 
 /// Turns an async (or sync) function into an MCP resource or resource template:
 /// `#[resource("orders://<id>")]`. See the book's "Resources" chapter.
-pub use mcp_macros::resource;
+pub use mcp_runtime_macros::resource;
 
 /// Turns an async (or sync) function into an MCP prompt. See the book's "Prompts" chapter.
-pub use mcp_macros::prompt;
+pub use mcp_runtime_macros::prompt;
 
 /// What most servers need in one import.
 pub mod prelude {

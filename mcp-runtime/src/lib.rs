@@ -29,6 +29,9 @@
 //! runtime handles discovery, validation, authorization hooks, cache hints, pagination and
 //! both transports.
 
+// On docs.rs (which builds with `--cfg docsrs` on nightly), every item behind a cargo
+// feature is labelled with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 // Nothing a client sends may panic the server: no unwrap, expect, panic or unchecked
@@ -136,9 +139,11 @@ macro_rules! prompts {
     };
 }
 
-// The README's example is compiled with the doc tests, so it cannot drift from the API.
+// The crate README's example (its page on crates.io) is compiled with the doc tests, so it
+// cannot drift from the API. It is the crate's own file, so the published package builds
+// its doc tests too; the repository README's example is compiled by the workspace tests.
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../README.md")]
 struct ReadmeExample;
 
 /// Used by generated code only; not a public API.

@@ -3,6 +3,12 @@
 
 use mcp_runtime::prelude::*;
 
+// The repository README's example is compiled with this crate's doc tests, so it cannot
+// drift from the API (the crate README's, by mcp-runtime's).
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeExample;
+
 /// Tools used by the transcripts and behaviour tests.
 pub mod large;
 

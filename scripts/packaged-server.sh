@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Packages mcp-runtime-macros and mcp-runtime as `cargo publish` would upload them, then
+# builds a server against the two tarballs alone (not the workspace's folders) and calls
+# it: a file left out of a package, a path dependency, or code reading outside its crate
+# fails here. The server is the example of mcp-runtime's README (its page on crates.io),
+# taken from the packaged README, with the dependencies that README tells users to add;
+# it turns on every feature of mcp-runtime so that every module of the tarball compiles,
+# and it is built with the toolchain `rust-version` names (rustup installs it when
+# missing), so the declared minimum is one the tests build with.
+#
+# Usage: scripts/packaged-server.sh MCP_CLI_BINARY
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+mcp=$1
+version=$(python3 -c 'import tomllib; print(tomllib.load(open("Cargo.toml", "rb"))["workspace"]["package"]["version"])')
+msrv=$(python3 -c 'import tomllib; print(tomllib.load(open("Cargo.toml", "rb"))["workspace"]["package"]["rust-version"])')
+
+# The tarballs, with the workspace's lock file (`--locked`: packaging never updates it), of
+# the files as they are (`--allow-dirty`: a change is checked before it is committed).
+# Not verified here: the build below is the stricter check (every feature, the oldest
+# supported toolchain), and neither crate has a build script that could write into its
+# sources, the one thing the verification adds.
+cargo package --locked --no-verify --allow-dirty -p mcp-runtime-macros -p mcp-runtime
+
+work=$root/target/packaged
+rm -rf "$work/crates" "$work/server"
+mkdir -p "$work/crates" "$work/server/src"
+for crate in mcp-runtime-macros mcp-runtime; do
+  tar -xzf "target/package/$crate-$version.crate" -C "$work/crates"
+done
+runtime=$work/crates/mcp-runtime-$version
+
+# The runtime pins its macros to exactly its own version: the generated code calls
+# `mcp_runtime::__private`, which is outside the semver promise.
+python3 - "$runtime/Cargo.toml" "$version" <<'EOF'
+import sys, tomllib
+manifest = tomllib.load(open(sys.argv[1], "rb"))
+got = manifest["dependencies"]["mcp-runtime-macros"]["version"]
+if got != "=" + sys.argv[2]:
+    sys.exit(f"packaged mcp-runtime requires mcp-runtime-macros {got!r}, not '={sys.argv[2]}'")
+EOF
+
+# The README's first Rust block is the server.
+python3 - "$runtime/README.md" >"$work/server/src/main.rs" <<'EOF'
+import re, sys
+blocks = re.findall(r"^```rust[^\n]*\n(.*?)^```", open(sys.argv[1]).read(), re.S | re.M)
+if not blocks:
+    sys.exit(f"{sys.argv[1]}: no Rust example")
+print(blocks[0], end="")
+EOF
+
+features=$(python3 -c 'import sys, tomllib, json; print(json.dumps(sorted(tomllib.load(open(sys.argv[1], "rb"))["features"])))' "$runtime/Cargo.toml")
+cat >"$work/server/Cargo.toml" <<EOF
+[package]
+name = "packaged-server"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+mcp-runtime = { version = "=$version", features = $features }
+tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
+
+# Both crates from their tarballs; nothing of the workspace is reachable from here.
+[patch.crates-io]
+mcp-runtime = { path = "../crates/mcp-runtime-$version" }
+mcp-runtime-macros = { path = "../crates/mcp-runtime-macros-$version" }
+
+[profile.dev]
+debug = false
+
+[workspace]
+EOF
+# The workspace's lock file as the starting point, so that the server builds the versions
+# of every dependency the workspace tests ran with (cargo drops the entries it does not
+# need; the check below shows no version moved). A user's project resolves its own.
+cp Cargo.lock "$work/server/Cargo.lock"
+
+if ! rustup run "$msrv" rustc --version >/dev/null 2>&1; then
+  rustup toolchain install "$msrv" --profile minimal
+fi
+cargo "+$msrv" build --manifest-path "$work/server/Cargo.toml" --target-dir "$work/target"
+
+python3 - Cargo.lock "$work/server/Cargo.lock" <<'EOF'
+import sys, tomllib
+def versions(path):
+    return {(p["name"], p["version"]) for p in tomllib.load(open(path, "rb"))["package"]}
+moved = versions(sys.argv[2]) - versions(sys.argv[1]) - {("packaged-server", "0.0.0")}
+if moved:
+    sys.exit(f"the packaged server resolved versions the workspace does not use: {sorted(moved)}")
+EOF
+
+# It serves: a call over stdio with the mcp command-line client.
+got=$("$mcp" call add '{"a": 2, "b": 3}' -- "$work/target/debug/packaged-server")
+if [ "$got" != 5 ]; then
+  echo "the packaged server answered add(2, 3) with: $got" >&2
+  exit 1
+fi
+echo "packaged mcp-runtime-macros and mcp-runtime $version: a server built from the tarballs with Rust $msrv answers"

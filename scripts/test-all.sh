@@ -48,6 +48,34 @@ cargo test --workspace --bench dispatch
 step "cargo doc (broken or ambiguous doc links are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
+step "docs as docs.rs builds them (--cfg docsrs, every feature): each feature-gated item of mcp-runtime names its feature"
+# docs.rs builds with nightly; the installed toolchain's rustdoc takes the same unstable
+# `doc_cfg` with RUSTC_BOOTSTRAP=1 (as cargo-semver-checks does), so no second toolchain
+# is needed. Its own target directory: the published crate alone, with every feature, is
+# a different dependency build from the workspace's; the public API step reuses it.
+RUSTC_BOOTSTRAP=1 RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo doc --locked --quiet -p mcp-runtime --all-features --no-deps --target-dir target/docsrs
+python3 scripts/lib/test_check_feature_docs.py
+python3 scripts/lib/check_feature_docs.py mcp-runtime/tests/public-surface.txt target/docsrs/doc/mcp_runtime
+
+step "public API of mcp-runtime and mcp-runtime-macros: every item and signature, as pinned in each crate's tests/public-api.txt (rustdoc JSON, cargo-public-api)"
+public_api_version=0.52.0
+if [ ! -x target/tools/bin/cargo-public-api ] || ! target/tools/bin/cargo-public-api --version | grep -q "$public_api_version"; then
+  cargo install cargo-public-api --locked --version "$public_api_version" --root target/tools
+fi
+scripts/public-api.sh
+
+step "packaging: mcp-runtime-macros and mcp-runtime as cargo publish uploads them; a server built from the tarballs alone with the oldest supported Rust (rust-version), called over stdio"
+scripts/packaged-server.sh "$bins/mcp" 2>&1 | tee target/packaged-server.log
+
+step "dependency tree (cargo deny: licences, duplicate versions, sources; deny.toml says why each exception)"
+deny_version=0.20.2
+if [ ! -x target/tools/bin/cargo-deny ] || ! target/tools/bin/cargo-deny --version | grep -q "$deny_version"; then
+  cargo install cargo-deny --locked --version "$deny_version" --root target/tools
+fi
+# Advisories need the RustSec database, a git repository this machine does not reach
+# (deny.toml); the rest is read from the lock file and the local crate cache.
+target/tools/bin/cargo-deny --offline check licenses bans sources
+
 step "book (mdbook build)"
 mdbook_version=0.5.4
 if [ ! -x target/tools/bin/mdbook ] || ! target/tools/bin/mdbook --version | grep -q "$mdbook_version"; then

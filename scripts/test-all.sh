@@ -282,6 +282,17 @@ for mode in 2026-07-28 legacy; do
   "$venv/bin/python" tests/clients/py/ledger.py "$mode" http "$ledger_url" "$issuer"
 done
 
+step "views: the ledger's statement view in headless Chromium through the official ext-apps host bridge (installs chromium from the Debian packages when missing)"
+chromium_bin=$(scripts/chromium.sh)
+(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
+# The view the ledger compiles in is what its source builds to (tests/browser/build-view.mjs).
+node tests/browser/build-view.mjs --check
+# A ledger of its own, on an empty database: the rows the view shows, and the screenshot
+# (target/views/statement.png), are the test's transfers only.
+pids+=("$(MCP_ISSUER=$issuer LEDGER_DATABASE="$fleet_dir/views-ledger.db" start_http ledger target/views-ledger.url "127.0.0.1:$(free_port)")")
+"$chromium_bin" --version 2>/dev/null | tee target/browser.log
+node tests/browser/statement.mjs "$(cat target/views-ledger.url)" "$issuer" "$chromium_bin" 2>&1 | tee -a target/browser.log
+
 step "bench-server linked as the benchmark links it (--features link-order): the linker takes the ordering file, relocations are packed"
 # An unoptimized build: the ordering file names the production build's functions, so the
 # order is checked only for the hundred or so whose names both builds share; the rest is

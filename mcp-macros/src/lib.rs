@@ -1,4 +1,4 @@
-//! Attribute macros for `mcp-runtime`: `#[tool]`, `#[resource]` and `#[prompt]`. Depend on
+//! Attribute macros for `mcp-runtime`: `#[tool]`, `#[resource]`, `#[view]` and `#[prompt]`. Depend on
 //! `mcp-runtime`, which re-exports them; the generated code names
 //! `::mcp_runtime::__private` only.
 //!
@@ -24,6 +24,7 @@ mod sig;
 mod stages;
 mod tool;
 mod uri;
+mod view;
 
 use proc_macro::TokenStream;
 
@@ -54,6 +55,19 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     debug(resource::expand(attr.into(), item.into())).into()
+}
+
+/// Turns a function that returns an HTML document into a view of the MCP Apps extension:
+/// a `ui://` resource a host renders beside a tool's result.
+///
+/// `#[view("ui://orders/board")]`. Options: `name`, `title`, `description`, `scopes`,
+/// `ttl`, `cache` (as on `#[resource]`); `csp(connect(".."), resource(..), frame(..),
+/// base_uri(..))`, the origins the view may reach; `permissions(camera, microphone,
+/// geolocation, clipboard_write)`; `domain = ".."`; `prefers_border` (or `= false`).
+/// A tool names it with `#[tool(ui = "ui://orders/board")]`.
+#[proc_macro_attribute]
+pub fn view(attr: TokenStream, item: TokenStream) -> TokenStream {
+    debug(view::expand(attr.into(), item.into())).into()
 }
 
 /// Turns an async (or sync) function into an MCP prompt.

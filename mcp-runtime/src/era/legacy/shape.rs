@@ -18,8 +18,18 @@ pub(crate) fn capabilities(_version: &str, mut core: Value) -> Value {
     // The core announces what every handshake revision defines (tools, resources with
     // subscribe, prompts, completions, logging, each with listChanged where it applies),
     // plus the Tasks extension, which handshake-era sessions never get (S-377, S-379).
+    // The MCP Apps extension was defined for `initialize` and stays.
     if let Value::Object(caps) = &mut core {
-        caps.remove("extensions");
+        let empty = match caps.get_mut("extensions") {
+            Some(Value::Object(extensions)) => {
+                extensions.remove(crate::tasks::EXTENSION);
+                extensions.is_empty()
+            }
+            _ => true,
+        };
+        if empty {
+            caps.remove("extensions");
+        }
     }
     core
 }

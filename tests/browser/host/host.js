@@ -15,7 +15,7 @@ import { viewPolicy } from './csp.js';
 
 const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 const settings = new URLSearchParams(location.hash.slice(1));
-const host = { calls: [], refused: [], policy: undefined, initialized: false, resultSent: false, error: undefined };
+const host = { calls: [], refused: [], policy: undefined, initialized: false, result: undefined, resultSent: false, error: undefined };
 window.host = host;
 
 async function allTools(client) {
@@ -94,7 +94,8 @@ async function main() {
     host.initialized = true;
     (async () => {
       await bridge.sendToolInput({ arguments: args });
-      await bridge.sendToolResult(await called);
+      host.result = await called;
+      await bridge.sendToolResult(host.result);
       host.resultSent = true;
     })().catch(fail);
   };

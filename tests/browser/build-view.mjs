@@ -50,9 +50,13 @@ if (page.split(marker).length !== 2) {
   console.error(`build-view: ${relative(root, join(source, 'statement.html'))} must hold ${marker} exactly once`);
   process.exit(1);
 }
+if (!page.startsWith('<!DOCTYPE html>\n')) {
+  console.error('build-view: the page must start with <!DOCTYPE html> on a line of its own');
+  process.exit(1);
+}
 const notice = `<!-- Generated from examples/ledger/views/src by tests/browser/build-view.mjs; do not edit.
      Bundles @modelcontextprotocol/ext-apps ${version('@modelcontextprotocol/ext-apps')} (MIT) and what it imports. -->\n`;
-const html = page.replace('<!doctype html>\n', `<!doctype html>\n${notice}`)
+const html = page.replace('<!DOCTYPE html>\n', `<!DOCTYPE html>\n${notice}`)
   .replace(marker, () => `<script type="module">\n${script}</script>`);
 
 if (process.argv.includes('--check')) {

@@ -291,7 +291,9 @@ node tests/browser/build-view.mjs --check
 # (target/views/statement.png), are the test's transfers only.
 pids+=("$(MCP_ISSUER=$issuer LEDGER_DATABASE="$fleet_dir/views-ledger.db" start_http ledger target/views-ledger.url "127.0.0.1:$(free_port)")")
 "$chromium_bin" --version 2>/dev/null | tee target/browser.log
-node tests/browser/statement.mjs "$(cat target/views-ledger.url)" "$issuer" "$chromium_bin" 2>&1 | tee -a target/browser.log
+for era in 2026-07-28 legacy; do
+  node tests/browser/statement.mjs "$era" "$(cat target/views-ledger.url)" "$issuer" "$chromium_bin" 2>&1 | tee -a target/browser.log
+done
 
 step "bench-server linked as the benchmark links it (--features link-order): the linker takes the ordering file, relocations are packed"
 # An unoptimized build: the ordering file names the production build's functions, so the

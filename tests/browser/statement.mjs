@@ -14,8 +14,10 @@
 //   - the view runs without a script error.
 // A screenshot of the view is written to target/views/statement.png.
 //
-//   node statement.mjs LEDGER_MCP_URL ISSUER_URL CHROMIUM
+//   node statement.mjs ERA LEDGER_MCP_URL ISSUER_URL CHROMIUM
 //
+// ERA is the host's: 2026-07-28 (pinned; the extension is declared in each request) or
+// legacy (the initialize handshake, which declares it once).
 // The transfers it books for its checks go into whatever database the ledger uses.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, request as forward } from 'node:http';
@@ -26,9 +28,9 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 
-const [ledgerUrl, issuer, executablePath] = process.argv.slice(2);
-if (!ledgerUrl || !issuer || !executablePath) {
-  console.error('usage: node statement.mjs LEDGER_MCP_URL ISSUER_URL CHROMIUM');
+const [era, ledgerUrl, issuer, executablePath] = process.argv.slice(2);
+if (!['2026-07-28', 'legacy'].includes(era) || !ledgerUrl || !issuer || !executablePath) {
+  console.error('usage: node statement.mjs 2026-07-28|legacy LEDGER_MCP_URL ISSUER_URL CHROMIUM');
   process.exit(2);
 }
 const here = dirname(fileURLToPath(import.meta.url));
@@ -40,7 +42,7 @@ let failures = 0;
 let passes = 0;
 function check(what, ok, detail) {
   const said = ok ? '' : `: ${JSON.stringify(detail) ?? ''}`.slice(0, 2000);
-  console.log(`${ok ? 'ok  ' : 'FAIL'} views ${what}${said}`);
+  console.log(`${ok ? 'ok  ' : 'FAIL'} views ${era} ${what}${said}`);
   if (ok) passes++;
   else failures++;
 }
@@ -55,7 +57,10 @@ async function bearer() {
 }
 
 async function connect(token, capabilities) {
-  const client = new Client({ name: 'views-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {} }, ...capabilities } });
+  const client = new Client({ name: 'views-test', version: '1.0.0' }, {
+    capabilities: { elicitation: { form: {} }, ...capabilities },
+    versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: era } },
+  });
   // Transfers ask for confirmation: the user says yes.
   client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { confirm: true } }));
   await client.connect(new StreamableHTTPClientTransport(new URL(ledgerUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
@@ -178,7 +183,7 @@ try {
     const declined = r.request().method() === 'GET' && r.status() === 405 && new URL(r.url()).pathname === '/mcp';
     if (r.status() >= 400 && !declined) errors.push(`${r.request().method()} ${r.url()}: ${r.status()}`);
   });
-  const hash = new URLSearchParams({ token, tool: 'statement', args: JSON.stringify({ account: ACCOUNT }), sandbox: sandboxServer.origin });
+  const hash = new URLSearchParams({ era, token, tool: 'statement', args: JSON.stringify({ account: ACCOUNT }), sandbox: sandboxServer.origin });
   await page.goto(`${hostServer.origin}/host.html#${hash}`);
 
   // The view: the frame inside the sandbox proxy's frame.
@@ -191,7 +196,12 @@ try {
     throw new Error('the view never rendered');
   }
   const host = await page.evaluate(() => window.host);
-  check('the host page connected, read the view and sent it the result', host.error === undefined && host.initialized && host.resultSent, host);
+  console.log(`note views ${era} the host negotiated ${host.protocol}`);
+  const built = readFileSync(join(here, '..', '..', 'examples', 'ledger', 'views', 'statement.html'), 'utf8');
+  check('the view the ledger serves is the checked-in examples/ledger/views/statement.html', host.html === built,
+    { served: host.html?.length, built: built.length });
+  check(`the host page connected in ${era}, read the view and sent it the result`, host.error === undefined &&
+    (era === 'legacy' ? host.protocol !== '2026-07-28' : host.protocol === '2026-07-28') && host.initialized && host.resultSent, host);
 
   const shown = await rows.evaluateAll((trs) => trs.map((tr) => ({ id: Number(tr.dataset.transferId), cells: [...tr.cells].map((td) => td.textContent) })));
   const expected = firstPage.transfers;
@@ -253,10 +263,10 @@ try {
   check('the view and the host ran without a script error', errors.length === 0, errors);
   await page.locator('#view').screenshot({ path: join(shots, 'statement-more.png') });
 } catch (e) {
-  check('no unexpected error', false, String(e?.stack ?? e));
+  check('no unexpected error', false, `${e?.stack ?? e}${e?.cause ? `\ncause: ${e.cause?.stack ?? e.cause}` : ''}`);
 } finally {
   await browser?.close();
   for (const server of servers) server.close();
 }
-console.log(`views: ${passes} passed, ${failures} failed`);
+console.log(`views ${era}: ${passes} passed, ${failures} failed`);
 process.exit(failures > 0 ? 1 : 0);

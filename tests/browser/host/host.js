@@ -6,7 +6,8 @@
 // `window.host` for the test to read.
 //
 // Its address says what to do, after the `#`: `token` (a bearer token for the server),
-// `tool` and `args` (JSON) of the call, `sandbox` (the sandbox proxy's origin). The MCP
+// `tool` and `args` (JSON) of the call, `sandbox` (the sandbox proxy's origin), `era`
+// (`2026-07-28`, pinned, or `legacy`: the initialize handshake). The MCP
 // endpoint is `/mcp` on this page's own origin.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { AppBridge, getToolUiResourceUri, PostMessageTransport, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/app-bridge';
@@ -15,7 +16,7 @@ import { viewPolicy } from './csp.js';
 
 const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 const settings = new URLSearchParams(location.hash.slice(1));
-const host = { calls: [], refused: [], policy: undefined, initialized: false, result: undefined, resultSent: false, error: undefined };
+const host = { protocol: undefined, calls: [], refused: [], policy: undefined, initialized: false, html: undefined, result: undefined, resultSent: false, error: undefined };
 window.host = host;
 
 async function allTools(client) {
@@ -32,10 +33,14 @@ async function allTools(client) {
 async function main() {
   const client = new Client(
     { name: 'browser-test-host', version: '1.0.0' },
-    { capabilities: { extensions: { [UI_EXTENSION]: { mimeTypes: [RESOURCE_MIME_TYPE] } } } },
+    {
+      capabilities: { extensions: { [UI_EXTENSION]: { mimeTypes: [RESOURCE_MIME_TYPE] } } },
+      versionNegotiation: { mode: settings.get('era') === 'legacy' ? 'legacy' : { pin: '2026-07-28' } },
+    },
   );
   const headers = settings.has('token') ? { Authorization: `Bearer ${settings.get('token')}` } : {};
   await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', location.href), { requestInit: { headers } }));
+  host.protocol = client.getNegotiatedProtocolVersion();
 
   const tools = await allTools(client);
   const name = settings.get('tool');
@@ -52,6 +57,7 @@ async function main() {
   const resource = read.contents.find((c) => c.uri === uri) ?? read.contents[0];
   if (resource?.mimeType !== RESOURCE_MIME_TYPE) throw new Error(`${uri} is ${resource?.mimeType}, not ${RESOURCE_MIME_TYPE}`);
   const html = resource.text ?? new TextDecoder().decode(Uint8Array.from(atob(resource.blob ?? ''), (c) => c.charCodeAt(0)));
+  host.html = html;
   const ui = resource._meta?.ui ?? {};
   host.policy = viewPolicy(ui.csp);
   console.log(`view ${uri}: Content-Security-Policy ${host.policy}`);

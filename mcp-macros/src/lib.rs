@@ -36,6 +36,11 @@ use proc_macro::TokenStream;
 /// an `outputSchema` (without it, a return type that is `Serialize` but not `JsonSchema` is
 /// a compile error).
 ///
+/// Views (the MCP Apps extension): `ui = "ui://.."` names the `#[view]` a host renders the
+/// results in (a URI no `#[view]` declares is a compile error at the literal);
+/// `visibility = model`, `app` or `[model, app]` (the default) says who may call it;
+/// `continues = "tool"` shares that tool's page cursors (both take a `Cursor`).
+///
 /// A parameter's doc comment is its argument's `description`, and its `#[schemars(..)]`
 /// attributes (`range(min = 1)`, `length(max = 64)`, ..) constrain the argument's schema,
 /// as on a derived struct's field. A parameter marked `#[header("Region")]` is mirrored

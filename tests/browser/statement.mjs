@@ -110,15 +110,16 @@ try {
   const more = await client.callTool({ name: 'statement_more', arguments: { account: ACCOUNT, cursor: firstPage.nextCursor } });
   const secondPage = more.structuredContent;
   check('statement_more gives the next page', more.isError !== true && secondPage?.transfers?.length > 0, more);
-  // Without the extension the app-only tool is not offered.
+  // Without the extension the app-only tool is refused, with the capability it lacks.
   const plain = await connect(token, {});
-  const refused = await plain.callTool({ name: 'statement_more', arguments: { account: ACCOUNT, cursor: firstPage.nextCursor } }).catch((e) => ({ thrown: String(e) }));
-  check('a client without the ui extension cannot call statement_more', refused.thrown !== undefined || refused.isError === true, refused);
+  const refused = await plain.callTool({ name: 'statement_more', arguments: { account: ACCOUNT, cursor: firstPage.nextCursor } })
+    .catch((e) => ({ code: e?.code, thrown: String(e) }));
+  check('a client without the ui extension cannot call statement_more (-32021)', refused.code === -32021, refused);
   await plain.close();
   await client.close();
 
   // The host page and its /mcp, passed through to the ledger so that the page's requests
-  // stay on its own origin (the ledger sends no CORS headers, as it should not).
+  // stay on its own origin (the ledger sends no CORS headers).
   const hostScript = (await build({
     entryPoints: [join(here, 'host', 'host.js')],
     bundle: true,

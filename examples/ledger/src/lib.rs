@@ -108,6 +108,7 @@ pub fn statement_view() -> &'static str {
 }
 // ANCHOR_END: view
 
+// ANCHOR: statement_result
 /// One page of an account's statement.
 #[derive(serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -150,6 +151,7 @@ impl IntoToolResult for Statement {
         }
     }
 }
+// ANCHOR_END: statement_result
 
 /// Transfers on a statement page.
 const STATEMENT_PAGE: u32 = 20;

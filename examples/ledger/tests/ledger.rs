@@ -2,9 +2,11 @@
 //! idempotent retries, typed business errors, tenancy and scopes; on an SQLite file, and
 //! on PostgreSQL when `MCP_TEST_POSTGRES_URL` names one (the test command starts it).
 
+// ANCHOR: uses
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::Principal;
 use serde_json::{json, Value};
+// ANCHOR_END: uses
 
 fn alice() -> Principal {
     Principal::new("alice")
@@ -417,10 +419,45 @@ async fn the_ledger_on_postgres() {
     assert_eq!(a.accounts("acme").await.unwrap().len(), 2);
 }
 
+// ANCHOR: host
 /// What a host that renders views declares (the MCP Apps extension).
 fn ui() -> Value {
     json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}})
 }
+
+/// A host pages a statement on with `statement_more`; a client without views may not.
+async fn load_more(app: mcp_runtime::App) {
+    let host = TestClient::new(app.clone())
+        .as_principal(alice())
+        .with_capabilities(ui());
+    let first = host
+        .call_tool("statement", json!({"account": "acme-payroll"}))
+        .await;
+    let cursor = &first["structuredContent"]["nextCursor"];
+    let more = host
+        .call_tool(
+            "statement_more",
+            json!({"account": "acme-payroll", "cursor": cursor}),
+        )
+        .await;
+    assert_eq!(
+        more["structuredContent"]["transfers"]
+            .as_array()
+            .unwrap()
+            .len(),
+        20
+    );
+
+    let plain = TestClient::new(app).as_principal(alice());
+    let refused = plain
+        .request(
+            "tools/call",
+            json!({"name": "statement_more", "arguments": {"account": "acme-payroll"}}),
+        )
+        .await;
+    assert_eq!(refused["error"]["code"], -32021);
+}
+// ANCHOR_END: host
 
 /// The statement view end to end, for one client era: the extension announced, the view
 /// listed and read with `_meta.ui`, `statement` naming it, and `statement_more` paging on
@@ -450,6 +487,9 @@ async fn statement_view(ledger: ledger::Ledger, era: Option<&str>) {
             None => client,
         }
     };
+    if era.is_none() {
+        load_more(app.clone()).await;
+    }
     let host = client(Some(ui()));
     let plain = client(None);
 

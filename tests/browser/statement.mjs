@@ -263,6 +263,19 @@ try {
   check('"Load more" stays exactly while there is a further page', (await button.isVisible()) === (typeof secondPage.nextCursor === 'string'));
   check('the view and the host ran without a script error', errors.length === 0, errors);
   await page.locator('#view').screenshot({ path: join(shots, 'statement-more.png') });
+
+  // Last, since the view's own App will see an answer to a request it did not send: the
+  // host passes on only calls of tools the server listed for views.
+  const probe = await viewFrame.evaluate(() => new Promise((resolve) => {
+    window.addEventListener('message', (event) => {
+      if (event.data?.id === 'probe') resolve(event.data);
+    });
+    window.parent.postMessage({ jsonrpc: '2.0', id: 'probe', method: 'tools/call', params: { name: 'no_such_tool', arguments: {} } }, '*');
+    setTimeout(() => resolve({ timeout: true }), 5000);
+  }));
+  const refusedByHost = await page.evaluate(() => window.host.refused);
+  check('a call of a tool the server did not list is refused by the host, not sent on', probe.error !== undefined &&
+    JSON.stringify(refusedByHost) === '["no_such_tool"]' && (await page.evaluate(() => window.host.calls.length)) === 1, { probe, refusedByHost });
 } catch (e) {
   check('no unexpected error', false, `${e?.stack ?? e}${e?.cause ? `\ncause: ${e.cause?.stack ?? e.cause}` : ''}`);
 } finally {

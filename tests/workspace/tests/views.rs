@@ -5,11 +5,14 @@
 //! the ordinary result for clients without the extension, and the rules checked when the
 //! server is built.
 
+#[cfg(feature = "legacy")]
 use axum::body::Body;
+#[cfg(feature = "legacy")]
 use axum::http::Request;
 use mcp_runtime::testing::{HttpTestClient, TestClient};
 use mcp_runtime::{App, BuildError, Server};
 use serde_json::{json, Value};
+#[cfg(feature = "legacy")]
 use tower::ServiceExt;
 
 const UI: &str = "io.modelcontextprotocol/ui";
@@ -105,6 +108,7 @@ fn view_meta() -> Value {
 
 /// A handshake-era session over Streamable HTTP: `initialize`, then requests with its
 /// session id.
+#[cfg(feature = "legacy")]
 struct LegacyHttp {
     router: axum::Router,
     session: String,
@@ -112,6 +116,7 @@ struct LegacyHttp {
     next: std::sync::atomic::AtomicU64,
 }
 
+#[cfg(feature = "legacy")]
 impl LegacyHttp {
     async fn open(app: &App, capabilities: Value) -> (LegacyHttp, Value) {
         let router = app.router();
@@ -175,9 +180,9 @@ impl LegacyHttp {
             return value;
         }
         text.lines()
+            .rev()
             .filter_map(|line| line.strip_prefix("data:"))
-            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-            .last()
+            .find_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
             .unwrap_or(Value::Null)
     }
 
@@ -199,12 +204,15 @@ impl LegacyHttp {
 enum Client {
     Modern(TestClient),
     ModernHttp(HttpTestClient),
+    #[cfg(feature = "legacy")]
     Legacy(TestClient),
+    #[cfg(feature = "legacy")]
     LegacyHttp(LegacyHttp),
 }
 
 impl Client {
     async fn all(app: &App, capabilities: Option<Value>) -> Vec<(&'static str, Client)> {
+        #[cfg(feature = "legacy")]
         let caps = capabilities.clone().unwrap_or_else(|| json!({}));
         let with = |client: TestClient| match &capabilities {
             Some(caps) => client.with_capabilities(caps.clone()),
@@ -215,12 +223,16 @@ impl Client {
             Some(caps) => http.with_capabilities(caps.clone()),
             None => http,
         };
-        vec![
+        #[allow(unused_mut)]
+        let mut clients = vec![
             (
                 "2026-07-28 in process",
                 Client::Modern(with(TestClient::new(app.clone()))),
             ),
             ("2026-07-28 http", Client::ModernHttp(http)),
+        ];
+        #[cfg(feature = "legacy")]
+        clients.extend([
             (
                 "2025-11-25 stdio",
                 Client::Legacy(with(TestClient::legacy(app.clone(), "2025-11-25"))),
@@ -229,24 +241,32 @@ impl Client {
                 "2025-11-25 http",
                 Client::LegacyHttp(LegacyHttp::open(app, caps).await.0),
             ),
-        ]
+        ]);
+        clients
     }
 
     async fn request(&self, method: &str, params: Value) -> Value {
         match self {
-            Client::Modern(c) | Client::Legacy(c) => c.request(method, params).await,
+            Client::Modern(c) => c.request(method, params).await,
             Client::ModernHttp(c) => c.request(method, params).await.response(),
+            #[cfg(feature = "legacy")]
+            Client::Legacy(c) => c.request(method, params).await,
+            #[cfg(feature = "legacy")]
             Client::LegacyHttp(c) => c.request(method, params).await,
         }
     }
 
     /// The capabilities the server announced to this client.
+    #[cfg_attr(not(feature = "legacy"), allow(unused_variables))]
     async fn capabilities(&self, app: &App, declared: Value) -> Value {
         match self {
-            Client::Modern(c) | Client::Legacy(c) => c.discover().await["capabilities"].clone(),
+            Client::Modern(c) => c.discover().await["capabilities"].clone(),
+            #[cfg(feature = "legacy")]
+            Client::Legacy(c) => c.discover().await["capabilities"].clone(),
             Client::ModernHttp(_) => {
                 self.request("server/discover", json!({})).await["result"]["capabilities"].clone()
             }
+            #[cfg(feature = "legacy")]
             Client::LegacyHttp(_) => {
                 LegacyHttp::open(app, declared).await.1["capabilities"].clone()
             }

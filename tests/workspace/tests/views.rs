@@ -41,6 +41,12 @@ mod board {
         "<!DOCTYPE html><html><body><table></table></body></html>"
     }
 
+    /// A view whose function names another MIME type: served as a view's all the same.
+    #[view("ui://board/raw")]
+    pub fn raw_view() -> ResourceContents {
+        ResourceContents::text("ui://board/raw", "text/plain", "<!DOCTYPE html><p>raw</p>")
+    }
+
     /// The cards of the board, three at a time.
     #[tool(read_only, ui = "ui://board/main")]
     pub async fn cards(after: Cursor<u32>) -> Page<u32> {
@@ -315,7 +321,8 @@ async fn the_extension_is_announced_when_a_view_exists() {
 }
 
 // `_meta.ui` on the view's `resources/list` entry and its read contents, which are
-// `text/html;profile=mcp-app`, for every client (a view is read as any resource).
+// `text/html;profile=mcp-app` whatever the function returned, for every client (a view is
+// read as any resource).
 #[tokio::test]
 async fn views_are_listed_and_read_with_their_ui_meta() {
     let app = app();
@@ -341,6 +348,13 @@ async fn views_are_listed_and_read_with_their_ui_meta() {
                 .as_str()
                 .unwrap()
                 .starts_with("<!DOCTYPE html>"));
+
+            let raw = client
+                .request("resources/read", json!({"uri": "ui://board/raw"}))
+                .await;
+            let contents = &raw["result"]["contents"][0];
+            assert_eq!(contents["mimeType"], MIME, "{kind}: {raw}");
+            assert_eq!(contents["_meta"]["ui"], json!({}), "{kind}");
         }
     }
 }

@@ -87,7 +87,7 @@ pub use crate::protocol::{
     CallToolResult, Completion, Content, GetPromptResult, PromptMessage, ResourceContents,
     RpcError, SamplingRequest,
 };
-pub use crate::registry::{BuildError, PromptRef, ResourceRef, ToolRef, Visibility};
+pub use crate::registry::{BuildError, PromptRef, ResourceRef, ToolRef};
 pub use crate::server::{App, Server};
 
 /// Turns an async (or sync) function into an MCP tool. See the crate docs and the book.

@@ -478,8 +478,9 @@ async fn statement_view(ledger: ledger::Ledger, era: Option<&str>) {
     let app = ledger::server(ledger).build().unwrap();
     let client = |caps: Option<Value>| {
         let client = match era {
+            #[cfg(feature = "legacy")]
             Some(version) => TestClient::legacy(app.clone(), version),
-            None => TestClient::new(app.clone()),
+            _ => TestClient::new(app.clone()),
         };
         let client = client.as_principal(alice());
         match caps {
@@ -609,6 +610,7 @@ async fn the_statement_view_for_modern_clients() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[cfg(feature = "legacy")]
 #[tokio::test]
 async fn the_statement_view_for_handshake_clients() {
     let dir = std::env::temp_dir().join(format!("ledger-view-legacy-{}", std::process::id()));

@@ -340,7 +340,7 @@ impl Catalog {
             }
         }
         prompts.sort_by(|a, b| a.def.name.cmp(b.def.name));
-        errors.extend(check_views(&tools, &resources, &templates));
+        errors.extend(check_views(&tools, &resources));
 
         if !errors.is_empty() {
             return Err(errors);
@@ -502,28 +502,12 @@ impl Catalog {
     }
 }
 
-/// The MCP Apps rules between items, checked once the catalog is known: a tool's `ui`
-/// names a view this server serves (a `#[view]` left out by `only_module`, say, would
-/// leave the host a URI it cannot read); a view's URI is a `ui://` one; a tool that
+/// The MCP Apps rules between items, checked once the catalog is known (the macros check
+/// each item alone): a tool's `ui` names a view this server serves (a `#[view]` left out
+/// by `only_module`, say, would leave the host a URI it cannot read); a tool that
 /// continues another's pages takes a cursor, and so does the tool it names.
-fn check_views(
-    tools: &[CatalogTool],
-    resources: &[CatalogResource],
-    templates: &[CatalogResource],
-) -> Vec<BuildError> {
+fn check_views(tools: &[CatalogTool], resources: &[CatalogResource]) -> Vec<BuildError> {
     let mut errors = Vec::new();
-    for resource in resources.iter().chain(templates) {
-        let def = resource.def;
-        if def.view.is_some() && (!def.is_static() || !def.uri.starts_with(super::view::SCHEME)) {
-            errors.push(BuildError::InvalidItem {
-                item: format!("resource `{}`", def.uri),
-                problems: vec![format!(
-                    "a view's URI is a fixed `{}` URI, such as `ui://orders/board`",
-                    super::view::SCHEME
-                )],
-            });
-        }
-    }
     for tool in tools {
         let mut problems = Vec::new();
         if let Some(uri) = tool.def.ui {

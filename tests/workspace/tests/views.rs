@@ -5,11 +5,14 @@
 //! the ordinary result for clients without the extension, and the rules checked when the
 //! server is built.
 
+#[cfg(feature = "legacy")]
 use axum::body::Body;
+#[cfg(feature = "legacy")]
 use axum::http::Request;
 use mcp_runtime::testing::{HttpTestClient, TestClient};
 use mcp_runtime::{App, BuildError, Server};
 use serde_json::{json, Value};
+#[cfg(feature = "legacy")]
 use tower::ServiceExt;
 
 const UI: &str = "io.modelcontextprotocol/ui";
@@ -36,6 +39,12 @@ mod board {
     )]
     pub fn main_view() -> &'static str {
         "<!DOCTYPE html><html><body><table></table></body></html>"
+    }
+
+    /// A view whose function names another MIME type: served as a view's all the same.
+    #[view("ui://board/raw")]
+    pub fn raw_view() -> ResourceContents {
+        ResourceContents::text("ui://board/raw", "text/plain", "<!DOCTYPE html><p>raw</p>")
     }
 
     /// The cards of the board, three at a time.
@@ -105,6 +114,7 @@ fn view_meta() -> Value {
 
 /// A handshake-era session over Streamable HTTP: `initialize`, then requests with its
 /// session id.
+#[cfg(feature = "legacy")]
 struct LegacyHttp {
     router: axum::Router,
     session: String,
@@ -112,6 +122,7 @@ struct LegacyHttp {
     next: std::sync::atomic::AtomicU64,
 }
 
+#[cfg(feature = "legacy")]
 impl LegacyHttp {
     async fn open(app: &App, capabilities: Value) -> (LegacyHttp, Value) {
         let router = app.router();
@@ -175,9 +186,9 @@ impl LegacyHttp {
             return value;
         }
         text.lines()
+            .rev()
             .filter_map(|line| line.strip_prefix("data:"))
-            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-            .last()
+            .find_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
             .unwrap_or(Value::Null)
     }
 
@@ -199,12 +210,15 @@ impl LegacyHttp {
 enum Client {
     Modern(TestClient),
     ModernHttp(HttpTestClient),
+    #[cfg(feature = "legacy")]
     Legacy(TestClient),
+    #[cfg(feature = "legacy")]
     LegacyHttp(LegacyHttp),
 }
 
 impl Client {
     async fn all(app: &App, capabilities: Option<Value>) -> Vec<(&'static str, Client)> {
+        #[cfg(feature = "legacy")]
         let caps = capabilities.clone().unwrap_or_else(|| json!({}));
         let with = |client: TestClient| match &capabilities {
             Some(caps) => client.with_capabilities(caps.clone()),
@@ -215,12 +229,16 @@ impl Client {
             Some(caps) => http.with_capabilities(caps.clone()),
             None => http,
         };
-        vec![
+        #[allow(unused_mut)]
+        let mut clients = vec![
             (
                 "2026-07-28 in process",
                 Client::Modern(with(TestClient::new(app.clone()))),
             ),
             ("2026-07-28 http", Client::ModernHttp(http)),
+        ];
+        #[cfg(feature = "legacy")]
+        clients.extend([
             (
                 "2025-11-25 stdio",
                 Client::Legacy(with(TestClient::legacy(app.clone(), "2025-11-25"))),
@@ -229,24 +247,32 @@ impl Client {
                 "2025-11-25 http",
                 Client::LegacyHttp(LegacyHttp::open(app, caps).await.0),
             ),
-        ]
+        ]);
+        clients
     }
 
     async fn request(&self, method: &str, params: Value) -> Value {
         match self {
-            Client::Modern(c) | Client::Legacy(c) => c.request(method, params).await,
+            Client::Modern(c) => c.request(method, params).await,
             Client::ModernHttp(c) => c.request(method, params).await.response(),
+            #[cfg(feature = "legacy")]
+            Client::Legacy(c) => c.request(method, params).await,
+            #[cfg(feature = "legacy")]
             Client::LegacyHttp(c) => c.request(method, params).await,
         }
     }
 
     /// The capabilities the server announced to this client.
+    #[cfg_attr(not(feature = "legacy"), allow(unused_variables))]
     async fn capabilities(&self, app: &App, declared: Value) -> Value {
         match self {
-            Client::Modern(c) | Client::Legacy(c) => c.discover().await["capabilities"].clone(),
+            Client::Modern(c) => c.discover().await["capabilities"].clone(),
+            #[cfg(feature = "legacy")]
+            Client::Legacy(c) => c.discover().await["capabilities"].clone(),
             Client::ModernHttp(_) => {
                 self.request("server/discover", json!({})).await["result"]["capabilities"].clone()
             }
+            #[cfg(feature = "legacy")]
             Client::LegacyHttp(_) => {
                 LegacyHttp::open(app, declared).await.1["capabilities"].clone()
             }
@@ -295,7 +321,8 @@ async fn the_extension_is_announced_when_a_view_exists() {
 }
 
 // `_meta.ui` on the view's `resources/list` entry and its read contents, which are
-// `text/html;profile=mcp-app`, for every client (a view is read as any resource).
+// `text/html;profile=mcp-app` whatever the function returned, for every client (a view is
+// read as any resource).
 #[tokio::test]
 async fn views_are_listed_and_read_with_their_ui_meta() {
     let app = app();
@@ -321,6 +348,13 @@ async fn views_are_listed_and_read_with_their_ui_meta() {
                 .as_str()
                 .unwrap()
                 .starts_with("<!DOCTYPE html>"));
+
+            let raw = client
+                .request("resources/read", json!({"uri": "ui://board/raw"}))
+                .await;
+            let contents = &raw["result"]["contents"][0];
+            assert_eq!(contents["mimeType"], MIME, "{kind}: {raw}");
+            assert_eq!(contents["_meta"]["ui"], json!({}), "{kind}");
         }
     }
 }

@@ -166,14 +166,15 @@ impl Core {
 }
 
 /// A view's read: every content carries `_meta.ui` (its CSP, permissions, domain and
-/// border), as the MCP Apps extension reads it from the contents. A `_meta` the reader set
-/// itself is kept beside it.
+/// border), where the MCP Apps extension reads it, and the one MIME type the extension
+/// defines for views, whatever the function returned.
 fn with_view_meta(reply: Reply, view: &crate::registry::ViewDef) -> Reply {
     let Reply::Result { mut body, cache } = reply else {
         return reply;
     };
     if let Some(Value::Array(contents)) = body.get_mut("contents") {
         for content in contents.iter_mut().filter_map(Value::as_object_mut) {
+            content.insert("mimeType".into(), json!(crate::registry::view::MIME));
             let meta = content
                 .entry("_meta")
                 .or_insert_with(|| Value::Object(Map::new()));

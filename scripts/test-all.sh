@@ -272,7 +272,7 @@ for mode in 2026-07-28 legacy; do
   "$venv/bin/python" tests/clients/py/tenants.py "$mode" "$tenants_url" "$issuer"
 done
 
-step "ledger example: a confirmed transfer retried under its idempotency key and a typed business error, with the TypeScript v2 and Python clients, stdio and HTTP (tokens from the development issuer)"
+step "ledger example: a confirmed transfer retried under its idempotency key, a typed business error, and the statement as clients without the MCP Apps extension get it (plain result, statement_more refused), with the TypeScript v2 and Python clients, stdio and HTTP (tokens from the development issuer)"
 pids+=("$(MCP_ISSUER=$issuer LEDGER_DATABASE="$fleet_dir/ledger.db" start_http ledger target/ledger.url "127.0.0.1:$(free_port)")")
 ledger_url=$(cat target/ledger.url)
 for mode in 2026-07-28 legacy; do

@@ -90,6 +90,10 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
     };
     let mut reader = Reader::<ViewKey>::new(errors);
     for option in &attr.options {
+        if let Some(why) = resource_only(&option.key.to_string()) {
+            reader.errors.at(&option.key, why);
+            continue;
+        }
         let Some(key) = reader.key(option) else {
             continue;
         };
@@ -158,6 +162,20 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
     }
     resource.view = Some(view);
     Some(Model { resource })
+}
+
+/// Why an option of `#[resource]` is not one of `#[view]`, when `key` is such an option.
+fn resource_only(key: &str) -> Option<String> {
+    let why = match key {
+        "mime" => format!("a view is always served as `{VIEW_MIME}`: leave `mime` out"),
+        "size" => "a view's size is its document's: leave `size` out".to_owned(),
+        "audience" | "priority" => format!(
+            "`{key}` tells a model how to weigh a resource; a view is for the host to render, not for the model: leave it out"
+        ),
+        "complete" => "a view has one fixed URI, with no variables to complete: leave `complete` out".to_owned(),
+        _ => return None,
+    };
+    Some(why)
 }
 
 /// The MIME type every view is served as.

@@ -503,14 +503,16 @@ impl Catalog {
 }
 
 /// The MCP Apps rules between items, checked once the catalog is known (the macros check
-/// each item alone): a tool's `ui` names a view this server serves (a `#[view]` left out
-/// by `only_module`, say, would leave the host a URI it cannot read); a tool that
+/// each item alone): a `#[tool]`'s `ui` names a view this server serves (a `#[view]` left
+/// out by `only_module`, say, would leave the host a URI it cannot read); a tool that
 /// continues another's pages takes a cursor, and so does the tool it names.
 fn check_views(tools: &[CatalogTool], resources: &[CatalogResource]) -> Vec<BuildError> {
     let mut errors = Vec::new();
     for tool in tools {
         let mut problems = Vec::new();
-        if let Some(uri) = tool.def.ui {
+        // A tool added at run time publishes its `_meta` as given: a gateway's upstream
+        // serves the view itself, and may leave it out of its `resources/list`.
+        if let Some(uri) = tool.def.ui.filter(|_| tool.dynamic.is_none()) {
             let served = resources
                 .iter()
                 .any(|r| r.def.uri == uri && r.def.view.is_some());

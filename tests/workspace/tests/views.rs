@@ -550,8 +550,8 @@ fn a_tool_naming_a_view_the_server_does_not_serve_is_refused_at_build() {
 }
 
 // A tool added at run time with `_meta.ui.visibility: ["app"]` is kept from clients
-// without the extension as a `#[tool(visibility = app)]` is; a visibility the extension
-// does not define is refused when the server is built.
+// without the extension as a `#[tool(visibility = app)]` is; its `resourceUri` is published
+// as given; a visibility the extension does not define is refused when the server is built.
 #[tokio::test]
 async fn run_time_tools_follow_their_published_visibility() {
     let app = Server::new("dynamic", "1")
@@ -579,6 +579,25 @@ async fn run_time_tools_follow_their_published_visibility() {
         .request("tools/call", json!({"name": "refresh", "arguments": {}}))
         .await;
     assert_eq!(refused["error"]["code"], -32021, "{refused}");
+
+    // Its `resourceUri` is published as given: the view may be served elsewhere (a
+    // gateway's upstream serves its own views, and need not list them).
+    let elsewhere = Server::new("dynamic", "1")
+        .only_module(concat!(module_path!(), "::plain"))
+        .tool_from_json(
+            json!({"name": "remote", "inputSchema": {"type": "object"},
+                   "_meta": {"ui": {"resourceUri": "ui://upstream/board"}}}),
+            |_ctx, _args| async { Ok(mcp_runtime::CallToolResult::default()) },
+        )
+        .build()
+        .unwrap();
+    let listed = TestClient::new(elsewhere)
+        .request("tools/list", json!({}))
+        .await;
+    assert_eq!(
+        tool(&listed, "remote").unwrap()["_meta"],
+        json!({"ui": {"resourceUri": "ui://upstream/board"}})
+    );
 
     let bad = Server::new("dynamic", "1")
         .only_module(concat!(module_path!(), "::plain"))

@@ -18,4 +18,10 @@ fn border() -> &'static str {
     ""
 }
 
+/// Options of `#[resource]` that a view does not take, each with its reason.
+#[view("ui://d", size = 120, audience = user, priority = 0.5, complete(id = ids))]
+fn resource_options() -> &'static str {
+    ""
+}
+
 fn main() {}

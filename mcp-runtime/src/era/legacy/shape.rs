@@ -210,6 +210,23 @@ fn titled_enum_as_enum_names(property: &mut Value) {
 mod tests {
     use super::*;
 
+    // S-377, S-379: no Tasks extension in the handshake era; the MCP Apps extension,
+    // defined for `initialize`, is kept.
+    #[test]
+    fn initialize_keeps_the_ui_extension_and_drops_tasks() {
+        let ui = json!({"mimeTypes": ["text/html;profile=mcp-app"]});
+        let both = json!({"tools": {}, "extensions": {
+            "io.modelcontextprotocol/tasks": {},
+            "io.modelcontextprotocol/ui": ui,
+        }});
+        assert_eq!(
+            capabilities("2025-11-25", both),
+            json!({"tools": {}, "extensions": {"io.modelcontextprotocol/ui": ui}})
+        );
+        let tasks = json!({"tools": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}});
+        assert_eq!(capabilities("2025-06-18", tasks), json!({"tools": {}}));
+    }
+
     #[test]
     fn structured_content_is_kept_only_as_an_object_from_2025_06_18() {
         let body = |sc: Value| {

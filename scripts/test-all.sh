@@ -300,7 +300,7 @@ for mode in 2026-07-28 legacy; do
   "$venv/bin/python" tests/clients/py/tenants.py "$mode" "$tenants_url" "$issuer"
 done
 
-step "ledger example: a confirmed transfer retried under its idempotency key and a typed business error, with the TypeScript v2 and Python clients, stdio and HTTP (tokens from the development issuer)"
+step "ledger example: a confirmed transfer retried under its idempotency key, a typed business error, and the statement as clients without the MCP Apps extension get it (plain result, statement_more refused), with the TypeScript v2 and Python clients, stdio and HTTP (tokens from the development issuer)"
 pids+=("$(MCP_ISSUER=$issuer LEDGER_DATABASE="$fleet_dir/ledger.db" start_http ledger target/ledger.url "127.0.0.1:$(free_port)")")
 ledger_url=$(cat target/ledger.url)
 for mode in 2026-07-28 legacy; do
@@ -308,6 +308,19 @@ for mode in 2026-07-28 legacy; do
   node tests/clients/ts/ledger.mjs "$mode" http "$ledger_url" "$issuer"
   "$venv/bin/python" tests/clients/py/ledger.py "$mode" stdio "$bins/ledger"
   "$venv/bin/python" tests/clients/py/ledger.py "$mode" http "$ledger_url" "$issuer"
+done
+
+step "views: the ledger's statement view in headless Chromium through the official ext-apps host bridge (installs chromium from the Debian packages when missing)"
+chromium_bin=$(scripts/chromium.sh)
+(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
+# The view the ledger compiles in is what its source builds to (tests/browser/build-view.mjs).
+node tests/browser/build-view.mjs --check
+# A ledger of its own, on an empty database: the rows the view shows, and the screenshot
+# (target/views/statement.png), are the test's transfers only.
+pids+=("$(MCP_ISSUER=$issuer LEDGER_DATABASE="$fleet_dir/views-ledger.db" start_http ledger target/views-ledger.url "127.0.0.1:$(free_port)")")
+"$chromium_bin" --version 2>/dev/null | tee target/browser.log
+for era in 2026-07-28 legacy; do
+  node tests/browser/statement.mjs "$era" "$(cat target/views-ledger.url)" "$issuer" "$chromium_bin" 2>&1 | tee -a target/browser.log
 done
 
 step "bench-server linked as the benchmark links it (--features link-order): the linker takes the ordering file, relocations are packed"

@@ -1,4 +1,4 @@
-//! Attribute macros for `mcp-runtime`: `#[tool]`, `#[resource]` and `#[prompt]`. Depend on
+//! Attribute macros for `mcp-runtime`: `#[tool]`, `#[resource]`, `#[view]` and `#[prompt]`. Depend on
 //! `mcp-runtime`, which re-exports them; the generated code names
 //! `::mcp_runtime::__private` only.
 //!
@@ -24,6 +24,7 @@ mod sig;
 mod stages;
 mod tool;
 mod uri;
+mod view;
 
 use proc_macro::TokenStream;
 
@@ -34,6 +35,11 @@ use proc_macro::TokenStream;
 /// `output_schema = false` sends a `Serialize` return value as `structuredContent` without
 /// an `outputSchema` (without it, a return type that is `Serialize` but not `JsonSchema` is
 /// a compile error).
+///
+/// Views (the MCP Apps extension): `ui = "ui://.."` names the `#[view]` a host renders the
+/// results in (a URI no `#[view]` declares is a compile error at the literal);
+/// `visibility = model`, `app` or `[model, app]` (the default) says who may call it;
+/// `continues = "tool"` shares that tool's page cursors (both take a `Cursor`).
 ///
 /// A parameter's doc comment is its argument's `description`, and its `#[schemars(..)]`
 /// attributes (`range(min = 1)`, `length(max = 64)`, ..) constrain the argument's schema,
@@ -54,6 +60,19 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     debug(resource::expand(attr.into(), item.into())).into()
+}
+
+/// Turns a function that returns an HTML document into a view of the MCP Apps extension:
+/// a `ui://` resource a host renders beside a tool's result.
+///
+/// `#[view("ui://orders/board")]`. Options: `name`, `title`, `description`, `scopes`,
+/// `ttl`, `cache` (as on `#[resource]`); `csp(connect(".."), resource(..), frame(..),
+/// base_uri(..))`, the origins the view may reach; `permissions(camera, microphone,
+/// geolocation, clipboard_write)`; `domain = ".."`; `prefers_border` (or `= false`).
+/// A tool names it with `#[tool(ui = "ui://orders/board")]`.
+#[proc_macro_attribute]
+pub fn view(attr: TokenStream, item: TokenStream) -> TokenStream {
+    debug(view::expand(attr.into(), item.into())).into()
 }
 
 /// Turns an async (or sync) function into an MCP prompt.

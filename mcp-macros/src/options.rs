@@ -213,6 +213,14 @@ pub fn suggest(key: &str, known: &[&'static str]) -> Option<&'static str> {
         ("scope", "scopes"),
         ("requires", "scopes"),
         ("cachescope", "cache"),
+        ("clipboard", "clipboard_write"),
+        ("connectdomains", "connect"),
+        ("resourcedomains", "resource"),
+        ("framedomains", "frame"),
+        ("baseuridomains", "base_uri"),
+        ("baseuri", "base_uri"),
+        ("border", "prefers_border"),
+        ("prefersborder", "prefers_border"),
     ];
     if let Some((_, to)) = aliases.iter().find(|(from, to)| {
         (normalized.replace('_', "") == *from || normalized == *from) && known.contains(to)

@@ -1,6 +1,6 @@
 //! The pipeline every macro runs: parse -> model -> validate -> expand. Each macro's folder
 //! supplies its four stages (and the stub emitted beside errors); [`run`] drives them in
-//! the same order for all three, so the macros cannot drift in how they collect and
+//! the same order for every macro, so they cannot drift in how they collect and
 //! report errors.
 
 use proc_macro2::TokenStream;

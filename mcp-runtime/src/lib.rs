@@ -103,15 +103,20 @@ pub use mcp_runtime_macros::resource;
 /// Turns an async (or sync) function into an MCP prompt. See the book's "Prompts" chapter.
 pub use mcp_runtime_macros::prompt;
 
+/// Turns a function returning an HTML document into a view of the MCP Apps extension:
+/// `#[view("ui://orders/board")]`, named by tools with `#[tool(ui = "ui://orders/board")]`.
+/// See the book's "Views" chapter.
+pub use mcp_macros::view;
+
 /// What most servers need in one import.
 pub mod prelude {
     pub use crate::policy::auth::AuthorizeExt;
     pub use crate::{
-        prompt, prompts, resource, resources, tool, tools, Action, Args, Authorize, CacheHints,
-        CacheScope, CallToolResult, Cancellation, Completion, CompletionRequest, Content, Denied,
-        Elicitation, GetPromptResult, InputRequired, Json, Log, Principal, Progress, PromptMessage,
-        Rejected, RequestContext, ResourceContents, RpcError, SamplingRequest, Server, State,
-        Tenant, ToolError,
+        prompt, prompts, resource, resources, tool, tools, view, Action, Args, Authorize,
+        CacheHints, CacheScope, CallToolResult, Cancellation, Completion, CompletionRequest,
+        Content, Denied, Elicitation, GetPromptResult, InputRequired, Json, Log, Principal,
+        Progress, PromptMessage, Rejected, RequestContext, ResourceContents, RpcError,
+        SamplingRequest, Server, State, Tenant, ToolError,
     };
 }
 
@@ -173,6 +178,22 @@ pub mod __private {
         PromptRegistration, ReadFuture, ReadRequest, ResourceDef, ResourceItem,
         ResourceRegistration, TaskSupport, ToolDef, ToolItem, ToolRegistration,
     };
+    pub use crate::registry::{Permissions, ViewDef, Visibility};
+
+    /// The marker of one view URI (`N` is a hash of it, computed by the macros).
+    pub struct ViewUri<const N: u128>;
+
+    /// Implemented by `#[view]` once for its URI's [`ViewUri`], with a type of its own as
+    /// `M`, so a tool naming the URI can infer `M` from the one implementation.
+    #[diagnostic::on_unimplemented(
+        message = "no `#[view]` declares the URI this tool's `ui` names",
+        label = "declare it with `#[view(\"ui://..\")]` on the function that returns the view's HTML",
+        note = "a tool's `ui` names a view of this crate or of one it depends on, by its exact URI"
+    )]
+    pub trait ViewDeclared<M> {}
+
+    /// Compiles only when one `#[view]` declares the URI `U` stands for.
+    pub fn view_declared<M, U: ViewDeclared<M>>() {}
     pub use futures_util::future::BoxFuture;
     pub use inventory;
     pub use schemars::{self, Schema, SchemaGenerator};

@@ -11,6 +11,10 @@
 //!   the transfer it made, not a second one.
 //! - Too little money is a typed business error (`insufficient_funds`, with the balance),
 //!   which the tool's output schema describes beside the transfer.
+//! - `statement` shows an account's latest transfers in a view (`ui://ledger/statement`,
+//!   the MCP Apps extension) that a host renders beside the result; the view pages on with
+//!   `statement_more`, a tool for views only. Clients without the extension get the same
+//!   result as text and structured content.
 //! - Every call sees only its caller's tenant; writing needs the `ledger:write` scope.
 //!
 //! The binary (`src/main.rs`) serves it over stdio or HTTP, with bearer tokens when an
@@ -20,7 +24,7 @@ pub mod db;
 
 // ANCHOR: uses
 use mcp_runtime::prelude::*;
-use mcp_runtime::{Artifact, ArtifactLink, Cursor, Page};
+use mcp_runtime::{Artifact, ArtifactLink, Cursor, IntoToolResult, Page};
 
 // The ledger's own database code (src/db.rs).
 pub use db::Ledger;
@@ -90,6 +94,130 @@ pub async fn history(
     Ok(older_than.page(transfers, next).total(total))
 }
 // ANCHOR_END: history
+
+// ANCHOR: view
+/// The statement view: a table and a chart of an account's transfers, with a button that
+/// loads older ones. A host that renders views shows it beside `statement`'s result.
+#[view(
+    "ui://ledger/statement",
+    csp(connect("https://api.ledger.example")),
+    prefers_border = true
+)]
+pub fn statement_view() -> &'static str {
+    include_str!("../views/statement.html")
+}
+// ANCHOR_END: view
+
+// ANCHOR: statement_result
+/// One page of an account's statement.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Statement {
+    /// The account.
+    pub account: String,
+    /// Its transfers, newest first.
+    pub transfers: Vec<Transfer>,
+    /// Pass this to `statement_more` (or as `statement`'s `cursor`) for older transfers.
+    /// Absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+impl IntoToolResult for Statement {
+    fn output_schema(generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
+        Some(<Statement as schemars::JsonSchema>::json_schema(generator))
+    }
+
+    /// A line the model reads first, then the page as JSON: what a client without views
+    /// shows, and what a view draws from.
+    fn into_tool_result(self) -> CallToolResult {
+        let more = if self.next_cursor.is_some() {
+            "; older ones follow"
+        } else {
+            ""
+        };
+        let summary = format!(
+            "{} transfer(s) of {}, newest first{more}.",
+            self.transfers.len(),
+            self.account
+        );
+        match serde_json::to_value(&self) {
+            Ok(value) => CallToolResult {
+                content: vec![Content::text(summary), Content::text(value.to_string())],
+                structured_content: Some(value),
+                ..Default::default()
+            },
+            Err(e) => CallToolResult::error(format!("The statement could not be serialized: {e}")),
+        }
+    }
+}
+// ANCHOR_END: statement_result
+
+/// Transfers on a statement page.
+const STATEMENT_PAGE: u32 = 20;
+
+/// One page of `account`'s transfers after `older_than`, as a statement.
+async fn statement_page(
+    account: String,
+    older_than: Cursor<i64>,
+    tenant: &Tenant,
+    ledger: &Ledger,
+) -> Result<Statement, Rejected> {
+    let before = older_than.position().copied();
+    // One more than a page: whether it comes back says if another page follows.
+    let mut transfers = match ledger
+        .history(tenant, &account, before, STATEMENT_PAGE + 1)
+        .await
+    {
+        Ok(transfers) => transfers,
+        Err(LedgerError::Refused(Refusal::UnknownAccount(id))) => return Err(unknown_account(&id)),
+        Err(e) => return Err(unavailable(e).into()),
+    };
+    let more = transfers.len() > STATEMENT_PAGE as usize;
+    transfers.truncate(STATEMENT_PAGE as usize);
+    let next = transfers.last().map(|t| t.id).filter(|_| more);
+    let (transfers, next_cursor) = older_than
+        .page(transfers, next)
+        .into_parts()
+        .map_err(|problem| Rejected::from(RpcError::internal(problem)))?;
+    Ok(Statement {
+        account,
+        transfers,
+        next_cursor,
+    })
+}
+
+// ANCHOR: statement
+/// Shows a statement of one of your organisation's accounts: its latest 20 transfers,
+/// newest first. Hosts that render views show it as a table and a chart.
+#[tool(read_only, scopes("ledger:read"), ui = "ui://ledger/statement")]
+pub async fn statement(
+    /// The account's id, such as `acme-operating`.
+    account: String,
+    older_than: Cursor<i64>,
+    tenant: Tenant,
+    ledger: State<Ledger>,
+) -> Result<Statement, Rejected> {
+    statement_page(account, older_than, &tenant, &ledger).await
+}
+
+/// The next page of a statement, for the statement view's "Load more" button.
+#[tool(
+    read_only,
+    scopes("ledger:read"),
+    visibility = app,
+    continues = "statement"
+)]
+pub async fn statement_more(
+    /// The account's id, as given to `statement`.
+    account: String,
+    older_than: Cursor<i64>,
+    tenant: Tenant,
+    ledger: State<Ledger>,
+) -> Result<Statement, Rejected> {
+    statement_page(account, older_than, &tenant, &ledger).await
+}
+// ANCHOR_END: statement
 
 // ANCHOR: export
 /// Exports every transfer of one of your organisation's accounts as a CSV statement. The

@@ -2,9 +2,11 @@
 //! idempotent retries, typed business errors, tenancy and scopes; on an SQLite file, and
 //! on PostgreSQL when `MCP_TEST_POSTGRES_URL` names one (the test command starts it).
 
+// ANCHOR: uses
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::Principal;
 use serde_json::{json, Value};
+// ANCHOR_END: uses
 
 fn alice() -> Principal {
     Principal::new("alice")
@@ -415,4 +417,209 @@ async fn the_ledger_on_postgres() {
     );
     let (a, _b) = (a.unwrap(), b.unwrap());
     assert_eq!(a.accounts("acme").await.unwrap().len(), 2);
+}
+
+// ANCHOR: host
+/// What a host that renders views declares (the MCP Apps extension).
+fn ui() -> Value {
+    json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}})
+}
+
+/// A host pages a statement on with `statement_more`; a client without views may not.
+async fn load_more(app: mcp_runtime::App) {
+    let host = TestClient::new(app.clone())
+        .as_principal(alice())
+        .with_capabilities(ui());
+    let first = host
+        .call_tool("statement", json!({"account": "acme-payroll"}))
+        .await;
+    let cursor = &first["structuredContent"]["nextCursor"];
+    let more = host
+        .call_tool(
+            "statement_more",
+            json!({"account": "acme-payroll", "cursor": cursor}),
+        )
+        .await;
+    assert_eq!(
+        more["structuredContent"]["transfers"]
+            .as_array()
+            .unwrap()
+            .len(),
+        20
+    );
+
+    let plain = TestClient::new(app).as_principal(alice());
+    let refused = plain
+        .request(
+            "tools/call",
+            json!({"name": "statement_more", "arguments": {"account": "acme-payroll"}}),
+        )
+        .await;
+    assert_eq!(refused["error"]["code"], -32021);
+}
+// ANCHOR_END: host
+
+/// The statement view end to end, for one client era: the extension announced, the view
+/// listed and read with `_meta.ui`, `statement` naming it, and `statement_more` paging on
+/// for a host with views while a client without them gets the plain result and is refused.
+async fn statement_view(ledger: ledger::Ledger, era: Option<&str>) {
+    for n in 0..45 {
+        ledger
+            .transfer(
+                "acme",
+                "alice",
+                ("acme-operating", "acme-payroll"),
+                100 + n,
+                &format!("invoice {n}"),
+            )
+            .await
+            .unwrap();
+    }
+    let app = ledger::server(ledger).build().unwrap();
+    let client = |caps: Option<Value>| {
+        let client = match era {
+            #[cfg(feature = "legacy")]
+            Some(version) => TestClient::legacy(app.clone(), version),
+            _ => TestClient::new(app.clone()),
+        };
+        let client = client.as_principal(alice());
+        match caps {
+            Some(caps) => client.with_capabilities(caps),
+            None => client,
+        }
+    };
+    if era.is_none() {
+        load_more(app.clone()).await;
+    }
+    let host = client(Some(ui()));
+    let plain = client(None);
+
+    // Announced in server/discover (or initialize), whoever asks.
+    for who in [&host, &plain] {
+        let discovered = who.discover().await;
+        assert_eq!(
+            discovered["capabilities"]["extensions"]["io.modelcontextprotocol/ui"],
+            json!({"mimeTypes": ["text/html;profile=mcp-app"]}),
+            "{discovered}"
+        );
+    }
+
+    // The view is an ordinary resource, with its MIME type and `_meta.ui`.
+    let listed = host.request("resources/list", json!({})).await;
+    let view = listed["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["uri"] == "ui://ledger/statement")
+        .unwrap_or_else(|| panic!("{listed}"))
+        .clone();
+    assert_eq!(view["mimeType"], "text/html;profile=mcp-app");
+    let ui_meta =
+        json!({"csp": {"connectDomains": ["https://api.ledger.example"]}, "prefersBorder": true});
+    assert_eq!(view["_meta"]["ui"], ui_meta);
+    for who in [&host, &plain] {
+        let read = who
+            .request("resources/read", json!({"uri": "ui://ledger/statement"}))
+            .await;
+        let contents = &read["result"]["contents"][0];
+        assert_eq!(contents["mimeType"], "text/html;profile=mcp-app", "{read}");
+        assert_eq!(contents["_meta"]["ui"], ui_meta);
+        assert!(contents["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("<!DOCTYPE html>"));
+    }
+
+    // `statement` names the view; `statement_more` is for views only, and listed only to
+    // a client that takes views.
+    let tools =
+        |listed: &Value| -> Vec<Value> { listed["result"]["tools"].as_array().unwrap().clone() };
+    let host_tools = tools(&host.request("tools/list", json!({})).await);
+    let named = |tools: &[Value], name: &str| tools.iter().find(|t| t["name"] == name).cloned();
+    assert_eq!(
+        named(&host_tools, "statement").unwrap()["_meta"],
+        json!({"ui": {"resourceUri": "ui://ledger/statement"}})
+    );
+    assert_eq!(
+        named(&host_tools, "statement_more").unwrap()["_meta"],
+        json!({"ui": {"visibility": ["app"]}})
+    );
+    let plain_tools = tools(&plain.request("tools/list", json!({})).await);
+    assert!(named(&plain_tools, "statement").is_some());
+    assert!(named(&plain_tools, "statement_more").is_none());
+    assert!(named(&plain_tools, "history").is_some());
+
+    // The first page: the same result for both, text first.
+    let first = plain
+        .call_tool("statement", json!({"account": "acme-payroll"}))
+        .await;
+    let page = &first["structuredContent"];
+    assert_eq!(page["account"], "acme-payroll", "{first}");
+    let transfers = page["transfers"].as_array().unwrap();
+    assert_eq!(transfers.len(), 20);
+    assert!(transfers
+        .windows(2)
+        .all(|w| w[0]["id"].as_i64() > w[1]["id"].as_i64()));
+    assert_eq!(
+        first["content"][0]["text"],
+        "20 transfer(s) of acme-payroll, newest first; older ones follow."
+    );
+    let hosted = host
+        .call_tool("statement", json!({"account": "acme-payroll"}))
+        .await;
+    assert_eq!(hosted["structuredContent"]["transfers"], page["transfers"]);
+
+    // The view pages on with `statement_more` and the cursor `statement` gave it.
+    let cursor = page["nextCursor"].clone();
+    assert!(cursor.is_string(), "{first}");
+    let more = host
+        .call_tool(
+            "statement_more",
+            json!({"account": "acme-payroll", "cursor": hosted["structuredContent"]["nextCursor"]}),
+        )
+        .await;
+    let next = more["structuredContent"]["transfers"].as_array().unwrap();
+    assert_eq!(next.len(), 20, "{more}");
+    assert!(next[0]["id"].as_i64() < transfers[19]["id"].as_i64());
+
+    // A client without views is refused, naming the extension it would need.
+    let refused = plain
+        .request(
+            "tools/call",
+            json!({"name": "statement_more", "arguments": {"account": "acme-payroll", "cursor": cursor}}),
+        )
+        .await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    assert_eq!(
+        refused["error"]["data"]["requiredCapabilities"]["extensions"]
+            ["io.modelcontextprotocol/ui"],
+        json!({"mimeTypes": ["text/html;profile=mcp-app"]})
+    );
+}
+
+#[tokio::test]
+async fn the_statement_view_for_modern_clients() {
+    let dir = std::env::temp_dir().join(format!("ledger-view-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("ledger.db");
+    statement_view(
+        ledger::Ledger::open(file.to_str().unwrap()).await.unwrap(),
+        None,
+    )
+    .await;
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[cfg(feature = "legacy")]
+#[tokio::test]
+async fn the_statement_view_for_handshake_clients() {
+    let dir = std::env::temp_dir().join(format!("ledger-view-legacy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("ledger.db");
+    statement_view(
+        ledger::Ledger::open(file.to_str().unwrap()).await.unwrap(),
+        Some("2025-11-25"),
+    )
+    .await;
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -58,6 +58,39 @@ pub fn resource(parsed: &Parsed, model: &Model) -> TokenStream {
         Some(false) => quote!(::core::option::Option::Some(__mcp::CacheScope::Public)),
         None => quote!(::core::option::Option::None),
     };
+    let view = match &model.view {
+        None => quote!(::core::option::Option::None),
+        Some(v) => {
+            let (connect, resource, frame, base_uri) =
+                (&v.connect, &v.resource, &v.frame, &v.base_uri);
+            let asks = |name: &str| v.permissions.iter().any(|p| p == name);
+            let (camera, microphone, geolocation, clipboard_write) = (
+                asks("camera"),
+                asks("microphone"),
+                asks("geolocation"),
+                asks("clipboard_write"),
+            );
+            let domain = opt_str(&v.domain);
+            let border = match v.prefers_border {
+                Some(b) => quote!(::core::option::Option::Some(#b)),
+                None => quote!(::core::option::Option::None),
+            };
+            quote!(::core::option::Option::Some(__mcp::ViewDef {
+                connect_domains: &[#(#connect),*],
+                resource_domains: &[#(#resource),*],
+                frame_domains: &[#(#frame),*],
+                base_uri_domains: &[#(#base_uri),*],
+                permissions: __mcp::Permissions {
+                    camera: #camera,
+                    microphone: #microphone,
+                    geolocation: #geolocation,
+                    clipboard_write: #clipboard_write,
+                },
+                domain: #domain,
+                prefers_border: #border,
+            }))
+        }
+    };
     let pieces = model.pieces.iter().map(|p| match p {
         Piece::Literal(text) => quote!(__mcp::Piece::Literal(#text)),
         Piece::Segment(name, _) => quote!(__mcp::Piece::Segment(#name)),
@@ -138,6 +171,7 @@ pub fn resource(parsed: &Parsed, model: &Model) -> TokenStream {
                 ttl_ms: #ttl,
                 cache_scope: #cache,
                 scopes: &[#(#scopes),*],
+                view: #view,
                 module_path: ::core::module_path!(),
                 file: ::core::file!(),
                 line: ::core::line!(),

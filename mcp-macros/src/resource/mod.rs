@@ -3,9 +3,9 @@
 //! a variable or the request context, `validate` checks the template against the
 //! parameters and completers, `expand` emits a `ResourceDef`.
 
-mod expand;
-mod model;
-mod parse;
+pub(crate) mod expand;
+pub(crate) mod model;
+pub(crate) mod parse;
 mod validate;
 
 use proc_macro2::TokenStream;

@@ -69,6 +69,8 @@ pub struct Model {
     pub output: Type,
     /// Where rustc reports a second resource with the same URI shape.
     pub dup_span: Span,
+    /// `#[view]`: what the MCP Apps host needs to frame it.
+    pub view: Option<crate::view::model::ViewModel>,
 }
 
 /// `None` when the attribute could not be read (its error is recorded).
@@ -100,6 +102,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
         is_async: func.sig.asyncness.is_some(),
         output: syn::parse_quote!(()),
         dup_span: lit.span(),
+        view: None,
     };
     // `size` is refused on a template, as the resources it matches differ in size.
     let is_template = attr.pieces.iter().any(|p| p.var().is_some());
@@ -276,7 +279,7 @@ fn is_mime(value: &str) -> bool {
     }
 }
 
-fn parse_duration_ms(text: &str) -> Option<u64> {
+pub(crate) fn parse_duration_ms(text: &str) -> Option<u64> {
     let text = text.trim();
     let split = text.find(|c: char| !c.is_ascii_digit())?;
     let (number, unit) = text.split_at(split);

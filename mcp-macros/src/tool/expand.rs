@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::model::Model;
+use super::model::{Model, Who};
 use super::parse::Parsed;
 use crate::options::{encode, opt_str};
 use crate::register::{self, Registration};
@@ -172,6 +172,30 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
         #displayable
         (failure.detail)(generator)
     };
+    let ui = match &model.ui {
+        Some(lit) => quote!(::core::option::Option::Some(#lit)),
+        None => quote!(::core::option::Option::None),
+    };
+    let visibility = match model.visibility {
+        None | Some(Who::Both) => quote!(__mcp::Visibility::ModelAndApp),
+        Some(Who::Model) => quote!(__mcp::Visibility::Model),
+        Some(Who::App) => quote!(__mcp::Visibility::App),
+    };
+    let continues = match &model.continues {
+        Some(lit) => quote!(::core::option::Option::Some(#lit)),
+        None => quote!(::core::option::Option::None),
+    };
+    // The view the tool names must be declared: the marker type of its URI has exactly
+    // one `ViewDeclared` implementation, emitted by its `#[view]`. Spanned at the URI.
+    let ui_check = model.ui.as_ref().map(|lit| {
+        let hash = crate::view::expand::uri_hash(&lit.value());
+        quote_spanned! {lit.span()=>
+            #[allow(dead_code)]
+            fn __mcp_ui_declared() {
+                __mcp::view_declared::<_, __mcp::ViewUri<#hash>>();
+            }
+        }
+    });
     let boxed = quote_spanned! {ident.span()=> __mcp::boxed };
     let dup = format_ident!(
         "duplicate_tool_name_{}",
@@ -198,6 +222,8 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
             #(#wrappers)*
 
             #params
+
+            #ui_check
 
             fn __mcp_output(generator: &mut __mcp::SchemaGenerator) -> ::core::option::Option<__mcp::Schema> {
                 #output_schema
@@ -230,6 +256,9 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
                 idempotent: #idempotent,
                 open_world: #open_world,
                 scopes: &[#(#scopes),*],
+                ui: #ui,
+                visibility: #visibility,
+                continues: #continues,
                 task: #task,
                 once: #once,
                 idempotency: #idempotency,

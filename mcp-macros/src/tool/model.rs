@@ -34,11 +34,25 @@ pub struct Model {
     /// `false` with `output_schema = false`: a structured result is sent without an
     /// `outputSchema`.
     pub output_schema: bool,
+    /// `ui = "ui://.."`: the view its results are rendered in.
+    pub ui: Option<LitStr>,
+    /// `visibility = model|app|[model, app]`: `None` for the default (both).
+    pub visibility: Option<Who>,
+    /// `continues = "tool"`: the tool whose page cursors it shares.
+    pub continues: Option<LitStr>,
     /// The arguments, in order.
     pub params: Vec<Param>,
     pub is_async: bool,
     /// The return type (`()` when none is written).
     pub output: Type,
+}
+
+/// Who may call a tool (`_meta.ui.visibility`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Who {
+    Model,
+    App,
+    Both,
 }
 
 /// One argument of the tool.
@@ -69,6 +83,9 @@ option_keys! {
         Idempotency = "idempotency",
         InlineLimit = "inline_limit",
         OutputSchema = "output_schema",
+        Ui = "ui",
+        Visibility = "visibility",
+        Continues = "continues",
     }
 }
 
@@ -92,6 +109,9 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
     let mut idempotency = None;
     let mut inline_limit = None;
     let mut output_schema = true;
+    let mut ui = None;
+    let mut visibility = None;
+    let mut continues = None;
 
     let mut reader = Reader::<ToolKey>::new(errors);
     for option in &parsed.options {
@@ -152,6 +172,15 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
                 Some(other) => reader.errors.at(other, OUTPUT_SCHEMA_FORM),
                 None => reader.errors.at(&option.key, OUTPUT_SCHEMA_FORM),
             },
+            ToolKey::Ui => ui = reader.string(option),
+            ToolKey::Continues => continues = reader.string(option),
+            ToolKey::Visibility => match who(option) {
+                Some(w) => visibility = Some(w),
+                None => reader.errors.at(
+                    value_or_key(option),
+                    "`visibility` is `model` (the model only), `app` (the tool's views only) or `[model, app]` (both, the default)",
+                ),
+            },
             ToolKey::Task => match &option.value {
                 None => task = Some(false),
                 Some(syn::Expr::Path(p)) if p.path.is_ident("optional") => task = Some(false),
@@ -206,8 +235,46 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
         idempotency,
         inline_limit,
         output_schema,
+        ui,
+        visibility,
+        continues,
         params,
         is_async: sig.asyncness.is_some(),
         output,
     })
+}
+
+/// `visibility = model`, `= app` or `= [model, app]`; `None` for anything else.
+fn who(option: &crate::options::RawOption) -> Option<Who> {
+    let items: Vec<&syn::Expr> = match &option.value {
+        Some(syn::Expr::Array(a)) => a.elems.iter().collect(),
+        Some(e) => vec![e],
+        None => return None,
+    };
+    let mut model = false;
+    let mut app = false;
+    for item in items {
+        match item {
+            syn::Expr::Path(p) if p.path.is_ident("model") && !model => model = true,
+            syn::Expr::Path(p) if p.path.is_ident("app") && !app => app = true,
+            _ => return None,
+        }
+    }
+    match (model, app) {
+        (true, true) => Some(Who::Both),
+        (true, false) => Some(Who::Model),
+        (false, true) => Some(Who::App),
+        (false, false) => None,
+    }
+}
+
+/// The option's value, or its key when it has none: where an error about it points.
+fn value_or_key(option: &crate::options::RawOption) -> proc_macro2::TokenStream {
+    match &option.value {
+        Some(v) => quote::quote!(#v),
+        None => {
+            let key = &option.key;
+            quote::quote!(#key)
+        }
+    }
 }

@@ -11,6 +11,20 @@ pub fn check(model: &Model, errors: &mut Errors) {
     name::check("tool", &model.name, model.name_span, errors);
     check_options(model, errors);
     check_headers(model, errors);
+    check_views(model, errors);
+}
+
+/// `ui` is a view's URI, and `continues` a tool name.
+fn check_views(model: &Model, errors: &mut Errors) {
+    if let Some(lit) = &model.ui {
+        crate::view::check_uri(lit, errors);
+    }
+    if let Some(lit) = &model.continues {
+        name::check("tool", &lit.value(), lit.span(), errors);
+        if lit.value() == model.name {
+            errors.at(lit, "a tool continues another tool's pages, not its own: its own cursors already open in it");
+        }
+    }
 }
 
 /// Options that contradict each other.

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
+use super::methods::lists::AppOnly;
 use crate::observe::Outcome;
 use crate::policy::auth::{ListFilter, SharedAuthorize};
 use crate::policy::limits::Limiter;
@@ -233,8 +234,20 @@ impl Core {
         if snapshot.catalog.logging() {
             caps.insert("logging".into(), json!({}));
         }
+        let mut extensions = Map::new();
         if served.tasks && self.tasks.is_some() {
-            caps.insert("extensions".into(), json!({ crate::tasks::EXTENSION: {} }));
+            extensions.insert(crate::tasks::EXTENSION.into(), json!({}));
+        }
+        // MCP Apps: announced only when there is a view to render (the MIME types are
+        // those the server's views are served as).
+        if snapshot.catalog.views() {
+            extensions.insert(
+                crate::registry::view::EXTENSION.into(),
+                json!({ "mimeTypes": [crate::registry::view::MIME] }),
+            );
+        }
+        if !extensions.is_empty() {
+            caps.insert("extensions".into(), Value::Object(extensions));
         }
         Value::Object(caps)
     }
@@ -303,7 +316,19 @@ impl Core {
         // own, so a tool call's future is not their size.
         match method {
             Method::Discover => self.discover(),
-            Method::ToolsList => self.list(&lists.tools, &call),
+            Method::ToolsList => {
+                // App-only tools are for a host's views: a client that did not declare the
+                // MCP Apps extension has none, and the extension forbids showing them to
+                // the model, so they are left out of its list (and refused if called).
+                let views = if snapshot.catalog.app_only() {
+                    AppOnly::Varies {
+                        shown: crate::registry::view::declared(call.ctx.client_capabilities()),
+                    }
+                } else {
+                    AppOnly::None
+                };
+                self.list_tools(&lists.tools, &call, views)
+            }
             Method::ToolsCall => self.call_tool(&snapshot, call).await,
             Method::ResourcesList => self.list(&lists.resources, &call),
             Method::TemplatesList => self.list(&lists.templates, &call),

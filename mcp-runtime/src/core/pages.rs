@@ -291,6 +291,16 @@ impl<T> Page<T> {
     pub fn items(&self) -> &[T] {
         &self.items
     }
+
+    /// The items and the next page's cursor (`None` on the last page), for a tool that
+    /// returns them in a shape of its own; `Err` says why the cursor could not be made.
+    pub fn into_parts(self) -> Result<(Vec<T>, Option<String>), String> {
+        match self.next {
+            Next::End => Ok((self.items, None)),
+            Next::Cursor(cursor, _) => Ok((self.items, Some(cursor))),
+            Next::Failed(problem) => Err(problem),
+        }
+    }
 }
 
 /// The structured content of a page, and its output schema.

@@ -248,6 +248,7 @@ impl Content {
             mime_type: None,
             size: None,
             annotations: None,
+            meta: None,
         })
     }
 

@@ -1,6 +1,7 @@
 //! Resources: `Resource` and `ResourceTemplate` list entries and `resources/read` results.
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use super::{Annotations, ResourceContents};
 
@@ -27,6 +28,9 @@ pub struct Resource {
     /// Audience and priority hints.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Annotations>,
+    /// Extension data, such as a view's `ui` (how a host frames it).
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none", default)]
+    pub meta: Option<Map<String, Value>>,
 }
 
 /// A `resources/templates/list` entry: a family of resources named by an RFC 6570 template.

@@ -72,6 +72,9 @@ pub struct Tool {
     /// Behaviour hints.
     #[serde(skip_serializing_if = "ToolAnnotations::is_empty", default)]
     pub annotations: ToolAnnotations,
+    /// Extension data, such as `ui` (the view a host renders its results in).
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none", default)]
+    pub meta: Option<Map<String, Value>>,
 }
 
 /// The result of `tools/call` (without the era's envelope fields).

@@ -141,6 +141,10 @@ pub struct Catalog {
     prompt_index: HashMap<&'static str, usize>,
     page_size: usize,
     logging: bool,
+    /// Some resource is a view (the MCP Apps extension is announced).
+    views: bool,
+    /// Some tool is for views only (`visibility = app`).
+    app_only: bool,
 }
 
 fn duplicates<T: Copy>(
@@ -336,6 +340,7 @@ impl Catalog {
             }
         }
         prompts.sort_by(|a, b| a.def.name.cmp(b.def.name));
+        errors.extend(check_views(&tools, &resources));
 
         if !errors.is_empty() {
             return Err(errors);
@@ -366,7 +371,13 @@ impl Catalog {
                 .chain(&templates)
                 .any(|r| logs(r.def.params))
             || prompts.iter().any(|p| logs(p.def.params));
+        let views = resources.iter().any(|r| r.def.view.is_some());
+        let app_only = tools
+            .iter()
+            .any(|t| t.def.visibility == super::view::Visibility::App);
         Ok(Catalog {
+            views,
+            app_only,
             tools,
             tool_index,
             resources,
@@ -382,6 +393,17 @@ impl Catalog {
     /// Whether some served function sends log messages (the `logging` capability).
     pub fn logging(&self) -> bool {
         self.logging
+    }
+
+    /// Whether some resource is a view: the server then announces the MCP Apps extension.
+    pub fn views(&self) -> bool {
+        self.views
+    }
+
+    /// Whether some tool is for views only (`visibility = app`), so `tools/list` depends on
+    /// whether the client declared the MCP Apps extension.
+    pub fn app_only(&self) -> bool {
+        self.app_only
     }
 
     /// Look a tool up by wire name.
@@ -480,6 +502,47 @@ impl Catalog {
     }
 }
 
+/// The MCP Apps rules between items, checked once the catalog is known (the macros check
+/// each item alone): a `#[tool]`'s `ui` names a view this server serves (a `#[view]` left
+/// out by `only_module`, say, would leave the host a URI it cannot read); a tool that
+/// continues another's pages takes a cursor, and so does the tool it names.
+fn check_views(tools: &[CatalogTool], resources: &[CatalogResource]) -> Vec<BuildError> {
+    let mut errors = Vec::new();
+    for tool in tools {
+        let mut problems = Vec::new();
+        // A tool added at run time publishes its `_meta` as given: a gateway's upstream
+        // serves the view itself, and may leave it out of its `resources/list`.
+        if let Some(uri) = tool.def.ui.filter(|_| tool.dynamic.is_none()) {
+            let served = resources
+                .iter()
+                .any(|r| r.def.uri == uri && r.def.view.is_some());
+            if !served {
+                problems.push(format!(
+                    "its `ui` names the view `{uri}`, which this server does not serve: declare it with #[view(\"{uri}\")] (and keep it in the server's selection)"
+                ));
+            }
+        }
+        if let Some(other) = tool.def.continues {
+            match tools.iter().find(|t| t.def.name == other) {
+                None => problems.push(format!(
+                    "it continues the pages of `{other}`, which this server does not serve"
+                )),
+                Some(t) if !t.paged || !tool.paged => problems.push(format!(
+                    "it continues the pages of `{other}`: both tools take a `Cursor` parameter"
+                )),
+                Some(_) => {}
+            }
+        }
+        if !problems.is_empty() {
+            errors.push(BuildError::InvalidTool {
+                name: tool.def.name.to_owned(),
+                problems,
+            });
+        }
+    }
+    errors
+}
+
 fn check_states(
     spec: &ParamSpec,
     item: &str,
@@ -518,9 +581,15 @@ fn static_entry(def: &'static ResourceDef) -> CatalogResource {
         name: def.name.to_owned(),
         title: def.title.map(str::to_owned),
         description: def.description.map(str::to_owned),
-        mime_type: def.mime.map(str::to_owned),
+        // A view is HTML for the MCP Apps host, whatever the function returns.
+        mime_type: def
+            .view
+            .map(|_| super::view::MIME)
+            .or(def.mime)
+            .map(str::to_owned),
         size: def.size,
         annotations: annotations(def),
+        meta: def.view.map(|view| view.meta()),
     };
     CatalogResource {
         def,
@@ -641,6 +710,7 @@ fn prepare(
             idempotent_hint: def.idempotent,
             open_world_hint: def.open_world,
         },
+        meta: super::view::tool_meta(def.ui, def.visibility),
     };
     Ok(CatalogTool {
         def,

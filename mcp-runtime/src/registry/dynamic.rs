@@ -132,6 +132,29 @@ impl DynamicTool {
                 );
             }
         }
+        // The MCP Apps members, read so that an app-only tool is kept from clients without
+        // the extension as a `#[tool(visibility = app)]` is.
+        let ui_meta = tool.meta.as_ref().and_then(|meta| meta.get("ui"));
+        let ui = match ui_meta.and_then(|ui| ui.get("resourceUri")) {
+            None => None,
+            Some(Value::String(uri)) if uri.starts_with(super::view::SCHEME) => Some(leak(uri)),
+            Some(_) => {
+                problems.push(format!(
+                    "its _meta.ui.resourceUri must be a string starting with `{}`",
+                    super::view::SCHEME
+                ));
+                None
+            }
+        };
+        let visibility = match ui_meta.and_then(|ui| ui.get("visibility")) {
+            None => super::view::Visibility::ModelAndApp,
+            Some(list) => super::view::Visibility::from_wire(list).unwrap_or_else(|| {
+                problems.push(
+                    "its _meta.ui.visibility must list \"model\", \"app\" or both".to_owned(),
+                );
+                super::view::Visibility::ModelAndApp
+            }),
+        };
         if !problems.is_empty() {
             return Err(BuildError::InvalidTool {
                 name: tool.name,
@@ -153,6 +176,9 @@ impl DynamicTool {
             // Results go back whole: the given output schema says nothing of artifacts.
             inline_limit: InlineLimit::Unlimited,
             scopes: &[],
+            ui,
+            visibility,
+            continues: None,
             module_path: "",
             file: DYNAMIC_PLACE,
             line: 0,
@@ -255,6 +281,9 @@ impl DynamicResource {
             // What the handler reads may depend on the caller: never shared.
             cache_scope: Some(CacheScope::Private),
             scopes: &[],
+            // A view's `_meta.ui` is published from the JSON as given; the server adds
+            // nothing to its reads.
+            view: None,
             module_path: "",
             file: DYNAMIC_RESOURCE_PLACE,
             line: 0,

@@ -21,6 +21,7 @@ mod resource;
 pub(crate) mod spec;
 mod tool;
 pub mod uri;
+pub(crate) mod view;
 
 pub use catalog::{BuildError, Catalog, CatalogTool, Defs, ListPage, Listing};
 pub use listed::Listed;
@@ -34,3 +35,4 @@ pub use spec::ParamSpec;
 pub use tool::{
     ErrorDetail, InlineLimit, TaskSupport, ToolDef, ToolItem, ToolRef, ToolRegistration,
 };
+pub use view::{Permissions, ViewDef, Visibility};

@@ -7,6 +7,7 @@ use crate::protocol::cache::CacheScope;
 use crate::protocol::{ResourceContents, Role, RpcError};
 
 use super::uri::{Piece, UriParams};
+use super::view::ViewDef;
 use super::{Completer, ParamSpec};
 
 /// The future a resource read runs as.
@@ -49,6 +50,8 @@ pub struct ResourceDef {
     /// `scopes(..)`: OAuth scopes a caller needs; the server checks them before any
     /// `Authorize` hook.
     pub scopes: &'static [&'static str],
+    /// `#[view]`: it is a view of the MCP Apps extension, served with `_meta.ui`.
+    pub view: Option<ViewDef>,
     /// `module_path!()` where the function is defined.
     pub module_path: &'static str,
     /// Source file, for error messages about duplicates.

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use crate::core::RequestContext;
 use crate::protocol::{CallToolResult, RpcError};
 
+use super::view::Visibility;
 use super::ParamSpec;
 
 /// The future a tool call runs as.
@@ -68,6 +69,14 @@ pub struct ToolDef {
     /// `scopes(..)`: OAuth scopes a caller needs; the server checks them before any
     /// `Authorize` hook.
     pub scopes: &'static [&'static str],
+    /// `ui = "ui://.."`: the view a host renders the tool's results in
+    /// (`_meta.ui.resourceUri`, the MCP Apps extension).
+    pub ui: Option<&'static str>,
+    /// `visibility = model|app`: who may call it (`_meta.ui.visibility`).
+    pub visibility: Visibility,
+    /// `continues = "tool"`: its page cursors are those of that tool (which takes a
+    /// `Cursor` too), so a cursor one of them returns opens in the other.
+    pub continues: Option<&'static str>,
     /// `module_path!()` where the function is defined (used by `Server::only_module`).
     pub module_path: &'static str,
     /// Source file and line, for error messages about duplicates.

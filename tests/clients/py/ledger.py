@@ -9,7 +9,9 @@ decrease, the count matches `total`; the JSON text block stands in for structure
 before 2025-06-18), a tampered cursor refused as a tool error that names the cursor, and
 `export_statement`'s CSV artifact found through its resource_link block (the text block that
 replaces it for 2025-03-26) and read with read_resource (part by part when it has several):
-its header, one line per transfer, its size and its SHA-256.
+its header, one line per transfer, its size and its SHA-256. Last the statement view as a
+client without the MCP Apps extension sees it: `statement`'s plain result, and the app-only
+`statement_more` unlisted and refused (-32021).
 
 Usage: ledger.py MODE stdio BINARY | ledger.py MODE http URL ISSUER, where MODE is
 "2026-07-28" (pinned), "legacy" (the initialize handshake) or "auto". Over stdio the ledger
@@ -179,6 +181,31 @@ async def large_results(client, memo, booked):
     else:
         check("the statement's SHA-256 is the one the link's description states", f"SHA-256 {sha256}" in (description or ""),
               (sha256, description))
+    return back_id
+
+
+async def statement_view(client, booked, back_id):
+    # The statement view (MCP Apps): this client declares no `io.modelcontextprotocol/ui`
+    # extension, so `statement` is an ordinary tool to it (a summary line and the page as
+    # structured content, or the JSON text block before 2025-06-18), and the view's own
+    # `statement_more` is neither listed nor callable.
+    statement = await client.call_tool("statement", {"account": "acme-payroll"})
+    page = structured(statement) or {}
+    rows = page.get("transfers") or []
+    check("statement answers with the plain result", not statement.is_error and page.get("account") == "acme-payroll"
+          and 2 <= len(rows) <= 20 and all(a["id"] > b["id"] for a, b in zip(rows, rows[1:])), statement)
+    text = statement.content[0].text if statement.content else ""
+    check("statement's text says what it shows", re.match(r"^\d+ transfer\(s\) of acme-payroll, newest first", text) is not None, text)
+    ids = [t["id"] for t in rows]
+    check("statement shows the transfers of this run", (booked.structured_content or {}).get("id") in ids and back_id in ids, ids)
+    names = [t.name for t in (await client.list_tools()).tools]
+    check("statement is listed and statement_more is not", "statement" in names and "statement_more" not in names, names)
+    try:
+        more = await client.call_tool("statement_more", {"account": "acme-payroll"})
+        check("statement_more is refused to a client without the extension", False, more)
+    except Exception as e:  # the SDK raises the JSON-RPC error
+        code = getattr(getattr(e, "error", None), "code", None)
+        check("statement_more is refused to a client without the extension (-32021)", code == -32021, repr(e))
 
 
 async def balance(client, account):
@@ -218,7 +245,8 @@ async def main():
             problems = [str(e) for value in (short.structured_content, booked.structured_content)
                         for e in jsonschema.Draft202012Validator(tool.output_schema).iter_errors(value)]
             check("the error and the transfer both fit the tool's output schema", not problems, problems)
-            await large_results(client, memo, booked)
+            back_id = await large_results(client, memo, booked)
+            await statement_view(client, booked, back_id)
     print(f"py ledger {MODE} {KIND}: " + ("all checks passed" if failures == 0 else f"{failures} check(s) failed"))
 
 

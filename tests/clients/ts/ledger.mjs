@@ -10,7 +10,9 @@
 // cursor refused as a tool error that names the cursor, and `export_statement`'s CSV
 // artifact found through its resource_link block (the text block that replaces it for
 // 2025-03-26) and read with readResource (part by part when it has several): its header,
-// one line per transfer, its size and its SHA-256. Usage:
+// one line per transfer, its size and its SHA-256. Last the statement view as a client
+// without the MCP Apps extension sees it: `statement`'s plain result, and the app-only
+// `statement_more` unlisted and refused (-32021). Usage:
 //   node ledger.mjs MODE stdio <path-to-ledger-binary>      (a fresh LEDGER_DATABASE each run)
 //   node ledger.mjs MODE http  http://127.0.0.1:PORT/mcp http://127.0.0.1:ISSUER_PORT
 // MODE is 2026-07-28 (pinned) or legacy.
@@ -213,6 +215,26 @@ try {
     check("the statement's SHA-256 is structuredContent's sha256", sha256 === meta.sha256, { sha256, meta: meta.sha256 });
   } else {
     check("the statement's SHA-256 is the one the link's description states", (description ?? '').includes(`SHA-256 ${sha256}`), { sha256, description });
+  }
+
+  // The statement view (MCP Apps): this client declares no `io.modelcontextprotocol/ui`
+  // extension, so `statement` is an ordinary tool to it (a summary line and the page as
+  // structured content, or the JSON text block before 2025-06-18), and the view's own
+  // `statement_more` is neither listed nor callable.
+  const statement = await client.callTool({ name: 'statement', arguments: { account: 'acme-payroll' } });
+  const page = structured(statement);
+  const rows = page?.transfers ?? [];
+  check('statement answers with the plain result', statement.isError !== true && page?.account === 'acme-payroll' &&
+    rows.length >= 2 && rows.length <= 20 && rows.every((t, i) => i === 0 || t.id < rows[i - 1].id), statement);
+  check("statement's text says what it shows", /^\d+ transfer\(s\) of acme-payroll, newest first/.test(statement.content?.[0]?.text ?? ''), statement.content?.[0]);
+  check('statement shows the transfers of this run', rows.some((t) => t.id === booked.structuredContent?.id) && rows.some((t) => t.id === backId), rows.map((t) => t.id));
+  const names = (await client.listTools()).tools.map((t) => t.name);
+  check('statement is listed and statement_more is not', names.includes('statement') && !names.includes('statement_more'), names);
+  try {
+    const more = await client.callTool({ name: 'statement_more', arguments: { account: 'acme-payroll' } });
+    check('statement_more is refused to a client without the extension', false, more);
+  } catch (e) {
+    check('statement_more is refused to a client without the extension (-32021)', e?.code === -32021, { code: e?.code, message: e?.message });
   }
 } catch (e) {
   check('no unexpected error', false, String(e?.stack ?? e));

@@ -186,6 +186,7 @@ impl ArtifactLink {
             mime_type: Some(self.mime_type.clone()),
             size: Some(self.size),
             annotations: None,
+            meta: None,
         })
     }
 }

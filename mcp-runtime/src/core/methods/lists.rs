@@ -26,6 +26,12 @@ impl Core {
     }
 
     pub(crate) fn list(&self, list: &PagedList, call: &Call) -> Reply {
+        self.list_tools(list, call, AppOnly::None)
+    }
+
+    /// A list (`tools/list` with what its app-only tools make of it; every other list
+    /// passes [`AppOnly::None`]).
+    pub(crate) fn list_tools(&self, list: &PagedList, call: &Call, app_only: AppOnly) -> Reply {
         let page = match call.params.get("cursor") {
             None | Some(Value::Null) => 0,
             Some(Value::String(cursor)) => match list.cursors.page_of(cursor) {
@@ -47,32 +53,42 @@ impl Core {
                 .flatten()
                 .map(str::to_owned)
         };
-        let (items, more, cache) = match &self.list_filter {
-            None => {
+        // A list that depends on who asks, or on what the client declared, is never shared.
+        let private = CacheHints {
+            ttl: self.list_cache.ttl,
+            scope: crate::protocol::cache::CacheScope::Private,
+        };
+        let hide_app_only = matches!(app_only, AppOnly::Varies { shown: false });
+        let (items, more, cache) = match (&self.list_filter, hide_app_only) {
+            (None, false) => {
+                let cache = match app_only {
+                    AppOnly::None => self.list_cache,
+                    AppOnly::Varies { .. } => private,
+                };
                 return match list.pages.get(page) {
                     Some(items) => Reply::Page {
                         field: list.field,
                         page: items.clone(),
                         next_cursor: next_cursor(page + 1 < list.pages.len()),
-                        cache: self.list_cache,
+                        cache,
                     },
                     // Cursors name only pages that exist; this is an empty list's only page.
                     None => Reply::Page {
                         field: list.field,
                         page: Arc::new(ListPage::new(Vec::new())),
                         next_cursor: None,
-                        cache: self.list_cache,
+                        cache,
                     },
                 };
             }
-            Some(filter) => {
-                // The same pages, of the entries this caller may see: such a list depends on
-                // who asks, so no cache may share it.
+            (filter, _) => {
+                // The same pages, of the entries this caller may see.
                 let principal = call.ctx.principal();
                 let visible: Vec<&Value> = list
                     .entries
                     .iter()
-                    .filter(|(listed, _)| filter(principal, listed))
+                    .filter(|(listed, _)| !(hide_app_only && is_app_only(listed)))
+                    .filter(|(listed, _)| filter.as_ref().is_none_or(|f| f(principal, listed)))
                     .map(|(_, value)| value)
                     .collect();
                 let mut pages = visible.chunks(list.page_size);
@@ -81,11 +97,7 @@ impl Core {
                     .map(|chunk| chunk.iter().map(|v| (*v).clone()).collect())
                     .unwrap_or_default();
                 let more = pages.next().is_some();
-                let cache = CacheHints {
-                    ttl: self.list_cache.ttl,
-                    scope: crate::protocol::cache::CacheScope::Private,
-                };
-                (Value::Array(items), more, cache)
+                (Value::Array(items), more, private)
             }
         };
         let mut body = Map::new();
@@ -98,4 +110,20 @@ impl Core {
             cache: Some(cache),
         }
     }
+}
+
+/// What app-only tools (`visibility = app`) make of a `tools/list`.
+#[derive(Clone, Copy)]
+pub(crate) enum AppOnly {
+    /// There are none: the list is the same for every client.
+    None,
+    /// There are some: `shown` when the client declared the MCP Apps extension.
+    Varies {
+        /// The client takes views, so it lists them (its host keeps them from the model).
+        shown: bool,
+    },
+}
+
+fn is_app_only(listed: &crate::registry::Listed<'_>) -> bool {
+    matches!(listed, crate::registry::Listed::Tool(def) if def.visibility == crate::registry::Visibility::App)
 }

@@ -1,7 +1,7 @@
 //! One module per method family; each adds its handler to [`Core`](super::Core).
 
 mod completion;
-mod lists;
+pub(crate) mod lists;
 pub(crate) mod params;
 mod prompts;
 mod resources;

@@ -1,6 +1,6 @@
 //! `resources/read`: resolve the URI, authorize, run the reader, attach cache hints.
 
-use serde_json::json;
+use serde_json::{json, Map, Value};
 
 use crate::policy::auth::Action;
 use crate::protocol::cache::{CacheHints, CacheScope};
@@ -99,7 +99,12 @@ impl Core {
         };
         self.finish_round(&ctx, &binding, failed, || match outcome {
             Ok(contents) => {
-                complete_reply(ReadResourceResult { contents }, "resource", Some(hints))
+                let reply =
+                    complete_reply(ReadResourceResult { contents }, "resource", Some(hints));
+                match def.view {
+                    Some(view) => with_view_meta(reply, &view),
+                    None => reply,
+                }
             }
             Err(error) => Reply::Error(error),
         })
@@ -158,4 +163,25 @@ impl Core {
             Err(error) => Reply::Error(error),
         }
     }
+}
+
+/// A view's read: every content carries `_meta.ui` (its CSP, permissions, domain and
+/// border), where the MCP Apps extension reads it, and the one MIME type the extension
+/// defines for views, whatever the function returned.
+fn with_view_meta(reply: Reply, view: &crate::registry::ViewDef) -> Reply {
+    let Reply::Result { mut body, cache } = reply else {
+        return reply;
+    };
+    if let Some(Value::Array(contents)) = body.get_mut("contents") {
+        for content in contents.iter_mut().filter_map(Value::as_object_mut) {
+            content.insert("mimeType".into(), json!(crate::registry::view::MIME));
+            let meta = content
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(meta) = meta {
+                meta.insert("ui".into(), view.ui_meta());
+            }
+        }
+    }
+    Reply::Result { body, cache }
 }

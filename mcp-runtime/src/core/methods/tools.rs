@@ -12,7 +12,8 @@ use crate::core::RequestContext;
 use crate::policy::auth::Action;
 use crate::protocol::{CallToolResult, RpcError};
 use crate::registry::spec::CURSOR_ARGUMENT;
-use crate::registry::{CatalogTool, TaskSupport};
+use crate::registry::view;
+use crate::registry::{CatalogTool, TaskSupport, Visibility};
 
 use super::super::artifacts::spill_over;
 use super::super::dispatch::{Call, Core, Reply};
@@ -42,6 +43,13 @@ impl Core {
         let Some(tool) = snapshot.catalog.get(&name) else {
             return unknown_name("tool", &name);
         };
+        // An app-only tool is called by a host's view; a client that did not declare the
+        // MCP Apps extension has no view, so the call is refused with -32021 naming the
+        // extension: the tool exists (so not "unknown tool"), the arguments may be right
+        // (so not -32602), and what is missing is a capability the client can declare.
+        if tool.def.visibility == Visibility::App && !view::declared(ctx.client_capabilities()) {
+            return Reply::Error(view::missing_extension());
+        }
         // The key is the server's, not the handler's: out before anyone looks at the
         // arguments. A malformed one is an argument error the model can fix.
         let key = if tool.def.idempotency {
@@ -56,10 +64,11 @@ impl Core {
         // arguments, which the handler's extractors may take apart: bound now.
         if tool.paged {
             let cursor = arguments.remove(CURSOR_ARGUMENT);
+            // A tool that continues another's pages shares its cursors.
             ctx.set_paging(Paging::new(
                 self.live.sealer(),
                 self.cursor_ttl,
-                &name,
+                tool.def.continues.unwrap_or(&name),
                 &arguments,
                 &ctx,
             ));

@@ -18,8 +18,18 @@ pub(crate) fn capabilities(_version: &str, mut core: Value) -> Value {
     // The core announces what every handshake revision defines (tools, resources with
     // subscribe, prompts, completions, logging, each with listChanged where it applies),
     // plus the Tasks extension, which handshake-era sessions never get (S-377, S-379).
+    // The MCP Apps extension was defined for `initialize` and stays.
     if let Value::Object(caps) = &mut core {
-        caps.remove("extensions");
+        let empty = match caps.get_mut("extensions") {
+            Some(Value::Object(extensions)) => {
+                extensions.remove(crate::tasks::EXTENSION);
+                extensions.is_empty()
+            }
+            _ => true,
+        };
+        if empty {
+            caps.remove("extensions");
+        }
     }
     core
 }
@@ -199,6 +209,23 @@ fn titled_enum_as_enum_names(property: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // S-377, S-379: no Tasks extension in the handshake era; the MCP Apps extension,
+    // defined for `initialize`, is kept.
+    #[test]
+    fn initialize_keeps_the_ui_extension_and_drops_tasks() {
+        let ui = json!({"mimeTypes": ["text/html;profile=mcp-app"]});
+        let both = json!({"tools": {}, "extensions": {
+            "io.modelcontextprotocol/tasks": {},
+            "io.modelcontextprotocol/ui": ui,
+        }});
+        assert_eq!(
+            capabilities("2025-11-25", both),
+            json!({"tools": {}, "extensions": {"io.modelcontextprotocol/ui": ui}})
+        );
+        let tasks = json!({"tools": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}});
+        assert_eq!(capabilities("2025-06-18", tasks), json!({"tools": {}}));
+    }
 
     #[test]
     fn structured_content_is_kept_only_as_an_object_from_2025_06_18() {

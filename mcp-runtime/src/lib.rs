@@ -106,7 +106,7 @@ pub use mcp_runtime_macros::prompt;
 /// Turns a function returning an HTML document into a view of the MCP Apps extension:
 /// `#[view("ui://orders/board")]`, named by tools with `#[tool(ui = "ui://orders/board")]`.
 /// See the book's "Views" chapter.
-pub use mcp_macros::view;
+pub use mcp_runtime_macros::view;
 
 /// What most servers need in one import.
 pub mod prelude {

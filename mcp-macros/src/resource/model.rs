@@ -70,7 +70,7 @@ pub struct Model {
     /// Where rustc reports a second resource with the same URI shape.
     pub dup_span: Span,
     /// `#[view]`: what the MCP Apps host needs to frame it.
-    pub view: Option<crate::view::model::ViewModel>,
+    pub view: Option<crate::view::framing::ViewModel>,
 }
 
 /// `None` when the attribute could not be read (its error is recorded).

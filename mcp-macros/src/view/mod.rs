@@ -5,6 +5,7 @@
 //! resolves at compile time.
 
 pub(crate) mod expand;
+pub(crate) mod framing;
 pub(crate) mod model;
 mod parse;
 mod validate;

@@ -8,6 +8,7 @@
 
 use syn::{Expr, LitStr};
 
+use super::framing::ViewModel;
 use super::parse::Parsed;
 use crate::docs;
 use crate::errors::Errors;
@@ -37,19 +38,6 @@ const CSP_KEYS: &[&str] = &["connect", "resource", "frame", "base_uri"];
 
 /// The permissions a view may ask for.
 const PERMISSIONS: &[&str] = &["camera", "microphone", "geolocation", "clipboard_write"];
-
-/// What the host needs to frame the view, as declared.
-#[derive(Default)]
-pub struct ViewModel {
-    pub connect: Vec<String>,
-    pub resource: Vec<String>,
-    pub frame: Vec<String>,
-    pub base_uri: Vec<String>,
-    /// The permissions asked for, by their option spelling.
-    pub permissions: Vec<String>,
-    pub domain: Option<String>,
-    pub prefers_border: Option<bool>,
-}
 
 /// A view as declared: the resource it is served as, and its framing.
 pub struct Model {

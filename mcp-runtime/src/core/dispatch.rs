@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use super::methods::lists::AppOnly;
 use crate::observe::Outcome;
 use crate::policy::auth::{ListFilter, SharedAuthorize};
 use crate::policy::limits::Limiter;
@@ -316,19 +315,7 @@ impl Core {
         // own, so a tool call's future is not their size.
         match method {
             Method::Discover => self.discover(),
-            Method::ToolsList => {
-                // App-only tools are for a host's views: a client that did not declare the
-                // MCP Apps extension has none, and the extension forbids showing them to
-                // the model, so they are left out of its list (and refused if called).
-                let views = if snapshot.catalog.app_only() {
-                    AppOnly::Varies {
-                        shown: crate::registry::view::declared(call.ctx.client_capabilities()),
-                    }
-                } else {
-                    AppOnly::None
-                };
-                self.list_tools(&lists.tools, &call, views)
-            }
+            Method::ToolsList => self.tools_list(&lists.tools, &call, snapshot.catalog.app_only()),
             Method::ToolsCall => self.call_tool(&snapshot, call).await,
             Method::ResourcesList => self.list(&lists.resources, &call),
             Method::TemplatesList => self.list(&lists.templates, &call),

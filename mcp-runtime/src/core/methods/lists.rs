@@ -26,12 +26,27 @@ impl Core {
     }
 
     pub(crate) fn list(&self, list: &PagedList, call: &Call) -> Reply {
-        self.list_tools(list, call, AppOnly::None)
+        self.list_page(list, call, AppOnly::None)
     }
 
-    /// A list (`tools/list` with what its app-only tools make of it; every other list
-    /// passes [`AppOnly::None`]).
-    pub(crate) fn list_tools(&self, list: &PagedList, call: &Call, app_only: AppOnly) -> Reply {
+    /// `tools/list`, when the catalog `has_app_only` tools or not. App-only tools are for
+    /// a host's views: a client that did not declare the MCP Apps extension has none, and
+    /// the extension forbids showing them to the model, so they are left out of its list
+    /// (and refused if called).
+    pub(crate) fn tools_list(&self, list: &PagedList, call: &Call, has_app_only: bool) -> Reply {
+        let app_only = if has_app_only {
+            AppOnly::Varies {
+                shown: crate::registry::view::declared(call.ctx.client_capabilities()),
+            }
+        } else {
+            AppOnly::None
+        };
+        self.list_page(list, call, app_only)
+    }
+
+    /// A page of a list (`tools/list` with what its app-only tools make of it; every other
+    /// list passes [`AppOnly::None`]).
+    fn list_page(&self, list: &PagedList, call: &Call, app_only: AppOnly) -> Reply {
         let page = match call.params.get("cursor") {
             None | Some(Value::Null) => 0,
             Some(Value::String(cursor)) => match list.cursors.page_of(cursor) {
@@ -114,7 +129,7 @@ impl Core {
 
 /// What app-only tools (`visibility = app`) make of a `tools/list`.
 #[derive(Clone, Copy)]
-pub(crate) enum AppOnly {
+enum AppOnly {
     /// There are none: the list is the same for every client.
     None,
     /// There are some: `shown` when the client declared the MCP Apps extension.

@@ -188,7 +188,7 @@ pub mod __private {
     #[diagnostic::on_unimplemented(
         message = "no `#[view]` declares the URI this tool's `ui` names",
         label = "declare it with `#[view(\"ui://..\")]` on the function that returns the view's HTML",
-        note = "a tool's `ui` names a view of this crate or of one it depends on, by its exact URI"
+        note = "a tool's `ui` names a `#[view]` of this crate (in any module) by its exact URI"
     )]
     pub trait ViewDeclared<M> {}
 

@@ -13,9 +13,22 @@ use crate::sig;
 /// The scheme of every view's URI.
 pub const SCHEME: &str = "ui://";
 
-/// What is emitted when the declaration has errors.
+/// What is emitted when the declaration has errors: the function, and the URI's marker
+/// when the URI itself is a view's, so that a mistake in an option is reported once, at
+/// the option, and not a second time at every tool that names the view.
 pub fn stub(parsed: &Parsed) -> TokenStream {
-    sig::stub(&parsed.func)
+    let mut out = sig::stub(&parsed.func);
+    if let Some(attr) = &parsed.attr {
+        // The URI's own errors are reported by the stage that checked it; this only asks
+        // whether there are any.
+        let mut scratch = crate::errors::Errors::default();
+        let valid = super::check_uri(&attr.uri, &mut scratch);
+        let _ = scratch.finish();
+        if valid {
+            out.extend(marker(&attr.uri.value()));
+        }
+    }
+    out
 }
 
 /// The resource and the marker `#[tool(ui = "..")]` looks for.
@@ -25,21 +38,27 @@ pub fn view(parsed: &Parsed, model: &Model) -> TokenStream {
         attr: None,
     };
     let mut out = resource::resource(&as_resource, &model.resource);
-    let hash = uri_hash(&model.resource.uri);
-    // The one implementation of `ViewDeclared<_>` for this URI's marker type: a tool that
-    // names the URI infers the `_` from it, and fails to compile when there is none.
-    out.extend(quote! {
+    out.extend(marker(&model.resource.uri));
+    out
+}
+
+/// The one implementation of `ViewDeclared<_>` for this URI's marker type: a tool that
+/// names the URI infers the `_` from it, and fails to compile when there is none. The type
+/// is local (so the crate may implement the runtime's trait for the runtime's type) and
+/// public, though unnameable in its anonymous block: a tool in any module may infer it.
+fn marker(uri: &str) -> TokenStream {
+    let hash = uri_hash(uri);
+    quote! {
         const _: () = {
             #[doc(hidden)]
             #[allow(dead_code)]
-            struct __McpView;
+            pub struct __McpView;
             impl ::mcp_runtime::__private::ViewDeclared<__McpView>
                 for ::mcp_runtime::__private::ViewUri<#hash>
             {
             }
         };
-    });
-    out
+    }
 }
 
 /// A view URI's marker: 128 bits of FNV-1a over the URI (two 64-bit passes with different

@@ -1,6 +1,7 @@
 //! Every form of `#[view]` and of the view options of `#[tool]` keeps compiling: a view
 //! with every option, one that takes extractors and fails as a resource does, tools
-//! naming views with each visibility, and a tool continuing another's pages.
+//! naming views with each visibility, a tool continuing another's pages, and views and
+//! tools in different modules.
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::{Cursor, Page};
@@ -59,6 +60,41 @@ async fn model_only() -> &'static str {
 #[tool(visibility = [model, app])]
 async fn both() -> &'static str {
     "ok"
+}
+
+/// Views and the tools naming them may live in any modules of the crate.
+mod views {
+    use mcp_runtime::prelude::*;
+
+    pub mod nested {
+        use mcp_runtime::prelude::*;
+
+        #[view("ui://shop/nested")]
+        pub fn nested() -> &'static str {
+            "<!DOCTYPE html><html></html>"
+        }
+    }
+
+    #[view("ui://shop/sibling")]
+    fn sibling() -> &'static str {
+        "<!DOCTYPE html><html></html>"
+    }
+}
+
+mod tools {
+    use mcp_runtime::prelude::*;
+
+    /// Names a view of a sibling module.
+    #[tool(ui = "ui://shop/sibling")]
+    async fn in_sibling() -> &'static str {
+        "ok"
+    }
+
+    /// Names a view of a module nested in a sibling.
+    #[tool(ui = "ui://shop/nested")]
+    async fn in_nested() -> &'static str {
+        "ok"
+    }
 }
 
 fn main() {}

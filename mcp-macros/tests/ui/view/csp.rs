@@ -38,4 +38,11 @@ fn raw() -> &'static str {
     ""
 }
 
+/// A tool naming a view whose options have errors: those errors are reported at the
+/// options only, not a second time here as "no `#[view]` declares the URI".
+#[tool(ui = "ui://c")]
+async fn shows_malformed() -> &'static str {
+    "ok"
+}
+
 fn main() {}

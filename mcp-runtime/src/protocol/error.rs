@@ -108,8 +108,17 @@ impl RpcError {
 
     /// -32021 with `data.requiredCapabilities` (a `ClientCapabilities` object).
     pub fn missing_capability(required: Value) -> Self {
+        // An extension is named by its id: "extensions" alone would not say which one.
         let names: Vec<String> = match &required {
-            Value::Object(map) => map.keys().cloned().collect(),
+            Value::Object(map) => map
+                .iter()
+                .flat_map(|(name, value)| match (name.as_str(), value) {
+                    ("extensions", Value::Object(ids)) if !ids.is_empty() => {
+                        ids.keys().map(|id| format!("extension {id}")).collect()
+                    }
+                    _ => vec![name.clone()],
+                })
+                .collect(),
             _ => Vec::new(),
         };
         Self::new(

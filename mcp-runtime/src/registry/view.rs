@@ -164,9 +164,8 @@ pub(crate) fn tool_meta(ui: Option<&str>, visibility: Visibility) -> Option<Map<
 
 /// Whether `capabilities` (a client's, as declared) take views: the extension is declared
 /// and its `mimeTypes` lists the type views are served as.
-pub(crate) fn declared(capabilities: &crate::core::ClientCapabilities) -> bool {
+pub(crate) fn declared(capabilities: &Map<String, Value>) -> bool {
     capabilities
-        .as_map()
         .get("extensions")
         .and_then(|e| e.get(EXTENSION))
         .and_then(|ui| ui.get("mimeTypes"))
@@ -231,10 +230,18 @@ mod tests {
     }
 
     #[test]
+    fn the_refusal_names_the_extension() {
+        let refused = missing_extension();
+        assert_eq!(refused.code, -32021);
+        assert_eq!(
+            refused.message,
+            "Missing required client capability: extension io.modelcontextprotocol/ui"
+        );
+    }
+
+    #[test]
     fn a_client_takes_views_only_with_the_html_type() {
-        let caps = |v: Value| {
-            crate::core::ClientCapabilities::new(v.as_object().cloned().unwrap_or_default())
-        };
+        let caps = |v: Value| v.as_object().cloned().unwrap_or_default();
         assert!(declared(&caps(
             json!({"extensions": {EXTENSION: {"mimeTypes": [MIME]}}})
         )));

@@ -36,7 +36,7 @@ impl Core {
     pub(crate) fn tools_list(&self, list: &PagedList, call: &Call, has_app_only: bool) -> Reply {
         let app_only = if has_app_only {
             AppOnly::Varies {
-                shown: crate::registry::view::declared(call.ctx.client_capabilities()),
+                shown: crate::registry::view::declared(call.ctx.client_capabilities().as_map()),
             }
         } else {
             AppOnly::None

@@ -47,7 +47,9 @@ impl Core {
         // MCP Apps extension has no view, so the call is refused with -32021 naming the
         // extension: the tool exists (so not "unknown tool"), the arguments may be right
         // (so not -32602), and what is missing is a capability the client can declare.
-        if tool.def.visibility == Visibility::App && !view::declared(ctx.client_capabilities()) {
+        if tool.def.visibility == Visibility::App
+            && !view::declared(ctx.client_capabilities().as_map())
+        {
             return Reply::Error(view::missing_extension());
         }
         // The key is the server's, not the handler's: out before anyone looks at the

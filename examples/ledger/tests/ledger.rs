@@ -8,11 +8,13 @@ use mcp_runtime::Principal;
 use serde_json::{json, Value};
 // ANCHOR_END: uses
 
+// ANCHOR: principal
 fn alice() -> Principal {
     Principal::new("alice")
         .with_tenant("acme")
         .with_scopes(["ledger:read", "ledger:write"])
 }
+// ANCHOR_END: principal
 
 fn meta() -> Value {
     json!({
@@ -504,6 +506,7 @@ async fn statement_view(ledger: ledger::Ledger, era: Option<&str>) {
         );
     }
 
+    // ANCHOR: listing
     // The view is an ordinary resource, with its MIME type and `_meta.ui`.
     let listed = host.request("resources/list", json!({})).await;
     let view = listed["result"]["resources"]
@@ -548,6 +551,7 @@ async fn statement_view(ledger: ledger::Ledger, era: Option<&str>) {
     assert!(named(&plain_tools, "statement").is_some());
     assert!(named(&plain_tools, "statement_more").is_none());
     assert!(named(&plain_tools, "history").is_some());
+    // ANCHOR_END: listing
 
     // The first page: the same result for both, text first.
     let first = plain

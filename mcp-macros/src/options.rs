@@ -62,6 +62,24 @@ impl Parse for RawOption {
     }
 }
 
+/// `"literal", options..`: the string an attribute starts with (a URI or a template) and
+/// the options after it; `missing` is the error when the string is not there.
+pub fn parse_after_string(
+    input: ParseStream,
+    missing: &str,
+) -> syn::Result<(LitStr, Vec<RawOption>)> {
+    let lead: LitStr = input
+        .parse()
+        .map_err(|e| syn::Error::new(e.span(), missing))?;
+    let options = if input.is_empty() {
+        Vec::new()
+    } else {
+        input.parse::<Token![,]>()?;
+        parse_list(input)?
+    };
+    Ok((lead, options))
+}
+
 /// Parse a comma-separated option list.
 pub fn parse_list(input: ParseStream) -> syn::Result<Vec<RawOption>> {
     Ok(Punctuated::<RawOption, Token![,]>::parse_terminated(input)?

@@ -174,12 +174,8 @@ fn read_option(
             }
         }
         ResourceKey::Ttl => {
-            if let Some(s) = reader.string(option) {
-                let value = s.value();
-                match parse_duration_ms(&value) {
-                    Some(ms) => model.ttl_ms = Some(ms),
-                    None => reader.errors.at(&s, format!("`{value}` is not a duration: write a number with a unit, such as \"500ms\", \"30s\", \"5m\" or \"1h\"")),
-                }
+            if let Some(ms) = ttl(option, reader) {
+                model.ttl_ms = Some(ms);
             }
         }
         ResourceKey::Size => match &option.value {
@@ -217,16 +213,41 @@ fn read_option(
                 "`audience` is `user`, `assistant` or both: audience = [user, assistant]",
             ),
         },
-        ResourceKey::Cache => match &option.value {
-            Some(Expr::Path(p)) if p.path.is_ident("public") => model.cache_private = Some(false),
-            Some(Expr::Path(p)) if p.path.is_ident("private") => model.cache_private = Some(true),
-            _ => reader.errors.at(
-                &option.key,
-                "`cache` is `public` (same for every caller) or `private` (per user): cache = private",
-            ),
-        },
+        ResourceKey::Cache => {
+            if let Some(private) = cache_private(option, reader.errors) {
+                model.cache_private = Some(private);
+            }
+        }
         ResourceKey::Scopes => model.scopes = options::scopes(option, reader.errors),
         ResourceKey::Complete => model.completers = options::completers(option, reader.errors),
+    }
+}
+
+/// `ttl = "5m"` (of `#[resource]` and `#[view]`): the milliseconds, or `None` with the
+/// error recorded at the string.
+pub fn ttl<K: options::Key>(option: &RawOption, reader: &mut Reader<'_, K>) -> Option<u64> {
+    let s = reader.string(option)?;
+    let value = s.value();
+    let ms = parse_duration_ms(&value);
+    if ms.is_none() {
+        reader.errors.at(&s, format!("`{value}` is not a duration: write a number with a unit, such as \"500ms\", \"30s\", \"5m\" or \"1h\""));
+    }
+    ms
+}
+
+/// `cache = private` (`Some(true)`) or `cache = public` (`Some(false)`), of `#[resource]`
+/// and `#[view]`; `None` with the error recorded at the key for anything else.
+pub fn cache_private(option: &RawOption, errors: &mut Errors) -> Option<bool> {
+    match &option.value {
+        Some(Expr::Path(p)) if p.path.is_ident("public") => Some(false),
+        Some(Expr::Path(p)) if p.path.is_ident("private") => Some(true),
+        _ => {
+            errors.at(
+                &option.key,
+                "`cache` is `public` (same for every caller) or `private` (per user): cache = private",
+            );
+            None
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use proc_macro2::TokenStream;
 use syn::parse::{Parse, ParseStream};
-use syn::{ItemFn, LitStr, Token};
+use syn::{ItemFn, LitStr};
 
 use crate::errors::Errors;
 use crate::options::{self, inner_span, RawOption};
@@ -33,18 +33,10 @@ struct Syntax {
 
 impl Parse for Syntax {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let template: LitStr = input.parse().map_err(|e| {
-            syn::Error::new(
-                e.span(),
-                "#[resource] starts with the URI template: #[resource(\"orders://<id>\")]",
-            )
-        })?;
-        let options = if input.is_empty() {
-            Vec::new()
-        } else {
-            input.parse::<Token![,]>()?;
-            options::parse_list(input)?
-        };
+        let (template, options) = options::parse_after_string(
+            input,
+            "#[resource] starts with the URI template: #[resource(\"orders://<id>\")]",
+        )?;
         Ok(Syntax { template, options })
     }
 }

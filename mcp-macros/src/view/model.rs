@@ -6,14 +6,14 @@
 //! CSP key or permission that does not exist, an origin that is not one, a domain that is
 //! not a host name.
 
-use syn::{Expr, LitStr};
+use syn::LitStr;
 
 use super::framing::ViewModel;
 use super::parse::Parsed;
 use crate::docs;
 use crate::errors::Errors;
 use crate::options::{self, option_keys, suggest, RawOption, Reader};
-use crate::resource::model::{parse_duration_ms, Model as ResourceModel, Source};
+use crate::resource::model::{cache_private, ttl, Model as ResourceModel, Source};
 use crate::sig;
 use crate::uri::Piece;
 
@@ -95,30 +95,17 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
                 }
             }
             ViewKey::Title => resource.title = reader.string(option).map(|s| s.value()),
-            ViewKey::Description => {
-                resource.description = reader.string(option).map(|s| s.value())
-            }
+            ViewKey::Description => resource.description = reader.string(option).map(|s| s.value()),
             ViewKey::Ttl => {
-                if let Some(s) = reader.string(option) {
-                    let value = s.value();
-                    match parse_duration_ms(&value) {
-                        Some(ms) => resource.ttl_ms = Some(ms),
-                        None => reader.errors.at(&s, format!("`{value}` is not a duration: write a number with a unit, such as \"500ms\", \"30s\", \"5m\" or \"1h\"")),
-                    }
+                if let Some(ms) = ttl(option, &mut reader) {
+                    resource.ttl_ms = Some(ms);
                 }
             }
-            ViewKey::Cache => match &option.value {
-                Some(Expr::Path(p)) if p.path.is_ident("public") => {
-                    resource.cache_private = Some(false)
+            ViewKey::Cache => {
+                if let Some(private) = cache_private(option, reader.errors) {
+                    resource.cache_private = Some(private);
                 }
-                Some(Expr::Path(p)) if p.path.is_ident("private") => {
-                    resource.cache_private = Some(true)
-                }
-                _ => reader.errors.at(
-                    &option.key,
-                    "`cache` is `public` (same for every caller) or `private` (per user): cache = private",
-                ),
-            },
+            }
             ViewKey::Scopes => resource.scopes = options::scopes(option, reader.errors),
             ViewKey::Csp => csp(option, &mut view, reader.errors),
             ViewKey::Permissions => permissions(option, &mut view, reader.errors),

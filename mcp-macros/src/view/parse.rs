@@ -3,7 +3,7 @@
 
 use proc_macro2::TokenStream;
 use syn::parse::{Parse, ParseStream};
-use syn::{ItemFn, LitStr, Token};
+use syn::{ItemFn, LitStr};
 
 use crate::errors::Errors;
 use crate::options::{self, RawOption};
@@ -23,18 +23,10 @@ pub struct Attr {
 
 impl Parse for Attr {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let uri: LitStr = input.parse().map_err(|e| {
-            syn::Error::new(
-                e.span(),
-                "#[view] starts with the view's URI: #[view(\"ui://orders/board\")]",
-            )
-        })?;
-        let options = if input.is_empty() {
-            Vec::new()
-        } else {
-            input.parse::<Token![,]>()?;
-            options::parse_list(input)?
-        };
+        let (uri, options) = options::parse_after_string(
+            input,
+            "#[view] starts with the view's URI: #[view(\"ui://orders/board\")]",
+        )?;
         Ok(Attr { uri, options })
     }
 }

@@ -66,6 +66,8 @@ scripts/public-api.sh
 
 step "packaging: mcp-runtime-macros and mcp-runtime as cargo publish uploads them; a server built from the tarballs alone with the oldest supported Rust (rust-version), called over stdio"
 scripts/packaged-server.sh "$bins/mcp" 2>&1 | tee target/packaged-server.log
+# Its build from the tarballs (about 1 GB) is read by nothing later: the disk goes back.
+rm -rf target/packaged/target
 
 step "dependency tree (cargo deny: licences, duplicate versions, sources; deny.toml says why each exception)"
 deny_version=0.20.2

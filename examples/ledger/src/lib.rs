@@ -63,6 +63,28 @@ pub async fn accounts(tenant: Tenant, ledger: State<Ledger>) -> Result<Json<Acco
 }
 
 // ANCHOR: history
+/// At most `limit` of `account`'s transfers older than the cursor's position, newest
+/// first, and the position of the next page when there is one.
+async fn page_of(
+    ledger: &Ledger,
+    tenant: &Tenant,
+    account: &str,
+    older_than: &Cursor<i64>,
+    limit: u32,
+) -> Result<(Vec<Transfer>, Option<i64>), Rejected> {
+    let before = older_than.position().copied();
+    // One more than a page: whether it comes back says if another page follows.
+    let mut transfers = match ledger.history(tenant, account, before, limit + 1).await {
+        Ok(transfers) => transfers,
+        Err(LedgerError::Refused(Refusal::UnknownAccount(id))) => return Err(unknown_account(&id)),
+        Err(e) => return Err(unavailable(e).into()),
+    };
+    let more = transfers.len() > limit as usize;
+    transfers.truncate(limit as usize);
+    let next = transfers.last().map(|t| t.id).filter(|_| more);
+    Ok((transfers, next))
+}
+
 /// Shows the transfers of one of your organisation's accounts, newest first, a page at a
 /// time: call again with the page's `nextCursor` for older ones.
 #[tool(read_only, scopes("ledger:read"))]
@@ -77,16 +99,7 @@ pub async fn history(
     ledger: State<Ledger>,
 ) -> Result<Page<Transfer>, Rejected> {
     let limit = limit.unwrap_or(50).clamp(1, 200);
-    let before = older_than.position().copied();
-    // One more than a page: whether it comes back says if another page follows.
-    let mut transfers = match ledger.history(&tenant, &account, before, limit + 1).await {
-        Ok(transfers) => transfers,
-        Err(LedgerError::Refused(Refusal::UnknownAccount(id))) => return Err(unknown_account(&id)),
-        Err(e) => return Err(unavailable(e).into()),
-    };
-    let more = transfers.len() > limit as usize;
-    transfers.truncate(limit as usize);
-    let next = transfers.last().map(|t| t.id).filter(|_| more);
+    let (transfers, next) = page_of(&ledger, &tenant, &account, &older_than, limit).await?;
     let total = ledger
         .history_len(&tenant, &account)
         .await
@@ -163,19 +176,7 @@ async fn statement_page(
     tenant: &Tenant,
     ledger: &Ledger,
 ) -> Result<Statement, Rejected> {
-    let before = older_than.position().copied();
-    // One more than a page: whether it comes back says if another page follows.
-    let mut transfers = match ledger
-        .history(tenant, &account, before, STATEMENT_PAGE + 1)
-        .await
-    {
-        Ok(transfers) => transfers,
-        Err(LedgerError::Refused(Refusal::UnknownAccount(id))) => return Err(unknown_account(&id)),
-        Err(e) => return Err(unavailable(e).into()),
-    };
-    let more = transfers.len() > STATEMENT_PAGE as usize;
-    transfers.truncate(STATEMENT_PAGE as usize);
-    let next = transfers.last().map(|t| t.id).filter(|_| more);
+    let (transfers, next) = page_of(ledger, tenant, &account, &older_than, STATEMENT_PAGE).await?;
     let (transfers, next_cursor) = older_than
         .page(transfers, next)
         .into_parts()

@@ -69,6 +69,25 @@ mod board {
     }
 }
 
+/// A tool that claims to continue the pages of one that has none (built only by the test
+/// that expects the refusal).
+mod unpaged {
+    use mcp_runtime::prelude::*;
+    use mcp_runtime::{Cursor, Page};
+
+    /// Lists, without pages.
+    #[tool]
+    pub async fn everything() -> Vec<u32> {
+        vec![1, 2, 3]
+    }
+
+    /// Claims to continue `everything`'s pages.
+    #[tool(visibility = app, continues = "everything")]
+    pub async fn everything_more(after: Cursor<u32>) -> Page<u32> {
+        after.page(vec![4], None)
+    }
+}
+
 /// A server without a view.
 mod plain {
     use mcp_runtime::prelude::*;
@@ -525,6 +544,26 @@ fn a_tool_naming_a_view_the_server_does_not_serve_is_refused_at_build() {
             name: "cards".into(),
             problems: vec![
                 "its `ui` names the view `ui://board/main`, which this server does not serve: declare it with #[view(\"ui://board/main\")] (and keep it in the server's selection)".into()
+            ],
+        }),
+        "{errors:?}"
+    );
+    // Continuing the pages of a tool that has none is refused: its result carries no
+    // cursor to continue from.
+    let errors = match Server::new("unpaged", "1")
+        .only_module(concat!(module_path!(), "::unpaged"))
+        .build()
+    {
+        Ok(_) => panic!("built a continuation of a tool without pages"),
+        Err(mcp_runtime::Error::Build(errors)) => errors,
+        Err(other) => panic!("{other}"),
+    };
+    assert!(
+        errors.contains(&BuildError::InvalidTool {
+            name: "everything_more".into(),
+            problems: vec![
+                "it continues the pages of `everything`: both tools take a `Cursor` parameter"
+                    .into()
             ],
         }),
         "{errors:?}"

@@ -10,26 +10,48 @@
 # fetch it, the machine's own toolchain builds it and a warning says the minimum went
 # unchecked.
 #
-# Usage: scripts/packaged-server.sh MCP_CLI_BINARY
+# Usage: scripts/packaged-server.sh MCP_CLI_BINARY      package, build, call
+#        scripts/packaged-server.sh build               package and build only
+#        scripts/packaged-server.sh call MCP_CLI_BINARY call the server built before
+# (The test command builds while other steps run, and calls once the workspace's `mcp`
+# exists.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-mcp=$1
+work=$root/target/packaged
 version=$(python3 -c 'import tomllib; print(tomllib.load(open("Cargo.toml", "rb"))["workspace"]["package"]["version"])')
+
+# It serves: a call over stdio with the mcp command-line client.
+call() {
+  local got
+  got=$("$1" call add '{"a": 2, "b": 3}' -- "$work/target/debug/packaged-server")
+  if [ "$got" != 5 ]; then
+    echo "the packaged server answered add(2, 3) with: $got" >&2
+    exit 1
+  fi
+  echo "packaged mcp-runtime-macros and mcp-runtime $version: a server built from the tarballs with Rust $(cat "$work/toolchain") answers"
+}
+case ${1:?usage: $0 MCP_CLI_BINARY | build | call MCP_CLI_BINARY} in
+  call)
+    call "${2:?usage: $0 call MCP_CLI_BINARY}"
+    exit
+    ;;
+  build) mcp="" ;;
+  *) mcp=$1 ;;
+esac
 msrv=$(python3 -c 'import tomllib; print(tomllib.load(open("Cargo.toml", "rb"))["workspace"]["package"]["rust-version"])')
 
 # The tarballs, with the workspace's lock file (`--locked`: packaging never updates it), of
 # the files as they are (`--allow-dirty`: a change is checked before it is committed).
 # Not verified here: the build below is the stricter check (every feature, the oldest
 # supported toolchain), and neither crate has a build script that could write into its
-# sources, the one thing the verification adds.
-cargo package --locked --no-verify --allow-dirty -p mcp-runtime-macros -p mcp-runtime
-
-work=$root/target/packaged
-rm -rf "$work/crates" "$work/server"
+# sources, the one thing the verification adds. Packaged in a target directory of its
+# own, so that this can run while other cargo commands hold the workspace's.
+rm -rf "$work/crates" "$work/server" "$work/package"
 mkdir -p "$work/crates" "$work/server/src"
+cargo package --locked --no-verify --allow-dirty -p mcp-runtime-macros -p mcp-runtime --target-dir "$work/package"
 for crate in mcp-runtime-macros mcp-runtime; do
-  tar -xzf "target/package/$crate-$version.crate" -C "$work/crates"
+  tar -xzf "$work/package/package/$crate-$version.crate" -C "$work/crates"
 done
 runtime=$work/crates/mcp-runtime-$version
 
@@ -100,10 +122,5 @@ if moved:
     sys.exit(f"the packaged server resolved versions the workspace does not use: {sorted(moved)}")
 EOF
 
-# It serves: a call over stdio with the mcp command-line client.
-got=$("$mcp" call add '{"a": 2, "b": 3}' -- "$work/target/debug/packaged-server")
-if [ "$got" != 5 ]; then
-  echo "the packaged server answered add(2, 3) with: $got" >&2
-  exit 1
-fi
-echo "packaged mcp-runtime-macros and mcp-runtime $version: a server built from the tarballs with Rust $toolchain answers"
+echo "$toolchain" >"$work/toolchain"
+if [ -n "$mcp" ]; then call "$mcp"; fi

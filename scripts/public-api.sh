@@ -9,9 +9,14 @@
 #
 # After an intended change: PUBLIC_API=overwrite scripts/public-api.sh, then review the
 # diff. Needs target/tools/bin/cargo-public-api (scripts/test-all.sh installs it).
+#
+#   scripts/public-api.sh [json | compare]
+# `json` only writes rustdoc's JSON, `compare` only reads it (the test command writes it
+# while the tool is still being installed); with neither, both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tool=target/tools/bin/cargo-public-api
+phase=${1:-both}
 status=0
 for crate in mcp-runtime:mcp-runtime mcp-runtime-macros:mcp-macros; do
   name=${crate%%:*}
@@ -19,8 +24,11 @@ for crate in mcp-runtime:mcp-runtime mcp-runtime-macros:mcp-macros; do
   # rustdoc's JSON output is unstable: RUSTC_BOOTSTRAP lets the installed toolchain write
   # it (the format cargo-public-api reads is that toolchain's), in the target directory
   # of the docs.rs-style build, whose dependency build it shares.
-  RUSTC_BOOTSTRAP=1 cargo rustdoc --locked --quiet -p "$name" --lib --all-features --target-dir target/docsrs \
-    -- -Z unstable-options --output-format json
+  if [ "$phase" != compare ]; then
+    RUSTC_BOOTSTRAP=1 cargo rustdoc --locked --quiet -p "$name" --lib --all-features --target-dir target/docsrs \
+      -- -Z unstable-options --output-format json
+  fi
+  if [ "$phase" = json ]; then continue; fi
   # Blanket implementations (`impl<T> From<T> for T` and the like) follow from the rest.
   "$tool" --rustdoc-json "target/docsrs/doc/${name//-/_}.json" --omit blanket-impls >"target/docsrs/$name.api.txt"
   if [ "${PUBLIC_API:-}" = overwrite ]; then

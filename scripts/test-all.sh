@@ -26,6 +26,74 @@ step() { printf '\n==> [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*";
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
+# Steps that need nothing the workspace's builds make (the docs as docs.rs builds them, the
+# tools the checks below run, the packaged crates' build) run beside the rest, each in a
+# target directory of its own, at the lowest CPU priority: they take the cores while the
+# steps below wait on test processes, clients and servers, and leave them while those
+# compile. Their output is shown under their own headings near the end, when each is
+# awaited; a failure stops the run there.
+mkdir -p target/background
+declare -A bg_pids
+background() {
+  local name=$1
+  shift
+  (
+    renice -n 19 -p "$BASHPID" >/dev/null || true
+    "$@"
+  ) >"target/background/$name.log" 2>&1 &
+  bg_pids[$name]=$!
+}
+await() {
+  local name=$1 log=target/background/$1.log
+  local pid=${bg_pids[$name]}
+  unset "bg_pids[$name]"
+  if wait "$pid"; then
+    cat "$log"
+  else
+    cat "$log"
+    echo "the step '$name', run in the background, failed (its output is above and in $log)" >&2
+    exit 1
+  fi
+}
+# Stops a background step and everything it started.
+stop_tree() {
+  local child
+  for child in $(cat /proc/"$1"/task/*/children 2>/dev/null); do stop_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
+
+# The tools, unoptimized (they read one lock file, one rustdoc JSON and one small book;
+# unoptimized they build in half the time), sharing one build of their common crates,
+# which is removed once they are installed.
+install_tool() {
+  local name=$1 version=$2
+  if [ ! -x "target/tools/bin/$name" ] || ! "target/tools/bin/$name" --version | grep -q "$version"; then
+    cargo install "$name" --locked --debug --version "$version" --root target/tools --target-dir target/tools/build
+  fi
+}
+tools() {
+  install_tool cargo-public-api 0.52.0
+  install_tool cargo-deny 0.20.2
+  install_tool mdbook 0.5.4
+  rm -rf target/tools/build
+}
+background tools tools
+
+# docs.rs builds with nightly; the installed toolchain's rustdoc takes the same unstable
+# `doc_cfg` with RUSTC_BOOTSTRAP=1 (as cargo-semver-checks does), so no second toolchain
+# is needed. Its own target directory: the published crate alone, with every feature, is
+# a different dependency build from the workspace's; the public API step reuses it.
+docs_rs() {
+  RUSTC_BOOTSTRAP=1 RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo doc --locked --quiet -p mcp-runtime --all-features --no-deps --target-dir target/docsrs
+  python3 scripts/lib/test_check_feature_docs.py
+  python3 scripts/lib/check_feature_docs.py mcp-runtime/tests/public-surface.txt target/docsrs/doc/mcp_runtime
+  # The rustdoc JSON the public API step reads.
+  scripts/public-api.sh json
+}
+background docs.rs docs_rs
+
+background packaging scripts/packaged-server.sh build
+
 step "cargo clippy (all targets, warnings are errors; also the modern-only build)"
 cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy --workspace --all-targets --no-default-features -- -D warnings
@@ -47,49 +115,6 @@ cargo test --workspace --bench dispatch
 
 step "cargo doc (broken or ambiguous doc links are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
-
-step "docs as docs.rs builds them (--cfg docsrs, every feature): each feature-gated item of mcp-runtime names its feature"
-# docs.rs builds with nightly; the installed toolchain's rustdoc takes the same unstable
-# `doc_cfg` with RUSTC_BOOTSTRAP=1 (as cargo-semver-checks does), so no second toolchain
-# is needed. Its own target directory: the published crate alone, with every feature, is
-# a different dependency build from the workspace's; the public API step reuses it.
-RUSTC_BOOTSTRAP=1 RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo doc --locked --quiet -p mcp-runtime --all-features --no-deps --target-dir target/docsrs
-python3 scripts/lib/test_check_feature_docs.py
-python3 scripts/lib/check_feature_docs.py mcp-runtime/tests/public-surface.txt target/docsrs/doc/mcp_runtime
-
-step "public API of mcp-runtime and mcp-runtime-macros: every item and signature, as pinned in each crate's tests/public-api.txt (rustdoc JSON, cargo-public-api)"
-public_api_version=0.52.0
-if [ ! -x target/tools/bin/cargo-public-api ] || ! target/tools/bin/cargo-public-api --version | grep -q "$public_api_version"; then
-  cargo install cargo-public-api --locked --version "$public_api_version" --root target/tools
-fi
-scripts/public-api.sh
-
-step "packaging: mcp-runtime-macros and mcp-runtime as cargo publish uploads them; a server built from the tarballs alone with the oldest supported Rust (rust-version), called over stdio"
-scripts/packaged-server.sh "$bins/mcp" 2>&1 | tee target/packaged-server.log
-# Its build from the tarballs (about 1 GB) is read by nothing later: the disk goes back.
-rm -rf target/packaged/target
-
-step "dependency tree (cargo deny: licences, duplicate versions, sources; deny.toml says why each exception)"
-deny_version=0.20.2
-if [ ! -x target/tools/bin/cargo-deny ] || ! target/tools/bin/cargo-deny --version | grep -q "$deny_version"; then
-  cargo install cargo-deny --locked --version "$deny_version" --root target/tools
-fi
-# Advisories need the RustSec database, a git repository this machine does not reach
-# (deny.toml); the rest is read from the lock file and the local crate cache.
-target/tools/bin/cargo-deny --offline check licenses bans sources
-
-step "book (mdbook build)"
-mdbook_version=0.5.4
-if [ ! -x target/tools/bin/mdbook ] || ! target/tools/bin/mdbook --version | grep -q "$mdbook_version"; then
-  # Unoptimized: it renders one small book, and builds in half the time.
-  cargo install mdbook --locked --debug --version "$mdbook_version" --root target/tools
-fi
-target/tools/bin/mdbook build book
-# Every Rust snippet is included from a file `cargo test` compiled above, with its imports,
-# and no anchor shows in the rendered book (the rule: scripts/lib/check_book.py). The
-# checker's own tests first.
-python3 scripts/lib/test_check_book.py
-python3 scripts/lib/check_book.py --html book/build
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
@@ -136,6 +161,7 @@ pids=()
 pgdir=""
 fleet_dir=""
 cleanup() {
+  for p in "${bg_pids[@]:-}"; do [ -n "$p" ] && stop_tree "$p"; done
   for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
   if [ -n "$pgdir" ]; then scripts/postgres.sh stop "$pgdir"; rm -rf "$pgdir"; fi
   if [ -n "$fleet_dir" ]; then rm -rf "$fleet_dir"; fi
@@ -329,8 +355,38 @@ step "bench-server linked as the benchmark links it (--features link-order): the
 # An unoptimized build: the ordering file names the production build's functions, so the
 # order is checked only for the hundred or so whose names both builds share; the rest is
 # the link itself. Last, since it relinks the examples.
-cargo build --workspace --bins --features mcp-examples/link-order
+# `cargo test --no-run`: the build of the tests above with one more feature of the
+# examples, which nothing else depends on, so only they are built again.
+cargo test --workspace --no-run --features mcp-examples/link-order
 python3 scripts/lib/check_link_order.py "$bins/bench-server" examples/bench-server.order
+
+step "docs as docs.rs builds them (--cfg docsrs, every feature): each feature-gated item of mcp-runtime names its feature"
+await docs.rs
+
+step "tools (in the background): cargo-public-api, cargo-deny, mdbook"
+await tools
+
+step "public API of mcp-runtime and mcp-runtime-macros: every item and signature, as pinned in each crate's tests/public-api.txt (rustdoc JSON, cargo-public-api)"
+scripts/public-api.sh compare
+
+step "packaging: mcp-runtime-macros and mcp-runtime as cargo publish uploads them; a server built from the tarballs alone with the oldest supported Rust (rust-version), called over stdio"
+await packaging
+scripts/packaged-server.sh call "$bins/mcp"
+# Its build from the tarballs (about 1 GB) is read by nothing later: the disk goes back.
+rm -rf target/packaged/target
+
+step "dependency tree (cargo deny: licences, duplicate versions, sources; deny.toml says why each exception)"
+# Advisories need the RustSec database, a git repository this machine does not reach
+# (deny.toml); the rest is read from the lock file and the local crate cache.
+target/tools/bin/cargo-deny --offline check licenses bans sources
+
+step "book (mdbook build)"
+target/tools/bin/mdbook build book
+# Every Rust snippet is included from a file `cargo test` compiled above, with its imports,
+# and no anchor shows in the rendered book (the rule: scripts/lib/check_book.py). The
+# checker's own tests first.
+python3 scripts/lib/test_check_book.py
+python3 scripts/lib/check_book.py --html book/build
 
 step "summary"
 passed=$(cat target/cargo-test.log target/cargo-test-postgres.log | grep -Eo 'test result: ok\. [0-9]+ passed' | awk '{s+=$4} END {print s+0}')

@@ -32,10 +32,7 @@ fn board() -> &'static str {
 /// Extractors, async, and a fallible read.
 #[view("ui://shop/cart", prefers_border)]
 async fn cart(_ctx: RequestContext, tenant: Tenant) -> Result<String, RpcError> {
-    Ok(format!(
-        "<!DOCTYPE html><p>{}</p>",
-        tenant.0
-    ))
+    Ok(format!("<!DOCTYPE html><p>{}</p>", tenant.0))
 }
 
 /// Names a view (default visibility).

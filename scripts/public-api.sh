@@ -22,19 +22,18 @@ for crate in mcp-runtime:mcp-runtime mcp-runtime-macros:mcp-macros; do
   name=${crate%%:*}
   list=${crate#*:}/tests/public-api.txt
   # rustdoc's JSON output is unstable: RUSTC_BOOTSTRAP lets the installed toolchain write
-  # it (the format cargo-public-api reads is that toolchain's). Every feature, as the
-  # docs.rs-style build of the test command, whose dependency build it shares.
+  # it (the format cargo-public-api reads is that toolchain's), in the target directory
+  # of the docs.rs-style build, whose dependency build it shares.
   if [ "$phase" != compare ]; then
-    RUSTC_BOOTSTRAP=1 cargo rustdoc --locked --quiet -p "$name" --lib --all-features \
+    RUSTC_BOOTSTRAP=1 cargo rustdoc --locked --quiet -p "$name" --lib --all-features --target-dir target/docsrs \
       -- -Z unstable-options --output-format json
   fi
   if [ "$phase" = json ]; then continue; fi
   # Blanket implementations (`impl<T> From<T> for T` and the like) follow from the rest.
-  mkdir -p target/public-api
-  "$tool" --rustdoc-json "target/doc/${name//-/_}.json" --omit blanket-impls >"target/public-api/$name.txt"
+  "$tool" --rustdoc-json "target/docsrs/doc/${name//-/_}.json" --omit blanket-impls >"target/docsrs/$name.api.txt"
   if [ "${PUBLIC_API:-}" = overwrite ]; then
-    cp "target/public-api/$name.txt" "$list"
-  elif ! diff -u "$list" "target/public-api/$name.txt"; then
+    cp "target/docsrs/$name.api.txt" "$list"
+  elif ! diff -u "$list" "target/docsrs/$name.api.txt"; then
     echo "the public API of $name differs from $list (above); if intended: PUBLIC_API=overwrite $0" >&2
     status=1
   fi

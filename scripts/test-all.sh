@@ -26,8 +26,8 @@ step() { printf '\n==> [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*";
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
-# Steps that need nothing the workspace's builds make (the tools the checks below run, the
-# packaged crates' build) run beside the rest, each in a
+# Steps that need nothing the workspace's builds make (the docs as docs.rs builds them, the
+# tools the checks below run, the packaged crates' build) run beside the rest, each in a
 # target directory of its own, at the lowest CPU priority: they take the cores while the
 # steps below wait on test processes, clients and servers, and leave them while those
 # compile. Their output is shown under their own headings near the end, when each is
@@ -79,6 +79,19 @@ tools() {
 }
 background tools tools
 
+# docs.rs builds with nightly; the installed toolchain's rustdoc takes the same unstable
+# `doc_cfg` with RUSTC_BOOTSTRAP=1 (as cargo-semver-checks does), so no second toolchain
+# is needed. Its own target directory: the published crate alone, with every feature, is
+# a different dependency build from the workspace's; the public API step reuses it.
+docs_rs() {
+  RUSTC_BOOTSTRAP=1 RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo doc --locked --quiet -p mcp-runtime --all-features --no-deps --target-dir target/docsrs
+  python3 scripts/lib/test_check_feature_docs.py
+  python3 scripts/lib/check_feature_docs.py mcp-runtime/tests/public-surface.txt target/docsrs/doc/mcp_runtime
+  # The rustdoc JSON the public API step reads.
+  scripts/public-api.sh json
+}
+background docs.rs docs_rs
+
 background packaging scripts/packaged-server.sh build
 
 step "cargo clippy (all targets, warnings are errors; also the modern-only build)"
@@ -102,17 +115,6 @@ cargo test --workspace --bench dispatch
 
 step "cargo doc (broken or ambiguous doc links are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
-
-step "docs as docs.rs builds them (--cfg docsrs, every feature): each feature-gated item of mcp-runtime names its feature"
-# docs.rs builds with nightly; the installed toolchain's rustdoc takes the same unstable
-# `doc_cfg` with RUSTC_BOOTSTRAP=1 (as cargo-semver-checks does), so no second toolchain
-# is needed. The published crate alone, with every feature, checks some dependencies with
-# other features than the workspace does; the C libraries' builds are the workspace's.
-RUSTC_BOOTSTRAP=1 RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo doc --locked --quiet -p mcp-runtime --all-features --no-deps
-python3 scripts/lib/test_check_feature_docs.py
-python3 scripts/lib/check_feature_docs.py mcp-runtime/tests/public-surface.txt target/doc/mcp_runtime
-# The rustdoc JSON the public API step reads once cargo-public-api is installed.
-scripts/public-api.sh json
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
@@ -357,6 +359,9 @@ step "bench-server linked as the benchmark links it (--features link-order): the
 # examples, which nothing else depends on, so only they are built again.
 cargo test --workspace --no-run --features mcp-examples/link-order
 python3 scripts/lib/check_link_order.py "$bins/bench-server" examples/bench-server.order
+
+step "docs as docs.rs builds them (--cfg docsrs, every feature): each feature-gated item of mcp-runtime names its feature"
+await docs.rs
 
 step "tools (in the background): cargo-public-api, cargo-deny, mdbook"
 await tools

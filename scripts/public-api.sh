@@ -17,6 +17,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tool=target/tools/bin/cargo-public-api
 phase=${1:-both}
+case $phase in
+  both | json | compare) ;;
+  *)
+    echo "usage: $0 [json | compare]" >&2
+    exit 2
+    ;;
+esac
 status=0
 for crate in mcp-runtime:mcp-runtime mcp-runtime-macros:mcp-macros; do
   name=${crate%%:*}

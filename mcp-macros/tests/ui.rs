@@ -1,7 +1,8 @@
 //! Every diagnostic of `#[tool]`, `#[resource]`, `#[prompt]` and `#[view]`, pinned as
-//! `.stderr` beside its case (rustc 1.95). The declarations that must keep compiling (`tests/pass`) are test targets of their own
-//! (Cargo.toml), so trybuild checks these cases without building code.
-//! Regenerate after a deliberate change with `TRYBUILD=overwrite cargo test -p mcp-runtime-macros --test ui`.
+//! `.stderr` beside its case (rustc 1.95). The declarations that must keep compiling
+//! (`tests/pass`) are test targets of their own (Cargo.toml), so trybuild only checks.
+//! Regenerate after a deliberate change with
+//! `TRYBUILD=overwrite cargo test -p mcp-runtime-macros --test ui`.
 
 #[test]
 fn diagnostics() {

@@ -8,7 +8,8 @@
 # and it is built with the toolchain `rust-version` names (rustup installs it when
 # missing), so the declared minimum is one the tests build with. Where rustup cannot
 # fetch it, the machine's own toolchain builds it and a warning says the minimum went
-# unchecked.
+# unchecked. On Linux with glibc it is linked as the book's deployment build links a
+# server, the C library statically, and must then need no shared library.
 #
 # Usage: scripts/packaged-server.sh MCP_CLI_BINARY      package, build, call
 #        scripts/packaged-server.sh build               package and build only
@@ -24,12 +25,12 @@ version=$(python3 -c 'import tomllib; print(tomllib.load(open("Cargo.toml", "rb"
 # It serves: a call over stdio with the mcp command-line client.
 call() {
   local got
-  got=$("$1" call add '{"a": 2, "b": 3}' -- "$work/target/debug/packaged-server")
+  got=$("$1" call add '{"a": 2, "b": 3}' -- "$work/packaged-server")
   if [ "$got" != 5 ]; then
     echo "the packaged server answered add(2, 3) with: $got" >&2
     exit 1
   fi
-  echo "packaged mcp-runtime-macros and mcp-runtime $version: a server built from the tarballs with Rust $(cat "$work/toolchain") answers"
+  echo "packaged mcp-runtime-macros and mcp-runtime $version: a server built from the tarballs with Rust $(cat "$work/toolchain")$(cat "$work/linked") answers"
 }
 case ${1:?usage: $0 MCP_CLI_BINARY | build | call MCP_CLI_BINARY} in
   call)
@@ -111,7 +112,34 @@ if ! rustup run "$msrv" rustc --version >/dev/null 2>&1 &&
   plus=()
   echo "WARNING: Rust $msrv (rust-version) could not be installed here; the packaged server is built with $toolchain, so the minimum is NOT verified on this run" >&2
 fi
-cargo "${plus[@]}" build --manifest-path "$work/server/Cargo.toml" --target-dir "$work/target"
+# On Linux with glibc, linked as the book's deployment build links a server ("Running in
+# production"): the C library into the binary (`crt-static`), with `--target` so that the
+# flag does not reach the procedural macros. The binary must then need no shared library.
+host=$(rustc -vV | sed -n 's/^host: //p')
+if [[ $host == *-linux-gnu ]]; then
+  RUSTFLAGS="-C target-feature=+crt-static" cargo "${plus[@]}" build --manifest-path "$work/server/Cargo.toml" --target-dir "$work/target" --target "$host"
+  cp "$work/target/$host/debug/packaged-server" "$work/packaged-server"
+  python3 - "$work/packaged-server" <<'EOF'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+phoff, = struct.unpack_from("<Q", data, 0x20)
+phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+for i in range(phnum):
+    kind, _, offset, _, _, size, _, _ = struct.unpack_from("<IIQQQQQQ", data, phoff + i * phentsize)
+    if kind == 3:  # PT_INTERP: the dynamic loader
+        sys.exit(f"{sys.argv[1]}: linked with crt-static, yet it asks for a dynamic loader")
+    if kind == 2:  # PT_DYNAMIC: no DT_NEEDED entry (a shared library) may remain
+        for at in range(offset, offset + size, 16):
+            tag, _ = struct.unpack_from("<qQ", data, at)
+            if tag == 1:
+                sys.exit(f"{sys.argv[1]}: linked with crt-static, yet it needs a shared library")
+EOF
+  echo ", glibc linked statically," >"$work/linked"
+else
+  cargo "${plus[@]}" build --manifest-path "$work/server/Cargo.toml" --target-dir "$work/target"
+  cp "$work/target/debug/packaged-server" "$work/packaged-server"
+  echo "" >"$work/linked"
+fi
 
 python3 - Cargo.lock "$work/server/Cargo.lock" <<'EOF'
 import sys, tomllib

@@ -370,7 +370,7 @@ await tools
 step "public API of mcp-runtime and mcp-runtime-macros: every item and signature, as pinned in each crate's tests/public-api.txt (rustdoc JSON, cargo-public-api)"
 scripts/public-api.sh compare
 
-step "packaging: mcp-runtime-macros and mcp-runtime as cargo publish uploads them; a server built from the tarballs alone with the oldest supported Rust (rust-version), called over stdio"
+step "packaging: mcp-runtime-macros and mcp-runtime as cargo publish uploads them; a server built from the tarballs alone with the oldest supported Rust (rust-version) and glibc linked statically (the deployment build), called over stdio"
 await packaging
 scripts/packaged-server.sh call "$bins/mcp"
 # Its build from the tarballs (about 1 GB) is read by nothing later: the disk goes back.

@@ -374,7 +374,7 @@ step "packaging: mcp-runtime-macros and mcp-runtime as cargo publish uploads the
 await packaging
 scripts/packaged-server.sh call "$bins/mcp"
 # Its build from the tarballs (about 1 GB) is read by nothing later: the disk goes back.
-rm -rf target/packaged/target
+rm -rf target/packaged/target target/packaged/packaged-server
 
 step "dependency tree (cargo deny: licences, duplicate versions, sources; deny.toml says why each exception)"
 # Advisories need the RustSec database, a git repository this machine does not reach

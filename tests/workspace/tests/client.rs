@@ -824,6 +824,11 @@ async fn each_phase_of_a_request_is_a_trace_event() {
     )
     .await
     .expect("connects");
+    // The other tests of this binary run beside this one without a subscriber. A callsite
+    // one of them reached first while `set_default` above was registering the capture
+    // can keep the interest it computed without it ("never"), and its events then reach
+    // no one. Computed again now, every callsite sees the capture.
+    tracing::callsite::rebuild_interest_cache();
     captured.0.lock().unwrap().clear();
     bounded(
         client

@@ -2,10 +2,10 @@
 # Lists every public item of the published crates with its full signature (functions and
 # methods, fields, variants, trait implementations, auto traits such as Send and Sync),
 # from rustdoc's JSON output read by the `public-api` library (scripts/public-api, built
-# into target/tools/bin/public-api-list): mcp-runtime with every feature,
-# and mcp-runtime-macros (its attribute macros). Compares each listing with the one
-# checked in beside the crate (tests/public-api.txt), so any change to the surface is a
-# diff in review. (mcp-runtime's tests/public-surface.txt, checked by `cargo test`, adds
+# into target/tools/bin/public-api-list): mcp-runtime with every feature, and
+# mcp-runtime-macros (its attribute macros). Compares each listing with the one checked in
+# beside the crate (tests/public-api.txt), so any change to the surface is a diff in
+# review. (mcp-runtime's tests/public-surface.txt, checked by `cargo test`, adds
 # the feature each path needs.)
 #
 # After an intended change: PUBLIC_API=overwrite scripts/public-api.sh, then review the
@@ -28,9 +28,10 @@ case $phase in
 esac
 status=0
 # rustdoc's JSON output is unstable: rustdoc-unstable lets the installed toolchain write it
-# (the format the lister reads is that toolchain's). The workspace's libraries, with the
-# dependency build of the test command's `cargo doc` step, where mcp-runtime has every
-# feature (the packaging step builds it alone, as docs.rs and users resolve it).
+# (the format the lister reads is that toolchain's). Every library of the workspace, so
+# that the dependency build is the one the test command's `cargo doc` step made, in which
+# mcp-runtime has every feature (the packaging step builds the crate alone, as docs.rs
+# and users resolve it).
 if [ "$phase" != compare ]; then
   RUSTDOC="$(pwd)/scripts/lib/rustdoc-unstable" RUSTDOCFLAGS="--cfg docsrs -Z unstable-options --output-format json" \
     cargo doc --locked --quiet --workspace --all-features --no-deps --lib

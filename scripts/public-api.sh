@@ -28,13 +28,12 @@ case $phase in
 esac
 status=0
 # rustdoc's JSON output is unstable: rustdoc-unstable lets the installed toolchain write it
-# (the format the lister reads is that toolchain's). Every library of the workspace, so
-# that the dependency build is the one the test command's `cargo doc` step made, in which
-# mcp-runtime has every feature (the packaging step builds the crate alone, as docs.rs
-# and users resolve it).
+# (the format the lister reads is that toolchain's). The two crates with every feature, as
+# the test command's `cargo doc` step documents them, so that its check of their
+# dependencies serves here too.
 if [ "$phase" != compare ]; then
   RUSTDOC="$(pwd)/scripts/lib/rustdoc-unstable" RUSTDOCFLAGS="--cfg docsrs -Z unstable-options --output-format json" \
-    cargo doc --locked --quiet --workspace --all-features --no-deps --lib
+    cargo doc --locked --quiet -p mcp-runtime -p mcp-runtime-macros --all-features --no-deps
   if [ "$phase" = json ]; then exit 0; fi
 fi
 for crate in mcp-runtime:mcp-runtime mcp-runtime-macros:mcp-macros; do

@@ -111,18 +111,19 @@ export RUSTC_WORKSPACE_WRAPPER=$root/scripts/lib/clippy-rustc
 export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 
 # First, so that the binaries the later steps start are those of the full build below.
-step "modern-only build (without the legacy feature), every target linted by clippy (warnings are errors): cargo test"
-cargo test --workspace --all-targets --no-default-features --no-run
+step "modern-only build (without the legacy feature) of the runtime, the macros, the CLI and the workspace tests, every target linted by clippy (warnings are errors): cargo test"
 # The runtime's own tests, the macros', the CLI's and the workspace's integration tests
 # (the eras, the client, the transports), without the legacy adapter. The example servers
-# and the ledger, built and linted modern-only just above, are tested below in the full
-# build; their tests here would add test runs, not adapter coverage. Leaving them out
-# changes no dependency's features, so nothing is built again.
-# mcp-runtime-macros has no features, so its compile-fail cases (the test `diagnostics`)
-# run once, below. The crate stays in the build: without it (and its dev-dependencies)
+# and the ledger are built, linted and tested below, in the full build: here they would add
+# builds and test runs, not adapter coverage. Leaving them out changes no dependency's
+# features, so nothing is built twice.
+# mcp-macro-tests has no features, so its compile-fail cases (the test `diagnostics`) run
+# once, below. The crate stays in the build: without it (and its dev-dependencies)
 # features of shared dependencies would resolve differently, and half the graph would
 # build twice.
-cargo test --workspace --exclude mcp-examples --exclude ledger --no-default-features -- --exact --skip diagnostics 2>&1 |
+modern_only=(--workspace --exclude mcp-examples --exclude ledger --no-default-features)
+cargo test "${modern_only[@]}" --all-targets --no-run
+cargo test "${modern_only[@]}" -- --exact --skip diagnostics 2>&1 |
   tee target/cargo-test-modern-only.log
 # The runtime with no optional feature at all: the stores behind `sqlite` and `postgres`
 # are refused by name when the environment asks for them.
@@ -137,10 +138,10 @@ cargo test --workspace --bench dispatch
 step "cargo doc as docs.rs builds it (--cfg docsrs, every feature; broken or ambiguous doc links are errors): each feature-gated item of mcp-runtime names its feature; the rustdoc JSON of the public API step"
 # docs.rs builds with nightly; rustdoc-unstable lets the installed toolchain's rustdoc take
 # the same unstable `doc_cfg` (as cargo-semver-checks does), so no second toolchain is
-# needed. The workspace's dependency build, with every feature: mcp-runtime documented as
-# docs.rs documents it (every feature, `--cfg docsrs`), its dependencies resolved as the
-# workspace resolves them (the packaging step below builds the crate alone).
-RUSTDOC=$root/scripts/lib/rustdoc-unstable RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo doc --workspace --all-features --no-deps --quiet
+# needed. The two published crates, each resolved on its own with every feature, as
+# docs.rs resolves them; the public API step below documents the same two, so rustdoc
+# checks their dependencies once for both.
+RUSTDOC=$root/scripts/lib/rustdoc-unstable RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo doc -p mcp-runtime -p mcp-runtime-macros --all-features --no-deps --quiet
 python3 scripts/lib/test_check_feature_docs.py
 python3 scripts/lib/check_feature_docs.py mcp-runtime/tests/public-surface.txt target/doc/mcp_runtime
 # The rustdoc JSON the public API step reads, once its lister is installed.

@@ -125,9 +125,6 @@ modern_only=(--workspace --exclude mcp-examples --exclude ledger --no-default-fe
 cargo test "${modern_only[@]}" --all-targets --no-run
 cargo test "${modern_only[@]}" -- --exact --skip diagnostics 2>&1 |
   tee target/cargo-test-modern-only.log
-# The runtime with no optional feature at all: the stores behind `sqlite` and `postgres`
-# are refused by name when the environment asks for them.
-cargo test -p mcp-runtime --no-default-features --lib 2>&1 | tee -a target/cargo-test-modern-only.log
 
 step "cargo test (every target linted by clippy, warnings are errors)"
 cargo test --workspace --all-targets --no-run
@@ -135,13 +132,17 @@ cargo test --workspace 2>&1 | tee target/cargo-test.log
 # Each criterion benchmark once, as a test (the measured run is `cargo bench`, see the book).
 cargo test --workspace --bench dispatch
 
-step "cargo doc as docs.rs builds it (--cfg docsrs, every feature; broken or ambiguous doc links are errors): each feature-gated item of mcp-runtime names its feature; the rustdoc JSON of the public API step"
+step "cargo doc as docs.rs builds it (--cfg docsrs, every feature; broken or ambiguous doc links are errors): each feature-gated item of mcp-runtime names its feature; the runtime without optional features, linted; the rustdoc JSON of the public API step"
 # docs.rs builds with nightly; rustdoc-unstable lets the installed toolchain's rustdoc take
 # the same unstable `doc_cfg` (as cargo-semver-checks does), so no second toolchain is
-# needed. The two published crates, each resolved on its own with every feature, as
-# docs.rs resolves them; the public API step below documents the same two, so rustdoc
-# checks their dependencies once for both.
+# needed. The two published crates with every feature, resolved without the rest of the
+# workspace, as docs.rs resolves them; the public API step below documents the same two,
+# so their dependencies are checked once for both.
 RUSTDOC=$root/scripts/lib/rustdoc-unstable RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo doc -p mcp-runtime -p mcp-runtime-macros --all-features --no-deps --quiet
+# The runtime with no optional feature at all, linted by clippy (warnings are errors): a
+# check, whose dependencies are mostly the ones `cargo doc` just checked. (The refusal of
+# a store whose feature is off is a unit test of every build, above.)
+cargo check -p mcp-runtime --no-default-features --lib --quiet
 python3 scripts/lib/test_check_feature_docs.py
 python3 scripts/lib/check_feature_docs.py mcp-runtime/tests/public-surface.txt target/doc/mcp_runtime
 # The rustdoc JSON the public API step reads, once its lister is installed.

@@ -219,39 +219,95 @@ fn store_from_env() -> Result<Arc<dyn crate::store::DynStore>, Error> {
             crate::store::STORE_ENV
         )));
     }
-    store_named(std::env::var(crate::store::STORE_ENV).ok())
+    store_named(
+        std::env::var(crate::store::STORE_ENV).ok(),
+        StoreFeatures::BUILT,
+    )
 }
 
 fn store_config(message: String) -> Error {
     Error::Build(vec![BuildError::Config(message)])
 }
 
+/// The optional stores this build has, as their cargo features say. A value rather than
+/// `#[cfg]` on the branches of [`store_named`], so that the refusal of a store whose
+/// feature is off is tested in every build, not only in one without the feature.
+#[derive(Clone, Copy)]
+struct StoreFeatures {
+    sqlite: bool,
+    postgres: bool,
+}
+
+impl StoreFeatures {
+    const BUILT: StoreFeatures = StoreFeatures {
+        sqlite: cfg!(feature = "sqlite"),
+        postgres: cfg!(feature = "postgres"),
+    };
+}
+
 /// The store a value of `MCP_STORE` names: a PostgreSQL URL, else a SQLite file; none (or
 /// blank), memory. A store whose cargo feature is off is a build error naming the feature.
-fn store_named(named: Option<String>) -> Result<Arc<dyn crate::store::DynStore>, Error> {
-    use crate::store::STORE_ENV;
+fn store_named(
+    named: Option<String>,
+    features: StoreFeatures,
+) -> Result<Arc<dyn crate::store::DynStore>, Error> {
     let named = named.filter(|s| !s.trim().is_empty());
     match named {
         Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
-            #[cfg(feature = "postgres")]
-            return Ok(Arc::new(crate::store::PostgresStore::new(url)));
-            #[cfg(not(feature = "postgres"))]
-            return Err(store_config(format!(
-                "{STORE_ENV} names PostgreSQL, but mcp-runtime was built without its `postgres` feature"
-            )));
+            if features.postgres {
+                open_postgres(url)
+            } else {
+                Err(without_postgres())
+            }
         }
         Some(path) => {
-            #[cfg(feature = "sqlite")]
-            return crate::store::SqliteStore::open(&path)
-                .map(|s| Arc::new(s) as Arc<dyn crate::store::DynStore>)
-                .map_err(|e| store_config(format!("{STORE_ENV} {path:?}: {e}")));
-            #[cfg(not(feature = "sqlite"))]
-            return Err(store_config(format!(
-                "{STORE_ENV} names the SQLite file {path:?}, but mcp-runtime was built without its `sqlite` feature"
-            )));
+            if features.sqlite {
+                open_sqlite(path)
+            } else {
+                Err(without_sqlite(&path))
+            }
         }
         None => Ok(Arc::new(crate::store::MemoryStore::new())),
     }
+}
+
+/// The URL stays out of the message: it may hold a password.
+fn without_postgres() -> Error {
+    store_config(format!(
+        "{} names PostgreSQL, but mcp-runtime was built without its `postgres` feature",
+        crate::store::STORE_ENV
+    ))
+}
+
+fn without_sqlite(path: &str) -> Error {
+    store_config(format!(
+        "{} names the SQLite file {path:?}, but mcp-runtime was built without its `sqlite` feature",
+        crate::store::STORE_ENV
+    ))
+}
+
+#[cfg(feature = "postgres")]
+fn open_postgres(url: String) -> Result<Arc<dyn crate::store::DynStore>, Error> {
+    Ok(Arc::new(crate::store::PostgresStore::new(url)))
+}
+
+/// Only reached with a [`StoreFeatures`] that does not match the build.
+#[cfg(not(feature = "postgres"))]
+fn open_postgres(_url: String) -> Result<Arc<dyn crate::store::DynStore>, Error> {
+    Err(without_postgres())
+}
+
+#[cfg(feature = "sqlite")]
+fn open_sqlite(path: String) -> Result<Arc<dyn crate::store::DynStore>, Error> {
+    crate::store::SqliteStore::open(&path)
+        .map(|s| Arc::new(s) as Arc<dyn crate::store::DynStore>)
+        .map_err(|e| store_config(format!("{} {path:?}: {e}", crate::store::STORE_ENV)))
+}
+
+/// Only reached with a [`StoreFeatures`] that does not match the build.
+#[cfg(not(feature = "sqlite"))]
+fn open_sqlite(path: String) -> Result<Arc<dyn crate::store::DynStore>, Error> {
+    Err(without_sqlite(&path))
 }
 
 /// Items named explicitly with `Server::only*`.
@@ -330,8 +386,14 @@ fn select(only: Option<Selection>, modules: &[String]) -> Defs {
 mod tests {
     use super::*;
 
-    fn refusal(named: &str) -> String {
-        match store_named(Some(named.to_owned())) {
+    /// A build with neither optional store, whatever this one has.
+    const NEITHER: StoreFeatures = StoreFeatures {
+        sqlite: false,
+        postgres: false,
+    };
+
+    fn refusal(named: &str, features: StoreFeatures) -> String {
+        match store_named(Some(named.to_owned()), features) {
             Err(error) => error.to_string(),
             Ok(_) => panic!("{named:?} opened a store"),
         }
@@ -339,16 +401,15 @@ mod tests {
 
     #[test]
     fn no_store_named_is_memory() {
-        assert!(store_named(None).is_ok());
-        assert!(store_named(Some("  ".to_owned())).is_ok());
+        assert!(store_named(None, NEITHER).is_ok());
+        assert!(store_named(Some("  ".to_owned()), NEITHER).is_ok());
     }
 
     /// The book's store table: a store whose feature is off stops the build and names the
-    /// feature (run by the test command's `--no-default-features` build of this crate).
-    #[cfg(not(feature = "sqlite"))]
+    /// feature.
     #[test]
     fn a_sqlite_file_without_the_feature_names_it() {
-        let message = refusal("state.db");
+        let message = refusal("state.db", NEITHER);
         assert!(
             message.contains("MCP_STORE names the SQLite file \"state.db\""),
             "{message}"
@@ -359,20 +420,26 @@ mod tests {
         );
     }
 
-    #[cfg(not(feature = "postgres"))]
     #[test]
     fn a_postgres_url_without_the_feature_names_it() {
-        let message = refusal("postgres://db.internal/mcp");
-        assert!(
-            message.contains("without its `postgres` feature"),
-            "{message}"
-        );
+        for url in ["postgres://db.internal/mcp", "postgresql://db.internal/mcp"] {
+            let message = refusal(url, NEITHER);
+            assert!(
+                message.contains("MCP_STORE names PostgreSQL")
+                    && message.contains("without its `postgres` feature"),
+                "{message}"
+            );
+            assert!(
+                !message.contains("db.internal"),
+                "the URL (and any password in it) stays out: {message}"
+            );
+        }
     }
 
     #[cfg(feature = "sqlite")]
     #[test]
     fn a_sqlite_file_that_cannot_open_says_which() {
-        let message = refusal("/nonexistent-directory/state.db");
+        let message = refusal("/nonexistent-directory/state.db", StoreFeatures::BUILT);
         assert!(
             message.contains("MCP_STORE \"/nonexistent-directory/state.db\""),
             "{message}"

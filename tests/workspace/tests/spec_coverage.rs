@@ -1,6 +1,7 @@
 //! `tests/SPEC-COVERAGE.md` accounts for every MUST item of the specification: one row
 //! per S-id, each naming tests that exist or saying why the item does not apply. A test
-//! renamed or removed without the table following fails here.
+//! renamed or removed without the table following fails here. And no unit test sits where
+//! `cargo test` does not look for one.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -114,4 +115,45 @@ fn every_named_test_exists() {
         }
     }
     assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
+
+/// The programs declared `test = false` (the servers, which tests start rather than unit
+/// test: `cargo test` builds them once, not also as a test harness) must stay without unit
+/// tests, or those tests would never run.
+#[test]
+fn no_unit_test_sits_in_a_program_cargo_test_skips() {
+    let root = repository();
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("Cargo.toml");
+    let members = manifest
+        .lines()
+        .find_map(|line| line.strip_prefix("members = "))
+        .expect("the workspace's members");
+    let mut skipped = 0;
+    for member in members.split('"').skip(1).step_by(2) {
+        let dir = root.join(member);
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).expect(member);
+        for block in manifest.split("[[bin]]").skip(1) {
+            let block = block.split("\n[").next().unwrap_or_default();
+            if !block.lines().any(|line| line.trim() == "test = false") {
+                continue;
+            }
+            let path = block
+                .lines()
+                .find_map(|line| line.trim().strip_prefix("path = \""))
+                .and_then(|rest| rest.strip_suffix('"'))
+                .unwrap_or_else(|| {
+                    panic!("{member}: a [[bin]] with `test = false` names its path")
+                });
+            let source = std::fs::read_to_string(dir.join(path)).expect(path);
+            assert!(
+                !source.contains("#[test]") && !source.contains("#[cfg(test)]"),
+                "{member}/{path} has unit tests, but its [[bin]] says `test = false`: remove that line"
+            );
+            skipped += 1;
+        }
+    }
+    assert!(
+        skipped >= 14,
+        "the servers of examples/, the ledger and the fixtures: {skipped}"
+    );
 }

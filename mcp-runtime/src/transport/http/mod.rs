@@ -108,9 +108,22 @@ impl Default for HttpConfig {
     }
 }
 
-/// What every request of one router shares.
+/// What every request of one router shares, behind one reference count: axum clones a
+/// route's state for each request, three times, and the members' own clones cost more
+/// (the cancellation token's takes a lock).
 #[derive(Clone)]
-struct Shared {
+struct Shared(Arc<SharedParts>);
+
+impl std::ops::Deref for Shared {
+    type Target = SharedParts;
+
+    fn deref(&self) -> &SharedParts {
+        &self.0
+    }
+}
+
+/// The members of [`Shared`].
+struct SharedParts {
     core: Arc<Core>,
     config: Arc<HttpConfig>,
     closing: CancellationToken,
@@ -157,14 +170,14 @@ pub(crate) fn router(
             router = router.route(&path, axum::routing::get(serve));
         }
     }
-    router.with_state(Shared {
+    router.with_state(Shared(Arc::new(SharedParts {
         core,
         config,
         closing,
         #[cfg(feature = "legacy")]
         sessions,
         eras: eras.clone(),
-    })
+    })))
 }
 
 /// Host check (probes use the pod's address) and no token.

@@ -1,8 +1,9 @@
 //! JSON responses: an era answer with its status (and `Retry-After` for 429), a JSON-RPC
 //! error, and the failures the endpoint answers itself.
 
+use axum::body::Body;
 use axum::http::{header, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde_json::Value;
 
 use crate::era::modern::Answer;
@@ -34,8 +35,15 @@ pub(crate) fn json(status: StatusCode, body: &Value) -> Response {
 
 /// Bytes already holding JSON as an `application/json` response.
 pub(crate) fn json_bytes(status: StatusCode, bytes: Vec<u8>) -> Response {
-    let content_type = header::HeaderValue::from_static("application/json");
-    (status, [(header::CONTENT_TYPE, content_type)], bytes).into_response()
+    // Built by hand: as a tuple, the bytes' own `Content-Type` (octet-stream) was inserted
+    // and then replaced, two header-map inserts on every answer.
+    let mut response = Response::new(Body::from(bytes));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/json"),
+    );
+    response
 }
 
 /// A request task that panicked or was aborted: 500.

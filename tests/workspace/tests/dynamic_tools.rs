@@ -503,3 +503,58 @@ fn a_dynamic_resource_served_twice_or_of_an_unmatched_form_stops_the_build() {
         assert!(text.contains(template), "{template}: {text}");
     }
 }
+
+/// Names added out of order, with shared prefixes, dots, dashes and both cases: the
+/// catalog looks tools and prompts up by name in its sorted list.
+const SCRAMBLED: &[&str] = &[
+    "zeta", "a", "m.n", "m", "m.n.o", "b-2", "b-10", "Z", "mm", "a.b", "_", "B",
+];
+
+#[tokio::test]
+async fn every_tool_and_prompt_is_found_by_name_whatever_order_it_was_added_in() {
+    let mut server = Server::new("many", "1.0.0").only(tools![static_echo]);
+    for name in SCRAMBLED {
+        let named = name.to_string();
+        server = server.tool_from_json(
+            json!({"name": name, "inputSchema": {"type": "object"}}),
+            move |_ctx, _arguments| {
+                let named = named.clone();
+                async move { Ok(CallToolResult::success(vec![Content::text(named)])) }
+            },
+        );
+        let named = name.to_string();
+        server = server.prompt_from_json(json!({"name": name}), move |_ctx, _arguments| {
+            let named = named.clone();
+            async move {
+                Ok(GetPromptResult {
+                    description: None,
+                    messages: vec![PromptMessage::user(named)],
+                })
+            }
+        });
+    }
+    let app = server.build().unwrap();
+    for (era, client) in clients(&app) {
+        for name in SCRAMBLED {
+            let result = client.call_tool(name, json!({})).await;
+            assert_eq!(result["content"][0]["text"], *name, "{era}: {result}");
+            let result = client.get_prompt(name, json!({})).await;
+            assert_eq!(
+                result["messages"][0]["content"]["text"], *name,
+                "{era}: {result}"
+            );
+        }
+        // Before the first name, between two, after the last, and a prefix of one.
+        for unknown in ["", "0", "b-1", "m.", "zz", "b", "m.n.o.p"] {
+            let response = client
+                .request("tools/call", json!({"name": unknown, "arguments": {}}))
+                .await;
+            assert_eq!(response["error"]["code"], -32602, "{era}: {response}");
+            assert_eq!(response["error"]["data"]["name"], unknown, "{era}");
+            let response = client
+                .request("prompts/get", json!({"name": unknown, "arguments": {}}))
+                .await;
+            assert_eq!(response["error"]["code"], -32602, "{era}: {response}");
+        }
+    }
+}

@@ -275,9 +275,7 @@ impl<'de> serde::de::Visitor<'de> for FrameVisitor {
         // A repeated member keeps its last value, as a parsed JSON object does.
         while let Some(key) = map.next_key::<Key>()? {
             match key {
-                Key::Jsonrpc => {
-                    members.jsonrpc_2_0 = map.next_value::<Value>()?.as_str() == Some("2.0")
-                }
+                Key::Jsonrpc => members.jsonrpc_2_0 = map.next_value::<IsVersion2>()?.0,
                 Key::Id => members.id = Some(map.next_value()?),
                 Key::Method => members.method = Some(map.next_value()?),
                 Key::Params => members.params = Some(map.next_value()?),
@@ -324,6 +322,50 @@ impl<'de> serde::de::Visitor<'de> for FrameVisitor {
 }
 
 /// A member name of the envelope, read without allocating.
+/// Whether a `jsonrpc` member is the string `"2.0"`, read without keeping it: a string is
+/// compared where it lies in the input; any other value is read in full (as a JSON value,
+/// so malformed text inside it is refused as elsewhere) and is not the version.
+struct IsVersion2(bool);
+
+impl<'de> Deserialize<'de> for IsVersion2 {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct VersionVisitor;
+        impl<'de> serde::de::Visitor<'de> for VersionVisitor {
+            type Value = bool;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("the JSON-RPC version")
+            }
+            fn visit_str<E>(self, version: &str) -> Result<bool, E> {
+                Ok(version == "2.0")
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
+                Ok(false)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
+                Ok(false)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
+                Ok(false)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
+                Ok(false)
+            }
+            fn visit_unit<E>(self) -> Result<bool, E> {
+                Ok(false)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+                while seq.next_element::<Value>()?.is_some() {}
+                Ok(false)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+                while map.next_entry::<String, Value>()?.is_some() {}
+                Ok(false)
+            }
+        }
+        deserializer.deserialize_any(VersionVisitor).map(IsVersion2)
+    }
+}
+
 enum Key {
     Jsonrpc,
     Id,

@@ -242,7 +242,10 @@ async fn modern_request(
         transport: Transport::Http,
         notifier: None,
         cancel: cancel.clone(),
-        stop: shared.core.lifecycle.stop_token().child_token(),
+        // Never fired: an HTTP request has no connection of its own to outlive, and the
+        // server's stop is awaited beside this one (`Core::stopped`). A child of the
+        // server's token, shared by every worker thread, locked it twice per request.
+        stop: CancellationToken::new(),
         principal,
     };
     if modern::wants_stream(params.as_ref()) && accepts_event_stream(headers) {

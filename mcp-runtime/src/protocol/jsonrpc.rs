@@ -321,7 +321,6 @@ impl<'de> serde::de::Visitor<'de> for FrameVisitor {
     }
 }
 
-/// A member name of the envelope, read without allocating.
 /// Whether a `jsonrpc` member is the string `"2.0"`, read without keeping it: a string is
 /// compared where it lies in the input; any other value is read in full (as a JSON value,
 /// so malformed text inside it is refused as elsewhere) and is not the version.
@@ -366,6 +365,7 @@ impl<'de> Deserialize<'de> for IsVersion2 {
     }
 }
 
+/// A member name of the envelope, read without allocating.
 enum Key {
     Jsonrpc,
     Id,

@@ -1,7 +1,7 @@
 //! `tests/SPEC-COVERAGE.md` accounts for every MUST item of the specification: one row
 //! per S-id, each naming tests that exist or saying why the item does not apply. A test
 //! renamed or removed without the table following fails here. And no unit test sits where
-//! `cargo test` does not look for one.
+//! `cargo test` does not look for one, and axum comes without its default features.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -156,4 +156,26 @@ fn no_unit_test_sits_in_a_program_cargo_test_skips() {
         skipped >= 14,
         "the servers of examples/, the ledger and the fixtures: {skipped}"
     );
+}
+
+/// The runtime and the examples (the benchmark server among them) take axum without its
+/// default features: `matched-path` and `original-uri` would add two values to every HTTP
+/// request's extensions, which nothing of theirs reads (book, "Performance").
+#[test]
+fn axum_comes_without_its_per_request_default_features() {
+    let root = repository();
+    for member in ["mcp-runtime", "examples"] {
+        let manifest = std::fs::read_to_string(root.join(member).join("Cargo.toml"))
+            .unwrap_or_else(|e| panic!("{member}/Cargo.toml: {e}"));
+        let axum = manifest
+            .lines()
+            .find(|line| line.starts_with("axum = "))
+            .unwrap_or_else(|| panic!("{member} depends on axum"));
+        assert!(
+            axum.contains("default-features = false")
+                && !axum.contains("matched-path")
+                && !axum.contains("original-uri"),
+            "{member}/Cargo.toml: {axum}"
+        );
+    }
 }

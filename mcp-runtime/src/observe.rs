@@ -141,7 +141,7 @@ pub(crate) use crate::otel::continue_trace;
 
 /// Without the `otel` feature there is no trace context to continue.
 #[cfg(not(feature = "otel"))]
-pub(crate) fn continue_trace(_span: &tracing::Span, _meta: Option<&serde_json::Value>) {}
+pub(crate) fn continue_trace(_span: &tracing::Span, _meta: Option<&crate::protocol::meta::Meta>) {}
 
 /// Record how the current request ended in its span, with a debug event.
 pub(crate) fn finish(outcome: Outcome, error: Option<&RpcError>) {

@@ -14,6 +14,8 @@ use std::sync::LazyLock;
 
 use opentelemetry::propagation::{Extractor, TextMapCompositePropagator, TextMapPropagator};
 use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
+
+use crate::protocol::meta::Meta;
 use serde_json::{Map, Value};
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
@@ -25,10 +27,11 @@ static PROPAGATOR: LazyLock<TextMapCompositePropagator> = LazyLock::new(|| {
     ])
 });
 
-/// `_meta` read as a carrier of string fields.
-struct Meta<'a>(&'a Map<String, Value>);
+/// `_meta` read as a carrier of string fields (the trace context's members are none of
+/// those the protocol reserves).
+struct Carrier<'a>(&'a Map<String, Value>);
 
-impl Extractor for Meta<'_> {
+impl Extractor for Carrier<'_> {
     fn get(&self, key: &str) -> Option<&str> {
         self.0.get(key).and_then(Value::as_str)
     }
@@ -39,14 +42,14 @@ impl Extractor for Meta<'_> {
 }
 
 /// Make `span` (not yet entered) a child of the trace `meta` carries, if it carries one.
-pub(crate) fn continue_trace(span: &tracing::Span, meta: Option<&Value>) {
-    let Some(Value::Object(meta)) = meta else {
+pub(crate) fn continue_trace(span: &tracing::Span, meta: Option<&Meta>) {
+    let Some(members) = meta.and_then(Meta::others) else {
         return;
     };
-    if !meta.contains_key("traceparent") {
+    if !members.contains_key("traceparent") {
         return;
     }
-    let parent = PROPAGATOR.extract(&Meta(meta));
+    let parent = PROPAGATOR.extract(&Carrier(members));
     // Without an OpenTelemetry layer in the subscriber there is no trace to continue,
     // and a malformed traceparent extracts as no parent: both leave the span a root.
     if let Err(e) = span.set_parent(parent) {

@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::policy::limits::check_depth;
 use crate::policy::seal::{SealKey, Sealer};
 use crate::protocol::jsonrpc::{Envelope, Frame, Message};
+use crate::protocol::meta::{self, Meta};
 use crate::protocol::RequestId;
 use crate::registry::uri::{match_uri, Piece};
 
@@ -27,7 +28,7 @@ fn any_json() -> impl Strategy<Value = Value> {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
             prop::collection::btree_map(
-                "[a-z_]{1,8}|id|method|params|jsonrpc|result|error",
+                "[a-z_]{1,8}|id|method|params|jsonrpc|result|error|_meta|progressToken|io\\.modelcontextprotocol/(protocolVersion|clientCapabilities|clientInfo|logLevel)",
                 inner,
                 0..6
             )
@@ -56,10 +57,15 @@ fn same_verdict(bytes: &[u8]) -> Result<(), TestCaseError> {
                 envelope.and_then(Envelope::method),
                 value.get("method").and_then(Value::as_str)
             );
-            prop_assert_eq!(
-                envelope.and_then(Envelope::params),
-                value.get("params").and_then(Value::as_object)
-            );
+            // `params` without its `_meta`, which is read apart.
+            let params = value.get("params").and_then(Value::as_object);
+            let mut members = params.cloned();
+            let meta = members
+                .as_mut()
+                .and_then(|m| m.remove("_meta"))
+                .map(Meta::from_value);
+            prop_assert_eq!(envelope.and_then(Envelope::params), members.as_ref());
+            prop_assert_eq!(envelope.and_then(Envelope::meta), meta.as_ref());
             prop_assert_eq!(
                 envelope.and_then(Envelope::id),
                 value
@@ -115,6 +121,11 @@ proptest! {
             json!({"jsonrpc": "2.0", "id": id, "result": value}),
             json!({"jsonrpc": "2.0", "id": id, "error": value}),
             json!({"jsonrpc": "2.0", "method": value, "params": value}),
+            json!({"jsonrpc": "2.0", "id": id, "method": "m", "params": {"_meta": value, "x": value}}),
+            json!({"jsonrpc": "2.0", "method": "m", "params": {"_meta": {
+                meta::PROTOCOL_VERSION: value, meta::CLIENT_CAPABILITIES: value,
+                meta::PROGRESS_TOKEN: value, "traceparent": value,
+            }}}),
             json!([{"jsonrpc": "2.0", "id": id, "method": "m"}, value]),
         ] {
             same_verdict(&serde_json::to_vec(&envelope).unwrap())?;
@@ -204,5 +215,37 @@ proptest! {
             let decoded = decoded.ok();
             prop_assert_eq!(decoded.as_deref(), Some(text.as_str()));
         }
+    }
+}
+
+/// A repeated member of `params` or of its `_meta`, reserved or not, keeps its last value,
+/// as it does when the message is parsed to a JSON value first.
+#[test]
+fn repeated_meta_members_keep_their_last_value() {
+    let v = meta::PROTOCOL_VERSION;
+    for text in [
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"_meta":{{"a":1}},"_meta":{{"{v}":"x"}}}}}}"#
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"_meta":{{"{v}":1,"{v}":"2026-07-28","a":[1],"a":{{}}}}}}}}"#
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"_meta":{{"{v}":"x"}},"_meta":7}}}}"#
+        ),
+        r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":"\ud83d\ude00","x":1}}"#
+            .to_owned(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"\u005fmeta":{"progress\u0054oken":2}}}"#
+            .to_owned(),
+    ] {
+        same_verdict(text.as_bytes()).unwrap();
+    }
+    // Lone surrogates are refused inside `_meta` as anywhere else.
+    for text in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"a":"\ud800"}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"\ud800":1}}}"#,
+    ] {
+        assert!(Frame::parse(text.as_bytes()).is_err());
+        same_verdict(text.as_bytes()).unwrap();
     }
 }

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::policy::auth::Principal;
+use crate::protocol::meta::Meta;
 use crate::protocol::{Implementation, LogLevel, RequestId, RpcError};
 
 use super::input::Exchange;
@@ -123,7 +124,7 @@ pub(crate) struct ContextParts {
     pub(crate) protocol_version: &'static str,
     pub(crate) client_capabilities: ClientCapabilities,
     pub(crate) client_info: Option<Arc<Implementation>>,
-    pub(crate) meta: Map<String, Value>,
+    pub(crate) meta: Meta,
     pub(crate) transport: Transport,
     pub(crate) log_level: Option<LogLevel>,
     pub(crate) progress_token: Option<Value>,
@@ -137,6 +138,8 @@ pub(crate) struct ContextParts {
 
 struct Inner {
     parts: ContextParts,
+    /// `parts.meta` as a JSON map, once asked for.
+    meta: std::sync::OnceLock<Map<String, Value>>,
     states: Arc<StateMap>,
     exchange: Mutex<Exchange>,
     last_progress: Mutex<Option<f64>>,
@@ -169,6 +172,7 @@ impl RequestContext {
     pub(crate) fn new(parts: ContextParts, states: Arc<StateMap>) -> Self {
         RequestContext(Arc::new(Inner {
             parts,
+            meta: std::sync::OnceLock::new(),
             states,
             exchange: Mutex::default(),
             last_progress: Mutex::default(),
@@ -340,7 +344,8 @@ impl RequestContext {
 
     /// The request's whole `_meta` object.
     pub fn meta(&self) -> &Map<String, Value> {
-        &self.0.parts.meta
+        // Built on first use: most handlers never read it.
+        self.0.meta.get_or_init(|| self.0.parts.meta.to_map())
     }
 
     /// The transport the request arrived on.

@@ -8,9 +8,8 @@
 //! refuse). What the transport does with the answer (stdio fixes the era of its process;
 //! HTTP asks again for every request) is the transport's.
 
-use serde_json::{Map, Value};
-
-use crate::protocol::{meta, version};
+use crate::protocol::meta::{self, Meta};
+use crate::protocol::version;
 
 use super::Eras;
 
@@ -42,11 +41,8 @@ pub(crate) struct Facts<'a> {
 
 impl<'a> Facts<'a> {
     /// The facts a message's method and params give.
-    pub(crate) fn of(method: Option<&'a str>, params: Option<&Map<String, Value>>) -> Self {
-        let names_version = params
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get(meta::PROTOCOL_VERSION))
-            .is_some();
+    pub(crate) fn of(method: Option<&'a str>, meta: Option<&Meta>) -> Self {
+        let names_version = meta.and_then(|m| m.get(meta::PROTOCOL_VERSION)).is_some();
         Facts {
             method,
             names_version,
@@ -88,9 +84,8 @@ mod tests {
 
     #[test]
     fn a_message_naming_the_stateless_revision_is_modern() {
-        let params = json!({"_meta": {meta::PROTOCOL_VERSION: "2026-07-28"}});
-        let params = params.as_object();
-        let mut facts = Facts::of(Some("initialize"), params);
+        let meta = Meta::from_value(json!({meta::PROTOCOL_VERSION: "2026-07-28"}));
+        let mut facts = Facts::of(Some("initialize"), Some(&meta));
         facts.in_session = true;
         assert_eq!(select(facts), Era::Modern);
         let header = Facts {

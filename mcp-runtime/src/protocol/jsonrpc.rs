@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::error::RpcError;
+use super::meta::Meta;
 
 /// A request id: a string or a number, echoed verbatim (its JSON type is preserved).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -33,15 +34,19 @@ pub enum Message {
         id: RequestId,
         /// The method name.
         method: String,
-        /// `params`, an object when present.
+        /// `params`, an object when present, without its `_meta`.
         params: Option<Map<String, Value>>,
+        /// `params._meta`, when present.
+        meta: Option<Meta>,
     },
     /// A notification: `method` without `id`.
     Notification {
         /// The method name.
         method: String,
-        /// `params`, an object when present.
+        /// `params`, an object when present, without its `_meta`.
         params: Option<Map<String, Value>>,
+        /// `params._meta`, when present.
+        meta: Option<Meta>,
     },
     /// A response: the client answering a request the server sent (handshake era only).
     Response {
@@ -73,7 +78,7 @@ impl Message {
             jsonrpc_2_0: obj.get("jsonrpc").and_then(Value::as_str) == Some("2.0"),
             id: obj.remove("id"),
             method: obj.remove("method"),
-            params: obj.remove("params"),
+            params: obj.remove("params").map(Params::from_value),
             result: obj.remove("result"),
             error: obj.remove("error"),
         }
@@ -87,9 +92,20 @@ impl Envelope {
         self.method.as_ref().and_then(Value::as_str)
     }
 
-    /// The params, when they are an object.
+    /// The params, when they are an object, without their `_meta`.
     pub fn params(&self) -> Option<&Map<String, Value>> {
-        self.params.as_ref().and_then(Value::as_object)
+        match &self.params {
+            Some(Params::Object { members, .. }) => Some(members),
+            _ => None,
+        }
+    }
+
+    /// `params._meta`, when the params are an object that has it.
+    pub fn meta(&self) -> Option<&Meta> {
+        match &self.params {
+            Some(Params::Object { meta, .. }) => meta.as_ref(),
+            _ => None,
+        }
     }
 
     /// The id, when it is a string or a number.
@@ -163,13 +179,13 @@ impl Envelope {
                 });
             }
         };
-        let params = match params {
-            None | Some(Value::Null) => None,
-            Some(Value::Object(p)) => Some(p),
+        let (params, meta) = match params {
+            None | Some(Params::Null) => (None, None),
+            Some(Params::Object { members, meta }) => (Some(members), meta),
             // A notification is never answered, not even when malformed: its params are
             // dropped and the receiver ignores what it cannot use.
-            Some(_) if id.is_none() => None,
-            Some(_) => {
+            Some(Params::Other) if id.is_none() => (None, None),
+            Some(Params::Other) => {
                 return Err(Malformed {
                     id,
                     error: RpcError::invalid_params("params must be a JSON object"),
@@ -177,8 +193,17 @@ impl Envelope {
             }
         };
         Ok(match id {
-            Some(id) => Message::Request { id, method, params },
-            None => Message::Notification { method, params },
+            Some(id) => Message::Request {
+                id,
+                method,
+                params,
+                meta,
+            },
+            None => Message::Notification {
+                method,
+                params,
+                meta,
+            },
         })
     }
 }
@@ -206,9 +231,123 @@ pub struct Envelope {
     jsonrpc_2_0: bool,
     id: Option<Value>,
     method: Option<Value>,
-    params: Option<Value>,
+    params: Option<Params>,
     result: Option<Value>,
     error: Option<Value>,
+}
+
+/// `params` as read: an object's members with its `_meta` apart, or whether it was
+/// `null` or some other value.
+#[derive(Debug, Clone, PartialEq)]
+enum Params {
+    Object {
+        members: Map<String, Value>,
+        meta: Option<Meta>,
+    },
+    Null,
+    Other,
+}
+
+impl Params {
+    fn from_value(value: Value) -> Params {
+        match value {
+            Value::Object(mut members) => {
+                let meta = members.remove("_meta").map(Meta::from_value);
+                Params::Object { members, meta }
+            }
+            Value::Null => Params::Null,
+            _ => Params::Other,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Params {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ParamsVisitor;
+        impl<'de> serde::de::Visitor<'de> for ParamsVisitor {
+            type Value = Params;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("the params of a message")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Params, A::Error> {
+                let mut members = Map::new();
+                let mut meta = None;
+                // A repeated member keeps its last value, as a parsed JSON object does.
+                while let Some(key) = map.next_key::<ParamsKey>()? {
+                    match key {
+                        ParamsKey::Meta => meta = Some(map.next_value::<Meta>()?),
+                        ParamsKey::Other(key) => {
+                            let value = map.next_value()?;
+                            members.insert(key, value);
+                        }
+                    }
+                }
+                Ok(Params::Object { members, meta })
+            }
+            // Other values are refused or dropped, but read in full first, so malformed
+            // text inside them is refused as elsewhere.
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Params, A::Error> {
+                while seq.next_element::<Value>()?.is_some() {}
+                Ok(Params::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Params, E> {
+                Ok(Params::Other)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Params, E> {
+                Ok(Params::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Params, E> {
+                Ok(Params::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Params, E> {
+                Ok(Params::Other)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Params, E> {
+                Ok(Params::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Params, E> {
+                Ok(Params::Null)
+            }
+        }
+        deserializer.deserialize_any(ParamsVisitor)
+    }
+}
+
+/// A member name of `params`: `_meta` read without allocating.
+enum ParamsKey {
+    Meta,
+    Other(String),
+}
+
+impl<'de> Deserialize<'de> for ParamsKey {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl serde::de::Visitor<'_> for KeyVisitor {
+            type Value = ParamsKey;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E>(self, name: &str) -> Result<ParamsKey, E> {
+                Ok(match name {
+                    "_meta" => ParamsKey::Meta,
+                    _ => ParamsKey::Other(name.to_owned()),
+                })
+            }
+            fn visit_string<E>(self, name: String) -> Result<ParamsKey, E> {
+                Ok(match name.as_str() {
+                    "_meta" => ParamsKey::Meta,
+                    _ => ParamsKey::Other(name),
+                })
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
 }
 
 /// What one frame of JSON text holds.

@@ -180,8 +180,13 @@ impl TestClient {
             return handshake.message(&self.caller(), message).await;
         }
         match Message::from_value(message) {
-            Ok(Message::Request { id, method, params }) => Some(
-                modern::handle_request(self.app.core(), id, method, params, self.inbound())
+            Ok(Message::Request {
+                id,
+                method,
+                params,
+                meta,
+            }) => Some(
+                modern::handle_request(self.app.core(), id, method, params, meta, self.inbound())
                     .await
                     .into_message(),
             ),
@@ -250,10 +255,10 @@ impl TestClient {
             }}));
         }
         match Message::from_value(self.envelope("subscriptions/listen", params)) {
-            Ok(Message::Request { id, params, .. }) => {
-                modern::listen(self.app.core(), &id, params, self.principal.as_ref())
-                    .map_err(Answer::into_message)
-            }
+            Ok(Message::Request {
+                id, params, meta, ..
+            }) => modern::listen(self.app.core(), &id, params, meta, self.principal.as_ref())
+                .map_err(Answer::into_message),
             _ => Err(Value::Null),
         }
     }
@@ -299,8 +304,13 @@ impl TestClient {
         let message = json!({
             "jsonrpc": "2.0", "id": self.next_id(), "method": method, "params": params,
         });
-        let (id, method, params) = match Message::from_value(message) {
-            Ok(Message::Request { id, method, params }) => (id, method, params),
+        let (id, method, params, meta) = match Message::from_value(message) {
+            Ok(Message::Request {
+                id,
+                method,
+                params,
+                meta,
+            }) => (id, method, params, meta),
             Ok(_) => return (Vec::new(), Value::Null),
             Err(m) => {
                 let response = crate::protocol::jsonrpc::error_response(m.id.as_ref(), &m.error);
@@ -310,7 +320,8 @@ impl TestClient {
         let (tx, mut rx) = tokio::sync::mpsc::channel(1024);
         let mut inbound = self.inbound();
         inbound.notifier = Some(Notifier::new(tx));
-        let answer = modern::handle_request(self.app.core(), id, method, params, inbound).await;
+        let answer =
+            modern::handle_request(self.app.core(), id, method, params, meta, inbound).await;
         let mut notifications = Vec::new();
         while let Ok(frame) = rx.try_recv() {
             notifications.push(serde_json::from_slice(&frame).unwrap_or(Value::Null));

@@ -886,3 +886,74 @@ async fn stdio_bursts_of_answers_stay_one_message_per_line() {
     );
     assert_eq!(parse_errors, 20);
 }
+
+/// Shows the request's whole `_meta`, and what the framework read from it.
+#[mcp_runtime::tool]
+async fn show_meta(ctx: mcp_runtime::RequestContext) -> Json<Value> {
+    Json(json!({
+        "meta": Value::Object(ctx.meta().clone()),
+        "progressToken": ctx.progress_token(),
+        "client": ctx.client_info().map(|info| info.name.clone()),
+    }))
+}
+
+/// One stdio exchange with a server of `show_meta`: each line in, the last answer out.
+async fn show_meta_over_stdio(lines: &[Value]) -> Value {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = Server::new("t", "1")
+        .only(mcp_runtime::tools![show_meta])
+        .build()
+        .unwrap();
+    let (client, server) = tokio::io::duplex(1 << 16);
+    let (sr, sw) = tokio::io::split(server);
+    let serving = tokio::spawn(async move { app.serve_io(sr, sw).await });
+    let (mut cr, mut cw) = tokio::io::split(client);
+    let input: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    cw.write_all(input.as_bytes()).await.unwrap();
+    cw.shutdown().await.unwrap();
+    let mut out = String::new();
+    cr.read_to_string(&mut out).await.unwrap();
+    serving.await.unwrap().unwrap();
+    let last = out.lines().last().expect("an answer");
+    serde_json::from_str(last).unwrap()
+}
+
+// S-018, S-149: a handler sees the request's `_meta` whole, as sent, with the members the
+// protocol reserves and the client's own, in both eras; the framework's reading of the
+// reserved ones (progress token, client info) agrees with it.
+#[tokio::test]
+async fn handlers_see_the_whole_meta_as_sent() {
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"sampling": {}},
+        "io.modelcontextprotocol/clientInfo": {"name": "agent", "version": "2"},
+        "progressToken": "p-1",
+        "example.com/trace": {"span": [1, 2]},
+        "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+    });
+    let modern = show_meta_over_stdio(&[json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "show_meta", "arguments": {}, "_meta": meta},
+    })])
+    .await;
+    let seen = &modern["result"]["structuredContent"];
+    assert_eq!(seen["meta"], meta, "{modern}");
+    assert_eq!(seen["progressToken"], "p-1");
+    assert_eq!(seen["client"], "agent");
+
+    let legacy_meta = json!({"progressToken": 7, "example.com/trace": "t-1"});
+    let legacy = show_meta_over_stdio(&[
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "old", "version": "1"},
+        }}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "show_meta", "arguments": {}, "_meta": legacy_meta}}),
+    ])
+    .await;
+    let seen = &legacy["result"]["structuredContent"];
+    assert_eq!(seen["meta"], legacy_meta, "{legacy}");
+    assert_eq!(seen["progressToken"], 7);
+    assert_eq!(seen["client"], "old");
+}

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::core::tasks::TaskRuntime;
 use crate::core::Inbound;
-use crate::protocol::meta::RequestMeta;
+use crate::protocol::meta::{Meta, RequestMeta};
 use crate::protocol::{RequestId, RpcError};
 use crate::tasks::TaskRecord;
 
@@ -73,7 +73,7 @@ impl Core {
             let tool = snapshot.catalog.get(&task.tool)?;
             // The stored `_meta` is read as it was when the task began; a task whose
             // revision or tool method is no longer served does not resume.
-            let meta = Value::Object(task.meta.clone());
+            let meta = Meta::from_map(task.meta.clone());
             let meta = RequestMeta::parse(Some(meta), self.supported_versions()).ok()?;
             if !self.serves("tools/call") {
                 return None;

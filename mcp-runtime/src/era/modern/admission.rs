@@ -2,19 +2,17 @@
 //! [`RequestMeta`], then the method; each refusal becomes the JSON-RPC error and HTTP
 //! status this revision gives it.
 
-use serde_json::{Map, Value};
-
 use crate::core::Core;
-use crate::protocol::meta::{self, MetaError, RequestMeta};
+use crate::protocol::meta::{self, Meta, MetaError, RequestMeta};
 use crate::protocol::RpcError;
 
 /// Read and check the per-request `_meta`. Errors carry their HTTP status.
 pub(crate) fn admit(
     core: &Core,
     method: &str,
-    params: &mut Map<String, Value>,
+    meta: Option<Meta>,
 ) -> Result<RequestMeta, (RpcError, u16)> {
-    let parsed = RequestMeta::parse(params.remove("_meta"), core.supported_versions());
+    let parsed = RequestMeta::parse(meta, core.supported_versions());
     // `_meta` and its version are checked before the method, the rest after it.
     if let Err(error) = &parsed {
         if error.is_before_method() {

@@ -7,7 +7,8 @@ use tracing::Instrument as _;
 use crate::core::{Call, ClientCapabilities, Core};
 use crate::observe::{self, Outcome};
 use crate::policy::principal::Principal;
-use crate::protocol::{meta, RequestId};
+use crate::protocol::meta::{self, Meta};
+use crate::protocol::RequestId;
 
 mod admission;
 mod answer;
@@ -26,15 +27,16 @@ pub async fn handle_request(
     id: RequestId,
     method: String,
     params: Option<Map<String, Value>>,
+    meta: Option<Meta>,
     inbound: Inbound,
 ) -> Answer {
     let started = std::time::Instant::now();
-    let mut params = params.unwrap_or_default();
+    let params = params.unwrap_or_default();
     let name = crate::era::target_of(&params);
     let span = observe::request_span(core, inbound.transport, &method, name.as_deref(), &id);
-    observe::continue_trace(&span, params.get("_meta"));
+    observe::continue_trace(&span, meta.as_ref());
     async move {
-        let admission = match admit(core, &method, &mut params) {
+        let admission = match admit(core, &method, meta) {
             Ok(a) => a,
             Err((error, status)) => {
                 let outcome = Outcome::of_error(&error);
@@ -69,10 +71,11 @@ pub fn listen(
     core: &Core,
     id: &RequestId,
     params: Option<Map<String, Value>>,
+    meta: Option<Meta>,
     principal: Option<&Principal>,
 ) -> Result<crate::core::Subscription, Answer> {
-    let mut params = params.unwrap_or_default();
-    let admission = admit(core, "subscriptions/listen", &mut params)
+    let params = params.unwrap_or_default();
+    let admission = admit(core, "subscriptions/listen", meta)
         .map_err(|(error, status)| Answer::error(Some(id), &error, status))?;
     let takes_tasks = ClientCapabilities::new(admission.client_capabilities)
         .has_extension(crate::tasks::EXTENSION);
@@ -82,9 +85,6 @@ pub fn listen(
 
 /// Whether a request may produce notifications worth a streamed (SSE) response: the
 /// client asked for progress or log messages.
-pub fn wants_stream(params: Option<&Map<String, Value>>) -> bool {
-    params
-        .and_then(|p| p.get("_meta"))
-        .and_then(Value::as_object)
-        .is_some_and(|m| m.contains_key(meta::PROGRESS_TOKEN) || m.contains_key(meta::LOG_LEVEL))
+pub fn wants_stream(meta: Option<&Meta>) -> bool {
+    meta.is_some_and(|m| m.get(meta::PROGRESS_TOKEN).is_some() || m.get(meta::LOG_LEVEL).is_some())
 }

@@ -17,6 +17,7 @@ use crate::observe;
 use crate::policy::limits::check_depth;
 use crate::policy::principal::Principal;
 use crate::protocol::jsonrpc::{error_response, Frame, Message};
+use crate::protocol::meta::Meta;
 use crate::protocol::{RequestId, RpcError};
 
 use super::headers::{
@@ -203,9 +204,12 @@ async fn modern_post(
             );
             not_jsonrpc(&shared.core, id.as_ref(), &error)
         }
-        Ok(Message::Request { id, method, params }) => {
-            modern_request(shared, headers, id, method, params, principal).await
-        }
+        Ok(Message::Request {
+            id,
+            method,
+            params,
+            meta,
+        }) => modern_request(shared, headers, id, (method, params, meta), principal).await,
     }
 }
 
@@ -216,11 +220,16 @@ async fn modern_request(
     shared: &Shared,
     headers: &HeaderMap,
     id: RequestId,
-    method: String,
-    params: Option<Map<String, Value>>,
+    (method, params, meta): (String, Option<Map<String, Value>>, Option<Meta>),
     principal: Option<Principal>,
 ) -> Response {
-    if let Err(error) = check_headers(headers, &method, params.as_ref(), &shared.core) {
+    if let Err(error) = check_headers(
+        headers,
+        &method,
+        params.as_ref(),
+        meta.as_ref(),
+        &shared.core,
+    ) {
         observe::refused(
             &shared.core,
             Transport::Http,
@@ -232,7 +241,7 @@ async fn modern_request(
     }
     let auth = shared.config.auth.as_ref();
     if method == "subscriptions/listen" {
-        return match modern::listen(&shared.core, &id, params, principal.as_ref()) {
+        return match modern::listen(&shared.core, &id, params, meta, principal.as_ref()) {
             Ok(subscription) => sse::listen_stream(subscription, shared.closing.clone()),
             Err(error) => auth::answer(auth, error),
         };
@@ -248,14 +257,15 @@ async fn modern_request(
         stop: CancellationToken::new(),
         principal,
     };
-    if modern::wants_stream(params.as_ref()) && accepts_event_stream(headers) {
+    if modern::wants_stream(meta.as_ref()) && accepts_event_stream(headers) {
         let config = shared.config.clone();
-        return sse::streamed(shared.core.clone(), config, id, method, params, inbound).await;
+        let request = (id, method, params, meta);
+        return sse::streamed(shared.core.clone(), config, request, inbound).await;
     }
     // If the client goes away, hyper drops this future; the guard then cancels the
     // request's token so work the handler spawned stops too.
     let guard = cancel.drop_guard();
-    let reply = modern::handle_request(&shared.core, id, method, params, inbound).await;
+    let reply = modern::handle_request(&shared.core, id, method, params, meta, inbound).await;
     guard.disarm();
     auth::answer(auth, reply)
 }

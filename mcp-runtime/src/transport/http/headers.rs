@@ -13,7 +13,8 @@ use serde_json::{Map, Value};
 
 use crate::core::Core;
 use crate::policy::host::host_name;
-use crate::protocol::{meta, RpcError};
+use crate::protocol::meta::{self, Meta};
+use crate::protocol::RpcError;
 
 /// The protocol's header names, made once: looking a header up by a string parses the name
 /// on every request.
@@ -163,9 +164,10 @@ pub(crate) fn check_headers(
     headers: &HeaderMap,
     method: &str,
     params: Option<&Map<String, Value>>,
+    meta: Option<&Meta>,
     core: &Core,
 ) -> Result<(), RpcError> {
-    check_version(headers, method, params, core)?;
+    check_version(headers, method, meta, core)?;
     check_method(headers, method)?;
     check_name(headers, method, params)?;
     if method == "tools/call" {
@@ -184,11 +186,10 @@ pub(crate) fn check_headers(
 fn check_version(
     headers: &HeaderMap,
     method: &str,
-    params: Option<&Map<String, Value>>,
+    meta: Option<&Meta>,
     core: &Core,
 ) -> Result<(), RpcError> {
-    let body_version = params
-        .and_then(|p| p.get("_meta"))
+    let body_version = meta
         .and_then(|m| m.get(meta::PROTOCOL_VERSION))
         .and_then(Value::as_str);
     match header_text(headers, &names::MCP_PROTOCOL_VERSION)? {

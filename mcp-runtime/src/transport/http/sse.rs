@@ -63,18 +63,20 @@ enum Phase {
 pub(super) async fn streamed(
     core: Arc<Core>,
     config: Arc<super::HttpConfig>,
-    id: crate::protocol::RequestId,
-    method: String,
-    params: Option<Map<String, Value>>,
+    (id, method, params, meta): (
+        crate::protocol::RequestId,
+        String,
+        Option<Map<String, Value>>,
+        Option<crate::protocol::meta::Meta>,
+    ),
     mut inbound: Inbound,
 ) -> Response {
     let (tx, mut rx) = mpsc::channel::<Vec<u8>>(256);
     inbound.notifier = Some(Notifier::new(tx));
     let cancel = inbound.cancel.clone();
-    let mut task =
-        tokio::spawn(
-            async move { modern::handle_request(&core, id, method, params, inbound).await },
-        );
+    let mut task = tokio::spawn(async move {
+        modern::handle_request(&core, id, method, params, meta, inbound).await
+    });
     let abandon = Abandon {
         cancel: Some(cancel.drop_guard()),
         task: task.abort_handle(),

@@ -30,6 +30,7 @@ use crate::observe;
 use crate::policy::limits::check_depth;
 use crate::policy::principal::Principal;
 use crate::protocol::jsonrpc::{error_response, Frame, Message};
+use crate::protocol::meta::Meta;
 use crate::protocol::{RequestId, RpcError};
 use crate::transport::in_flight::InFlight;
 
@@ -262,10 +263,13 @@ impl Connection {
                 )
                 .await
             }
-            Ok(Message::Request { id, method, params }) => {
-                self.request(id, method, params, tasks).await
-            }
-            Ok(Message::Notification { method, params }) => {
+            Ok(Message::Request {
+                id,
+                method,
+                params,
+                meta,
+            }) => self.request(id, method, params, meta, tasks).await,
+            Ok(Message::Notification { method, params, .. }) => {
                 if method == "notifications/cancelled" {
                     self.in_flight.cancel(params.as_ref());
                 }
@@ -292,11 +296,12 @@ impl Connection {
         id: RequestId,
         method: String,
         params: Option<Map<String, Value>>,
+        meta: Option<Meta>,
         tasks: &mut JoinSet<()>,
     ) {
         let facts = Facts {
             in_session: self.in_session(),
-            ..Facts::of(Some(&method), params.as_ref())
+            ..Facts::of(Some(&method), meta.as_ref())
         };
         match (self.eras.select(&facts), &self.era) {
             (Selected::Modern, _) => {
@@ -309,12 +314,12 @@ impl Connection {
                     self.refuse_handshake(&id).await;
                     return;
                 }
-                self.modern_request(id, method, params, tasks).await;
+                self.modern_request(id, method, params, meta, tasks).await;
             }
             #[cfg(feature = "legacy")]
             (Selected::Legacy, Era::Legacy(session)) => {
                 let session = session.clone();
-                self.legacy_request(session, id, method, params, tasks)
+                self.legacy_request(session, id, method, params, meta, tasks)
                     .await;
             }
             // Not in a session: this is an `initialize`.
@@ -380,13 +385,14 @@ impl Connection {
         id: RequestId,
         method: String,
         params: Option<Map<String, Value>>,
+        meta: Option<Meta>,
         tasks: &mut JoinSet<()>,
     ) {
         let core = self.core.clone();
         let notifier = Some(Notifier::new(self.tx.clone()));
         self.spawn_request(id.clone(), notifier, tasks, move |inbound| async move {
             session
-                .handle_request(&core, id, method, params, inbound)
+                .handle_request(&core, id, method, params, meta, inbound)
                 .await
                 .to_bytes()
         })
@@ -427,11 +433,12 @@ impl Connection {
         id: RequestId,
         method: String,
         params: Option<Map<String, Value>>,
+        meta: Option<Meta>,
         tasks: &mut JoinSet<()>,
     ) {
         if method == "subscriptions/listen" {
             let mut subscription =
-                match modern::listen(&self.core, &id, params, self.principal.as_ref()) {
+                match modern::listen(&self.core, &id, params, meta, self.principal.as_ref()) {
                     Ok(subscription) => subscription,
                     Err(answer) => {
                         let _ = self.tx.send(answer.to_bytes()).await;
@@ -464,10 +471,9 @@ impl Connection {
         }
         let core = self.core.clone();
         // A channel only for requests that asked for progress or log messages.
-        let notifier =
-            modern::wants_stream(params.as_ref()).then(|| Notifier::new(self.tx.clone()));
+        let notifier = modern::wants_stream(meta.as_ref()).then(|| Notifier::new(self.tx.clone()));
         self.spawn_request(id.clone(), notifier, tasks, move |inbound| async move {
-            modern::handle_request(&core, id, method, params, inbound)
+            modern::handle_request(&core, id, method, params, meta, inbound)
                 .await
                 .to_bytes()
         })

@@ -13,6 +13,7 @@ use crate::core::{Call, Core, Notifier, Reply};
 use crate::era::Inbound;
 use crate::observe;
 use crate::protocol::jsonrpc::{notification, request};
+use crate::protocol::meta::Meta;
 use crate::protocol::{RequestId, RpcError};
 
 use super::super::shape;
@@ -32,7 +33,7 @@ impl Session {
         method: &str,
         name: Option<String>,
         mut params: Map<String, Value>,
-        meta: Map<String, Value>,
+        meta: Meta,
         inbound: &Inbound,
     ) -> Reply {
         // Input is gathered here, by asking the client; a state or answers a handshake-era

@@ -19,6 +19,7 @@ use crate::era::Inbound;
 use crate::observe;
 use crate::policy::auth::Principal;
 use crate::protocol::jsonrpc::{error_response, result_response, Message};
+use crate::protocol::meta::Meta;
 use crate::protocol::{version, Implementation, LogLevel, RequestId, RpcError};
 
 use super::answer::{Response, ToolResponse};
@@ -214,20 +215,19 @@ impl Session {
         id: RequestId,
         method: String,
         params: Option<Map<String, Value>>,
+        meta: Option<Meta>,
         inbound: Inbound,
     ) -> Response {
         let started = std::time::Instant::now();
-        let mut params = params.unwrap_or_default();
+        let params = params.unwrap_or_default();
         let name = crate::era::target_of(&params);
         let span = observe::request_span(core, inbound.transport, &method, name.as_deref(), &id);
         span.record("protocol_version", self.version);
-        observe::continue_trace(&span, params.get("_meta"));
+        observe::continue_trace(&span, meta.as_ref());
         let target = name.clone();
         async move {
-            let meta = match params.remove("_meta") {
-                Some(Value::Object(meta)) => meta,
-                _ => Map::new(),
-            };
+            // A `_meta` that is no object is ignored, as older revisions define no use for it.
+            let meta = meta.filter(Meta::is_object).unwrap_or_default();
             let reply = match method.as_str() {
                 "initialize" => Reply::Error(RpcError::invalid_request(
                     "This session is already initialized; send initialize once per session",
@@ -288,7 +288,7 @@ impl Session {
                 Err(malformed) => {
                     answers.push(error_response(malformed.id.as_ref(), &malformed.error))
                 }
-                Ok(Message::Notification { method, params }) => {
+                Ok(Message::Notification { method, params, .. }) => {
                     if method == "notifications/cancelled" {
                         cancel(params.as_ref());
                     }
@@ -301,11 +301,16 @@ impl Session {
                         &RpcError::invalid_request("initialize cannot be part of a batch"),
                     ))
                 }
-                Ok(Message::Request { id, method, params }) => {
+                Ok(Message::Request {
+                    id,
+                    method,
+                    params,
+                    meta,
+                }) => {
                     let (session, core, inbound) = (self.clone(), core.clone(), inbound());
                     pending.push(async move {
                         session
-                            .handle_request(&core, id, method, params, inbound)
+                            .handle_request(&core, id, method, params, meta, inbound)
                             .await
                             .into_message()
                     });
@@ -392,7 +397,7 @@ impl Session {
         id: &RequestId,
         method: &str,
         name: Option<String>,
-        meta: &Map<String, Value>,
+        meta: &Meta,
         inbound: &Inbound,
     ) -> RequestContext {
         let progress_token = meta

@@ -38,6 +38,7 @@ use crate::era::{Era, Eras, Facts, Inbound};
 use crate::policy::oauth::HttpAuth;
 use crate::policy::principal::Principal;
 use crate::protocol::jsonrpc::{error_response, result_response, Envelope, Frame, Message};
+use crate::protocol::meta::Meta;
 use crate::protocol::{RequestId, RpcError};
 use crate::transport::in_flight::InFlight;
 
@@ -57,7 +58,7 @@ pub(crate) fn claims(eras: &Eras, headers: &HeaderMap, body: &Frame) -> bool {
     let envelope = body.envelope();
     let mut facts = Facts::of(
         envelope.and_then(Envelope::method),
-        envelope.and_then(Envelope::params),
+        envelope.and_then(Envelope::meta),
     );
     facts.header_version = header_text(headers, &names::MCP_PROTOCOL_VERSION)
         .ok()
@@ -177,7 +178,7 @@ pub(crate) async fn post(incoming: Incoming<'_>, body: Frame) -> Response {
             malformed.id.as_ref(),
             malformed.error,
         ),
-        Ok(Message::Notification { method, params }) => {
+        Ok(Message::Notification { method, params, .. }) => {
             notify(&entry, &method, params.as_ref());
             StatusCode::ACCEPTED.into_response()
         }
@@ -185,9 +186,12 @@ pub(crate) async fn post(incoming: Incoming<'_>, body: Frame) -> Response {
             entry.session.handle_response(id, outcome);
             StatusCode::ACCEPTED.into_response()
         }
-        Ok(Message::Request { id, method, params }) => {
-            request(&incoming, &entry, id, method, params).await
-        }
+        Ok(Message::Request {
+            id,
+            method,
+            params,
+            meta,
+        }) => request(&incoming, &entry, id, method, params, meta).await,
     }
 }
 
@@ -271,6 +275,7 @@ async fn request(
     id: RequestId,
     method: String,
     params: Option<Map<String, Value>>,
+    meta: Option<Meta>,
 ) -> Response {
     let core = incoming.core.clone();
     let mut inbound = Inbound::new(Transport::Http);
@@ -279,7 +284,7 @@ async fn request(
         inbound.notifier = Some(Notifier::with_sink(entry.standalone.clone()));
         let message = entry
             .session
-            .handle_request(&core, id, method, params, inbound)
+            .handle_request(&core, id, method, params, meta, inbound)
             .await;
         let response = super::render::json_bytes(StatusCode::OK, message.to_bytes());
         return super::auth::scope_rule(incoming.auth, message.error(), response);
@@ -311,7 +316,7 @@ async fn request(
         // A cancelled (aborted) request still ends its stream, with no response.
         let ending = Ending(task_log);
         let message = session
-            .handle_request(&core, id.clone(), method, params, inbound)
+            .handle_request(&core, id.clone(), method, params, meta, inbound)
             .await;
         task_entry.in_flight.finish(&id);
         if let Some(error) = message.error() {

@@ -957,3 +957,59 @@ async fn handlers_see_the_whole_meta_as_sent() {
     assert_eq!(seen["progressToken"], 7);
     assert_eq!(seen["client"], "old");
 }
+
+/// Answers `n` after `wait_ms` milliseconds (at once for 0).
+#[mcp_runtime::tool]
+async fn after(n: i64, wait_ms: u64) -> String {
+    if wait_ms > 0 {
+        tokio::time::sleep(std::time::Duration::from_millis(wait_ms)).await;
+    }
+    n.to_string()
+}
+
+// On stdio, requests that finish at once are answered inline and those that wait run as
+// tasks, interleaved on one connection: every request gets its own answer, whichever way
+// the one before it went.
+#[tokio::test]
+async fn stdio_inline_and_waiting_requests_interleave() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = Server::new("t", "1")
+        .only(mcp_runtime::tools![after])
+        .build()
+        .unwrap();
+    let (client, server) = tokio::io::duplex(1 << 16);
+    let (sr, sw) = tokio::io::split(server);
+    let serving = tokio::spawn(async move { app.serve_io(sr, sw).await });
+    let (mut cr, mut cw) = tokio::io::split(client);
+    let waits = [0, 30, 0, 0, 20, 10, 0, 40, 0, 0];
+    let mut input = String::new();
+    for (n, wait_ms) in waits.iter().enumerate() {
+        let call = json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
+            "name": "after", "arguments": {"n": n, "wait_ms": wait_ms},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}},
+        }});
+        input.push_str(&format!("{call}\n"));
+    }
+    cw.write_all(input.as_bytes()).await.unwrap();
+    cw.shutdown().await.unwrap();
+    let mut out = String::new();
+    cr.read_to_string(&mut out).await.unwrap();
+    serving.await.unwrap().unwrap();
+    let mut answers: Vec<(u64, String)> = out
+        .lines()
+        .map(|line| {
+            let answer: Value = serde_json::from_str(line).unwrap();
+            let id = answer["id"].as_u64().expect("an id");
+            let text = answer["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default();
+            (id, text.to_owned())
+        })
+        .collect();
+    answers.sort();
+    let expected: Vec<(u64, String)> = (0..waits.len() as u64)
+        .map(|n| (n, n.to_string()))
+        .collect();
+    assert_eq!(answers, expected, "{out}");
+}

@@ -85,7 +85,14 @@ struct Connection {
     /// together once everything read so far is handled: one hand-over per burst rather
     /// than one per request.
     answered: Vec<u8>,
+    /// The allocation of the last request future that finished inline, kept for the next
+    /// request of the same type (see `spawn_request`). In a mutex only so that the
+    /// connection is `Sync`; it is only ever reached through `&mut self`, without locking.
+    recycled: Option<std::sync::Mutex<Box<dyn std::any::Any + Send>>>,
 }
+
+/// Where a request future runs: pinned in place, and empty once it finished.
+struct Slot<Fut>(std::pin::Pin<Box<Option<Fut>>>);
 
 /// Responses held in `Connection::answered` beyond this many bytes go out at once.
 const ANSWERED_BATCH_BYTES: usize = 64 * 1024;
@@ -120,6 +127,7 @@ where
         era: Era::Undecided,
         principal: config.principal.clone(),
         answered: Vec::new(),
+        recycled: None,
     };
     let mut line = PartialLine::default();
     tokio::pin!(shutdown);
@@ -503,16 +511,36 @@ impl Connection {
             principal: self.principal.clone(),
         };
         let key = id.clone();
-        let mut future = Box::pin(serve(inbound));
+        // A request's future is a few KiB: more than the allocator keeps in its per-thread
+        // caches, so allocating and freeing one for every request takes its slow path.
+        // Requests that finish inline leave their allocation for the next one.
+        let recycled = self.recycled.take().and_then(|kept| kept.into_inner().ok());
+        let mut slot = match recycled.map(|any| any.downcast::<Slot<Fut>>()) {
+            Some(Ok(slot)) => slot,
+            _ => Box::new(Slot(Box::pin(None))),
+        };
+        slot.0.set(Some(serve(inbound)));
         // Most requests finish without waiting on anything: answer those right here,
         // without a task (nothing can cancel them in the meantime: this loop reads the
         // next message only afterwards).
-        if let Some(response) = futures_util::FutureExt::now_or_never(&mut future) {
+        let done = slot
+            .0
+            .as_mut()
+            .as_pin_mut()
+            .and_then(futures_util::FutureExt::now_or_never);
+        if let Some(response) = done {
+            slot.0.set(None);
+            self.recycled = Some(std::sync::Mutex::new(slot));
             self.answered_inline(response).await;
             return;
         }
+        let Slot(mut future) = *slot;
         self.in_flight.spawn(id, cancel, notifier, || {
             tasks.spawn(async move {
+                // Always there: it was set above and has not finished.
+                let Some(future) = future.as_mut().as_pin_mut() else {
+                    return;
+                };
                 let response = future.await;
                 // Unregister before sending: a cancellation arriving now finds nothing to
                 // abort, and a cancelled request's response is not sent.

@@ -8,7 +8,7 @@
 //! refuse). What the transport does with the answer (stdio fixes the era of its process;
 //! HTTP asks again for every request) is the transport's.
 
-use crate::protocol::meta::{self, Meta};
+use crate::protocol::meta::Meta;
 use crate::protocol::version;
 
 use super::Eras;
@@ -42,7 +42,7 @@ pub(crate) struct Facts<'a> {
 impl<'a> Facts<'a> {
     /// The facts a message's method and params give.
     pub(crate) fn of(method: Option<&'a str>, meta: Option<&Meta>) -> Self {
-        let names_version = meta.and_then(|m| m.get(meta::PROTOCOL_VERSION)).is_some();
+        let names_version = meta.and_then(Meta::protocol_version).is_some();
         Facts {
             method,
             names_version,
@@ -77,6 +77,7 @@ mod tests {
 
     use super::*;
     use crate::era::legacy::LegacyConfig;
+    use crate::protocol::meta;
 
     fn select(facts: Facts<'_>) -> Era {
         Eras::new(LegacyConfig::default()).select(&facts)

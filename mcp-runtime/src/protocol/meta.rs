@@ -168,6 +168,29 @@ impl Meta {
         }
     }
 
+    /// The protocol version member, when `_meta` is an object that has it (as
+    /// [`Meta::get`] with [`PROTOCOL_VERSION`], without comparing names).
+    pub(crate) fn protocol_version(&self) -> Option<&Value> {
+        self.members().and_then(|m| m.protocol_version.as_ref())
+    }
+
+    /// The progress token member, as [`Meta::protocol_version`] reads its own.
+    pub(crate) fn progress_token(&self) -> Option<&Value> {
+        self.members().and_then(|m| m.progress_token.as_ref())
+    }
+
+    /// The log level member, as [`Meta::protocol_version`] reads its own.
+    pub(crate) fn log_level(&self) -> Option<&Value> {
+        self.members().and_then(|m| m.log_level.as_ref())
+    }
+
+    fn members(&self) -> Option<&Members> {
+        match &self.0 {
+            Repr::Object(members) => Some(members),
+            Repr::Empty | Repr::Other(_) => None,
+        }
+    }
+
     /// The members the 2026-07-28 revision does not reserve (such as a W3C `traceparent`),
     /// when `_meta` is an object.
     #[cfg_attr(not(feature = "otel"), allow(dead_code))]
@@ -436,6 +459,7 @@ mod tests {
     fn the_member_read_from_text_is_the_member_as_sent() {
         for text in [
             r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"progressToken":3,"app/x":[1,{"y":null}]}"#,
+            r#"{"io.modelcontextprotocol/logLevel":"info","progressToken":"t","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}"#,
             r#"{"app/x":1}"#,
             r#"{}"#,
             r#"[1,"two"]"#,
@@ -456,6 +480,13 @@ mod tests {
             {
                 assert_eq!(read.get(key), value.get(key), "{text} {key}");
             }
+            assert_eq!(
+                read.protocol_version(),
+                value.get(PROTOCOL_VERSION),
+                "{text}"
+            );
+            assert_eq!(read.progress_token(), value.get(PROGRESS_TOKEN), "{text}");
+            assert_eq!(read.log_level(), value.get(LOG_LEVEL), "{text}");
             assert_eq!(read.into_value(), value, "{text}");
         }
         assert_eq!(Meta::default().into_value(), json!({}));

@@ -7,7 +7,7 @@ use tracing::Instrument as _;
 use crate::core::{Call, ClientCapabilities, Core};
 use crate::observe::{self, Outcome};
 use crate::policy::principal::Principal;
-use crate::protocol::meta::{self, Meta};
+use crate::protocol::meta::Meta;
 use crate::protocol::RequestId;
 
 mod admission;
@@ -86,5 +86,5 @@ pub fn listen(
 /// Whether a request may produce notifications worth a streamed (SSE) response: the
 /// client asked for progress or log messages.
 pub fn wants_stream(meta: Option<&Meta>) -> bool {
-    meta.is_some_and(|m| m.get(meta::PROGRESS_TOKEN).is_some() || m.get(meta::LOG_LEVEL).is_some())
+    meta.is_some_and(|m| m.progress_token().is_some() || m.log_level().is_some())
 }

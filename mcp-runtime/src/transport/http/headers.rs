@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::core::Core;
 use crate::policy::host::host_name;
-use crate::protocol::meta::{self, Meta};
+use crate::protocol::meta::Meta;
 use crate::protocol::RpcError;
 
 /// The protocol's header names, made once: looking a header up by a string parses the name
@@ -190,7 +190,7 @@ fn check_version(
     core: &Core,
 ) -> Result<(), RpcError> {
     let body_version = meta
-        .and_then(|m| m.get(meta::PROTOCOL_VERSION))
+        .and_then(Meta::protocol_version)
         .and_then(Value::as_str);
     match header_text(headers, &names::MCP_PROTOCOL_VERSION)? {
         None => {

@@ -401,7 +401,7 @@ impl Session {
         inbound: &Inbound,
     ) -> RequestContext {
         let progress_token = meta
-            .get(crate::protocol::meta::PROGRESS_TOKEN)
+            .progress_token()
             .filter(|t| t.is_string() || t.is_number())
             .cloned();
         RequestContext::new(

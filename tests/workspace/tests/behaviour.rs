@@ -919,8 +919,8 @@ async fn show_meta_over_stdio(lines: &[Value]) -> Value {
 }
 
 // S-018, S-149: a handler sees the request's `_meta` whole, as sent, with the members the
-// protocol reserves and the client's own, in both eras; the framework's reading of the
-// reserved ones (progress token, client info) agrees with it.
+// protocol reserves and the client's own; the framework's reading of the reserved ones
+// (progress token, client info) agrees with it.
 #[tokio::test]
 async fn handlers_see_the_whole_meta_as_sent() {
     let meta = json!({
@@ -940,7 +940,13 @@ async fn handlers_see_the_whole_meta_as_sent() {
     assert_eq!(seen["meta"], meta, "{modern}");
     assert_eq!(seen["progressToken"], "p-1");
     assert_eq!(seen["client"], "agent");
+}
 
+// S-149: the same in the handshake era, where `_meta` carries no reserved member but the
+// progress token.
+#[cfg(feature = "legacy")]
+#[tokio::test]
+async fn handshake_era_handlers_see_the_whole_meta_as_sent() {
     let legacy_meta = json!({"progressToken": 7, "example.com/trace": "t-1"});
     let legacy = show_meta_over_stdio(&[
         json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {

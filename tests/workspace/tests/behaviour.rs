@@ -897,13 +897,9 @@ async fn show_meta(ctx: mcp_runtime::RequestContext) -> Json<Value> {
     }))
 }
 
-/// One stdio exchange with a server of `show_meta`: each line in, the last answer out.
-async fn show_meta_over_stdio(lines: &[Value]) -> Value {
+/// Serve `app` over an in-memory stdio pair: each of `lines` in, then EOF; all it wrote.
+async fn stdio_exchange(app: mcp_runtime::App, lines: &[Value]) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let app = Server::new("t", "1")
-        .only(mcp_runtime::tools![show_meta])
-        .build()
-        .unwrap();
     let (client, server) = tokio::io::duplex(1 << 16);
     let (sr, sw) = tokio::io::split(server);
     let serving = tokio::spawn(async move { app.serve_io(sr, sw).await });
@@ -914,6 +910,16 @@ async fn show_meta_over_stdio(lines: &[Value]) -> Value {
     let mut out = String::new();
     cr.read_to_string(&mut out).await.unwrap();
     serving.await.unwrap().unwrap();
+    out
+}
+
+/// One stdio exchange with a server of `show_meta`: each line in, the last answer out.
+async fn show_meta_over_stdio(lines: &[Value]) -> Value {
+    let app = Server::new("t", "1")
+        .only(mcp_runtime::tools![show_meta])
+        .build()
+        .unwrap();
+    let out = stdio_exchange(app, lines).await;
     let last = out.lines().last().expect("an answer");
     serde_json::from_str(last).unwrap()
 }
@@ -978,30 +984,23 @@ async fn after(n: i64, wait_ms: u64) -> String {
 // the one before it went.
 #[tokio::test]
 async fn stdio_inline_and_waiting_requests_interleave() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let app = Server::new("t", "1")
         .only(mcp_runtime::tools![after])
         .build()
         .unwrap();
-    let (client, server) = tokio::io::duplex(1 << 16);
-    let (sr, sw) = tokio::io::split(server);
-    let serving = tokio::spawn(async move { app.serve_io(sr, sw).await });
-    let (mut cr, mut cw) = tokio::io::split(client);
     let waits = [0, 30, 0, 0, 20, 10, 0, 40, 0, 0];
-    let mut input = String::new();
-    for (n, wait_ms) in waits.iter().enumerate() {
-        let call = json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
-            "name": "after", "arguments": {"n": n, "wait_ms": wait_ms},
-            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                      "io.modelcontextprotocol/clientCapabilities": {}},
-        }});
-        input.push_str(&format!("{call}\n"));
-    }
-    cw.write_all(input.as_bytes()).await.unwrap();
-    cw.shutdown().await.unwrap();
-    let mut out = String::new();
-    cr.read_to_string(&mut out).await.unwrap();
-    serving.await.unwrap().unwrap();
+    let calls: Vec<Value> = waits
+        .iter()
+        .enumerate()
+        .map(|(n, wait_ms)| {
+            json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
+                "name": "after", "arguments": {"n": n, "wait_ms": wait_ms},
+                "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                          "io.modelcontextprotocol/clientCapabilities": {}},
+            }})
+        })
+        .collect();
+    let out = stdio_exchange(app, &calls).await;
     let mut answers: Vec<(u64, String)> = out
         .lines()
         .map(|line| {

@@ -155,9 +155,7 @@ impl Meta {
 
     /// The member named `key`, when `_meta` is an object that has it.
     pub fn get(&self, key: &str) -> Option<&Value> {
-        let Repr::Object(members) = &self.0 else {
-            return None;
-        };
+        let members = self.members()?;
         match members
             .reserved()
             .into_iter()

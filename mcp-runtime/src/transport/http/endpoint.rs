@@ -209,7 +209,7 @@ async fn modern_post(
             method,
             params,
             meta,
-        }) => modern_request(shared, headers, id, (method, params, meta), principal).await,
+        }) => modern_request(shared, headers, id, method, params, meta, principal).await,
     }
 }
 
@@ -220,7 +220,9 @@ async fn modern_request(
     shared: &Shared,
     headers: &HeaderMap,
     id: RequestId,
-    (method, params, meta): (String, Option<Map<String, Value>>, Option<Meta>),
+    method: String,
+    params: Option<Map<String, Value>>,
+    meta: Option<Meta>,
     principal: Option<Principal>,
 ) -> Response {
     if let Err(error) = check_headers(
@@ -259,8 +261,16 @@ async fn modern_request(
     };
     if modern::wants_stream(meta.as_ref()) && accepts_event_stream(headers) {
         let config = shared.config.clone();
-        let request = (id, method, params, meta);
-        return sse::streamed(shared.core.clone(), config, request, inbound).await;
+        return sse::streamed(
+            shared.core.clone(),
+            config,
+            id,
+            method,
+            params,
+            meta,
+            inbound,
+        )
+        .await;
     }
     // If the client goes away, hyper drops this future; the guard then cancels the
     // request's token so work the handler spawned stops too.

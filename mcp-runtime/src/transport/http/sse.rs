@@ -63,12 +63,10 @@ enum Phase {
 pub(super) async fn streamed(
     core: Arc<Core>,
     config: Arc<super::HttpConfig>,
-    (id, method, params, meta): (
-        crate::protocol::RequestId,
-        String,
-        Option<Map<String, Value>>,
-        Option<crate::protocol::meta::Meta>,
-    ),
+    id: crate::protocol::RequestId,
+    method: String,
+    params: Option<Map<String, Value>>,
+    meta: Option<crate::protocol::meta::Meta>,
     mut inbound: Inbound,
 ) -> Response {
     let (tx, mut rx) = mpsc::channel::<Vec<u8>>(256);

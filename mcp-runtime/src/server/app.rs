@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use axum::ServiceExt as _;
 use futures_util::future::BoxFuture;
 
 use crate::core::{Core, ServerHandle};
@@ -54,6 +55,29 @@ impl App {
     /// without a verifier: authenticating callers is then your application's job.
     pub fn router(&self) -> axum::Router {
         crate::transport::http::router(
+            self.core.clone(),
+            &self.eras,
+            #[cfg(feature = "legacy")]
+            self.sessions.clone(),
+            self.http.clone(),
+            self.closing.clone(),
+        )
+    }
+
+    /// What [`App::serve_http`] serves: [`App::router`]'s routes, `/mcp` answered directly.
+    fn service(
+        &self,
+    ) -> impl tower::Service<
+        axum::extract::Request,
+        Response = axum::response::Response,
+        Error = std::convert::Infallible,
+        Future = impl std::future::Future<
+            Output = Result<axum::response::Response, std::convert::Infallible>,
+        > + Send,
+    > + Clone
+           + Send
+           + 'static {
+        crate::transport::http::service(
             self.core.clone(),
             &self.eras,
             #[cfg(feature = "legacy")]
@@ -245,7 +269,7 @@ impl App {
                     tracing::debug!(%error, "could not set TCP_NODELAY");
                 }
             });
-            let served = axum::serve(listener, self.router())
+            let served = axum::serve(listener, self.service().into_make_service())
                 .with_graceful_shutdown(draining.clone().cancelled_owned())
                 .await
                 .map_err(Error::Io);

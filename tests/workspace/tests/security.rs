@@ -524,6 +524,87 @@ async fn remote_addresses_need_authentication() {
     serving.abort();
 }
 
+// `App::serve_http` answers `/mcp` without going through the router, and every other path
+// through it: whatever the path, method or token, it answers as `App::router` served by
+// axum does.
+#[tokio::test]
+async fn serve_http_answers_every_path_as_the_router_does() {
+    let issuer = TestIssuer::new(ISSUER).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .unwrap()
+        .port();
+    let direct: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let resource = format!("http://{direct}/mcp");
+    let app = mcp_workspace_tests::secured::server()
+        .oauth(
+            ProtectedResource::new(&resource)
+                .authorization_server(ISSUER)
+                .scopes_supported(["orders:read", "orders:write"]),
+            issuer.verifier(&resource).unwrap(),
+        )
+        .build()
+        .unwrap();
+    let serving = tokio::spawn({
+        let app = app.clone();
+        async move { app.serve_http(direct).await }
+    });
+    let routed = common::serve(app).await;
+    let started = tokio::time::Instant::now();
+    while tokio::net::TcpStream::connect(direct).await.is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "serve_http listens"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let token = issuer
+        .token(&resource)
+        .subject("alice")
+        .tenant("acme")
+        .scopes(["orders:read"])
+        .mint();
+    let auth = format!("Bearer {token}");
+    let bearer = [("Authorization", auth.as_str())];
+    let mut requests = vec![
+        call("caller", json!({}), &bearer),
+        call("caller", json!({}), &[]),
+        call("caller", json!({}), &[("Authorization", "Bearer forged")]),
+        common::post_to("/mcp?probe=1", &bearer, "{}"),
+        common::post_to("/mcp/", &bearer, "{}"),
+        common::post_to("/MCP", &bearer, "{}"),
+        common::post(&bearer, "{not json"),
+        get("/mcp", &bearer),
+        get("/healthz", &[]),
+        get("/readyz", &[]),
+        get("/.well-known/oauth-protected-resource/mcp", &[]),
+        get("/.well-known/oauth-protected-resource", &[]),
+        get("/nowhere", &[]),
+    ];
+    let mut deleted = get("/mcp", &bearer);
+    deleted.splice(..3, b"DELETE".iter().copied());
+    requests.push(deleted);
+    for request in &requests {
+        let head = String::from_utf8_lossy(request)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        let (ours, router) = (send(direct, request).await, send(routed, request).await);
+        assert_eq!(ours.status, router.status, "{head}");
+        assert_ne!(ours.status, 0, "{head}");
+        for name in ["content-type", "www-authenticate", "allow"] {
+            assert_eq!(ours.header(name), router.header(name), "{name} of {head}");
+        }
+        assert_eq!(
+            String::from_utf8_lossy(&ours.body),
+            String::from_utf8_lossy(&router.body),
+            "{head}"
+        );
+    }
+    serving.abort();
+}
+
 // S-023: on stdio the host names the caller; handlers and scopes see it.
 #[tokio::test]
 async fn stdio_callers_are_named_by_the_host() {

@@ -29,15 +29,18 @@
 //! `render` writes JSON responses, and `session` (feature `legacy`) serves handshake-era
 //! sessions: their `Mcp-Session-Id`, resumable event streams, `GET` and `DELETE`.
 
+use std::convert::Infallible;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::State;
+use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::any;
 use axum::Router;
 use tokio_util::sync::CancellationToken;
+use tower::{Service, ServiceExt as _};
 
 use crate::core::Core;
 use crate::era::Eras;
@@ -147,11 +150,97 @@ pub(crate) fn router(
     config: Arc<HttpConfig>,
     closing: CancellationToken,
 ) -> Router {
+    let shared = shared(
+        core,
+        eras,
+        #[cfg(feature = "legacy")]
+        sessions,
+        config,
+        closing,
+    );
+    routes(&shared).with_state(shared)
+}
+
+/// What [`App::serve_http`](crate::App::serve_http) serves: the same routes as
+/// [`router`], with `/mcp` answered without going through the router. axum boxes each
+/// route's future, and `/mcp`'s is several kilobytes, an allocation per request too large
+/// for malloc's fast path; here the request's future lives in the allocation hyper keeps
+/// for each connection.
+pub(crate) fn service(
+    core: Arc<Core>,
+    eras: &Eras,
+    #[cfg(feature = "legacy")] sessions: Arc<Sessions>,
+    config: Arc<HttpConfig>,
+    closing: CancellationToken,
+) -> impl Service<
+    Request,
+    Response = Response,
+    Error = Infallible,
+    Future = impl Future<Output = Result<Response, Infallible>> + Send,
+> + Clone
+       + Send
+       + 'static {
+    let shared = shared(
+        core,
+        eras,
+        #[cfg(feature = "legacy")]
+        sessions,
+        config,
+        closing,
+    );
+    let router = routes(&shared).with_state(shared.clone());
+    tower::service_fn(move |request: Request| {
+        let target = if request.uri().path() == MCP_PATH {
+            Target::Mcp(shared.clone())
+        } else {
+            Target::Other(router.clone())
+        };
+        async move {
+            match target {
+                Target::Mcp(shared) => Ok(endpoint::endpoint(State(shared), request).await),
+                Target::Other(router) => router.oneshot(request).await,
+            }
+        }
+    })
+}
+
+/// Where [`service`] sends a request.
+enum Target {
+    /// `/mcp`, straight to the endpoint.
+    Mcp(Shared),
+    /// Any other path, through the router.
+    Other(Router),
+}
+
+/// The path of the MCP endpoint.
+const MCP_PATH: &str = "/mcp";
+
+/// The state every route shares.
+fn shared(
+    core: Arc<Core>,
+    eras: &Eras,
+    #[cfg(feature = "legacy")] sessions: Arc<Sessions>,
+    config: Arc<HttpConfig>,
+    closing: CancellationToken,
+) -> Shared {
+    Shared(Arc::new(SharedParts {
+        core,
+        config,
+        closing,
+        #[cfg(feature = "legacy")]
+        sessions,
+        eras: eras.clone(),
+    }))
+}
+
+/// The routes: `/mcp`, the probes, and the protected-resource metadata when tokens are
+/// checked.
+fn routes(shared: &Shared) -> Router<Shared> {
     let mut router = Router::new()
-        .route("/mcp", any(endpoint::endpoint))
+        .route(MCP_PATH, any(endpoint::endpoint))
         .route("/healthz", axum::routing::get(healthz))
         .route("/readyz", axum::routing::get(readyz));
-    if let Some(resource) = config.auth.as_ref().and_then(|auth| auth.resource()) {
+    if let Some(resource) = shared.config.auth.as_ref().and_then(|auth| auth.resource()) {
         // RFC 9728: at the path-inserted location, and at the root for clients that look
         // there first. Without an OAuth flow (API keys) there is no document.
         let own = resource.metadata_path();
@@ -170,14 +259,7 @@ pub(crate) fn router(
             router = router.route(&path, axum::routing::get(serve));
         }
     }
-    router.with_state(Shared(Arc::new(SharedParts {
-        core,
-        config,
-        closing,
-        #[cfg(feature = "legacy")]
-        sessions,
-        eras: eras.clone(),
-    })))
+    router
 }
 
 /// Host check (probes use the pod's address) and no token.

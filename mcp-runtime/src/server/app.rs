@@ -209,7 +209,8 @@ impl App {
         .map_err(Error::Io)
     }
 
-    /// Serve Streamable HTTP at `http://addr/mcp` until Ctrl-C or SIGTERM.
+    /// Serve Streamable HTTP at `http://addr/mcp` until Ctrl-C or SIGTERM. Every path
+    /// answers as it does in [`App::router`].
     ///
     /// Refuses to start on an address other than loopback without a token verifier
     /// ([`Server::oauth`](crate::Server::oauth), or [`Server::verify_tokens`](crate::Server::verify_tokens)

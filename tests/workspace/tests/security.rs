@@ -581,9 +581,11 @@ async fn serve_http_answers_every_path_as_the_router_does() {
         get("/.well-known/oauth-protected-resource", &[]),
         get("/nowhere", &[]),
     ];
-    let mut deleted = get("/mcp", &bearer);
-    deleted.splice(..3, b"DELETE".iter().copied());
-    requests.push(deleted);
+    for method in ["DELETE", "HEAD", "PUT"] {
+        let mut other = get("/mcp", &bearer);
+        other.splice(..3, method.bytes());
+        requests.push(other);
+    }
     for request in &requests {
         let head = String::from_utf8_lossy(request)
             .lines()
@@ -593,7 +595,14 @@ async fn serve_http_answers_every_path_as_the_router_does() {
         let (ours, router) = (send(direct, request).await, send(routed, request).await);
         assert_eq!(ours.status, router.status, "{head}");
         assert_ne!(ours.status, 0, "{head}");
-        for name in ["content-type", "www-authenticate", "allow"] {
+        for name in [
+            "content-type",
+            "content-length",
+            "transfer-encoding",
+            "www-authenticate",
+            "allow",
+            "cache-control",
+        ] {
             assert_eq!(ours.header(name), router.header(name), "{name} of {head}");
         }
         assert_eq!(

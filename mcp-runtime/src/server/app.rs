@@ -10,7 +10,7 @@ use futures_util::future::BoxFuture;
 use crate::core::{Core, ServerHandle};
 use crate::policy::principal::Principal;
 use crate::registry::BuildError;
-use crate::transport::http::HttpConfig;
+use crate::transport::http::{HttpConfig, HttpEndpoint};
 use crate::transport::stdio::StdioConfig;
 use crate::Error;
 
@@ -54,30 +54,13 @@ impl App {
     /// router yourself skips [`App::serve_http`]'s refusal of non-loopback addresses
     /// without a verifier: authenticating callers is then your application's job.
     pub fn router(&self) -> axum::Router {
-        crate::transport::http::router(
-            self.core.clone(),
-            &self.eras,
-            #[cfg(feature = "legacy")]
-            self.sessions.clone(),
-            self.http.clone(),
-            self.closing.clone(),
-        )
+        self.endpoint().router()
     }
 
-    /// What [`App::serve_http`] serves: [`App::router`]'s routes, `/mcp` answered directly.
-    fn service(
-        &self,
-    ) -> impl tower::Service<
-        axum::extract::Request,
-        Response = axum::response::Response,
-        Error = std::convert::Infallible,
-        Future = impl std::future::Future<
-            Output = Result<axum::response::Response, std::convert::Infallible>,
-        > + Send,
-    > + Clone
-           + Send
-           + 'static {
-        crate::transport::http::service(
+    /// The HTTP endpoint over this app's state: [`App::router`] and what
+    /// [`App::serve_http`] serves.
+    fn endpoint(&self) -> HttpEndpoint {
+        HttpEndpoint::new(
             self.core.clone(),
             &self.eras,
             #[cfg(feature = "legacy")]
@@ -270,7 +253,7 @@ impl App {
                     tracing::debug!(%error, "could not set TCP_NODELAY");
                 }
             });
-            let served = axum::serve(listener, self.service().into_make_service())
+            let served = axum::serve(listener, self.endpoint().service().into_make_service())
                 .with_graceful_shutdown(draining.clone().cancelled_owned())
                 .await
                 .map_err(Error::Io);

@@ -141,70 +141,68 @@ struct SharedParts {
 /// Where RFC 9728 metadata lives for a resource at the root of its host.
 const ROOT_METADATA: &str = "/.well-known/oauth-protected-resource";
 
-/// The `/mcp` endpoint (and the protected-resource metadata when tokens are checked).
-/// Open subscription streams end when `closing` is cancelled.
-pub(crate) fn router(
-    core: Arc<Core>,
-    eras: &Eras,
-    #[cfg(feature = "legacy")] sessions: Arc<Sessions>,
-    config: Arc<HttpConfig>,
-    closing: CancellationToken,
-) -> Router {
-    let shared = shared(
-        core,
-        eras,
-        #[cfg(feature = "legacy")]
-        sessions,
-        config,
-        closing,
-    );
-    routes(&shared).with_state(shared)
-}
+/// One app's HTTP endpoint: `/mcp` (and the protected-resource metadata when tokens are
+/// checked) with the state its requests share. Open subscription streams end when
+/// `closing` is cancelled.
+pub(crate) struct HttpEndpoint(Shared);
 
-/// What [`App::serve_http`](crate::App::serve_http) serves: the same routes as
-/// [`router`], with `/mcp` answered without going through the router. axum boxes each
-/// route's future, and `/mcp`'s is several kilobytes, an allocation per request too large
-/// for malloc's fast path; here the request's future lives in the allocation hyper keeps
-/// for each connection.
-pub(crate) fn service(
-    core: Arc<Core>,
-    eras: &Eras,
-    #[cfg(feature = "legacy")] sessions: Arc<Sessions>,
-    config: Arc<HttpConfig>,
-    closing: CancellationToken,
-) -> impl Service<
-    Request,
-    Response = Response,
-    Error = Infallible,
-    Future = impl Future<Output = Result<Response, Infallible>> + Send,
-> + Clone
-       + Send
-       + 'static {
-    let shared = shared(
-        core,
-        eras,
-        #[cfg(feature = "legacy")]
-        sessions,
-        config,
-        closing,
-    );
-    let router = routes(&shared).with_state(shared.clone());
-    tower::service_fn(move |request: Request| {
-        let target = if request.uri().path() == MCP_PATH {
-            Target::Mcp(shared.clone())
-        } else {
-            Target::Other(router.clone())
-        };
-        async move {
-            match target {
-                Target::Mcp(shared) => Ok(endpoint::endpoint(State(shared), request).await),
-                Target::Other(router) => router.oneshot(request).await,
+impl HttpEndpoint {
+    pub(crate) fn new(
+        core: Arc<Core>,
+        eras: &Eras,
+        #[cfg(feature = "legacy")] sessions: Arc<Sessions>,
+        config: Arc<HttpConfig>,
+        closing: CancellationToken,
+    ) -> HttpEndpoint {
+        HttpEndpoint(Shared(Arc::new(SharedParts {
+            core,
+            config,
+            closing,
+            #[cfg(feature = "legacy")]
+            sessions,
+            eras: eras.clone(),
+        })))
+    }
+
+    /// The routes as an axum router, for [`App::router`](crate::App::router).
+    pub(crate) fn router(self) -> Router {
+        routes(&self.0).with_state(self.0)
+    }
+
+    /// What [`App::serve_http`](crate::App::serve_http) serves: the same routes, with
+    /// `/mcp` answered without going through the router. axum boxes each route's future,
+    /// and `/mcp`'s is several kilobytes, an allocation per request too large for malloc's
+    /// fast path; here the request's future lives in the allocation hyper keeps for each
+    /// connection.
+    pub(crate) fn service(
+        self,
+    ) -> impl Service<
+        Request,
+        Response = Response,
+        Error = Infallible,
+        Future = impl Future<Output = Result<Response, Infallible>> + Send,
+    > + Clone
+           + Send
+           + 'static {
+        let shared = self.0;
+        let router = routes(&shared).with_state(shared.clone());
+        tower::service_fn(move |request: Request| {
+            let target = if request.uri().path() == MCP_PATH {
+                Target::Mcp(shared.clone())
+            } else {
+                Target::Other(router.clone())
+            };
+            async move {
+                match target {
+                    Target::Mcp(shared) => Ok(endpoint::endpoint(State(shared), request).await),
+                    Target::Other(router) => router.oneshot(request).await,
+                }
             }
-        }
-    })
+        })
+    }
 }
 
-/// Where [`service`] sends a request.
+/// Where [`HttpEndpoint::service`] sends a request.
 enum Target {
     /// `/mcp`, straight to the endpoint.
     Mcp(Shared),
@@ -214,24 +212,6 @@ enum Target {
 
 /// The path of the MCP endpoint.
 const MCP_PATH: &str = "/mcp";
-
-/// The state every route shares.
-fn shared(
-    core: Arc<Core>,
-    eras: &Eras,
-    #[cfg(feature = "legacy")] sessions: Arc<Sessions>,
-    config: Arc<HttpConfig>,
-    closing: CancellationToken,
-) -> Shared {
-    Shared(Arc::new(SharedParts {
-        core,
-        config,
-        closing,
-        #[cfg(feature = "legacy")]
-        sessions,
-        eras: eras.clone(),
-    }))
-}
 
 /// The routes: `/mcp`, the probes, and the protected-resource metadata when tokens are
 /// checked.

@@ -405,9 +405,10 @@ async fn principal_dependent_reads_are_private() {
 
 // Rate limiting per principal: the limit is hit (429, Retry-After, -31429 with
 // retryAfterMs), another caller is unaffected, and the caller recovers after waiting.
+// The 500 ms period leaves the three calls room to be slow on a loaded machine.
 #[tokio::test]
 async fn rate_limit_is_hit_and_recovered() {
-    let s = Secured::start(|s| s.rate_limit(RateLimit::per_second(4).burst(2))).await;
+    let s = Secured::start(|s| s.rate_limit(RateLimit::per_second(2).burst(2))).await;
     let alice = s.token("alice", "acme", &[]);
     let bob = s.token("bob", "acme", &[]);
     assert_eq!(s.call_as(&alice, "caller", json!({})).await.status, 200);
@@ -419,7 +420,7 @@ async fn rate_limit_is_hit_and_recovered() {
     let wait = limited.json()["error"]["data"]["retryAfterMs"]
         .as_u64()
         .unwrap();
-    assert!((1..=250).contains(&wait), "{wait}");
+    assert!((1..=500).contains(&wait), "{wait}");
     assert_eq!(s.call_as(&bob, "caller", json!({})).await.status, 200);
     tokio::time::sleep(Duration::from_millis(wait + 20)).await;
     let again = s.call_as(&alice, "caller", json!({})).await;

@@ -115,10 +115,17 @@ impl Drop for Connected {
     }
 }
 
+/// The live sessions by id (see `Sessions::map`).
+type Live = HashMap<String, Arc<HttpSession>, foldhash::fast::RandomState>;
+
 /// The session store: bounded, with idle expiry checked on use.
 pub(crate) struct Sessions {
     pub(super) config: Arc<LegacyConfig>,
-    map: Mutex<HashMap<String, Arc<HttpSession>>>,
+    /// The live sessions. Only ids a server made get in (drawn at random, or sealed with
+    /// the store's key and opened before they are revived), so the map needs no defence
+    /// against chosen keys and hashes with foldhash rather than SipHash. The ended ids
+    /// below can come from clients and keep std's hasher.
+    map: Mutex<Live>,
     /// Sessions ended here (DELETE, idle expiry, eviction), with when: their ids stay
     /// ended for as long as they could otherwise open again.
     ended: Mutex<HashMap<String, Instant>>,
@@ -143,7 +150,7 @@ impl Sessions {
 
     /// End expired sessions: on every insert, and otherwise at most every quarter of the
     /// idle timeout, so sessions nobody comes back to do not linger with their tasks.
-    fn sweep(&self, map: &mut HashMap<String, Arc<HttpSession>>, force: bool) {
+    fn sweep(&self, map: &mut Live, force: bool) {
         {
             let mut swept = lock(&self.swept);
             if !force && swept.elapsed() < self.config.session_idle_timeout / 4 {

@@ -151,10 +151,9 @@ pub(crate) fn accepts_event_stream(headers: &HeaderMap) -> bool {
     // comparison at every offset and a check of every value cost 1,200 instructions per
     // handshake-era tool call.
     headers.get_all(header::ACCEPT).iter().any(|value| {
-        let bytes = value.as_bytes();
-        let found = (0..bytes.len().saturating_sub(EVENT_STREAM.len() - 1)).any(|at| {
-            bytes[at].eq_ignore_ascii_case(&b't')
-                && bytes[at..at + EVENT_STREAM.len()].eq_ignore_ascii_case(EVENT_STREAM)
+        let found = value.as_bytes().windows(EVENT_STREAM.len()).any(|w| {
+            w.first().is_some_and(|b| b.eq_ignore_ascii_case(&b't'))
+                && w.eq_ignore_ascii_case(EVENT_STREAM)
         });
         found && value.to_str().is_ok()
     })

@@ -4,6 +4,7 @@
 use axum::body::Body;
 use axum::http::{header, StatusCode};
 use axum::response::Response;
+use bytes::Bytes;
 use serde_json::Value;
 
 use crate::era::modern::Answer;
@@ -34,10 +35,10 @@ pub(crate) fn json(status: StatusCode, body: &Value) -> Response {
 }
 
 /// Bytes already holding JSON as an `application/json` response.
-pub(crate) fn json_bytes(status: StatusCode, bytes: Vec<u8>) -> Response {
+pub(crate) fn json_bytes(status: StatusCode, bytes: impl Into<Bytes>) -> Response {
     // Built by hand: as a tuple, the bytes' own `Content-Type` (octet-stream) was inserted
     // and then replaced, two header-map inserts on every answer.
-    let mut response = Response::new(Body::from(bytes));
+    let mut response = Response::new(Body::from(bytes.into()));
     *response.status_mut() = status;
     response.headers_mut().insert(
         header::CONTENT_TYPE,

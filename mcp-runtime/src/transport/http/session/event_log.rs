@@ -31,7 +31,7 @@ pub(crate) struct EventLog {
 
 #[derive(Default)]
 struct LogInner {
-    events: VecDeque<(u64, Arc<[u8]>)>,
+    events: VecDeque<(u64, Bytes)>,
     last_seq: u64,
     /// The response is in: nothing follows it.
     done: bool,
@@ -43,7 +43,7 @@ struct LogInner {
 
 pub(super) enum First {
     /// The request finished with nothing before its response.
-    Only(Arc<[u8]>),
+    Only(Bytes),
     /// Something precedes the response (or the connection was let go): stream.
     Events,
     /// The log was closed without a response (the request was cancelled).
@@ -65,7 +65,7 @@ impl EventLog {
         }
     }
 
-    fn push(&self, frame: Arc<[u8]>) -> bool {
+    fn push(&self, frame: Bytes) -> bool {
         let mut inner = lock(&self.inner);
         if inner.done {
             return false;
@@ -83,7 +83,9 @@ impl EventLog {
 
     /// Append the response and end the stream.
     pub(super) fn finish(&self, message: Vec<u8>) {
-        self.push(message.into());
+        // `Bytes` takes the vector's buffer as it is: the response is not copied here, nor
+        // when it goes out as the body of a plain JSON answer.
+        self.push(Bytes::from(message));
         self.close();
     }
 
@@ -135,7 +137,7 @@ impl EventLog {
 
 impl FrameSink for EventLog {
     fn offer(&self, frame: Vec<u8>) -> bool {
-        self.push(frame.into())
+        self.push(Bytes::from(frame))
     }
 
     fn release(&self) {
@@ -146,7 +148,7 @@ impl FrameSink for EventLog {
 
 /// What one follower does next.
 enum Step {
-    Send(u64, Arc<[u8]>),
+    Send(u64, Bytes),
     End,
     Released,
     Wait,

@@ -29,6 +29,7 @@ use std::sync::Arc;
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
 use serde_json::{Map, Value};
 
 use crate::clock::now_ms;
@@ -355,8 +356,8 @@ impl Drop for Ending {
 }
 
 /// A response that is the request's only event, as plain JSON.
-fn json_bytes(bytes: Arc<[u8]>) -> Response {
-    super::render::json_bytes(StatusCode::OK, bytes.to_vec())
+fn json_bytes(bytes: Bytes) -> Response {
+    super::render::json_bytes(StatusCode::OK, bytes)
 }
 
 /// A 2025-03-26 batch: every message handled, the requests' responses in one array. What

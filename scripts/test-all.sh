@@ -389,8 +389,8 @@ done
 
 step "bench-server linked as the benchmark links it (--features link-order): the linker takes the ordering file, relocations are packed"
 # An unoptimized build: the ordering file names the production build's functions, so the
-# order is checked only for the 170 or so whose names both builds share; the rest is the
-# link itself. Last, since it relinks the examples.
+# order is checked only for the hundred or so whose names both builds share; the rest is
+# the link itself. Last, since it relinks the examples.
 # `cargo test --no-run`: the build of the tests above with one more feature of the
 # examples, which nothing else depends on, so only they are built again.
 cargo test --workspace --no-run --features mcp-examples/link-order

@@ -34,8 +34,11 @@ def read_elf(path):
         if h[1] != 2:  # SHT_SYMTAB
             continue
         for at in range(h[4], h[4] + h[5], 24):
-            name, info, _, _, value, _ = struct.unpack_from("<IBBHQQ", data, at)
-            if info & 0xF == 2:  # STT_FUNC
+            name, info, _, shndx, value, _ = struct.unpack_from("<IBBHQQ", data, at)
+            # STT_FUNC, defined here: a function of a shared library the binary calls (C
+            # library functions, which the order file of a statically linked build names)
+            # is listed too, undefined (section 0) and at address 0.
+            if info & 0xF == 2 and shndx != 0:
                 functions[string(h[6], name)] = value
     return sections, functions
 

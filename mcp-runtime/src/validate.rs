@@ -206,25 +206,31 @@ fn collect<'a>(
 /// Reject values nested deeper than [`MAX_DEPTH`] or larger than [`MAX_NODES`].
 pub fn check_bounds(value: &Value) -> Result<(), Vec<String>> {
     let mut nodes = 0usize;
-    // Iterative walk: a recursive one would itself be the stack overflow we guard against.
-    let mut stack = vec![(value, 1usize)];
-    while let Some((v, depth)) = stack.pop() {
-        nodes += 1;
-        if depth > MAX_DEPTH {
-            return Err(vec![format!(
-                "arguments are nested deeper than {MAX_DEPTH} levels"
-            )]);
-        }
-        if nodes > MAX_NODES {
-            return Err(vec![format!("arguments have more than {MAX_NODES} values")]);
-        }
-        match v {
-            Value::Array(items) => stack.extend(items.iter().map(|i| (i, depth + 1))),
-            Value::Object(map) => stack.extend(map.values().map(|i| (i, depth + 1))),
-            _ => {}
-        }
+    within_bounds(value, 1, &mut nodes).map_err(|problem| vec![problem])
+}
+
+/// The walk behind [`check_bounds`]. It recurses, but a level is refused before its
+/// children are visited, so it never goes more than [`MAX_DEPTH`] + 1 calls deep however
+/// deep the value is; and it allocates nothing, as it runs on every call.
+fn within_bounds(value: &Value, depth: usize, nodes: &mut usize) -> Result<(), String> {
+    *nodes += 1;
+    if depth > MAX_DEPTH {
+        return Err(format!(
+            "arguments are nested deeper than {MAX_DEPTH} levels"
+        ));
     }
-    Ok(())
+    if *nodes > MAX_NODES {
+        return Err(format!("arguments have more than {MAX_NODES} values"));
+    }
+    match value {
+        Value::Array(items) => items
+            .iter()
+            .try_for_each(|item| within_bounds(item, depth + 1, nodes)),
+        Value::Object(map) => map
+            .values()
+            .try_for_each(|item| within_bounds(item, depth + 1, nodes)),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -253,6 +259,34 @@ mod tests {
         let v = ArgValidator::compile(&json!({"type":"object"})).unwrap();
         let errs = v.check(&json!({ "x": deep })).unwrap_err();
         assert!(errs[0].contains("nested deeper"));
+    }
+
+    #[test]
+    fn the_bounds_walk_stops_at_the_depth_limit_not_at_the_bottom() {
+        // Built (and dropped) on this thread; walked on one whose 64 KiB stack holds the
+        // walk's few dozen levels but not one level per nesting of this value.
+        let mut deep = json!(1);
+        for _ in 0..1_000 {
+            deep = json!([deep]);
+        }
+        let verdict = std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .stack_size(64 * 1024)
+                .spawn_scoped(scope, || check_bounds(&deep))
+                .unwrap()
+                .join()
+                .unwrap()
+        });
+        let errs = verdict.unwrap_err();
+        assert!(errs[0].contains("nested deeper"), "{errs:?}");
+        assert!(check_bounds(&json!({"a": [1, {"b": null}], "c": "x"})).is_ok());
+    }
+
+    #[test]
+    fn too_many_values_are_refused() {
+        let many = Value::Array(vec![json!(0); MAX_NODES]);
+        let errs = check_bounds(&json!({ "x": many })).unwrap_err();
+        assert!(errs[0].contains("more than"), "{errs:?}");
     }
 
     #[test]

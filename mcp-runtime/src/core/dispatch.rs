@@ -104,7 +104,8 @@ pub struct Core {
     pub(crate) artifacts: super::artifacts::Artifacts,
     /// How long a page cursor opens.
     pub(crate) cursor_ttl: std::time::Duration,
-    pub(crate) authorize: SharedAuthorize,
+    /// The server's own hook, when it set one (the default allows all, and costs nothing).
+    pub(crate) authorize: Option<SharedAuthorize>,
     pub(crate) list_filter: Option<ListFilter>,
     pub(crate) limiter: Limiter,
     pub(crate) tasks: Option<Arc<crate::core::tasks::TaskRuntime>>,

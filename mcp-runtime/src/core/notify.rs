@@ -35,17 +35,33 @@ impl FrameSink for mpsc::Sender<Vec<u8>> {
     }
 }
 
+/// A sink shared with others (a session's standalone stream, an event log).
+#[cfg(feature = "legacy")]
+struct Shared(Arc<dyn FrameSink>);
+
+#[cfg(feature = "legacy")]
+impl FrameSink for Shared {
+    fn offer(&self, frame: Vec<u8>) -> bool {
+        self.0.offer(frame)
+    }
+
+    fn release(&self) {
+        self.0.release();
+    }
+}
+
 /// Where one request's notifications go. Cheap to clone.
 #[derive(Clone)]
 pub struct Notifier {
-    inner: Arc<NotifierInner>,
+    inner: Arc<NotifierInner<dyn FrameSink>>,
 }
 
-struct NotifierInner {
-    sink: Arc<dyn FrameSink>,
+/// The sink is held in place (unsized, last), so a request's notifier is one allocation.
+struct NotifierInner<S: ?Sized> {
     /// Checked and used under the lock, so closing or cancelling waits for a send in
     /// progress and nothing follows.
     state: Mutex<State>,
+    sink: S,
 }
 
 /// Where a request's channel is.
@@ -62,15 +78,20 @@ enum State {
 impl Notifier {
     /// Notifications go into `tx` as serialized JSON-RPC messages.
     pub fn new(tx: mpsc::Sender<Vec<u8>>) -> Self {
-        Notifier::with_sink(Arc::new(tx))
+        Notifier::over(tx)
     }
 
     /// Notifications go into `sink`.
+    #[cfg(feature = "legacy")]
     pub fn with_sink(sink: Arc<dyn FrameSink>) -> Self {
+        Notifier::over(Shared(sink))
+    }
+
+    fn over(sink: impl FrameSink) -> Self {
         Notifier {
             inner: Arc::new(NotifierInner {
-                sink,
                 state: Mutex::new(State::Open),
+                sink,
             }),
         }
     }

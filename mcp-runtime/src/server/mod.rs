@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use crate::core::StateMap;
-use crate::policy::auth::{AllowAll, Authorize, ListFilter, Listed, SharedAuthorize};
+use crate::policy::auth::{Authorize, ListFilter, Listed, SharedAuthorize};
 use crate::policy::limits::{Limits, RateLimit};
 use crate::policy::oauth::{HttpAuth, ProtectedResource, TokenVerifier};
 use crate::policy::principal::Principal;
@@ -52,7 +52,7 @@ pub struct Server {
     info: Implementation,
     instructions: Option<String>,
     states: StateMap,
-    authorize: SharedAuthorize,
+    authorize: Option<SharedAuthorize>,
     list_filter: Option<ListFilter>,
     limits: Limits,
     oauth: Option<HttpAuth>,
@@ -100,7 +100,7 @@ impl Server {
             },
             instructions: None,
             states: StateMap::default(),
-            authorize: Arc::new(AllowAll),
+            authorize: None,
             list_filter: None,
             limits: Limits::default(),
             oauth: None,
@@ -153,7 +153,7 @@ impl Server {
     /// ([`DeclaredScopes`](crate::policy::auth::DeclaredScopes)). Default: allow what the scopes allow.
     /// Compose several hooks with [`AuthorizeExt::and`](crate::policy::auth::AuthorizeExt::and).
     pub fn authorize<A: Authorize>(mut self, hook: A) -> Self {
-        self.authorize = Arc::new(hook);
+        self.authorize = Some(Arc::new(hook));
         self
     }
 

@@ -31,7 +31,7 @@ impl Session {
         core: &Core,
         id: &RequestId,
         method: &str,
-        name: Option<String>,
+        name: Option<&str>,
         mut params: Map<String, Value>,
         meta: Meta,
         inbound: &Inbound,
@@ -48,7 +48,7 @@ impl Session {
             .any(|capability| self.capabilities.has(capability));
         let mut round = 0;
         loop {
-            let ctx = self.context(core, id, method, name.clone(), &meta, inbound);
+            let ctx = self.context(core, id, method, name.map(str::to_owned), &meta, inbound);
             if round > 0 {
                 ctx.rounds_in_process();
             }

@@ -224,7 +224,6 @@ impl Session {
         let span = observe::request_span(core, inbound.transport, &method, name.as_deref(), &id);
         span.record("protocol_version", self.version);
         observe::continue_trace(&span, meta.as_ref());
-        let target = name.clone();
         async move {
             // A `_meta` that is no object is ignored, as older revisions define no use for it.
             let meta = meta.filter(Meta::is_object).unwrap_or_default();
@@ -243,7 +242,7 @@ impl Session {
                 | "tasks/update"
                 | "tasks/cancel" => Reply::Error(RpcError::method_not_found(&method)),
                 _ => {
-                    self.call_core(core, &id, &method, name, params, meta, &inbound)
+                    self.call_core(core, &id, &method, name.as_deref(), params, meta, &inbound)
                         .await
                 }
             };
@@ -251,7 +250,7 @@ impl Session {
                 notifier.close();
             }
             let outcome = observe::finish_reply(&reply);
-            observe::count(core, &method, target.as_deref(), outcome, started);
+            observe::count(core, &method, name.as_deref(), outcome, started);
             self.render(&id, &method, reply)
         }
         .instrument(span)

@@ -88,7 +88,7 @@ pub use crate::policy::seal::SealKey;
 pub use crate::protocol::cache::{CacheHints, CacheScope};
 pub use crate::protocol::{
     CallToolResult, Completion, Content, GetPromptResult, PromptMessage, ResourceContents,
-    RpcError, SamplingRequest,
+    RpcError, SamplingRequest, StructuredContent,
 };
 pub use crate::registry::{BuildError, PromptRef, ResourceRef, ToolRef};
 pub use crate::server::{App, Server};
@@ -116,7 +116,7 @@ pub mod prelude {
         CacheHints, CacheScope, CallToolResult, Cancellation, Completion, CompletionRequest,
         Content, Denied, Elicitation, GetPromptResult, InputRequired, Json, Log, Principal,
         Progress, PromptMessage, Rejected, RequestContext, ResourceContents, RpcError,
-        SamplingRequest, Server, State, Tenant, ToolError,
+        SamplingRequest, Server, State, StructuredContent, Tenant, ToolError,
     };
 }
 

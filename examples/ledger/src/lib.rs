@@ -154,9 +154,9 @@ impl IntoToolResult for Statement {
             self.transfers.len(),
             self.account
         );
-        match serde_json::to_value(&self) {
+        match StructuredContent::new(&self) {
             Ok(value) => CallToolResult {
-                content: vec![Content::text(summary), Content::text(value.to_string())],
+                content: vec![Content::text(summary), Content::text(value.json())],
                 structured_content: Some(value),
                 ..Default::default()
             },

@@ -71,7 +71,8 @@ impl ToolError {
     pub(crate) fn into_outcome(self) -> Result<CallToolResult, RpcError> {
         match self.kind {
             Kind::Business { message, detail } => Ok(CallToolResult {
-                structured_content: detail.map(|detail| envelope(None, &message, Some(detail))),
+                structured_content: detail
+                    .map(|detail| envelope(None, &message, Some(detail)).into()),
                 content: vec![Content::text(message)],
                 is_error: true,
                 meta: None,
@@ -100,7 +101,7 @@ fn envelope(code: Option<&str>, message: &str, detail: Option<Value>) -> Value {
 /// its message as text, and its code and message as structure.
 pub(crate) fn business_error(code: &str, message: String) -> CallToolResult {
     CallToolResult {
-        structured_content: Some(envelope(Some(code), &message, None)),
+        structured_content: Some(envelope(Some(code), &message, None).into()),
         content: vec![Content::text(message)],
         is_error: true,
         meta: None,
@@ -207,7 +208,7 @@ impl<E: Serialize> Rejected<E> {
                     }
                 };
                 Ok(CallToolResult {
-                    structured_content: Some(envelope(Some(&code), &message, detail)),
+                    structured_content: Some(envelope(Some(&code), &message, detail).into()),
                     content: vec![Content::text(message)],
                     is_error: true,
                     meta: None,

@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 
 use crate::clock::{millis, now_ms};
 use crate::policy::seal::Sealer;
-use crate::protocol::{CallToolResult, Content};
+use crate::protocol::{CallToolResult, Content, StructuredContent};
 use crate::registry::spec::{CURSOR_ARGUMENT, MAX_CURSOR_CHARS};
 use crate::registry::ParamSpec;
 
@@ -389,9 +389,9 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Page<T> {
             }),
             total_is_estimate: matches!(total, Some(Total::About(_))),
         };
-        match serde_json::to_value(&body) {
+        match StructuredContent::new(&body) {
             Ok(value) => {
-                let json = value.to_string();
+                let json = value.json().to_owned();
                 CallToolResult {
                     content: vec![Content::text(summary), Content::text(json)],
                     structured_content: Some(value),

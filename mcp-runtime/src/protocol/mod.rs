@@ -27,4 +27,4 @@ pub use mrtr::{
 };
 pub use prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
 pub use resources::{ReadResourceResult, Resource, ResourceTemplate};
-pub use tools::{CallToolResult, Implementation, Tool, ToolAnnotations};
+pub use tools::{CallToolResult, Implementation, StructuredContent, Tool, ToolAnnotations};

@@ -1,6 +1,8 @@
 //! Tool definitions and `tools/call` results.
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::content::Content;
@@ -85,7 +87,7 @@ pub struct CallToolResult {
     pub content: Vec<Content>,
     /// Structured output; matches the tool's output schema when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub structured_content: Option<Value>,
+    pub structured_content: Option<StructuredContent>,
     /// True when the tool failed in a way the model should read and act on.
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub is_error: bool,
@@ -112,6 +114,27 @@ impl CallToolResult {
         }
     }
 
+    /// Append the result's JSON, exactly as its `Serialize` writes it, with the structured
+    /// content's text copied as it is.
+    #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
+    pub(crate) fn write_json(&self, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+        out.extend_from_slice(br#"{"content":"#);
+        serde_json::to_writer(&mut *out, &self.content)?;
+        if let Some(structured) = &self.structured_content {
+            out.extend_from_slice(br#","structuredContent":"#);
+            out.extend_from_slice(structured.json().as_bytes());
+        }
+        if self.is_error {
+            out.extend_from_slice(br#","isError":true"#);
+        }
+        if let Some(meta) = &self.meta {
+            out.extend_from_slice(br#","_meta":"#);
+            serde_json::to_writer(&mut *out, meta)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+
     /// The result's members as its `Serialize` writes them, with `structuredContent` and
     /// `_meta` moved rather than copied. Serializing through a JSON value would copy the
     /// structured output a second time on every call.
@@ -131,7 +154,7 @@ impl CallToolResult {
             .collect::<Result<Vec<_>, _>>()?;
         members.insert("content".to_owned(), Value::Array(content));
         if let Some(structured) = structured_content {
-            members.insert("structuredContent".to_owned(), structured);
+            members.insert("structuredContent".to_owned(), structured.to_value());
         }
         if is_error {
             members.insert("isError".to_owned(), Value::Bool(true));
@@ -142,17 +165,123 @@ impl CallToolResult {
         Ok(members)
     }
 
-    /// Structured output plus its JSON text for clients that read only `content`.
-    pub fn structured(value: Value) -> Self {
-        let text = match &value {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        CallToolResult {
-            content: vec![Content::text(text)],
-            structured_content: Some(value),
-            ..Default::default()
+    /// Structured output plus its JSON text for clients that read only `content` (a
+    /// value that is a JSON string is that string as text). The value is serialized
+    /// once; a value that cannot be serialized (a map with keys that are not strings)
+    /// gives a tool error saying so.
+    pub fn structured<T: Serialize>(value: T) -> Self {
+        match StructuredContent::new(&value) {
+            Ok(structured) => {
+                let text = match structured.json() {
+                    json if json.starts_with('"') => {
+                        serde_json::from_str(json).unwrap_or_else(|_| json.to_owned())
+                    }
+                    json => json.to_owned(),
+                };
+                CallToolResult {
+                    content: vec![Content::text(text)],
+                    structured_content: Some(structured),
+                    ..Default::default()
+                }
+            }
+            Err(e) => {
+                CallToolResult::error(format!("The tool's result could not be serialized: {e}"))
+            }
         }
+    }
+}
+
+/// A tool's structured output (`structuredContent`), held as the JSON text it is sent as.
+///
+/// A handler's value is serialized once, into this text, and the answer copies the text
+/// onto the wire: no JSON tree of the result is built on the way. Make one from any
+/// `Serialize` value with [`StructuredContent::new`], or from a JSON value with `From`;
+/// read it back with [`StructuredContent::to_value`] or [`StructuredContent::parse`]. Two
+/// are equal when their JSON values are equal, whatever the order of object members.
+///
+/// ```
+/// use mcp_runtime::protocol::StructuredContent;
+/// use serde_json::json;
+///
+/// #[derive(serde::Serialize)]
+/// struct Sum {
+///     sum: i64,
+/// }
+///
+/// let structured = StructuredContent::new(&Sum { sum: 5 }).unwrap();
+/// assert_eq!(structured.json(), r#"{"sum":5}"#);
+/// assert_eq!(structured, StructuredContent::from(json!({"sum": 5})));
+/// assert_eq!(structured.to_value(), json!({"sum": 5}));
+/// ```
+#[derive(Clone)]
+pub struct StructuredContent(
+    // JSON text: written by serde_json, or read whole by it as a raw value. Kept as the
+    // `String` serde_json wrote, as a `Box<RawValue>` would shrink it with a `realloc`.
+    String,
+);
+
+impl StructuredContent {
+    /// `value` serialized as JSON; an error for a value JSON cannot hold (a map whose
+    /// keys are not strings).
+    pub fn new<T: Serialize + ?Sized>(value: &T) -> Result<Self, serde_json::Error> {
+        serde_json::to_string(value).map(StructuredContent)
+    }
+
+    /// The JSON text, as it is sent.
+    pub fn json(&self) -> &str {
+        &self.0
+    }
+
+    /// The JSON value (parsed from the text on each call).
+    pub fn to_value(&self) -> Value {
+        // The text is JSON by construction, so this never falls back.
+        serde_json::from_str(&self.0).unwrap_or(Value::Null)
+    }
+
+    /// The content read as `T`.
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(&self.0)
+    }
+
+    /// Whether the content is a JSON object (what the protocol's revisions before
+    /// 2026-07-28 require of `structuredContent`).
+    pub fn is_object(&self) -> bool {
+        self.0.trim_start().starts_with('{')
+    }
+}
+
+impl From<Value> for StructuredContent {
+    fn from(value: Value) -> Self {
+        // A JSON value always serializes; `null` is only there to need no panic.
+        StructuredContent::new(&value).unwrap_or_else(|_| StructuredContent("null".to_owned()))
+    }
+}
+
+impl PartialEq for StructuredContent {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0 || self.to_value() == other.to_value()
+    }
+}
+
+impl std::fmt::Debug for StructuredContent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Serialize for StructuredContent {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Borrowed as a raw value, so a JSON serializer copies the text as it is. (The
+        // answers' own writers copy it without this check of the text.)
+        let raw: &RawValue = serde_json::from_str(&self.0).map_err(serde::ser::Error::custom)?;
+        raw.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for StructuredContent {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = Box::<RawValue>::deserialize(deserializer)?;
+        Ok(StructuredContent(Box::<str>::from(raw).into_string()))
     }
 }
 
@@ -160,6 +289,69 @@ impl CallToolResult {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[derive(Serialize)]
+    struct Order {
+        id: u32,
+        item: &'static str,
+    }
+
+    #[test]
+    fn structured_content_is_the_values_json_written_once() {
+        let result = CallToolResult::structured(Order {
+            id: 7,
+            item: "anvil",
+        });
+        let structured = result.structured_content.as_ref().unwrap();
+        // The text block and the structured content are the same JSON, in the type's
+        // own member order (no JSON object was built in between).
+        assert_eq!(structured.json(), r#"{"id":7,"item":"anvil"}"#);
+        assert_eq!(
+            result.content,
+            vec![Content::text(r#"{"id":7,"item":"anvil"}"#)]
+        );
+        let wire = serde_json::to_string(&result).unwrap();
+        assert_eq!(
+            wire,
+            r#"{"content":[{"type":"text","text":"{\"id\":7,\"item\":\"anvil\"}"}],"structuredContent":{"id":7,"item":"anvil"}}"#
+        );
+        // A JSON string is its own text.
+        let text = CallToolResult::structured("just text");
+        assert_eq!(text.content, vec![Content::text("just text")]);
+        assert_eq!(text.structured_content.unwrap().json(), r#""just text""#);
+        // What JSON cannot hold is a tool error, not a panic.
+        let bad = CallToolResult::structured(std::collections::BTreeMap::from([((1, 2), 3)]));
+        assert!(bad.is_error && bad.structured_content.is_none(), "{bad:?}");
+    }
+
+    #[test]
+    fn structured_content_reads_back_from_text_and_from_a_value() {
+        let from_text: CallToolResult =
+            serde_json::from_str(r#"{"content":[],"structuredContent": {"b":1, "a":[true]}}"#)
+                .unwrap();
+        let from_value: CallToolResult = serde_json::from_value(
+            json!({"content": [], "structuredContent": {"a": [true], "b": 1}}),
+        )
+        .unwrap();
+        // Equal as JSON values, whatever the member order and spacing.
+        assert_eq!(from_text, from_value);
+        let structured = from_text.structured_content.unwrap();
+        assert_eq!(structured.to_value(), json!({"a": [true], "b": 1}));
+        assert!(structured.is_object());
+        assert!(!StructuredContent::from(json!([1])).is_object());
+        #[derive(Deserialize, PartialEq, Debug)]
+        struct Shape {
+            a: Vec<bool>,
+            b: u8,
+        }
+        assert_eq!(
+            structured.parse::<Shape>().unwrap(),
+            Shape {
+                a: vec![true],
+                b: 1
+            }
+        );
+    }
 
     #[test]
     fn members_are_what_serialize_writes() {
@@ -173,7 +365,7 @@ mod tests {
             CallToolResult::error("Invalid arguments"),
             CallToolResult {
                 content: vec![Content::text("a"), Content::text("b")],
-                structured_content: Some(json!([1, 2])),
+                structured_content: Some(json!([1, 2]).into()),
                 is_error: true,
                 meta: Some(meta.clone()),
             },
@@ -196,6 +388,13 @@ mod tests {
             ]),
         ];
         for result in cases {
+            // The answer's own writer gives the very bytes `Serialize` gives.
+            let mut written = Vec::new();
+            result.write_json(&mut written).unwrap();
+            assert_eq!(
+                String::from_utf8(written).unwrap(),
+                serde_json::to_string(&result).unwrap()
+            );
             let expected = serde_json::to_value(&result).unwrap();
             let members = result.into_members().unwrap();
             assert_eq!(Value::Object(members), expected);

@@ -54,7 +54,7 @@ fn server(runs: Arc<AtomicUsize>) -> Server {
                     .unwrap_or_default();
                 Ok(CallToolResult {
                     content: vec![Content::text((n * 2.0).to_string())],
-                    structured_content: Some(json!({"doubled": n * 2.0})),
+                    structured_content: Some(json!({"doubled": n * 2.0}).into()),
                     ..Default::default()
                 })
             }

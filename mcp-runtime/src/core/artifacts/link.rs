@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::returns::tool::IntoToolResult;
 use crate::core::{Rejected, ToolError};
-use crate::protocol::{CallToolResult, Content, ResourceLink};
+use crate::protocol::{CallToolResult, Content, ResourceLink, StructuredContent};
 
 pub(super) enum Source {
     Bytes(Bytes),
@@ -197,7 +197,7 @@ impl IntoToolResult for ArtifactLink {
     }
 
     fn into_tool_result(self) -> CallToolResult {
-        match serde_json::to_value(&self) {
+        match StructuredContent::new(&self) {
             Ok(value) => CallToolResult {
                 content: vec![Content::text(self.describe()), self.content()],
                 structured_content: Some(value),

@@ -46,8 +46,9 @@ fn result_size(result: &CallToolResult, limit: usize) -> bool {
 }
 
 /// At least the serialized size of `result`, or more than `limit` once it is sure to be
-/// more: every character counted as the longest escape (`\u00XX`, 6 bytes), every
-/// number as 24, and a fixed allowance for names and punctuation.
+/// more: every character of a text block counted as the longest escape (`\u00XX`, 6
+/// bytes), structured content at its size (it is held as JSON text), and a fixed
+/// allowance for names and punctuation.
 fn bound(result: &CallToolResult, limit: usize) -> usize {
     const FRAME: usize = 256;
     let mut total = FRAME;
@@ -61,47 +62,13 @@ fn bound(result: &CallToolResult, limit: usize) -> usize {
             return total;
         }
     }
-    if let Some(value) = &result.structured_content {
-        total = value_bound(value, total, limit);
+    if let Some(structured) = &result.structured_content {
+        total = total.saturating_add(structured.json().len());
     }
     if result.meta.is_some() {
         return usize::MAX;
     }
     total
-}
-
-/// `total` plus a bound on the serialized size of `value`, stopping past `limit`.
-fn value_bound(value: &serde_json::Value, mut total: usize, limit: usize) -> usize {
-    use serde_json::Value;
-    if total > limit {
-        return total;
-    }
-    match value {
-        Value::Null | Value::Bool(_) => total.saturating_add(5),
-        Value::Number(_) => total.saturating_add(24),
-        Value::String(text) => total.saturating_add(text.len().saturating_mul(6).saturating_add(2)),
-        Value::Array(items) => {
-            total = total.saturating_add(2);
-            for item in items {
-                total = value_bound(item, total.saturating_add(1), limit);
-                if total > limit {
-                    break;
-                }
-            }
-            total
-        }
-        Value::Object(members) => {
-            total = total.saturating_add(2);
-            for (key, item) in members {
-                total = total.saturating_add(key.len().saturating_mul(6).saturating_add(4));
-                total = value_bound(item, total, limit);
-                if total > limit {
-                    break;
-                }
-            }
-            total
-        }
-    }
 }
 
 /// The body a spilled result is stored as: what it carries, nothing cut.
@@ -110,15 +77,15 @@ fn body_of(result: &CallToolResult) -> Result<(Vec<u8>, &'static str), serde_jso
         // One text block and nothing else: the text itself.
         (None, [Content::Text { text, .. }]) => Ok((text.clone().into_bytes(), "text/plain")),
         // Structured output whose text block is its JSON (the usual shape): the JSON.
-        (Some(value), blocks) => {
-            let json = serde_json::to_vec(value)?;
+        (Some(structured), blocks) => {
+            let json = structured.json();
             let redundant = match blocks {
                 [] => true,
-                [Content::Text { text, .. }] => text.as_bytes() == json.as_slice(),
+                [Content::Text { text, .. }] => text == json,
                 _ => false,
             };
             if redundant {
-                Ok((json, "application/json"))
+                Ok((json.as_bytes().to_vec(), "application/json"))
             } else {
                 Ok((whole(result)?, "application/json"))
             }
@@ -214,7 +181,7 @@ async fn spill(
     };
     tracing::debug!(tool = %tool, size, uri = %link.uri, "result spilled to an artifact");
     let text = format!("{}\nIt begins:\n{shown}", link.describe());
-    let structured_content = structured.then(|| json!({ SPILLED_KEY: link }));
+    let structured_content = structured.then(|| json!({ SPILLED_KEY: link }).into());
     CallToolResult {
         content: vec![Content::text(text), link.content()],
         structured_content,

@@ -27,7 +27,7 @@ use std::marker::PhantomData;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 
-use crate::protocol::{CallToolResult, Content, RpcError};
+use crate::protocol::{CallToolResult, Content, RpcError, StructuredContent};
 use crate::registry::ErrorDetail;
 
 use crate::core::{Rejected, ToolError};
@@ -112,8 +112,8 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
         let Some(text) = self.text else {
             return structured(&self.value);
         };
-        // The text is given: the value's JSON text would only be thrown away.
-        match serde_json::to_value(&self.value) {
+        // The text is given: the value's JSON is only the structured content.
+        match StructuredContent::new(&self.value) {
             Ok(value) => CallToolResult {
                 content: vec![Content::text(text)],
                 structured_content: Some(value),
@@ -127,10 +127,7 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
 }
 
 fn structured<T: Serialize + ?Sized>(value: &T) -> CallToolResult {
-    match serde_json::to_value(value) {
-        Ok(v) => CallToolResult::structured(v),
-        Err(e) => CallToolResult::error(format!("The tool's result could not be serialized: {e}")),
-    }
+    CallToolResult::structured(value)
 }
 
 // ---- resolution machinery used by generated code -------------------------------------
@@ -529,7 +526,7 @@ mod tests {
         let _: (Tag<Checked>, Tag<Unschemed>) = (unschemed.sendable(), unschemed.described());
         assert!(schema(unschemed.schema).is_none());
         let r = (unschemed.render)(Unschemed { id: 7 });
-        assert_eq!(r.structured_content, Some(json!({"id": 7})));
+        assert_eq!(r.structured_content, Some(json!({"id": 7}).into()));
         assert_eq!(r.content, vec![Content::text("{\"id\":7}")]);
 
         // Not even `Serialize`: the value itself is left to check, and fails it.
@@ -552,11 +549,11 @@ mod tests {
         assert!(r.structured_content.is_none());
 
         let r = render!(Sum { sum: 5 }).unwrap();
-        assert_eq!(r.structured_content, Some(json!({"sum": 5})));
+        assert_eq!(r.structured_content, Some(json!({"sum": 5}).into()));
         assert_eq!(r.content, vec![Content::text("{\"sum\":5}")]);
 
         let r = render!(Ok::<_, String>(Sum { sum: 2 })).unwrap();
-        assert_eq!(r.structured_content, Some(json!({"sum": 2})));
+        assert_eq!(r.structured_content, Some(json!({"sum": 2}).into()));
 
         let r = render!(Err::<Sum, _>("no such order")).unwrap();
         assert!(r.is_error);
@@ -569,7 +566,7 @@ mod tests {
 
         let r = render!(Json(Sum { sum: 5 }).with_text("5")).unwrap();
         assert_eq!(r.content, vec![Content::text("5")]);
-        assert_eq!(r.structured_content, Some(json!({"sum": 5})));
+        assert_eq!(r.structured_content, Some(json!({"sum": 5}).into()));
 
         type Alias = Result<String, std::io::Error>;
         let a: Alias = Ok("aliased".into());

@@ -72,7 +72,7 @@ impl ToolResponse {
         out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
         serde_json::to_writer(&mut out, &self.id)?;
         out.extend_from_slice(br#","result":"#);
-        serde_json::to_writer(&mut out, &self.result)?;
+        self.result.write_json(&mut out)?;
         out.push(b'}');
         Ok(out)
     }
@@ -107,7 +107,7 @@ mod tests {
             CallToolResult::error("no"),
             CallToolResult {
                 content: vec![Content::image(b"png", "image/png"), Content::text("t")],
-                structured_content: Some(json!({"a": [1, 2]})),
+                structured_content: Some(json!({"a": [1, 2]}).into()),
                 is_error: false,
                 meta: Some(meta),
             },

@@ -3,7 +3,9 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::protocol::{codes, CallToolResult, Content, Implementation, RpcError};
+use crate::protocol::{
+    codes, CallToolResult, Content, Implementation, RpcError, StructuredContent,
+};
 
 /// The handshake revisions' "resource not found" code.
 pub(crate) const RESOURCE_NOT_FOUND: i64 = -32002;
@@ -101,7 +103,7 @@ pub(crate) fn tool_result(
         || !result
             .structured_content
             .as_ref()
-            .is_some_and(Value::is_object)
+            .is_some_and(StructuredContent::is_object)
     {
         result.structured_content = None;
     }

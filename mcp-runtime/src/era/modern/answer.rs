@@ -243,7 +243,7 @@ impl Completed {
             out.push(b',');
             if let Some(structured) = &tool.structured_content {
                 out.extend_from_slice(br#""structuredContent":"#);
-                serde_json::to_writer(&mut *out, structured)?;
+                out.extend_from_slice(structured.json().as_bytes());
                 out.push(b',');
             }
             if tool.is_error {
@@ -443,7 +443,7 @@ mod tests {
                     Content::image([1, 2, 3], "image/png"),
                     Content::link("file:///r.txt", "r"),
                 ],
-                structured_content: Some(json!([1, "two"])),
+                structured_content: Some(json!([1, "two"]).into()),
                 is_error: true,
                 meta: Some(meta),
             },

@@ -10,7 +10,8 @@
 #
 # After an intended change: PUBLIC_API=overwrite scripts/public-api.sh, then review the
 # diff. Needs target/tools/bin/public-api-list (scripts/test-all.sh installs it:
-# cargo install --locked --path scripts/public-api --root target/tools).
+# cargo install --locked --path scripts/public-api --root target/tools
+# --target-dir target/tools/build).
 #
 #   scripts/public-api.sh [json | compare]
 # `json` only writes rustdoc's JSON, `compare` only reads it (the test command writes it

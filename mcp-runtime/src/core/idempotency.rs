@@ -86,7 +86,9 @@ struct Entry {
 enum State {
     /// A call runs on `owner`, which renews its lease.
     Running { owner: String, lease_until_ms: u64 },
-    /// The call's result.
+    /// The call's result: its JSON text, so that a retry gets the very bytes the first
+    /// call did (structured content is kept as the text it was sent as). A record
+    /// written as a JSON object, as earlier versions did, reads too.
     Done { result: Value },
     /// The call became this task (the `CreateTaskResult` given out).
     Task { task: Map<String, Value> },
@@ -231,17 +233,15 @@ impl Idempotency {
             ))));
         }
         match entry.state {
-            State::Done { result } => Ok(Some(Begin::Answer(
-                match serde_json::from_value::<CallToolResult>(result) {
-                    Ok(result) => Answer::Result(result),
-                    Err(e) => {
-                        tracing::error!(tool, "a recorded outcome does not decode: {e}");
-                        Answer::Error(RpcError::internal(
+            State::Done { result } => Ok(Some(Begin::Answer(match recorded(result) {
+                Ok(result) => Answer::Result(result),
+                Err(e) => {
+                    tracing::error!(tool, "a recorded outcome does not decode: {e}");
+                    Answer::Error(RpcError::internal(
                             "Internal error: the outcome recorded under this idempotency key cannot be read",
                         ))
-                    }
-                },
-            ))),
+                }
+            }))),
             State::Task { task } => Ok(Some(Begin::Answer(Answer::Task(task)))),
             State::Unknown => Ok(Some(Begin::Answer(unknown(tool, key, entry.started_at_ms)))),
             State::Running { lease_until_ms, .. } if lease_until_ms < now => {
@@ -289,6 +289,15 @@ fn record_key(ctx: &RequestContext, tool: &str, key: &str) -> String {
 }
 
 /// A digest of the arguments, the same whatever order their keys came in.
+/// The result a record holds: its JSON text, or (written by an earlier version) the
+/// result as a JSON object.
+fn recorded(result: Value) -> Result<CallToolResult, serde_json::Error> {
+    match result {
+        Value::String(text) => serde_json::from_str(&text),
+        other => serde_json::from_value(other),
+    }
+}
+
 fn digest(arguments: &Map<String, Value>) -> String {
     let mut canonical = Vec::with_capacity(64);
     super::canonical::canonical_object(arguments, &mut canonical);
@@ -419,8 +428,10 @@ async fn record(idempotency: &Idempotency, key: &str, settled: Settled) {
             }
             return;
         }
-        Settled::Result(result) => match serde_json::to_value(&result) {
-            Ok(result) => State::Done { result },
+        Settled::Result(result) => match serde_json::to_string(&result) {
+            Ok(text) => State::Done {
+                result: Value::String(text),
+            },
             Err(e) => {
                 tracing::error!("a tool result does not serialize for its record: {e}");
                 State::Unknown
@@ -450,5 +461,23 @@ async fn record(idempotency: &Idempotency, key: &str, settled: Settled) {
         Err(e) => tracing::error!(
             "could not record the outcome of a call under an idempotency key: {e}"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_recorded_result_reads_from_its_text_and_from_an_older_record() {
+        let text = r#"{"content":[{"type":"text","text":"paid"}],"structuredContent":{"payee":"a","amount_cents":5}}"#;
+        let from_text = recorded(Value::String(text.to_owned())).unwrap();
+        // The text comes back as it was written, members in their order.
+        assert_eq!(serde_json::to_string(&from_text).unwrap(), text);
+        let older = recorded(serde_json::from_str::<Value>(text).unwrap()).unwrap();
+        assert_eq!(older, from_text);
+        assert!(recorded(json!(7)).is_err());
     }
 }

@@ -298,6 +298,35 @@ async fn a_retry_with_the_same_key_gets_the_recorded_result_and_the_payment_happ
     }
 }
 
+#[tokio::test]
+async fn a_retry_gets_the_very_bytes_of_the_first_answer() {
+    // The receipt's members are written in the type's order (payee, amount_cents,
+    // number), not sorted: the record keeps the result as that text.
+    let payments = Payments::new();
+    let app = app(&payments);
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params(
+        "pay_now",
+        json!({"payee": "bytes", "amount_cents": 5, "idempotencyKey": "key-bytes"}),
+        json!({}),
+    )});
+    let mut bodies = Vec::new();
+    for _ in 0..2 {
+        let request = http_request(&message.to_string()).unwrap();
+        let response = app.router().oneshot(request).await.unwrap();
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        bodies.push(String::from_utf8(bytes.to_vec()).unwrap());
+    }
+    assert!(
+        bodies[0].contains(r#""structuredContent":{"payee":"bytes","amount_cents":5,"number":1}"#),
+        "{}",
+        bodies[0]
+    );
+    assert_eq!(bodies[1], bodies[0]);
+    assert_eq!(payments.to("bytes"), 1);
+}
+
 #[cfg(feature = "legacy")]
 #[tokio::test]
 async fn a_handshake_era_retry_with_the_same_key_gets_the_recorded_result() {

@@ -64,6 +64,7 @@ fn same_verdict(bytes: &[u8]) -> Result<(), TestCaseError> {
                 .as_mut()
                 .and_then(|m| m.remove("_meta"))
                 .map(Meta::from_value);
+            let members = members.map(crate::protocol::Params::from);
             prop_assert_eq!(envelope.and_then(Envelope::params), members.as_ref());
             prop_assert_eq!(envelope.and_then(Envelope::meta), meta.as_ref());
             prop_assert_eq!(

@@ -2,6 +2,7 @@
 //! ([`Core`]), announces capabilities, and routes each method to its family in `methods/`;
 //! the steps every handler call shares are in `pipeline`.
 
+use crate::protocol::Params;
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
@@ -24,7 +25,7 @@ pub struct Call {
     /// Who asks, how, and with which capabilities.
     pub ctx: RequestContext,
     /// The params object, `_meta` removed.
-    pub params: Map<String, Value>,
+    pub params: Params,
 }
 
 /// The core's answer, before an era adapter gives it its wire shape.
@@ -255,11 +256,7 @@ impl Core {
     /// The scopes the target of a `tools/call`, `prompts/get` or `resources/read` declares
     /// (none for other methods and unknown targets), so a transport can refuse a caller
     /// without them before anything else runs.
-    pub fn required_scopes(
-        &self,
-        method: &str,
-        params: &Map<String, Value>,
-    ) -> &'static [&'static str] {
+    pub fn required_scopes(&self, method: &str, params: &Params) -> &'static [&'static str] {
         let snapshot = self.live.load();
         let text = |key: &str| params.get(key).and_then(Value::as_str);
         let found = match method {

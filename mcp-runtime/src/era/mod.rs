@@ -17,7 +17,7 @@ pub(crate) mod select;
 pub(crate) use select::{Era, Facts};
 
 /// The tool or prompt name (or resource URI) a request targets, for its trace span.
-pub(crate) fn target_of(params: &serde_json::Map<String, serde_json::Value>) -> Option<String> {
+pub(crate) fn target_of(params: &crate::protocol::Params) -> Option<String> {
     params
         .get("name")
         .or_else(|| params.get("uri"))

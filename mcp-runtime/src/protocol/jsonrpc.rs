@@ -1,10 +1,11 @@
 //! JSON-RPC 2.0 framing: one message is one JSON object.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::error::RpcError;
 use super::meta::Meta;
+use super::params::Params;
 
 /// A request id: a string or a number, echoed verbatim (its JSON type is preserved).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -35,7 +36,7 @@ pub enum Message {
         /// The method name.
         method: String,
         /// `params`, an object when present, without its `_meta`.
-        params: Option<Map<String, Value>>,
+        params: Option<Params>,
         /// `params._meta`, when present.
         meta: Option<Meta>,
     },
@@ -44,7 +45,7 @@ pub enum Message {
         /// The method name.
         method: String,
         /// `params`, an object when present, without its `_meta`.
-        params: Option<Map<String, Value>>,
+        params: Option<Params>,
         /// `params._meta`, when present.
         meta: Option<Meta>,
     },
@@ -78,7 +79,7 @@ impl Message {
             jsonrpc_2_0: obj.get("jsonrpc").and_then(Value::as_str) == Some("2.0"),
             id: obj.remove("id"),
             method: obj.remove("method"),
-            params: obj.remove("params").map(Params::from_value),
+            params: obj.remove("params").map(ParamsRead::from_value),
             result: obj.remove("result"),
             error: obj.remove("error"),
         }
@@ -93,9 +94,9 @@ impl Envelope {
     }
 
     /// The params, when they are an object, without their `_meta`.
-    pub fn params(&self) -> Option<&Map<String, Value>> {
+    pub fn params(&self) -> Option<&Params> {
         match &self.params {
-            Some(Params::Object { members, .. }) => Some(members),
+            Some(ParamsRead::Object { members, .. }) => Some(members),
             _ => None,
         }
     }
@@ -103,7 +104,7 @@ impl Envelope {
     /// `params._meta`, when the params are an object that has it.
     pub fn meta(&self) -> Option<&Meta> {
         match &self.params {
-            Some(Params::Object { meta, .. }) => meta.as_ref(),
+            Some(ParamsRead::Object { meta, .. }) => meta.as_ref(),
             _ => None,
         }
     }
@@ -180,12 +181,12 @@ impl Envelope {
             }
         };
         let (params, meta) = match params {
-            None | Some(Params::Null) => (None, None),
-            Some(Params::Object { members, meta }) => (Some(members), meta),
+            None | Some(ParamsRead::Null) => (None, None),
+            Some(ParamsRead::Object { members, meta }) => (Some(members), meta),
             // A notification is never answered, not even when malformed: its params are
             // dropped and the receiver ignores what it cannot use.
-            Some(Params::Other) if id.is_none() => (None, None),
-            Some(Params::Other) => {
+            Some(ParamsRead::Other) if id.is_none() => (None, None),
+            Some(ParamsRead::Other) => {
                 return Err(Malformed {
                     id,
                     error: RpcError::invalid_params("params must be a JSON object"),
@@ -231,7 +232,7 @@ pub struct Envelope {
     jsonrpc_2_0: bool,
     id: Option<Value>,
     method: Option<Value>,
-    params: Option<Params>,
+    params: Option<ParamsRead>,
     result: Option<Value>,
     error: Option<Value>,
 }
@@ -239,89 +240,93 @@ pub struct Envelope {
 /// `params` as read: an object's members with its `_meta` apart, or whether it was
 /// `null` or some other value.
 #[derive(Debug, Clone, PartialEq)]
-enum Params {
-    Object {
-        members: Map<String, Value>,
-        meta: Option<Meta>,
-    },
+enum ParamsRead {
+    Object { members: Params, meta: Option<Meta> },
     Null,
     Other,
 }
 
-impl Params {
-    fn from_value(value: Value) -> Params {
+impl ParamsRead {
+    fn from_value(value: Value) -> ParamsRead {
         match value {
             Value::Object(mut members) => {
                 let meta = members.remove("_meta").map(Meta::from_value);
-                Params::Object { members, meta }
+                ParamsRead::Object {
+                    members: Params::from(members),
+                    meta,
+                }
             }
-            Value::Null => Params::Null,
-            _ => Params::Other,
+            Value::Null => ParamsRead::Null,
+            _ => ParamsRead::Other,
         }
     }
 }
 
-impl<'de> Deserialize<'de> for Params {
+impl<'de> Deserialize<'de> for ParamsRead {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct ParamsVisitor;
         impl<'de> serde::de::Visitor<'de> for ParamsVisitor {
-            type Value = Params;
+            type Value = ParamsRead;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("the params of a message")
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> Result<Params, A::Error> {
-                let mut members = Map::new();
+            ) -> Result<ParamsRead, A::Error> {
+                let mut members = Params::new();
                 let mut meta = None;
                 // A repeated member keeps its last value, as a parsed JSON object does.
                 while let Some(key) = map.next_key::<ParamsKey>()? {
                     match key {
                         ParamsKey::Meta => meta = Some(map.next_value::<Meta>()?),
+                        ParamsKey::Name => members.set_name(map.next_value()?),
+                        ParamsKey::Arguments => members.set_arguments(map.next_value()?),
                         ParamsKey::Other(key) => {
                             let value = map.next_value()?;
                             members.insert(key, value);
                         }
                     }
                 }
-                Ok(Params::Object { members, meta })
+                Ok(ParamsRead::Object { members, meta })
             }
             // Other values are refused or dropped, but read in full first, so malformed
             // text inside them is refused as elsewhere.
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
                 self,
                 mut seq: A,
-            ) -> Result<Params, A::Error> {
+            ) -> Result<ParamsRead, A::Error> {
                 while seq.next_element::<Value>()?.is_some() {}
-                Ok(Params::Other)
+                Ok(ParamsRead::Other)
             }
-            fn visit_bool<E>(self, _: bool) -> Result<Params, E> {
-                Ok(Params::Other)
+            fn visit_bool<E>(self, _: bool) -> Result<ParamsRead, E> {
+                Ok(ParamsRead::Other)
             }
-            fn visit_i64<E>(self, _: i64) -> Result<Params, E> {
-                Ok(Params::Other)
+            fn visit_i64<E>(self, _: i64) -> Result<ParamsRead, E> {
+                Ok(ParamsRead::Other)
             }
-            fn visit_u64<E>(self, _: u64) -> Result<Params, E> {
-                Ok(Params::Other)
+            fn visit_u64<E>(self, _: u64) -> Result<ParamsRead, E> {
+                Ok(ParamsRead::Other)
             }
-            fn visit_f64<E>(self, _: f64) -> Result<Params, E> {
-                Ok(Params::Other)
+            fn visit_f64<E>(self, _: f64) -> Result<ParamsRead, E> {
+                Ok(ParamsRead::Other)
             }
-            fn visit_str<E>(self, _: &str) -> Result<Params, E> {
-                Ok(Params::Other)
+            fn visit_str<E>(self, _: &str) -> Result<ParamsRead, E> {
+                Ok(ParamsRead::Other)
             }
-            fn visit_unit<E>(self) -> Result<Params, E> {
-                Ok(Params::Null)
+            fn visit_unit<E>(self) -> Result<ParamsRead, E> {
+                Ok(ParamsRead::Null)
             }
         }
         deserializer.deserialize_any(ParamsVisitor)
     }
 }
 
-/// A member name of `params`: `_meta` read without allocating.
+/// A member name of `params`: `_meta`, `name` and `arguments` read without allocating.
 enum ParamsKey {
     Meta,
+    Name,
+    Arguments,
     Other(String),
 }
 
@@ -336,12 +341,16 @@ impl<'de> Deserialize<'de> for ParamsKey {
             fn visit_str<E>(self, name: &str) -> Result<ParamsKey, E> {
                 Ok(match name {
                     "_meta" => ParamsKey::Meta,
+                    "name" => ParamsKey::Name,
+                    "arguments" => ParamsKey::Arguments,
                     _ => ParamsKey::Other(name.to_owned()),
                 })
             }
             fn visit_string<E>(self, name: String) -> Result<ParamsKey, E> {
                 Ok(match name.as_str() {
                     "_meta" => ParamsKey::Meta,
+                    "name" => ParamsKey::Name,
+                    "arguments" => ParamsKey::Arguments,
                     _ => ParamsKey::Other(name),
                 })
             }
@@ -352,6 +361,9 @@ impl<'de> Deserialize<'de> for ParamsKey {
 
 /// What one frame of JSON text holds.
 #[derive(Debug, Clone, PartialEq)]
+// Nearly every frame is an object, so boxing its envelope would cost an allocation per
+// message to save bytes only in the rare batch or scalar.
+#[allow(clippy::large_enum_variant)]
 pub enum Frame {
     /// A JSON object: a message's envelope.
     Object(Envelope),

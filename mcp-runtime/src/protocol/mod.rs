@@ -12,6 +12,7 @@ pub(crate) mod exchange;
 pub mod jsonrpc;
 pub mod meta;
 pub mod mrtr;
+pub mod params;
 pub mod prompts;
 pub mod resources;
 pub mod tools;
@@ -25,6 +26,7 @@ pub use mrtr::{
     ElicitAction, ElicitResult, ListRootsResult, LogLevel, Root, SamplingMessage, SamplingRequest,
     SamplingResult,
 };
+pub use params::Params;
 pub use prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
 pub use resources::{ReadResourceResult, Resource, ResourceTemplate};
 pub use tools::{CallToolResult, Implementation, StructuredContent, Tool, ToolAnnotations};

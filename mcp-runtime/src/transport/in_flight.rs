@@ -4,10 +4,11 @@
 //! sending its response, so a cancellation arriving after that finds nothing to abort and
 //! the response is never cut short.
 
+use crate::protocol::Params;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -88,7 +89,7 @@ impl InFlight {
     /// Stop the request named by `notifications/cancelled` params: its task, its token and
     /// its notifications. Unknown or finished requests are ignored, as the specification
     /// allows.
-    pub(crate) fn cancel(&self, params: Option<&Map<String, Value>>) {
+    pub(crate) fn cancel(&self, params: Option<&Params>) {
         let id = params
             .and_then(|p| p.get("requestId"))
             .and_then(|v| serde_json::from_value::<RequestId>(v.clone()).ok());
@@ -138,8 +139,8 @@ mod tests {
         });
         assert!(!running.is_empty());
         assert!(notifier.send_message(&json!({"before": "cancel"})));
-        let params = json!({"requestId": 7, "reason": "changed my mind"});
-        running.cancel(params.as_object());
+        let params = Params::from_value(json!({"requestId": 7, "reason": "changed my mind"}));
+        running.cancel(params.as_ref());
         assert!(cancel.is_cancelled());
         // S-068: whoever still holds the request's channel can send nothing more.
         assert!(!notifier.send_message(&json!({"after": "cancel"})));
@@ -150,8 +151,8 @@ mod tests {
             "a cancelled request's response is not sent"
         );
         // Unknown and malformed names are ignored.
-        running.cancel(json!({"requestId": 8}).as_object());
-        running.cancel(json!({"requestId": {}}).as_object());
+        running.cancel(Params::from_value(json!({"requestId": 8})).as_ref());
+        running.cancel(Params::from_value(json!({"requestId": {}})).as_ref());
         running.cancel(None);
     }
 }

@@ -3,6 +3,7 @@
 //! round ends (finished, `input_required`, or an error). Single-use tools record each
 //! presented state as used in the server's store.
 
+use crate::protocol::Params;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -110,7 +111,7 @@ impl Rounds {
     pub(crate) fn open(
         &self,
         ctx: &RequestContext,
-        params: &mut Map<String, Value>,
+        params: &mut Params,
         binding: &Binding,
         single_use: bool,
     ) -> Result<(), RpcError> {

@@ -1,6 +1,7 @@
 //! Reading a method's params and shaping its reply: the checks and messages the method
 //! families share.
 
+use crate::protocol::Params;
 use serde_json::{json, Map, Value};
 
 use crate::protocol::RpcError;
@@ -16,20 +17,28 @@ pub(crate) fn unknown_name(kind: &str, name: &str) -> Reply {
 }
 
 /// `params[key]` as a string, or -32602 with `need` (what the method wants there).
-pub(crate) fn string_param(
-    params: &Map<String, Value>,
-    key: &str,
-    need: &str,
-) -> Result<String, Reply> {
+pub(crate) fn string_param(params: &Params, key: &str, need: &str) -> Result<String, Reply> {
     match params.get(key) {
         Some(Value::String(value)) => Ok(value.clone()),
         _ => Err(Reply::Error(RpcError::invalid_params(need.to_owned()))),
     }
 }
 
+/// Take `params[key]` out as a string (moved, not copied), or -32602 with `need`.
+pub(crate) fn take_string_param(
+    params: &mut Params,
+    key: &str,
+    need: &str,
+) -> Result<String, Reply> {
+    match params.remove(key) {
+        Some(Value::String(value)) => Ok(value),
+        _ => Err(Reply::Error(RpcError::invalid_params(need.to_owned()))),
+    }
+}
+
 /// Take `params.arguments` as an object (absent or null is empty), or -32602 with `need`.
 pub(crate) fn arguments_param(
-    params: &mut Map<String, Value>,
+    params: &mut Params,
     need: &str,
 ) -> Result<Map<String, Value>, Reply> {
     match params.remove("arguments") {

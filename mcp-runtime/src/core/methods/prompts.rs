@@ -8,13 +8,13 @@ use crate::protocol::RpcError;
 use super::super::dispatch::{Call, Core, Reply};
 use super::super::input::Binding;
 use super::super::live::Snapshot;
-use super::params::{arguments_param, complete_reply, string_param, unknown_name};
+use super::params::{arguments_param, complete_reply, take_string_param, unknown_name};
 
 impl Core {
     pub(crate) async fn get_prompt(&self, snapshot: &Snapshot, call: Call) -> Reply {
         let Call { ctx, mut params } = call;
-        let name = match string_param(
-            &params,
+        let name = match take_string_param(
+            &mut params,
             "name",
             "prompts/get needs params.name, the prompt's name as a string",
         ) {

@@ -13,13 +13,13 @@ use super::super::dispatch::{Call, Core, Reply};
 use super::super::input::Binding;
 use super::super::live::Snapshot;
 use super::super::RequestContext;
-use super::params::{complete_reply, string_param};
+use super::params::{complete_reply, take_string_param};
 
 impl Core {
     pub(crate) async fn read_resource(&self, snapshot: &Snapshot, call: Call) -> Reply {
         let Call { ctx, mut params } = call;
-        let uri = match string_param(
-            &params,
+        let uri = match take_string_param(
+            &mut params,
             "uri",
             "resources/read needs params.uri, the resource's URI as a string",
         ) {

@@ -6,6 +6,7 @@
 //! the id in `_meta`. Transports own the stream's lifetime: they end it when the client
 //! cancels or disconnects, or when the server shuts down (then with a closing result).
 
+use crate::protocol::Params;
 use serde_json::{json, Map, Value};
 use tokio::sync::broadcast;
 
@@ -58,7 +59,7 @@ impl Core {
     pub fn listen(
         &self,
         id: &RequestId,
-        params: &Map<String, Value>,
+        params: &Params,
         takes_tasks: bool,
         principal: Option<&crate::policy::principal::Principal>,
     ) -> Result<Subscription, RpcError> {

@@ -22,13 +22,13 @@ use super::super::input::Binding;
 use super::super::live::Snapshot;
 use super::super::pages::Paging;
 use super::super::pipeline::guarded;
-use super::params::{arguments_param, string_param, unknown_name};
+use super::params::{arguments_param, take_string_param, unknown_name};
 
 impl Core {
     pub(crate) async fn call_tool(&self, snapshot: &Snapshot, call: Call) -> Reply {
         let Call { ctx, mut params } = call;
-        let name = match string_param(
-            &params,
+        let name = match take_string_param(
+            &mut params,
             "name",
             "tools/call needs params.name, the tool's name as a string",
         ) {

@@ -1,7 +1,7 @@
 //! The 2026-07-28 adapter: per-request `_meta` admission (`admission`), the core call,
 //! and result rendering (`render`, [`Answer`]).
 
-use serde_json::{Map, Value};
+use crate::protocol::Params;
 use tracing::Instrument as _;
 
 use crate::core::{Call, ClientCapabilities, Core};
@@ -26,7 +26,7 @@ pub async fn handle_request(
     core: &Core,
     id: RequestId,
     method: String,
-    params: Option<Map<String, Value>>,
+    params: Option<Params>,
     meta: Option<Meta>,
     inbound: Inbound,
 ) -> Answer {
@@ -70,7 +70,7 @@ pub async fn handle_request(
 pub fn listen(
     core: &Core,
     id: &RequestId,
-    params: Option<Map<String, Value>>,
+    params: Option<Params>,
     meta: Option<Meta>,
     principal: Option<&Principal>,
 ) -> Result<crate::core::Subscription, Answer> {

@@ -3,12 +3,12 @@
 //! read within its size and time limits, the declared-scope check, the era the message
 //! belongs to, and the modern adapter's answer as JSON or as an event stream.
 
+use crate::protocol::Params;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::core::{Core, Transport};
@@ -221,7 +221,7 @@ async fn modern_request(
     headers: &HeaderMap,
     id: RequestId,
     method: String,
-    params: Option<Map<String, Value>>,
+    params: Option<Params>,
     meta: Option<Meta>,
     principal: Option<Principal>,
 ) -> Response {

@@ -5,11 +5,12 @@
 
 mod mirrored;
 
+use crate::protocol::Params;
 use std::borrow::Cow;
 
 use axum::http::{header, HeaderMap, HeaderName};
 use base64::Engine as _;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::core::Core;
 use crate::policy::host::host_name;
@@ -164,7 +165,7 @@ pub(crate) fn accepts_event_stream(headers: &HeaderMap) -> bool {
 pub(crate) fn check_headers(
     headers: &HeaderMap,
     method: &str,
-    params: Option<&Map<String, Value>>,
+    params: Option<&Params>,
     meta: Option<&Meta>,
     core: &Core,
 ) -> Result<(), RpcError> {
@@ -229,11 +230,7 @@ fn check_method(headers: &HeaderMap, method: &str) -> Result<(), RpcError> {
 
 /// `Mcp-Name` carries the target (tool or prompt name, resource URI, task id) when the body
 /// names one.
-fn check_name(
-    headers: &HeaderMap,
-    method: &str,
-    params: Option<&Map<String, Value>>,
-) -> Result<(), RpcError> {
+fn check_name(headers: &HeaderMap, method: &str, params: Option<&Params>) -> Result<(), RpcError> {
     let field = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",

@@ -3,6 +3,7 @@
 //! plain JSON when it finishes first), and `subscriptions/listen` is always a stream.
 //! Dropping a stream (the client left) cancels its request.
 
+use crate::protocol::Params;
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -12,7 +13,7 @@ use axum::http::header;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures_util::Stream;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
@@ -65,7 +66,7 @@ pub(super) async fn streamed(
     config: Arc<super::HttpConfig>,
     id: crate::protocol::RequestId,
     method: String,
-    params: Option<Map<String, Value>>,
+    params: Option<Params>,
     meta: Option<crate::protocol::meta::Meta>,
     mut inbound: Inbound,
 ) -> Response {

@@ -13,9 +13,11 @@
 //! belongs to is the era layer's answer (`Eras::select`); this module remembers the
 //! process's choice. `framing` reads and writes the lines.
 
+use crate::protocol::Params;
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+#[cfg(feature = "legacy")]
+use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
@@ -303,7 +305,7 @@ impl Connection {
         &mut self,
         id: RequestId,
         method: String,
-        params: Option<Map<String, Value>>,
+        params: Option<Params>,
         meta: Option<Meta>,
         tasks: &mut JoinSet<()>,
     ) {
@@ -361,7 +363,7 @@ impl Connection {
     async fn initialize(
         &mut self,
         id: RequestId,
-        params: Option<&Map<String, Value>>,
+        params: Option<&Params>,
         tasks: &mut JoinSet<()>,
     ) {
         use crate::protocol::jsonrpc::result_response;
@@ -392,7 +394,7 @@ impl Connection {
         session: Arc<Session>,
         id: RequestId,
         method: String,
-        params: Option<Map<String, Value>>,
+        params: Option<Params>,
         meta: Option<Meta>,
         tasks: &mut JoinSet<()>,
     ) {
@@ -440,7 +442,7 @@ impl Connection {
         &mut self,
         id: RequestId,
         method: String,
-        params: Option<Map<String, Value>>,
+        params: Option<Params>,
         meta: Option<Meta>,
         tasks: &mut JoinSet<()>,
     ) {

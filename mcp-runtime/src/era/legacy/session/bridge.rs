@@ -3,6 +3,7 @@
 //! (`elicitation/create`, `sampling/createMessage`, `roots/list`), the answers are awaited
 //! and the handler runs again with them, as a modern client's retry would.
 
+use crate::protocol::Params;
 use std::sync::atomic::Ordering;
 
 use serde_json::{json, Map, Value};
@@ -32,7 +33,7 @@ impl Session {
         id: &RequestId,
         method: &str,
         name: Option<&str>,
-        mut params: Map<String, Value>,
+        mut params: Params,
         meta: Meta,
         inbound: &Inbound,
     ) -> Reply {

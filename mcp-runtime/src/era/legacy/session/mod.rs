@@ -4,6 +4,7 @@
 //! The requests to the client that a handler's input questions become are in [`bridge`];
 //! resource subscriptions and forwarded notifications in [`subscriptions`].
 
+use crate::protocol::Params;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -127,7 +128,7 @@ impl Session {
     pub(crate) fn initialize(
         core: &Core,
         config: &Arc<LegacyConfig>,
-        params: Option<&Map<String, Value>>,
+        params: Option<&Params>,
         principal: Option<&Principal>,
     ) -> Result<(Arc<Session>, Value), RpcError> {
         let params = params.ok_or_else(|| {
@@ -214,7 +215,7 @@ impl Session {
         core: &Core,
         id: RequestId,
         method: String,
-        params: Option<Map<String, Value>>,
+        params: Option<Params>,
         meta: Option<Meta>,
         inbound: Inbound,
     ) -> Response {
@@ -267,7 +268,7 @@ impl Session {
         core: &Arc<Core>,
         items: Vec<Value>,
         inbound: impl Fn() -> Inbound,
-        mut cancel: impl FnMut(Option<&Map<String, Value>>),
+        mut cancel: impl FnMut(Option<&Params>),
     ) -> Result<impl std::future::Future<Output = Vec<Value>> + Send + 'static, RpcError> {
         if self.version != version::BATCH_VERSION {
             return Err(RpcError::invalid_request(format!(
@@ -425,7 +426,7 @@ impl Session {
         )
     }
 
-    fn set_level(&self, params: &Map<String, Value>) -> Reply {
+    fn set_level(&self, params: &Params) -> Reply {
         match params
             .get("level")
             .and_then(Value::as_str)

@@ -1,9 +1,10 @@
 //! The session's resource subscriptions and the notifications it forwards: list changes,
 //! and updates of the resources it subscribes to.
 
+use crate::protocol::Params;
 use std::sync::Arc;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
 use crate::core::live::Change;
@@ -16,7 +17,7 @@ use crate::registry::uri::MAX_URI_BYTES;
 use super::{empty, lock, Session};
 
 impl Session {
-    fn subscription_uri(core: &Core, params: &Map<String, Value>) -> Result<String, Reply> {
+    fn subscription_uri(core: &Core, params: &Params) -> Result<String, Reply> {
         if !core.serves("resources/read") {
             return Err(Reply::Error(RpcError::method_not_found(
                 "resources/subscribe",
@@ -33,7 +34,7 @@ impl Session {
         }
     }
 
-    pub(super) fn subscribe(&self, core: &Core, params: &Map<String, Value>) -> Reply {
+    pub(super) fn subscribe(&self, core: &Core, params: &Params) -> Reply {
         let uri = match Self::subscription_uri(core, params) {
             Ok(uri) => uri,
             Err(reply) => return reply,
@@ -51,7 +52,7 @@ impl Session {
         empty()
     }
 
-    pub(super) fn unsubscribe(&self, core: &Core, params: &Map<String, Value>) -> Reply {
+    pub(super) fn unsubscribe(&self, core: &Core, params: &Params) -> Reply {
         match Self::subscription_uri(core, params) {
             Ok(uri) => {
                 lock(&self.subscriptions).remove(&uri);

@@ -25,12 +25,13 @@
 mod event_log;
 mod store;
 
+use crate::protocol::Params;
 use std::sync::Arc;
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::clock::now_ms;
 use crate::core::{Core, Notifier, Transport};
@@ -258,7 +259,7 @@ fn initialize(incoming: &Incoming<'_>, body: Frame) -> Response {
     response
 }
 
-fn notify(entry: &HttpSession, method: &str, params: Option<&Map<String, Value>>) {
+fn notify(entry: &HttpSession, method: &str, params: Option<&Params>) {
     if method == "notifications/cancelled" {
         entry.in_flight.cancel(params);
     }
@@ -275,7 +276,7 @@ async fn request(
     entry: &Arc<HttpSession>,
     id: RequestId,
     method: String,
-    params: Option<Map<String, Value>>,
+    params: Option<Params>,
     meta: Option<Meta>,
 ) -> Response {
     let core = incoming.core.clone();
@@ -369,7 +370,7 @@ async fn batch(incoming: &Incoming<'_>, entry: &Arc<HttpSession>, items: Vec<Val
         inbound.notifier = Some(Notifier::with_sink(entry.standalone.clone()));
         inbound
     };
-    let cancel = |params: Option<&Map<String, Value>>| entry.in_flight.cancel(params);
+    let cancel = |params: Option<&Params>| entry.in_flight.cancel(params);
     match entry.session.batch(incoming.core, items, inbound, cancel) {
         Ok(answers) => {
             let answers = answers.await;

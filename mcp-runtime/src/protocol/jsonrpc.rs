@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::error::RpcError;
 use super::meta::Meta;
-use super::params::Params;
+use super::params::{self, Params, Slot};
 
 /// A request id: a string or a number, echoed verbatim (its JSON type is preserved).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -280,8 +280,7 @@ impl<'de> Deserialize<'de> for ParamsRead {
                 while let Some(key) = map.next_key::<ParamsKey>()? {
                     match key {
                         ParamsKey::Meta => meta = Some(map.next_value::<Meta>()?),
-                        ParamsKey::Name => members.set_name(map.next_value()?),
-                        ParamsKey::Arguments => members.set_arguments(map.next_value()?),
+                        ParamsKey::InPlace(place) => members.set_in_place(place, map.next_value()?),
                         ParamsKey::Other(key) => {
                             let value = map.next_value()?;
                             members.insert(key, value);
@@ -325,9 +324,20 @@ impl<'de> Deserialize<'de> for ParamsRead {
 /// A member name of `params`: `_meta`, `name` and `arguments` read without allocating.
 enum ParamsKey {
     Meta,
-    Name,
-    Arguments,
+    /// A member `Params` keeps in a place of its own.
+    InPlace(Slot),
     Other(String),
+}
+
+impl ParamsKey {
+    /// The key for `name`, when it needs no copy of the name.
+    fn known(name: &str) -> Option<ParamsKey> {
+        match (name, params::slot(name)) {
+            ("_meta", _) => Some(ParamsKey::Meta),
+            (_, Slot::Other) => None,
+            (_, place) => Some(ParamsKey::InPlace(place)),
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for ParamsKey {
@@ -339,20 +349,10 @@ impl<'de> Deserialize<'de> for ParamsKey {
                 f.write_str("a member name")
             }
             fn visit_str<E>(self, name: &str) -> Result<ParamsKey, E> {
-                Ok(match name {
-                    "_meta" => ParamsKey::Meta,
-                    "name" => ParamsKey::Name,
-                    "arguments" => ParamsKey::Arguments,
-                    _ => ParamsKey::Other(name.to_owned()),
-                })
+                Ok(ParamsKey::known(name).unwrap_or_else(|| ParamsKey::Other(name.to_owned())))
             }
             fn visit_string<E>(self, name: String) -> Result<ParamsKey, E> {
-                Ok(match name.as_str() {
-                    "_meta" => ParamsKey::Meta,
-                    "name" => ParamsKey::Name,
-                    "arguments" => ParamsKey::Arguments,
-                    _ => ParamsKey::Other(name),
-                })
+                Ok(ParamsKey::known(&name).unwrap_or(ParamsKey::Other(name)))
             }
         }
         deserializer.deserialize_str(KeyVisitor)

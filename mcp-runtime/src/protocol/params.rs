@@ -27,14 +27,16 @@ pub struct Params {
     others: Map<String, Value>,
 }
 
-/// Where a member of `params` is kept.
-enum Slot {
+/// Where a member of `params` is kept: in a place of its own, or in the map of the
+/// others. The envelope's reader asks this too, so that it copies no name with a place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Slot {
     Name,
     Arguments,
     Other,
 }
 
-fn slot(key: &str) -> Slot {
+pub(crate) fn slot(key: &str) -> Slot {
     match key {
         "name" => Slot::Name,
         "arguments" => Slot::Arguments,
@@ -97,14 +99,14 @@ impl Params {
         }
     }
 
-    /// Set `name`, as the envelope's reader does without a member name to allocate.
-    pub(crate) fn set_name(&mut self, value: Value) {
-        self.name = Some(value);
-    }
-
-    /// Set `arguments`, as `set_name` does `name`.
-    pub(crate) fn set_arguments(&mut self, value: Value) {
-        self.arguments = Some(value);
+    /// Set the member in `place`, one with a place of its own (the envelope's reader,
+    /// which has no member name to give); a later value wins, as in a JSON object.
+    pub(crate) fn set_in_place(&mut self, place: Slot, value: Value) {
+        match place {
+            Slot::Name => self.name = Some(value),
+            Slot::Arguments => self.arguments = Some(value),
+            Slot::Other => {}
+        }
     }
 
     /// Whether there are no members.

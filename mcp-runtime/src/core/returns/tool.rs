@@ -110,7 +110,7 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
 
     fn into_tool_result(self) -> CallToolResult {
         let Some(text) = self.text else {
-            return structured(&self.value);
+            return CallToolResult::structured(&self.value);
         };
         // The text is given: the value's JSON is only the structured content.
         match StructuredContent::new(&self.value) {
@@ -124,10 +124,6 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
             }
         }
     }
-}
-
-fn structured<T: Serialize + ?Sized>(value: &T) -> CallToolResult {
-    CallToolResult::structured(value)
 }
 
 // ---- resolution machinery used by generated code -------------------------------------
@@ -293,7 +289,7 @@ pub trait OutputStructured {
 impl<T: Serialize + JsonSchema> OutputStructured for &&Tag<T> {
     type T = T;
     fn __mcp_output(&self) -> Output<T> {
-        Output::new(|g| Some(T::json_schema(g)), |v| structured(&v))
+        Output::new(|g| Some(T::json_schema(g)), CallToolResult::structured)
     }
 }
 
@@ -308,7 +304,7 @@ pub trait OutputUnschemed {
 impl<T: Serialize> OutputUnschemed for &Tag<T> {
     type T = T;
     fn __mcp_output(&self) -> Output<T, Checked, T> {
-        Output::new(|_| None, |v| structured(&v))
+        Output::new(|_| None, CallToolResult::structured)
     }
 }
 

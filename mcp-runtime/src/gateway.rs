@@ -31,19 +31,47 @@
 //! `resources/read`, an upstream protocol error keeps its code and any other failure is an
 //! internal error. A connection that failed is opened again by the caller's next request.
 //! Progress the upstream reports is relayed to a caller that asked for it.
+//!
+//! **The upstream is untrusted.** What it says of its tools (`annotations`: read-only,
+//! destructive, idempotent, open-world) is its claim, and the gateway does not publish it
+//! as its own: the hints are dropped, so callers see the specification's cautious defaults,
+//! unless the operator vouches for the upstream with [`Upstream::trust_annotations`].
+//! Each caller's upstream calls are bounded on top of the client's own limits: the bytes
+//! an answer may take and a deadline per call ([`Upstream::limits`],
+//! [`Upstream::timeout`]), and how many may be with the upstream at once
+//! ([`Upstream::max_calls_per_caller`]); so one caller cannot exhaust the gateway. The
+//! upstream clients never follow a redirect off the upstream's origin (see
+//! [`Client`]), so the gateway cannot be led to call another server on a caller's behalf.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use serde_json::{Map, Value};
-use tokio::sync::OnceCell;
+use serde_json::{json, Map, Value};
+use tokio::sync::{OnceCell, Semaphore};
 
-use crate::client::{Client, ClientBuilder, ClientError, Layer};
+use crate::client::{Client, ClientBuilder, ClientError, Layer, Limits};
 use crate::core::Progress;
 use crate::policy::auth::Denied;
+use crate::protocol::codes;
 use crate::{
     CallToolResult, GetPromptResult, Principal, RequestContext, ResourceContents, RpcError, Server,
 };
+
+/// The largest answer of the upstream a gateway takes by default: it is relayed to a
+/// caller whole, so it is kept small.
+const DEFAULT_MESSAGE_BYTES: usize = 4 << 20;
+/// The default deadline of one upstream call.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+/// The default number of one caller's requests with the upstream at once.
+const DEFAULT_CALLS_PER_CALLER: usize = 8;
+/// The hints of a tool's `annotations` that are claims about its behaviour.
+const HINTS: [&str; 4] = [
+    "readOnlyHint",
+    "destructiveHint",
+    "idempotentHint",
+    "openWorldHint",
+];
 
 /// Maps a caller to the upstream client its calls use (`None`: the caller is refused).
 type Connect = dyn Fn(Option<&Principal>) -> Option<ClientBuilder> + Send + Sync;
@@ -61,7 +89,27 @@ pub struct Upstream {
     prompts: Vec<Value>,
     resources: Vec<Value>,
     templates: Vec<Value>,
-    callers: Arc<Callers>,
+    connect: Box<Connect>,
+    quota: Quota,
+    trust_annotations: bool,
+}
+
+/// What each caller's upstream calls may take of the gateway.
+#[derive(Debug, Clone, Copy)]
+struct Quota {
+    limits: Limits,
+    timeout: Duration,
+    calls: usize,
+}
+
+impl Default for Quota {
+    fn default() -> Self {
+        Quota {
+            limits: Limits::default().max_message_bytes(DEFAULT_MESSAGE_BYTES),
+            timeout: DEFAULT_TIMEOUT,
+            calls: DEFAULT_CALLS_PER_CALLER,
+        }
+    }
 }
 
 impl std::fmt::Debug for Upstream {
@@ -72,6 +120,8 @@ impl std::fmt::Debug for Upstream {
             .field("prompts", &self.prompts.len())
             .field("resources", &self.resources.len())
             .field("templates", &self.templates.len())
+            .field("quota", &self.quota)
+            .field("trust_annotations", &self.trust_annotations)
             .finish()
     }
 }
@@ -80,12 +130,15 @@ impl std::fmt::Debug for Upstream {
 struct Callers {
     connect: Box<Connect>,
     clients: Mutex<HashMap<CallerKey, Arc<Slot>>>,
+    quota: Quota,
 }
 
 /// One caller's client: connected by its first call (the builder waits here until then).
 struct Slot {
     pending: Mutex<Option<ClientBuilder>>,
     client: OnceCell<Client>,
+    /// One permit per request of this caller with the upstream.
+    calls: Semaphore,
 }
 
 impl Upstream {
@@ -99,7 +152,9 @@ impl Upstream {
     /// one else's (after a connection failed, it runs again at the caller's next request).
     ///
     /// `prefix` names the upstream in the served names: `prefix.tool`, `prefix.prompt`.
-    /// Errors: the upstream could not be reached or would not list what it offers.
+    /// The listing is bounded by the gateway's default quotas ([`Upstream::limits`],
+    /// [`Upstream::timeout`]) where `discovery`'s own are looser. Errors: the upstream could
+    /// not be reached, or would not list what it offers within those bounds.
     ///
     /// ```no_run
     /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -129,7 +184,11 @@ impl Upstream {
     where
         F: Fn(Option<&Principal>) -> Option<ClientBuilder> + Send + Sync + 'static,
     {
-        let client = discovery.connect().await?;
+        let quota = Quota::default();
+        let client = discovery
+            .at_most(quota.limits, quota.timeout)
+            .connect()
+            .await?;
         let listed = async {
             let tools = client.list_tools().await?;
             let prompts = if client.capabilities().get("prompts").is_some() {
@@ -156,11 +215,44 @@ impl Upstream {
             prompts,
             resources,
             templates,
-            callers: Arc::new(Callers {
-                connect: Box::new(per_caller),
-                clients: Mutex::new(HashMap::new()),
-            }),
+            connect: Box::new(per_caller),
+            quota,
+            trust_annotations: false,
         })
+    }
+
+    /// Bound what the upstream may send to each caller's client: the tighter of these and
+    /// the [`Limits`] of the builder the caller's function returns apply. Default:
+    /// [`Limits::default`] with [`max_message_bytes`](Limits::max_message_bytes) of 4 MiB,
+    /// since every answer is relayed to a caller whole.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.quota.limits = limits;
+        self
+    }
+
+    /// The deadline of each upstream call (the tighter of this and the builder's
+    /// [`timeout`](ClientBuilder::timeout)). Default: 60 seconds.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.quota.timeout = timeout;
+        self
+    }
+
+    /// How many requests of one caller may be with the upstream at once; one more is
+    /// refused at once (-31429, with `data.retryAfterMs`), so no caller holds more of the
+    /// gateway than this many answers in flight. Default: 8.
+    pub fn max_calls_per_caller(mut self, calls: usize) -> Self {
+        self.quota.calls = calls;
+        self
+    }
+
+    /// Publish the upstream's tool hints (`readOnlyHint`, `destructiveHint`,
+    /// `idempotentHint`, `openWorldHint`) as this gateway's own. Off by default: they are
+    /// the upstream's claims, and a gateway that republished them would vouch for a server
+    /// it does not control, so it drops them and its callers see the cautious defaults. Turn
+    /// it on only for an upstream you operate or otherwise trust.
+    pub fn trust_annotations(mut self, trust: bool) -> Self {
+        self.trust_annotations = trust;
+        self
     }
 
     /// The prefix of the served names.
@@ -195,6 +287,25 @@ fn prefixed(prefix: &str, entry: Value) -> Option<(Value, String, String)> {
     Some((Value::Object(entry), served, name))
 }
 
+/// `tool` as the gateway publishes it: without the upstream's behaviour hints unless they
+/// are trusted (an annotation `title` is a display name, not a claim, and stays).
+fn published(mut tool: Value, trust_annotations: bool) -> Value {
+    if trust_annotations {
+        return tool;
+    }
+    if let Some(Value::Object(annotations)) = tool.get_mut("annotations") {
+        for hint in HINTS {
+            annotations.remove(hint);
+        }
+        if annotations.is_empty() {
+            if let Value::Object(tool) = &mut tool {
+                tool.remove("annotations");
+            }
+        }
+    }
+    tool
+}
+
 impl Server {
     /// Serve the tools, prompts and resources of `upstream` (see [`Upstream::discover`])
     /// as this server's own, tools and prompts named `prefix.name`, resources at their own
@@ -208,12 +319,18 @@ impl Server {
     /// than `{name}` segments and a final `{+name}`) is left out, with a warning in the
     /// log.
     pub fn mount(mut self, upstream: Upstream) -> Self {
+        let callers = Arc::new(Callers {
+            connect: upstream.connect,
+            clients: Mutex::new(HashMap::new()),
+            quota: upstream.quota,
+        });
+        let trust = upstream.trust_annotations;
         for (entry, served, name) in upstream
             .tools
             .into_iter()
-            .filter_map(|t| prefixed(&upstream.prefix, t))
+            .filter_map(|t| prefixed(&upstream.prefix, published(t, trust)))
         {
-            let callers = upstream.callers.clone();
+            let callers = callers.clone();
             self = self.tool_from_json(entry, move |ctx, arguments| {
                 let callers = callers.clone();
                 let name = name.clone();
@@ -226,7 +343,7 @@ impl Server {
             .into_iter()
             .filter_map(|p| prefixed(&upstream.prefix, p))
         {
-            let callers = upstream.callers.clone();
+            let callers = callers.clone();
             self = self.prompt_from_json(entry, move |ctx, arguments| {
                 let callers = callers.clone();
                 let name = name.clone();
@@ -250,13 +367,33 @@ impl Server {
                         .is_some_and(|text| crate::registry::dynamic::parse_template(text).is_ok())
                 }));
         for (entry, _, _) in resources.filter_map(|r| prefixed(&upstream.prefix, r)) {
-            let callers = upstream.callers.clone();
+            let callers = callers.clone();
             self = self.resource_from_json(entry, move |ctx, uri| {
                 let callers = callers.clone();
                 async move { callers.read(&ctx, &uri).await }
             });
         }
         self
+    }
+}
+
+impl Slot {
+    /// A place for one more of this caller's requests with the upstream, or the refusal of
+    /// a caller who has `max` there already.
+    fn admit(
+        &self,
+        target: &str,
+        max: usize,
+    ) -> Result<tokio::sync::SemaphorePermit<'_>, RpcError> {
+        self.calls.try_acquire().map_err(|_| {
+            RpcError::new(
+                codes::RATE_LIMITED,
+                format!(
+                    "Too many upstream calls: {target} was refused because this caller already has {max} request(s) with the upstream server. Retry when one has finished."
+                ),
+            )
+            .with_data(json!({"retryAfterMs": 100, "reason": "upstream-concurrency", "maxConcurrent": max}))
+        })
     }
 }
 
@@ -280,6 +417,7 @@ impl Callers {
                     let slot = Arc::new(Slot {
                         pending: Mutex::new(Some(builder)),
                         client: OnceCell::new(),
+                        calls: Semaphore::new(self.quota.calls),
                     });
                     clients.insert(key.clone(), slot.clone());
                     slot
@@ -295,8 +433,9 @@ impl Callers {
                     .unwrap_or_else(|p| p.into_inner())
                     .take();
                 // After a failed connection the builder is spent: ask for a new one.
+                let quota = self.quota;
                 match pending.or_else(|| (self.connect)(principal)) {
-                    Some(builder) => builder.connect().await,
+                    Some(builder) => builder.at_most(quota.limits, quota.timeout).connect().await,
                     None => Err(ClientError::Transport {
                         message: "no upstream credentials for this caller".into(),
                         status: None,
@@ -364,6 +503,7 @@ impl Callers {
             Err(Ok(error)) => return Err(unreachable(&error)),
             Err(Err(refused)) => return Err(refused),
         };
+        let _in_flight = slot.admit(served, self.quota.calls)?;
         match client.get_prompt(name, Value::Object(arguments)).await {
             Ok(result) => serde_json::from_value(result).map_err(|e| {
                 RpcError::internal(format!(
@@ -395,6 +535,7 @@ impl Callers {
             Err(Ok(error)) => return Err(unreachable(&error)),
             Err(Err(refused)) => return Err(refused),
         };
+        let _in_flight = slot.admit(uri, self.quota.calls)?;
         match client.read_resource(uri).await {
             Ok(result) => result
                 .get("contents")
@@ -429,6 +570,7 @@ impl Callers {
                 )))
             }
         };
+        let _in_flight = slot.admit(served, self.quota.calls)?;
         let mut request = client.call_tool(name, Value::Object(arguments));
         let progress = Progress::new(ctx.clone());
         if progress.is_requested() {
@@ -498,10 +640,9 @@ mod tests {
             prompts: Vec::new(),
             resources: Vec::new(),
             templates,
-            callers: Arc::new(Callers {
-                connect: Box::new(|_| None),
-                clients: Mutex::new(HashMap::new()),
-            }),
+            connect: Box::new(|_| None),
+            quota: Quota::default(),
+            trust_annotations: false,
         }
     }
 

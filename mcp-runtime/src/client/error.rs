@@ -23,18 +23,31 @@ pub enum ClientError {
         /// The HTTP status, when the server answered with one.
         status: Option<u16>,
     },
-    /// No answer within the request's timeout. The client cancelled the request (over
-    /// stdio with `notifications/cancelled`, over HTTP by closing the response). Layer:
-    /// transport.
+    /// The operation did not finish within its deadline (see
+    /// [`ClientBuilder::timeout`](super::ClientBuilder::timeout)). The client cancelled the
+    /// request (over stdio with `notifications/cancelled`, over HTTP by closing the
+    /// response). Layer: transport.
     Timeout {
         /// The method that timed out.
         method: String,
-        /// The timeout it had.
+        /// The deadline it had.
         after: Duration,
     },
     /// The client was closed with [`Client::close`](super::Client::close). Layer:
     /// transport.
     Closed,
+    /// The server sent more than the client's [`Limits`](super::Limits) allow: a message
+    /// too large, too many pages, rounds or questions. The client stopped reading there and
+    /// kept no more than the limit. Layer: transport.
+    LimitExceeded {
+        /// The limit, named as the [`Limits`](super::Limits) method that sets it
+        /// (`max_message_bytes`, `max_pages`, ...).
+        limit: &'static str,
+        /// Its value.
+        value: u64,
+        /// What went past it, for people.
+        message: String,
+    },
     /// A JSON-RPC error about the message itself: parse error (-32700), invalid request
     /// (-32600), method not found (-32601). Layer: jsonrpc.
     JsonRpc {
@@ -115,9 +128,10 @@ impl ClientError {
     /// The layer this error belongs to.
     pub fn layer(&self) -> Layer {
         match self {
-            ClientError::Transport { .. } | ClientError::Timeout { .. } | ClientError::Closed => {
-                Layer::Transport
-            }
+            ClientError::Transport { .. }
+            | ClientError::Timeout { .. }
+            | ClientError::Closed
+            | ClientError::LimitExceeded { .. } => Layer::Transport,
             ClientError::JsonRpc { .. } | ClientError::Malformed { .. } => Layer::JsonRpc,
             ClientError::Mcp { .. } | ClientError::InputUnanswered { .. } => Layer::Mcp,
             ClientError::Business(_) => Layer::Business,
@@ -164,6 +178,18 @@ impl ClientError {
         }
     }
 
+    pub(crate) fn limit(
+        limit: &'static str,
+        value: usize,
+        message: impl Into<String>,
+    ) -> ClientError {
+        ClientError::LimitExceeded {
+            limit,
+            value: u64::try_from(value).unwrap_or(u64::MAX),
+            message: message.into(),
+        }
+    }
+
     pub(crate) fn malformed(message: impl Into<String>) -> ClientError {
         ClientError::Malformed {
             message: message.into(),
@@ -180,8 +206,13 @@ impl fmt::Display for ClientError {
             } => write!(f, "transport error (HTTP {status}): {message}"),
             ClientError::Transport { message, .. } => write!(f, "transport error: {message}"),
             ClientError::Timeout { method, after } => {
-                write!(f, "{method}: no answer within {after:?}")
+                write!(f, "{method}: not done within its deadline of {after:?}")
             }
+            ClientError::LimitExceeded {
+                limit,
+                value,
+                message,
+            } => write!(f, "transport error: {message} (limit {limit} = {value})"),
             ClientError::Closed => f.write_str("the client is closed"),
             ClientError::JsonRpc { code, message, .. } => {
                 write!(f, "JSON-RPC error {code}: {message}")

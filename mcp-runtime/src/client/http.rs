@@ -10,21 +10,36 @@
 //! `notifications/cancelled`; a 404 to a request with the session means the server has
 //! forgotten it, so the client opens a new one and sends the request again; closing the
 //! client ends the session with a DELETE.
+//!
+//! What a server sends is read within the client's [`Limits`]: a body or an SSE event
+//! past the message limit is refused as soon as it is (a `Content-Length` above it
+//! before the body is read). Nothing leaves the origin the client was given: a redirect is
+//! followed only to the same origin (scheme, host and port), at most
+//! [`SAME_ORIGIN_REDIRECTS`] times; one to another origin fails the request, so neither
+//! the caller's headers nor the body reach it. Every request the client sends of its own
+//! (the session's DELETE, answers to the server's questions, cancellations) has the
+//! client's timeout.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use serde_json::{json, Value};
 
 use super::error::ClientError;
-use super::wire::{Call, Host, Listening};
-use crate::protocol::exchange::{self, header_encoding};
+use super::limits::Limits;
+use super::wire::{Call, Host, Listening, SUBSCRIPTION_BACKLOG};
+use crate::protocol::exchange::header_encoding;
+use crate::protocol::sse::SseReader;
 use crate::registry::mirror::{self, Mirrored};
 
 /// The longest error body quoted in a transport error.
 const QUOTED_BODY: usize = 300;
+/// How many redirects within the origin one request follows (a moved endpoint, a trailing
+/// slash); more fail it.
+pub(crate) const SAME_ORIGIN_REDIRECTS: usize = 3;
 
 /// One MCP endpoint.
 pub(crate) struct Endpoint {
@@ -44,6 +59,9 @@ pub(crate) struct Endpoint {
     /// The arguments each listed tool mirrors into headers, by tool name.
     mirrors: Mutex<HashMap<String, Vec<Mirrored>>>,
     host: Arc<Host>,
+    limits: Limits,
+    /// The deadline of each request the client sends of its own accord.
+    timeout: Duration,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -62,9 +80,30 @@ impl Endpoint {
         headers: HeaderMap,
         host: Arc<Host>,
         ids: Arc<AtomicU64>,
+        limits: Limits,
+        timeout: Duration,
     ) -> Result<Endpoint, ClientError> {
         let url = reqwest::Url::parse(url).map_err(|e| transport(format!("bad URL {url}: {e}")))?;
-        let http = reqwest::Client::builder().build().map_err(transport)?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(transport(format!(
+                "bad URL {url}: an MCP endpoint is an http or https URL"
+            )));
+        }
+        let origin = url.origin();
+        // Redirects within the origin are followed a few times; any other stops, and the
+        // 3xx itself comes back to `post`, which refuses it by name.
+        let redirects = reqwest::redirect::Policy::custom(move |attempt| {
+            if attempt.url().origin() == origin && attempt.previous().len() <= SAME_ORIGIN_REDIRECTS
+            {
+                attempt.follow()
+            } else {
+                attempt.stop()
+            }
+        });
+        let http = reqwest::Client::builder()
+            .redirect(redirects)
+            .build()
+            .map_err(transport)?;
         Ok(Endpoint {
             http,
             url,
@@ -75,6 +114,8 @@ impl Endpoint {
             ids,
             mirrors: Mutex::new(HashMap::new()),
             host,
+            limits,
+            timeout,
         })
     }
 
@@ -265,6 +306,7 @@ impl Endpoint {
             .send()
             .await
             .map_err(|e| transport(format!("POST {}: {e}", self.url)))?;
+        refuse_redirect(&self.url, &response)?;
         if call.method == "initialize" {
             if let Some(session) = response.headers().get("mcp-session-id") {
                 *lock(&self.session) = Some(session.clone());
@@ -286,7 +328,8 @@ impl Endpoint {
         let status = response.status();
         if with_session && status == StatusCode::NOT_FOUND {
             // The session is gone, whatever the body says (see `send`).
-            return Err(refused(status, &response.text().await.unwrap_or_default()));
+            let body = self.read_body(call.method, &mut response).await?;
+            return Err(refused(status, &String::from_utf8_lossy(&body)));
         }
         if call.id.is_none() {
             return if status.is_success() {
@@ -298,7 +341,69 @@ impl Endpoint {
         if is_sse(&response) {
             return self.read_stream(call, &mut response).await;
         }
-        read_plain(response).await
+        let message = self.read_plain(call.method, response).await?;
+        answers(call, message)
+    }
+
+    /// The whole body of `response`, refused past the message limit.
+    async fn read_body(
+        &self,
+        method: &str,
+        response: &mut reqwest::Response,
+    ) -> Result<Vec<u8>, ClientError> {
+        let max = self.limits.message_bytes;
+        let too_large = || {
+            ClientError::limit(
+                "max_message_bytes",
+                max,
+                format!("the server's answer to {method} is larger than {max} bytes"),
+            )
+        };
+        if response
+            .content_length()
+            .is_some_and(|length| length > u64::try_from(max).unwrap_or(u64::MAX))
+        {
+            return Err(too_large());
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(transport)? {
+            if body.len() + chunk.len() > max {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    }
+
+    /// A JSON response: the JSON-RPC response it holds. An error status with a JSON-RPC
+    /// error body is that error (a modern server's -32020, -32022, -32601...); one without
+    /// is a transport error, and so are 401 and 403 whatever their body (authentication,
+    /// authorization and `Origin` refusals: the connection's, not the request's).
+    async fn read_plain(
+        &self,
+        method: &str,
+        mut response: reqwest::Response,
+    ) -> Result<Value, ClientError> {
+        let status = response.status();
+        let body = self.read_body(method, &mut response).await?;
+        let text = String::from_utf8_lossy(&body);
+        if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+            let said = serde_json::from_slice::<Value>(&body)
+                .ok()
+                .and_then(|m| m.pointer("/error/message")?.as_str().map(str::to_owned));
+            return Err(refused(status, said.as_deref().unwrap_or(&text)));
+        }
+        match serde_json::from_slice::<Value>(&body) {
+            Ok(message) if message.get("error").is_some_and(Value::is_object) => Ok(message),
+            Ok(message) if status.is_success() && message.get("result").is_some() => Ok(message),
+            _ if !status.is_success() => Err(refused(status, &text)),
+            Ok(_) => Err(ClientError::malformed(
+                "the response is not a JSON-RPC response",
+            )),
+            Err(e) => Err(ClientError::malformed(format!(
+                "the response is not JSON: {e}"
+            ))),
+        }
     }
 
     /// POST a `subscriptions/listen` request and read its SSE stream up to the
@@ -313,11 +418,12 @@ impl Endpoint {
             .post(&call, headers, call.message().to_string())
             .await?;
         if !is_sse(&response) {
-            return Listening::answered(read_plain(response).await?);
+            let message = this.read_plain(call.method, response).await?;
+            return Listening::answered(answers(&call, message)?);
         }
-        let mut buffer = Vec::new();
+        let mut events = this.events(call.method);
         // The acknowledgement comes first (nothing of the subscription precedes it).
-        let acknowledged = match next_message(&mut response, &mut buffer).await? {
+        let acknowledged = match events.next(&mut response).await? {
             Some(message) if message.get("method").is_some() => message
                 .pointer("/params/notifications")
                 .cloned()
@@ -325,10 +431,12 @@ impl Endpoint {
             Some(message) => return Listening::answered(message),
             None => return Listening::answered(json!({"result": {}})),
         };
-        let (tx, notifications) = tokio::sync::mpsc::unbounded_channel();
+        let (tx, notifications) = tokio::sync::mpsc::channel(SUBSCRIPTION_BACKLOG);
+        // A program that does not take the notifications holds this task, and with it the
+        // stream: the server's writes wait, and nothing piles up here.
         let forwarding = tokio::spawn(async move {
-            while let Ok(Some(message)) = next_message(&mut response, &mut buffer).await {
-                if message.get("method").is_none() || tx.send(message).is_err() {
+            while let Ok(Some(message)) = events.next(&mut response).await {
+                if message.get("method").is_none() || tx.send(message).await.is_err() {
                     break;
                 }
             }
@@ -347,11 +455,26 @@ impl Endpoint {
         call: &Call<'_>,
         response: &mut reqwest::Response,
     ) -> Result<Value, ClientError> {
-        let mut buffer: Vec<u8> = Vec::new();
-        while let Some(message) = next_message(response, &mut buffer).await? {
+        let mut events = self.events(call.method);
+        // In the handshake era each question is a round of the call.
+        let mut questions = 0;
+        while let Some(message) = events.next(response).await? {
             let method = message.get("method").and_then(Value::as_str);
             match (method, message.get("id")) {
-                (Some(_), Some(_)) => {
+                (Some(method), Some(_)) => {
+                    if method != "ping" {
+                        questions += 1;
+                        if questions > self.limits.rounds {
+                            return Err(ClientError::limit(
+                                "max_rounds",
+                                self.limits.rounds,
+                                format!(
+                                    "the server asked more than {} questions during {}",
+                                    self.limits.rounds, call.method
+                                ),
+                            ));
+                        }
+                    }
                     let (reply, unanswered) = self.host.reply(&message).await;
                     self.post_reply(call.version, &reply).await?;
                     unanswered?;
@@ -388,9 +511,11 @@ impl Endpoint {
             .post(self.url.clone())
             .headers(headers)
             .body(reply.to_string())
+            .timeout(self.timeout)
             .send()
             .await
             .map_err(transport)?;
+        refuse_redirect(&self.url, &response)?;
         if response.status().is_success() {
             Ok(())
         } else {
@@ -398,8 +523,8 @@ impl Endpoint {
         }
     }
 
-    /// End the handshake-era session, if there is one (a DELETE; the server may refuse
-    /// with 405, which is its right).
+    /// End the handshake-era session, if there is one (a DELETE, waiting at most the
+    /// client's timeout; the server may refuse with 405, which is its right).
     pub(crate) async fn close(&self) {
         let Some(session) = lock(&self.session).take() else {
             return;
@@ -408,7 +533,8 @@ impl Endpoint {
             .http
             .delete(self.url.clone())
             .headers(self.headers.clone())
-            .header("mcp-session-id", session);
+            .header("mcp-session-id", session)
+            .timeout(self.timeout);
         if let Some(version) = lock(&self.legacy_version).clone() {
             request = request.header("mcp-protocol-version", version);
         }
@@ -426,46 +552,98 @@ fn is_sse(response: &reqwest::Response) -> bool {
             .is_some_and(|v| v.starts_with("text/event-stream"))
 }
 
-/// A JSON response: the JSON-RPC response it holds. An error status with a JSON-RPC
-/// error body is that error (a modern server's -32020, -32022, -32601...); one without is
-/// a transport error, and so are 401 and 403 whatever their body (authentication,
-/// authorization and `Origin` refusals: the connection's, not the request's).
-async fn read_plain(response: reqwest::Response) -> Result<Value, ClientError> {
-    let status = response.status();
-    let text = response.text().await.map_err(transport)?;
-    if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
-        let said = serde_json::from_str::<Value>(&text)
-            .ok()
-            .and_then(|m| m.pointer("/error/message")?.as_str().map(str::to_owned));
-        return Err(refused(status, said.as_deref().unwrap_or(&text)));
-    }
-    match serde_json::from_str::<Value>(&text) {
-        Ok(message) if message.get("error").is_some_and(Value::is_object) => Ok(message),
-        Ok(message) if status.is_success() && message.get("result").is_some() => Ok(message),
-        _ if !status.is_success() => Err(refused(status, &text)),
-        Ok(_) => Err(ClientError::malformed(
-            "the response is not a JSON-RPC response",
-        )),
-        Err(e) => Err(ClientError::malformed(format!(
-            "the response is not JSON: {e}"
+/// `message`, the JSON response to `call`, if it answers it: a response with another id is
+/// refused (an error that could not name the request, with a null id, stands).
+fn answers(call: &Call<'_>, message: Value) -> Result<Value, ClientError> {
+    let Some(id) = call.id else {
+        return Ok(message);
+    };
+    match message.get("id") {
+        Some(got) if got.as_u64() == Some(id) => Ok(message),
+        Some(Value::Null) if message.get("error").is_some() => Ok(message),
+        got => Err(ClientError::malformed(format!(
+            "the answer to {} (request {id}) names request {}",
+            call.method,
+            got.map_or_else(|| "none".to_owned(), Value::to_string)
         ))),
     }
 }
 
-/// The next JSON-RPC message of an SSE response (`None` when the stream ends).
-async fn next_message(
-    response: &mut reqwest::Response,
-    buffer: &mut Vec<u8>,
-) -> Result<Option<Value>, ClientError> {
-    loop {
-        while let Some(event) = exchange::next_sse_event(buffer) {
-            if let Ok(message) = serde_json::from_str::<Value>(&event) {
-                return Ok(Some(message));
-            }
+/// A redirect the client did not follow (one off the origin, or one too many): an error
+/// naming where it pointed.
+fn refuse_redirect(url: &reqwest::Url, response: &reqwest::Response) -> Result<(), ClientError> {
+    let status = response.status();
+    if !status.is_redirection() {
+        return Ok(());
+    }
+    let location = response
+        .headers()
+        .get("location")
+        .map(|l| {
+            String::from_utf8_lossy(l.as_bytes())
+                .chars()
+                .take(QUOTED_BODY)
+                .collect()
+        })
+        .unwrap_or_else(|| "nowhere".to_owned());
+    let target = response.url().join(&location).ok();
+    let why = match target {
+        Some(target) if target.origin() == url.origin() => {
+            format!("more than {SAME_ORIGIN_REDIRECTS} redirects")
         }
-        match response.chunk().await.map_err(transport)? {
-            Some(chunk) => buffer.extend_from_slice(&chunk),
-            None => return Ok(None),
+        _ => "a redirect to another origin".to_owned(),
+    };
+    Err(ClientError::Transport {
+        message: format!(
+            "{url} answered with {why} ({location}), which this client does not follow: nothing is sent off the origin it was given"
+        ),
+        status: Some(status.as_u16()),
+    })
+}
+
+/// The JSON-RPC messages of one SSE response, each event within the message limit.
+struct Events {
+    reader: SseReader,
+    method: String,
+    max: usize,
+}
+
+impl Endpoint {
+    fn events(&self, method: &str) -> Events {
+        Events {
+            reader: SseReader::new(self.limits.message_bytes),
+            method: method.to_owned(),
+            max: self.limits.message_bytes,
+        }
+    }
+}
+
+impl Events {
+    /// The next JSON-RPC message of the stream (`None` when it ends); events that are not
+    /// JSON are skipped.
+    async fn next(
+        &mut self,
+        response: &mut reqwest::Response,
+    ) -> Result<Option<Value>, ClientError> {
+        loop {
+            while let Some(event) = self.reader.next_event() {
+                if let Ok(message) = serde_json::from_str::<Value>(&event) {
+                    return Ok(Some(message));
+                }
+            }
+            match response.chunk().await.map_err(transport)? {
+                Some(chunk) => self.reader.feed(&chunk).map_err(|_| {
+                    ClientError::limit(
+                        "max_message_bytes",
+                        self.max,
+                        format!(
+                            "an event of the server's stream for {} is larger than {} bytes",
+                            self.method, self.max
+                        ),
+                    )
+                })?,
+                None => return Ok(None),
+            }
         }
     }
 }

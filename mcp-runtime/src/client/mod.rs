@@ -9,6 +9,7 @@ mod cache;
 mod connection;
 mod error;
 mod http;
+mod limits;
 mod safety;
 mod stdio;
 mod wire;
@@ -25,13 +26,15 @@ use serde_json::{json, Map, Value};
 pub use cache::Cache;
 use connection::Wire;
 pub use error::{ClientError, Layer};
-pub use safety::{ContentPolicy, Removal, RemovalReason, REMOVED_META_KEY};
+use limits::Deadline;
+pub use limits::Limits;
+pub use safety::{ContentPolicy, Removal, RemovalReason, ToolHints, REMOVED_META_KEY};
 use wire::{Answer, Call, Host, Sink};
 
-use crate::protocol::exchange::{self, Round, MAX_ROUNDS};
+use crate::protocol::exchange::{self, Round};
 use crate::protocol::{codes, meta, version, LogLevel};
 
-/// The default time a request waits for each answer of the server.
+/// The default deadline of each operation.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// The default time the stdio probe (`server/discover`) waits before the client takes the
 /// server for a handshake-era one.
@@ -79,10 +82,17 @@ pub enum Era {
 /// capability.
 ///
 /// Results the server marks cacheable (`ttlMs`, `cacheScope`) are served again from a
-/// [`Cache`] while fresh, never across credentials when private: see [`Cache`]. Everything
-/// the server sends is untrusted input: the client never follows a link by itself (a
-/// `resource_link` is returned as it is, and nothing is read unless asked), and a
-/// [`ContentPolicy`] bounds the size and MIME types of the content it hands over.
+/// [`Cache`] while fresh, never across credentials when private: see [`Cache`].
+///
+/// Everything the server sends is untrusted input. Every operation has a deadline
+/// ([`timeout`](ClientBuilder::timeout)), and [`Limits`] bound the size of each message,
+/// the pages of a listing, the rounds and questions of a call and the server's requests
+/// answered at once. Over HTTP nothing leaves the origin the client was given: a redirect
+/// is followed only within it. The answers to `server/discover` and `initialize` must
+/// have their schema's shape, and a response over HTTP must name its request. The client
+/// never follows a link by itself (a `resource_link` is returned as it is, and nothing is
+/// read unless asked); a [`ContentPolicy`] bounds the size and MIME types of the content
+/// it hands over; what a tool says of itself is the server's claim ([`ToolHints`]).
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), mcp_runtime::client::ClientError> {
@@ -123,6 +133,7 @@ struct Inner {
     ids: Arc<AtomicU64>,
     cache: cache::Bound,
     policy: Option<ContentPolicy>,
+    limits: Limits,
     /// Set by [`Client::close`]: every later call fails with [`ClientError::Closed`].
     closed: std::sync::atomic::AtomicBool,
 }
@@ -149,6 +160,7 @@ pub struct ClientBuilder {
     host: Host,
     cache: Option<Cache>,
     policy: Option<ContentPolicy>,
+    limits: Limits,
 }
 
 impl Client {
@@ -235,26 +247,34 @@ impl Client {
         self.request("prompts/get", json!({"name": name, "arguments": arguments}))
     }
 
-    /// The server's tools, page after page (following `nextCursor`).
+    /// The server's tools, page after page (following `nextCursor`), all within one
+    /// deadline (the client's [timeout](ClientBuilder::timeout)) and the [`Limits`] of a
+    /// listing; a cursor the server gave before in the same listing ends it with an
+    /// error. What a tool says of itself (its description, its `annotations`) is the
+    /// server's claim: see [`ToolHints`].
     pub fn tools(&self) -> impl Stream<Item = Result<Value, ClientError>> + Send + 'static {
-        self.pages("tools/list", "tools")
+        self.pages("tools/list", "tools", self.inner.timeout)
     }
 
     /// The server's resources, page after page.
     pub fn resources(&self) -> impl Stream<Item = Result<Value, ClientError>> + Send + 'static {
-        self.pages("resources/list", "resources")
+        self.pages("resources/list", "resources", self.inner.timeout)
     }
 
     /// The server's resource templates, page after page.
     pub fn resource_templates(
         &self,
     ) -> impl Stream<Item = Result<Value, ClientError>> + Send + 'static {
-        self.pages("resources/templates/list", "resourceTemplates")
+        self.pages(
+            "resources/templates/list",
+            "resourceTemplates",
+            self.inner.timeout,
+        )
     }
 
     /// The server's prompts, page after page.
     pub fn prompts(&self) -> impl Stream<Item = Result<Value, ClientError>> + Send + 'static {
-        self.pages("prompts/list", "prompts")
+        self.pages("prompts/list", "prompts", self.inner.timeout)
     }
 
     /// All the server's tools (every page).
@@ -311,13 +331,9 @@ impl Client {
             headers: &[],
             cancel: Some(self.cancellation(id)),
         };
-        let opened = match tokio::time::timeout(inner.timeout, inner.wire.listen(call)).await {
-            Ok(opened) => opened,
-            Err(_) => Err(ClientError::Timeout {
-                method: "subscriptions/listen".into(),
-                after: inner.timeout,
-            }),
-        };
+        let opened = Deadline::new(inner.timeout)
+            .wait("subscriptions/listen", inner.wire.listen(call))
+            .await;
         match opened {
             Ok(listening) => {
                 trace.event(id, "completed", None);
@@ -342,48 +358,113 @@ impl Client {
         self.inner.wire.close().await;
     }
 
+    /// A listing: `method`'s pages, their items under `key`, within `timeout` and the
+    /// client's limits.
     fn pages(
         &self,
         method: &'static str,
         key: &'static str,
+        timeout: Duration,
     ) -> impl Stream<Item = Result<Value, ClientError>> + Send + 'static {
-        /// Where the listing is: the next page's cursor (`None` before the first page),
-        /// or done.
-        enum Next {
-            Page(Option<String>),
-            Done,
-        }
         let client = self.clone();
-        let pages = futures_util::stream::unfold(Next::Page(None), move |next| {
+        let listing = Listing {
+            cursor: None,
+            done: false,
+            deadline: Deadline::new(timeout),
+            pages: 0,
+            bytes: 0,
+            seen: std::collections::HashSet::new(),
+        };
+        let pages = futures_util::stream::unfold(listing, move |mut listing| {
             let client = client.clone();
             async move {
-                let Next::Page(cursor) = next else {
+                if listing.done {
                     return None;
-                };
-                let params = match &cursor {
-                    Some(cursor) => json!({"cursor": cursor}),
-                    None => json!({}),
-                };
-                match client.request(method, params).await {
-                    Ok(page) => {
-                        let items = match page.get(key) {
-                            Some(Value::Array(items)) => items.clone(),
-                            _ => Vec::new(),
-                        };
-                        let following = match page.get("nextCursor").and_then(Value::as_str) {
-                            // A server repeating its cursor would page forever.
-                            Some(c) if Some(c) != cursor.as_deref() => Next::Page(Some(c.into())),
-                            _ => Next::Done,
-                        };
-                        let items: Vec<Result<Value, ClientError>> =
-                            items.into_iter().map(Ok).collect();
-                        Some((futures_util::stream::iter(items), following))
-                    }
-                    Err(error) => Some((futures_util::stream::iter(vec![Err(error)]), Next::Done)),
                 }
+                let page = client.page(method, key, &mut listing).await;
+                let items = match page {
+                    Ok((items, next)) => {
+                        match next {
+                            Some(cursor) => listing.cursor = Some(cursor),
+                            None => listing.done = true,
+                        }
+                        items.into_iter().map(Ok).collect()
+                    }
+                    Err(error) => {
+                        listing.done = true;
+                        vec![Err(error)]
+                    }
+                };
+                Some((futures_util::stream::iter(items), listing))
             }
         });
         futures_util::StreamExt::flatten(pages)
+    }
+
+    /// One page of a listing: its items and the next cursor, if any.
+    async fn page(
+        &self,
+        method: &str,
+        key: &str,
+        listing: &mut Listing,
+    ) -> Result<(Vec<Value>, Option<String>), ClientError> {
+        let limits = self.inner.limits;
+        if listing.pages == limits.pages {
+            return Err(ClientError::limit(
+                "max_pages",
+                limits.pages,
+                format!("{method} has more than {} pages", limits.pages),
+            ));
+        }
+        listing.pages += 1;
+        let params = match &listing.cursor {
+            Some(cursor) => json!({"cursor": cursor}),
+            None => json!({}),
+        };
+        // Boxed: a call may list the tools again (`run`), which lists here.
+        let mut page = self
+            .run(method, params, &mut listing.deadline, None, &[], false)
+            .boxed()
+            .await?;
+        let items = match page.get_mut(key).map(Value::take) {
+            Some(Value::Array(items)) => items,
+            None | Some(Value::Null) => Vec::new(),
+            Some(_) => {
+                return Err(ClientError::malformed(format!(
+                    "the {key} of a {method} page are not an array"
+                )))
+            }
+        };
+        let next = match page.get("nextCursor") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(cursor)) => Some(cursor.clone()),
+            Some(_) => {
+                return Err(ClientError::malformed(format!(
+                    "the nextCursor of a {method} page is not a string"
+                )))
+            }
+        };
+        listing.bytes += items.iter().map(json_len).sum::<usize>();
+        listing.bytes += next.as_ref().map_or(0, String::len);
+        if listing.bytes > limits.list_bytes {
+            return Err(ClientError::limit(
+                "max_list_bytes",
+                limits.list_bytes,
+                format!(
+                    "the pages of {method} hold more than {} bytes",
+                    limits.list_bytes
+                ),
+            ));
+        }
+        if let Some(cursor) = &next {
+            if !listing.seen.insert(cursor.clone()) {
+                return Err(ClientError::malformed(format!(
+                    "{method}: page {} gives a cursor an earlier page gave, so the listing would never end",
+                    listing.pages
+                )));
+            }
+        }
+        Ok((items, next))
     }
 
     fn next_id(&self) -> u64 {
@@ -395,7 +476,7 @@ impl Client {
         &self,
         method: &str,
         params: Value,
-        timeout: Duration,
+        deadline: &mut Deadline,
         progress: Option<Sink>,
         headers: &[(String, String)],
         fresh: bool,
@@ -435,7 +516,8 @@ impl Client {
             name: name.as_deref().unwrap_or_default(),
         };
         let mut relisted = false;
-        for round in 0..MAX_ROUNDS {
+        let rounds = inner.limits.rounds;
+        for round in 0..rounds {
             let id = self.next_id();
             let call = Call {
                 id: Some(id),
@@ -448,13 +530,7 @@ impl Client {
                 cancel: Some(self.cancellation(id)),
             };
             trace.event(id, "sent", None);
-            let response = match tokio::time::timeout(timeout, inner.wire.send(call)).await {
-                Ok(response) => response,
-                Err(_) => Err(ClientError::Timeout {
-                    method: method.to_owned(),
-                    after: timeout,
-                }),
-            };
+            let response = deadline.wait(method, inner.wire.send(call)).await;
             let mut result = match response.and_then(result_of) {
                 Ok(result) => result,
                 Err(error) if self.relist_for(method, &error, &mut relisted) => {
@@ -465,7 +541,8 @@ impl Client {
                     inner
                         .cache
                         .notified(&json!({"method": "notifications/tools/list_changed"}));
-                    self.list_tools().await?;
+                    let listed = self.pages("tools/list", "tools", deadline.left());
+                    deadline.wait("tools/list", collect(listed)).await?;
                     continue;
                 }
                 Err(error) => {
@@ -509,9 +586,11 @@ impl Client {
                 }
             }
         }
-        Err(ClientError::malformed(format!(
-            "the server still asked for input after {MAX_ROUNDS} rounds"
-        )))
+        Err(ClientError::limit(
+            "max_rounds",
+            rounds,
+            format!("the server still asked for input after {rounds} rounds of {method}"),
+        ))
     }
 
     /// What the transport learns from a final result (the HTTP headers each tool mirrors),
@@ -541,6 +620,17 @@ impl Client {
         &self,
         requests: Map<String, Value>,
     ) -> Result<Map<String, Value>, ClientError> {
+        let most = self.inner.limits.questions;
+        if requests.len() > most {
+            return Err(ClientError::limit(
+                "max_questions",
+                most,
+                format!(
+                    "the server asked {} questions in one round; none was put to a handler",
+                    requests.len()
+                ),
+            ));
+        }
         let mut responses = Map::new();
         for (key, request) in requests {
             let (method, params) = exchange::asked(&request);
@@ -667,9 +757,12 @@ pub struct Request {
 }
 
 impl Request {
-    /// Wait at most `timeout` for each answer of the server (instead of the client's
-    /// [default](ClientBuilder::timeout)); past it, the request is cancelled and fails
-    /// with [`ClientError::Timeout`]. The time the client's handlers take is not counted.
+    /// The deadline of this request, instead of the client's
+    /// [default](ClientBuilder::timeout): all its rounds and every byte of the server's
+    /// answers come within it, or the request is cancelled and fails with
+    /// [`ClientError::Timeout`]. In 2026-07-28 the time the client's handlers take to
+    /// answer questions between rounds is not counted; in the handshake era the server
+    /// asks while the request waits, so it is.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
@@ -703,12 +796,13 @@ impl IntoFuture for Request {
 
     fn into_future(self) -> Self::IntoFuture {
         async move {
+            let mut deadline = Deadline::new(self.timeout);
             let result = self
                 .client
                 .run(
                     &self.method,
                     self.params,
-                    self.timeout,
+                    &mut deadline,
                     self.progress,
                     &self.headers,
                     self.fresh,
@@ -743,6 +837,7 @@ impl ClientBuilder {
             host: Host::default(),
             cache: None,
             policy: None,
+            limits: Limits::default(),
         }
     }
 
@@ -786,8 +881,12 @@ impl ClientBuilder {
         self
     }
 
-    /// How long each request waits for each answer of the server, unless the request says
-    /// otherwise ([`Request::timeout`]). Default: 60 seconds.
+    /// The deadline of each operation, unless a request says otherwise
+    /// ([`Request::timeout`]): a request with all its rounds, a listing with all its pages,
+    /// [`connect`](ClientBuilder::connect) with its probe and handshake; every byte of the
+    /// server's answers must come within it. The requests the client sends of its own
+    /// (closing a handshake-era session, answering the server's questions, cancelling)
+    /// wait at most this long too. Default: 60 seconds.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
@@ -874,6 +973,19 @@ impl ClientBuilder {
         self
     }
 
+    /// These limits and this timeout where they are tighter than the builder's own.
+    pub(crate) fn at_most(mut self, limits: Limits, timeout: Duration) -> Self {
+        self.limits = self.limits.tightest(limits);
+        self.timeout = self.timeout.min(timeout);
+        self
+    }
+
+    /// Bound what the server may send: see [`Limits`]. Default: [`Limits::default`].
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
     /// Start (stdio) or reach (HTTP) the server and find out its era: see [`Client`].
     pub async fn connect(mut self) -> Result<Client, ClientError> {
         if let Some(error) = self.header_error {
@@ -888,14 +1000,18 @@ impl ClientBuilder {
         let host = Arc::new(self.host);
         let ids = Arc::new(AtomicU64::new(1));
         let wire = match self.target {
-            Target::Stdio(command) => {
-                Wire::Stdio(Box::new(stdio::Pipe::spawn(command, host.clone())?))
-            }
+            Target::Stdio(command) => Wire::Stdio(Box::new(stdio::Pipe::spawn(
+                command,
+                host.clone(),
+                self.limits,
+            )?)),
             Target::Http(url) => Wire::Http(Arc::new(http::Endpoint::new(
                 &url,
                 self.headers,
                 host.clone(),
                 ids.clone(),
+                self.limits,
+                self.timeout,
             )?)),
         };
         let modern_version = match (&self.version, self.pin) {
@@ -921,6 +1037,7 @@ impl ClientBuilder {
             ids,
             cache,
             policy: self.policy,
+            limits: self.limits,
             closed: std::sync::atomic::AtomicBool::new(false),
         };
         let legacy_version = match (&self.version, self.pin) {
@@ -932,25 +1049,32 @@ impl ClientBuilder {
             client_info: self.client_info,
             log_level: self.log_level,
         };
+        let mut deadline = Deadline::new(self.timeout);
         match self.pin {
-            Some(Era::Legacy) => client.handshake(&legacy_version, &opening).await?,
+            Some(Era::Legacy) => {
+                client
+                    .handshake(&legacy_version, &opening, &mut deadline)
+                    .await?
+            }
             Some(Era::Modern) => {
                 if !client.discover_cached() {
-                    let discovered = client.discover(self.timeout).await?;
-                    client.adopt_and_keep(result_of(discovered)?);
+                    let discovered = client.discover(&mut deadline, None).await?;
+                    let result = client.discovered(result_of(discovered)?)?;
+                    client.adopt_and_keep(result);
                 }
             }
             None if client.discover_cached() => {}
             None => {
-                let probe_timeout = match client.wire {
-                    Wire::Stdio(_) => self.probe_timeout,
-                    Wire::Http(_) => self.timeout,
+                // Over stdio a handshake-era server may stay silent: the probe waits less.
+                let probe = match client.wire {
+                    Wire::Stdio(_) => Some(self.probe_timeout),
+                    Wire::Http(_) => None,
                 };
-                match client.probe(probe_timeout).await? {
+                match client.probe(&mut deadline, probe).await? {
                     Probed::Modern(result) => client.adopt_and_keep(result),
                     Probed::Legacy(version) => {
                         let version = version.unwrap_or(legacy_version);
-                        client.handshake(&version, &opening).await?;
+                        client.handshake(&version, &opening, &mut deadline).await?;
                     }
                 }
             }
@@ -988,8 +1112,13 @@ impl Inner {
         self.ids.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Send `server/discover` with this client's 2026-07-28 `_meta`: the response message.
-    async fn discover(&self, timeout: Duration) -> Result<Value, ClientError> {
+    /// Send `server/discover` with this client's 2026-07-28 `_meta`, waiting at most
+    /// `within` (or the deadline): the response message.
+    async fn discover(
+        &self,
+        deadline: &mut Deadline,
+        within: Option<Duration>,
+    ) -> Result<Value, ClientError> {
         let params = exchange::with_meta(json!({}), self.meta.clone());
         let call = Call {
             id: Some(self.next_id()),
@@ -1002,24 +1131,24 @@ impl Inner {
             // A handshake-era server must see nothing but `initialize` after the probe.
             cancel: None,
         };
-        match tokio::time::timeout(timeout, self.wire.send(call)).await {
-            Ok(response) => response,
-            Err(_) => Err(ClientError::Timeout {
-                method: "server/discover".into(),
-                after: timeout,
-            }),
-        }
+        deadline
+            .wait_within(within, "server/discover", self.wire.send(call))
+            .await
     }
 
     /// Find out the era: `server/discover`, read as the spec says a dual-era client reads
     /// it (versioning, "Backward Compatibility"; stdio and Streamable HTTP,
     /// "Backward Compatibility").
-    async fn probe(&mut self, timeout: Duration) -> Result<Probed, ClientError> {
+    async fn probe(
+        &mut self,
+        deadline: &mut Deadline,
+        within: Option<Duration>,
+    ) -> Result<Probed, ClientError> {
         for _ in 0..2 {
-            let response = match self.discover(timeout).await {
+            let response = match self.discover(deadline, within).await {
                 Ok(response) => response,
                 // stdio: no answer in time is a handshake-era server staying silent.
-                Err(ClientError::Timeout { .. }) if matches!(self.wire, Wire::Stdio(_)) => {
+                Err(ClientError::Timeout { after, .. }) if Some(after) == within => {
                     return Ok(Probed::Legacy(None));
                 }
                 // HTTP: refused without a JSON-RPC error body.
@@ -1030,7 +1159,7 @@ impl Inner {
                 Err(error) => return Err(error),
             };
             let error = match result_of(response) {
-                Ok(result) => return Ok(Probed::Modern(result)),
+                Ok(result) => return Ok(Probed::Modern(self.discovered(result)?)),
                 Err(error) => error,
             };
             match error.code() {
@@ -1047,11 +1176,11 @@ impl Inner {
                     }
                     // A server that speaks only handshake-era versions this client knows.
                     return match supported
-                        .into_iter()
+                        .iter()
                         .find(|v| version::LEGACY_VERSIONS.contains(&v.as_str()))
                     {
-                        Some(legacy) => Ok(Probed::Legacy(Some(legacy))),
-                        None => Err(error),
+                        Some(legacy) => Ok(Probed::Legacy(Some(legacy.clone()))),
+                        None => Err(no_common_version(&supported)),
                     };
                 }
                 // The other 2026-07-28 errors: a modern server refusing this client.
@@ -1066,6 +1195,43 @@ impl Inner {
         Err(ClientError::malformed(
             "the server refused every protocol version it said it supports",
         ))
+    }
+
+    /// `result`, if it is a `DiscoverResult` this client can speak with: an object with
+    /// `supportedVersions` (strings, the version this client speaks among them) and
+    /// `capabilities` (an object), and `instructions` a string where there are some.
+    fn discovered(&self, result: Value) -> Result<Value, ClientError> {
+        let wrong = |what: &str| {
+            Err(ClientError::malformed(format!(
+                "the server's answer to server/discover is not a DiscoverResult: {what}"
+            )))
+        };
+        let Value::Object(fields) = &result else {
+            return wrong("it is not an object");
+        };
+        if !matches!(exchange::round(&result), Round::Final) {
+            return wrong("its resultType is not complete");
+        }
+        let supported: Option<Vec<String>> = match fields.get("supportedVersions") {
+            Some(Value::Array(versions)) => versions
+                .iter()
+                .map(|v| v.as_str().map(str::to_owned))
+                .collect(),
+            _ => None,
+        };
+        let Some(supported) = supported else {
+            return wrong("supportedVersions is not a list of versions");
+        };
+        if !matches!(fields.get("capabilities"), Some(Value::Object(_))) {
+            return wrong("capabilities is not an object");
+        }
+        if fields.get("instructions").is_some_and(|i| !i.is_string()) {
+            return wrong("instructions is not a string");
+        }
+        if !supported.contains(&self.version) {
+            return Err(no_common_version(&supported));
+        }
+        Ok(result)
     }
 
     /// Adopt a fresh `server/discover` result from the cache, if there is one.
@@ -1113,8 +1279,14 @@ impl Inner {
         self.discovered = result;
     }
 
-    /// The `initialize` request and `notifications/initialized`, offering `offered`.
-    async fn handshake(&mut self, offered: &str, opening: &Opening) -> Result<(), ClientError> {
+    /// The `initialize` request and `notifications/initialized`, offering `offered`, all
+    /// within `deadline`.
+    async fn handshake(
+        &mut self,
+        offered: &str,
+        opening: &Opening,
+        deadline: &mut Deadline,
+    ) -> Result<(), ClientError> {
         let params = json!({
             "protocolVersion": offered,
             "capabilities": opening.declared,
@@ -1130,24 +1302,14 @@ impl Inner {
             headers: &[],
             cancel: None,
         };
-        let response = match tokio::time::timeout(self.timeout, self.wire.send(call)).await {
-            Ok(response) => response?,
-            Err(_) => {
-                return Err(ClientError::Timeout {
-                    method: "initialize".into(),
-                    after: self.timeout,
-                })
-            }
-        };
-        let result = result_of(response)?;
+        let response = deadline.wait("initialize", self.wire.send(call)).await?;
+        let result = initialized(result_of(response)?)?;
         let agreed = result
             .get("protocolVersion")
             .and_then(Value::as_str)
             .unwrap_or_default();
         if !version::LEGACY_VERSIONS.contains(&agreed) {
-            return Err(ClientError::malformed(format!(
-                "the server answered initialize with protocol version {agreed:?}, which this client does not speak"
-            )));
+            return Err(no_common_version(&[agreed.to_owned()]));
         }
         self.era = Era::Legacy;
         self.version = agreed.to_owned();
@@ -1171,7 +1333,9 @@ impl Inner {
             headers: &[],
             cancel: None,
         };
-        self.wire.send(initialized).await?;
+        deadline
+            .wait("notifications/initialized", self.wire.send(initialized))
+            .await?;
         if let Some(level) = opening.log_level {
             if self.capabilities.get("logging").is_some() {
                 let params = json!({"level": level});
@@ -1185,14 +1349,94 @@ impl Inner {
                     headers: &[],
                     cancel: None,
                 };
-                if let Ok(response) = tokio::time::timeout(self.timeout, self.wire.send(call)).await
-                {
-                    result_of(response?)?;
-                }
+                let response = deadline
+                    .wait("logging/setLevel", self.wire.send(call))
+                    .await?;
+                result_of(response)?;
             }
         }
         Ok(())
     }
+}
+
+/// Where a listing is (see [`Client::pages`]), and what it has taken so far.
+struct Listing {
+    /// The next page's cursor (`None` before the first page).
+    cursor: Option<String>,
+    done: bool,
+    deadline: Deadline,
+    pages: usize,
+    /// The JSON bytes of the items and cursors taken so far.
+    bytes: usize,
+    /// Every cursor given so far: one given again would page forever.
+    seen: std::collections::HashSet<String>,
+}
+
+/// `result`, if it is an `InitializeResult`: an object with `protocolVersion` (a string),
+/// `capabilities` and `serverInfo` (objects), and `instructions` a string where there are
+/// some.
+fn initialized(result: Value) -> Result<Value, ClientError> {
+    let wrong = |what: &str| {
+        Err(ClientError::malformed(format!(
+            "the server's answer to initialize is not an InitializeResult: {what}"
+        )))
+    };
+    let Value::Object(fields) = &result else {
+        return wrong("it is not an object");
+    };
+    if !fields.get("protocolVersion").is_some_and(Value::is_string) {
+        return wrong("protocolVersion is not a string");
+    }
+    if !matches!(fields.get("capabilities"), Some(Value::Object(_))) {
+        return wrong("capabilities is not an object");
+    }
+    if !matches!(fields.get("serverInfo"), Some(Value::Object(_))) {
+        return wrong("serverInfo is not an object");
+    }
+    if fields.get("instructions").is_some_and(|i| !i.is_string()) {
+        return wrong("instructions is not a string");
+    }
+    Ok(result)
+}
+
+/// The error of a server with no protocol version in common with this client, naming both
+/// lists.
+fn no_common_version(supported: &[String]) -> ClientError {
+    let spoken: Vec<&str> = version::MODERN_VERSIONS
+        .iter()
+        .chain(version::LEGACY_VERSIONS)
+        .copied()
+        .collect();
+    ClientError::Mcp {
+        code: codes::UNSUPPORTED_PROTOCOL_VERSION,
+        message: format!(
+            "no protocol version in common: the server supports {}, this client speaks {}",
+            if supported.is_empty() {
+                "none".to_owned()
+            } else {
+                supported.join(", ")
+            },
+            spoken.join(", ")
+        ),
+        data: Some(json!({"supported": supported, "spoken": spoken})),
+    }
+}
+
+/// The length of `value` as JSON, counted without writing it out.
+fn json_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 /// The `supported` versions of an `UnsupportedProtocolVersionError`.

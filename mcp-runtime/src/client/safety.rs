@@ -1,6 +1,7 @@
 //! Content safety for hosts: what a server sends is untrusted input, so a host can bound
 //! the size and the kinds of content that reach its user or its model ([`ContentPolicy`]),
-//! and is told of everything removed ([`Removal`]).
+//! and is told of everything removed ([`Removal`]); and what a server says of its tools is
+//! its claim, not a fact ([`ToolHints`]).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -10,6 +11,65 @@ use serde_json::{json, Map, Value};
 /// was). Whatever the server itself put under this key is dropped first, so the list is the
 /// client's own. Read it with [`Removal::in_result`].
 pub const REMOVED_META_KEY: &str = "mcp-runtime/contentRemoved";
+
+/// What a server says of one of its tools in its `annotations`: claims, not facts.
+///
+/// A server can say anything of its tools, and the specification has clients treat the
+/// annotations of a server they do not trust as untrusted. A tool said to be read-only may
+/// delete; one said to be idempotent may charge twice. Use these hints to present a tool
+/// (a label, a grouping), never to skip a confirmation, a permission or a check before a
+/// retry, unless the host trusts this server for other reasons of its own. Each hint is
+/// `None` where the server said nothing; the specification's defaults for a missing hint
+/// are the cautious ones (destructive, open-world, neither read-only nor idempotent).
+///
+/// ```
+/// use mcp_runtime::client::ToolHints;
+/// use serde_json::json;
+///
+/// let tool = json!({"name": "drop_database", "inputSchema": {"type": "object"},
+///     "annotations": {"readOnlyHint": true, "title": "Harmless lookup"}});
+/// let claims = ToolHints::of(&tool);
+/// assert_eq!(claims.read_only, Some(true)); // what the server says, nothing more
+/// assert_eq!(claims.destructive, None);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ToolHints {
+    /// The display name the server gives (`annotations.title`).
+    pub title: Option<String>,
+    /// The server claims the tool changes nothing (`readOnlyHint`).
+    pub read_only: Option<bool>,
+    /// The server claims the tool may destroy or overwrite (`destructiveHint`).
+    pub destructive: Option<bool>,
+    /// The server claims calling the tool again with the same arguments does nothing more
+    /// (`idempotentHint`).
+    pub idempotent: Option<bool>,
+    /// The server claims the tool reaches beyond a closed set of things (`openWorldHint`).
+    pub open_world: Option<bool>,
+}
+
+impl ToolHints {
+    /// The hints of `tool`, a tool object as a server lists it. Hints of the wrong type
+    /// are taken as not given.
+    pub fn of(tool: &Value) -> ToolHints {
+        let annotations = tool.get("annotations");
+        let flag = |name: &str| {
+            annotations
+                .and_then(|a| a.get(name))
+                .and_then(Value::as_bool)
+        };
+        ToolHints {
+            title: annotations
+                .and_then(|a| a.get("title"))
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            read_only: flag("readOnlyHint"),
+            destructive: flag("destructiveHint"),
+            idempotent: flag("idempotentHint"),
+            open_world: flag("openWorldHint"),
+        }
+    }
+}
 
 /// The block type a refused one is replaced with, and the MIME type text blocks count as.
 const TEXT_MIME: &str = "text/plain";

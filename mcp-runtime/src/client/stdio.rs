@@ -3,24 +3,35 @@
 //! call waiting for them (by id), progress to that call's sink, log messages to the log
 //! handler, and the server's own requests (handshake era: questions, `ping`) to the
 //! client's handlers, whose answers go back on the same pipe.
+//!
+//! Nothing the server does grows the client without bound: a line longer than the
+//! message limit ends the connection, the lines waiting to be written are few (when the
+//! server stops reading, the reader stops reading too, until it does), and the server's
+//! requests are answered a bounded number at a time, the excess refused at once.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use super::error::ClientError;
-use super::wire::{Call, Host, Listening, Sink};
+use super::limits::Limits;
+use super::wire::{Call, Host, Listening, Sink, SUBSCRIPTION_BACKLOG};
+use crate::protocol::codes;
+use crate::protocol::exchange::Question;
 use crate::protocol::meta::SUBSCRIPTION_ID;
 
 /// How long [`Pipe::close`] waits for the server to exit on its own after its stdin
 /// closed, before it kills it.
 const EXIT_GRACE: Duration = Duration::from_secs(5);
+/// How many lines may wait for the server to read them. A server that stops reading holds
+/// the client's writes (and, through them, its reading) once this many are queued.
+const OUTGOING: usize = 64;
 
 /// One spawned server.
 pub(crate) struct Pipe {
@@ -30,38 +41,63 @@ pub(crate) struct Pipe {
 
 /// What the reader task and the calls share.
 struct State {
-    lines: mpsc::UnboundedSender<Vec<u8>>,
+    lines: mpsc::Sender<Vec<u8>>,
     /// Closing stdin: the writer task stops and drops it, so the server sees EOF.
     closing: CancellationToken,
     pending: Mutex<HashMap<u64, oneshot::Sender<Value>>>,
     progress: Mutex<HashMap<String, Sink>>,
     /// Open `subscriptions/listen` streams, by the listen request's id.
-    subscriptions: Mutex<HashMap<u64, mpsc::UnboundedSender<Value>>>,
+    subscriptions: Mutex<HashMap<u64, Subscribed>>,
     /// Why the pipe ended, once it has.
-    ended: Mutex<Option<String>>,
+    ended: Mutex<Option<ClientError>>,
     host: Arc<Host>,
+    /// One permit per server request being answered.
+    answering: Arc<Semaphore>,
+    limits: Limits,
+}
+
+/// An open subscription: where its notifications go, and how to cancel it.
+struct Subscribed {
+    stream: mpsc::Sender<Value>,
+    cancel: Option<Value>,
+}
+
+/// `message` as a line of the pipe.
+fn line_of(message: &Value) -> Vec<u8> {
+    let mut line = message.to_string().into_bytes();
+    line.push(b'\n');
+    line
 }
 
 impl State {
-    fn write(&self, message: &Value) -> Result<(), ClientError> {
-        let mut line = message.to_string().into_bytes();
-        line.push(b'\n');
+    /// Queue `message` for the server, waiting while the queue is full (the server is not
+    /// reading).
+    async fn write(&self, message: &Value) -> Result<(), ClientError> {
         self.lines
-            .send(line)
-            .map_err(|_| ClientError::transport(self.why_ended()))
+            .send(line_of(message))
+            .await
+            .map_err(|_| self.why_ended())
     }
 
-    fn why_ended(&self) -> String {
+    /// Queue `message` if there is room; a notification from a destructor, which cannot
+    /// wait (a server whose queue is full is not reading it anyway).
+    fn try_write(&self, message: &Value) {
+        let _ = self.lines.try_send(line_of(message));
+    }
+
+    fn why_ended(&self) -> ClientError {
         lock(&self.ended)
             .clone()
-            .unwrap_or_else(|| "the server's input is closed".to_owned())
+            .unwrap_or_else(|| ClientError::transport("the server's input is closed"))
     }
 
-    fn end(&self, why: String) {
+    fn end(&self, why: ClientError) {
         lock(&self.ended).get_or_insert(why);
         // Dropping the senders wakes every waiting call and ends every subscription.
         lock(&self.pending).clear();
         lock(&self.subscriptions).clear();
+        // The server sees its input close.
+        self.closing.cancel();
     }
 }
 
@@ -74,7 +110,11 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Pipe {
     /// Start `command` with its stdin and stdout piped to this client.
-    pub(crate) fn spawn(mut command: Command, host: Arc<Host>) -> Result<Pipe, ClientError> {
+    pub(crate) fn spawn(
+        mut command: Command,
+        host: Arc<Host>,
+        limits: Limits,
+    ) -> Result<Pipe, ClientError> {
         command
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -92,7 +132,7 @@ impl Pipe {
                 "the server's stdin or stdout is not piped",
             ));
         };
-        let (lines, mut outgoing) = mpsc::unbounded_channel::<Vec<u8>>();
+        let (lines, mut outgoing) = mpsc::channel::<Vec<u8>>(OUTGOING);
         let closing = CancellationToken::new();
         let state = Arc::new(State {
             lines,
@@ -102,6 +142,8 @@ impl Pipe {
             subscriptions: Mutex::new(HashMap::new()),
             ended: Mutex::new(None),
             host,
+            answering: Arc::new(Semaphore::new(limits.server_requests)),
+            limits,
         });
         tokio::spawn(async move {
             loop {
@@ -117,18 +159,32 @@ impl Pipe {
             }
         });
         let reader = Arc::downgrade(&state);
+        let max = limits.message_bytes;
         tokio::spawn(async move {
-            let mut lines = BufReader::new(stdout).lines();
+            let mut stdout = BufReader::new(stdout);
+            let mut line = Vec::new();
             let why = loop {
-                match lines.next_line().await {
-                    Ok(Some(line)) => {
+                line.clear();
+                match read_line(&mut stdout, &mut line, max).await {
+                    Ok(true) => {
                         let Some(state) = reader.upgrade() else {
                             return;
                         };
-                        route(&state, &line);
+                        route(&state, &line).await;
                     }
-                    Ok(None) => break "the server closed its output".to_owned(),
-                    Err(e) => break format!("reading the server's output failed: {e}"),
+                    Ok(false) => break ClientError::transport("the server closed its output"),
+                    Err(LineError::TooLong) => {
+                        break ClientError::limit(
+                            "max_message_bytes",
+                            max,
+                            format!("the server wrote a line longer than {max} bytes; the connection is closed"),
+                        )
+                    }
+                    Err(LineError::Io(e)) => {
+                        break ClientError::transport(format!(
+                            "reading the server's output failed: {e}"
+                        ))
+                    }
                 }
             };
             if let Some(state) = reader.upgrade() {
@@ -144,7 +200,7 @@ impl Pipe {
     pub(crate) async fn send(&self, call: Call<'_>) -> Result<Value, ClientError> {
         let state = &self.state;
         let Some(id) = call.id else {
-            state.write(&call.message())?;
+            state.write(&call.message()).await?;
             return Ok(Value::Null);
         };
         let (tx, rx) = oneshot::channel();
@@ -159,14 +215,14 @@ impl Pipe {
         // the registration (and dropped it) or is seen here.
         if lock(&state.ended).is_some() {
             outstanding.cancel = None;
-            return Err(ClientError::transport(state.why_ended()));
+            return Err(state.why_ended());
         }
         if let Some((token, sink)) = call.progress {
             let key = token.to_string();
             lock(&state.progress).insert(key.clone(), sink.clone());
             outstanding.token = Some(key);
         }
-        state.write(&call.message())?;
+        state.write(&call.message()).await?;
         match rx.await {
             Ok(response) => {
                 outstanding.cancel = None;
@@ -174,7 +230,7 @@ impl Pipe {
             }
             Err(_) => {
                 outstanding.cancel = None;
-                Err(ClientError::transport(state.why_ended()))
+                Err(state.why_ended())
             }
         }
     }
@@ -187,9 +243,15 @@ impl Pipe {
         let Some(id) = call.id else {
             return Err(ClientError::malformed("a listen request needs an id"));
         };
-        let (tx, mut notifications) = mpsc::unbounded_channel();
+        let (tx, mut notifications) = mpsc::channel(SUBSCRIPTION_BACKLOG);
         let (answered, mut answer) = oneshot::channel();
-        lock(&state.subscriptions).insert(id, tx);
+        lock(&state.subscriptions).insert(
+            id,
+            Subscribed {
+                stream: tx,
+                cancel: call.cancel.clone(),
+            },
+        );
         lock(&state.pending).insert(id, answered);
         let guard = Unsubscribe {
             state: state.clone(),
@@ -197,9 +259,9 @@ impl Pipe {
             cancel: call.cancel.clone(),
         };
         if lock(&state.ended).is_some() {
-            return Err(ClientError::transport(state.why_ended()));
+            return Err(state.why_ended());
         }
-        state.write(&call.message())?;
+        state.write(&call.message()).await?;
         tokio::select! {
             first = notifications.recv() => match first {
                 Some(ack) => Ok(Listening {
@@ -207,11 +269,11 @@ impl Pipe {
                     notifications,
                     _guard: Box::new(guard),
                 }),
-                None => Err(ClientError::transport(state.why_ended())),
+                None => Err(state.why_ended()),
             },
             response = &mut answer => match response {
                 Ok(response) => Listening::answered(response),
-                Err(_) => Err(ClientError::transport(state.why_ended())),
+                Err(_) => Err(state.why_ended()),
             },
         }
     }
@@ -227,7 +289,7 @@ impl Pipe {
                 let _ = child.kill().await;
             }
         }
-        self.state.end("the client was closed".to_owned());
+        self.state.end(ClientError::Closed);
     }
 }
 
@@ -254,7 +316,7 @@ impl Drop for Outstanding<'_> {
             lock(&self.state.progress).remove(token);
         }
         if let Some(cancel) = self.cancel.take() {
-            let _ = self.state.write(&cancel);
+            self.state.try_write(&cancel);
         }
     }
 }
@@ -280,34 +342,105 @@ impl Drop for Unsubscribe {
         let open = lock(&self.state.subscriptions).remove(&self.id).is_some();
         lock(&self.state.pending).remove(&self.id);
         if let (true, Some(cancel)) = (open, self.cancel.take()) {
-            let _ = self.state.write(&cancel);
+            self.state.try_write(&cancel);
+        }
+    }
+}
+
+/// Why a line could not be read.
+enum LineError {
+    /// It grew past the message limit before it ended.
+    TooLong,
+    Io(std::io::Error),
+}
+
+/// Read one line of the server's output into `line` (without its newline): `Ok(false)` at
+/// the end of the output. Each byte is looked at once, and a line longer than `max` is
+/// refused as soon as it is, without reading the rest.
+async fn read_line(
+    reader: &mut (impl AsyncBufRead + Unpin),
+    line: &mut Vec<u8>,
+    max: usize,
+) -> Result<bool, LineError> {
+    loop {
+        let available = reader.fill_buf().await.map_err(LineError::Io)?;
+        if available.is_empty() {
+            // A last line without its newline is still a line.
+            return Ok(!line.is_empty());
+        }
+        let (taken, ended) = match memchr::memchr(b'\n', available) {
+            Some(at) => (available.split_at(at).0, true),
+            None => (available, false),
+        };
+        if line.len() + taken.len() > max {
+            return Err(LineError::TooLong);
+        }
+        line.extend_from_slice(taken);
+        let used = taken.len() + usize::from(ended);
+        reader.consume(used);
+        if ended {
+            return Ok(true);
         }
     }
 }
 
 /// One line from the server, where it belongs.
-fn route(state: &Arc<State>, line: &str) {
-    let Ok(message) = serde_json::from_str::<Value>(line) else {
+async fn route(state: &Arc<State>, line: &[u8]) {
+    let Ok(message) = serde_json::from_slice::<Value>(line) else {
         tracing::warn!(target: "mcp_runtime::client", "the server wrote a line that is not JSON; ignored");
         return;
     };
     let method = message.get("method").and_then(Value::as_str);
     let id = message.get("id");
     match (method, id) {
-        (Some(_), Some(_)) => {
+        (Some(method), Some(id)) => {
+            if let Some(refusal) = refusal(state, method, id) {
+                let _ = state.write(&refusal).await;
+                return;
+            }
+            if method == "ping" {
+                let (reply, _) = state.host.reply(&message).await;
+                let _ = state.write(&reply).await;
+                return;
+            }
+            // A bounded number at a time: a server cannot make the client hold a task (or
+            // a question for its user) per request it sends.
+            let Ok(permit) = state.answering.clone().try_acquire_owned() else {
+                let busy = json!({"jsonrpc": "2.0", "id": id, "error": {
+                    "code": codes::RATE_LIMITED,
+                    "message": format!(
+                        "this client answers at most {} requests of the server at once",
+                        state.limits.server_requests
+                    ),
+                }});
+                let _ = state.write(&busy).await;
+                return;
+            };
             let state = state.clone();
             tokio::spawn(async move {
                 let (reply, unanswered) = state.host.reply(&message).await;
                 if let Err(error) = unanswered {
                     tracing::warn!(target: "mcp_runtime::client", %error, "refused the server's question");
                 }
-                let _ = state.write(&reply);
+                let _ = state.write(&reply).await;
+                drop(permit);
             });
         }
         (Some(_), None) if subscription_of(&message).is_some() => {
             let id = subscription_of(&message).unwrap_or_default();
-            if let Some(stream) = lock(&state.subscriptions).get(&id) {
-                let _ = stream.send(message);
+            let mut subscriptions = lock(&state.subscriptions);
+            let Some(open) = subscriptions.get(&id) else {
+                return;
+            };
+            if let Err(mpsc::error::TrySendError::Full(_)) = open.stream.try_send(message) {
+                // The program fell too far behind this subscription: it ends (its stream
+                // closes) and is cancelled on the server, rather than hold up the pipe
+                // every other request shares.
+                tracing::warn!(target: "mcp_runtime::client", subscription = id,
+                    "a subscription's notifications were not taken; it is ended");
+                if let Some(cancel) = subscriptions.remove(&id).and_then(|open| open.cancel) {
+                    state.try_write(&cancel);
+                }
             }
         }
         (Some(_), None) => {
@@ -333,4 +466,21 @@ fn route(state: &Arc<State>, line: &str) {
             tracing::warn!(target: "mcp_runtime::client", "the server wrote a message with neither id nor method; ignored");
         }
     }
+}
+
+/// The refusal of a question (elicitation, sampling) the server asks while no request of
+/// this client is waiting on it: such questions belong to a request, and a server asking
+/// them at any other time would reach the user unprompted.
+fn refusal(state: &State, method: &str, id: &Value) -> Option<Value> {
+    let belongs_to_a_call = matches!(
+        Question::of_method(method),
+        Some(Question::Elicit | Question::Sample)
+    );
+    if !belongs_to_a_call || !lock(&state.pending).is_empty() {
+        return None;
+    }
+    Some(json!({"jsonrpc": "2.0", "id": id, "error": {
+        "code": codes::INVALID_REQUEST,
+        "message": format!("{method} outside a request: no request of this client is waiting on the server"),
+    }}))
 }

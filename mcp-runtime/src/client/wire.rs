@@ -12,6 +12,9 @@ use super::error::ClientError;
 use crate::protocol::codes;
 use crate::protocol::exchange::Question;
 
+/// How many notifications of one subscription may wait for the program to take them.
+pub(crate) const SUBSCRIPTION_BACKLOG: usize = 1024;
+
 /// An async answer to one kind of question: its `params` in, its result out.
 pub(crate) type Answer = Arc<dyn Fn(Value) -> BoxFuture<'static, Value> + Send + Sync>;
 /// A sink for notifications' `params` (log messages, progress).
@@ -145,7 +148,7 @@ pub(crate) struct Listening {
     /// The notifications the server honours (the acknowledgement's `notifications`).
     pub(crate) acknowledged: Value,
     /// The subscription's notifications; closed when the server ends the subscription.
-    pub(crate) notifications: tokio::sync::mpsc::UnboundedReceiver<Value>,
+    pub(crate) notifications: tokio::sync::mpsc::Receiver<Value>,
     /// Dropped, it cancels the listen request.
     pub(crate) _guard: Box<dyn Send + Sync>,
 }
@@ -157,7 +160,7 @@ impl Listening {
         if let Some(error) = response.get("error") {
             return Err(ClientError::from_rpc(error));
         }
-        let (_, notifications) = tokio::sync::mpsc::unbounded_channel();
+        let (_, notifications) = tokio::sync::mpsc::channel(1);
         Ok(Listening {
             acknowledged: Value::Null,
             notifications,

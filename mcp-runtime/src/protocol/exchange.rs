@@ -174,49 +174,9 @@ pub(crate) fn header_encoding(text: &str) -> String {
     }
 }
 
-/// The data of the next complete Server-Sent Event in `buffer` (removed from it), if one
-/// is complete: how answers arrive on an SSE response, for the client reading a stream
-/// and the test client reading a whole body alike. Events without data (comments, keep-alives) are skipped.
-pub(crate) fn next_sse_event(buffer: &mut Vec<u8>) -> Option<String> {
-    loop {
-        let mut start = 0;
-        let mut data = Vec::new();
-        let mut end = None;
-        while let Some(rest) = buffer.get(start..) {
-            let Some(newline) = rest.iter().position(|b| *b == b'\n') else {
-                break;
-            };
-            let line = rest.get(..newline).unwrap_or_default();
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            start += newline + 1;
-            if line.is_empty() {
-                end = Some(start);
-                break;
-            }
-            if let Some(value) = line.strip_prefix(b"data:") {
-                let value = value.strip_prefix(b" ").unwrap_or(value);
-                data.push(String::from_utf8_lossy(value).into_owned());
-            }
-        }
-        buffer.drain(..end?);
-        if !data.is_empty() {
-            return Some(data.join("\n"));
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sse_events_are_split_on_blank_lines_and_comments_skipped() {
-        let mut buffer = b": keep-alive\n\ndata: {\"a\":1}\r\n\r\ndata: {\"b\"".to_vec();
-        assert_eq!(next_sse_event(&mut buffer).as_deref(), Some("{\"a\":1}"));
-        assert_eq!(next_sse_event(&mut buffer), None);
-        buffer.extend_from_slice(b":2}\n\n");
-        assert_eq!(next_sse_event(&mut buffer).as_deref(), Some("{\"b\":2}"));
-    }
 
     #[test]
     fn a_round_carries_the_answers_and_the_state_but_not_the_last_ones() {

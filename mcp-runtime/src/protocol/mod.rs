@@ -15,6 +15,8 @@ pub mod mrtr;
 pub mod params;
 pub mod prompts;
 pub mod resources;
+#[cfg(any(feature = "testing", feature = "client"))]
+pub(crate) mod sse;
 pub mod tools;
 pub mod version;
 

@@ -335,11 +335,17 @@ impl HttpResponse {
 /// The JSON of each event's `data` lines in a Server-Sent Events stream (the whole body:
 /// its end ends the last event).
 fn sse_messages(text: &str) -> Vec<Value> {
-    let mut buffer = format!("{text}\n\n").into_bytes();
+    // The body was read whole by the test client: no event is too large to keep.
+    let mut reader = crate::protocol::sse::SseReader::new(usize::MAX);
     let mut messages = Vec::new();
-    while let Some(data) = crate::protocol::exchange::next_sse_event(&mut buffer) {
-        if let Ok(message) = serde_json::from_str(&data) {
-            messages.push(message);
+    for part in [text.as_bytes(), b"\n\n"] {
+        if reader.feed(part).is_err() {
+            return messages;
+        }
+        while let Some(data) = reader.next_event() {
+            if let Ok(message) = serde_json::from_str(&data) {
+                messages.push(message);
+            }
         }
     }
     messages

@@ -1,8 +1,10 @@
 //! `Server::mount` in front of our own servers (no node needed): the `interactive`
 //! fixtures as a process over stdio, where progress the upstream reports reaches the
 //! gateway's caller, and a caller whose upstream connection failed or died gets a tool
-//! error, then a new connection on its next call; and an HTTP upstream that knows one API
-//! key per tenant, reached by each tenant with its own.
+//! error, then a new connection on its next call; an HTTP upstream that knows one API
+//! key per tenant, reached by each tenant with its own; the upstream's tool hints
+//! published only when the operator trusts it; and each caller held to its quotas of
+//! calls in flight, time and bytes.
 
 use std::path::{Path, PathBuf};
 
@@ -49,6 +51,15 @@ fn started(log: &Path) -> Vec<String> {
 /// A gateway mounting `interactive` as `up`: discovery through its own process (not
 /// logged), callers' processes logged in `log`.
 async fn gateway(log: &Path, fail_first: bool) -> mcp_runtime::App {
+    gateway_with(log, fail_first, |upstream| upstream).await
+}
+
+/// [`gateway`], with `configure` applied to the upstream before it is mounted.
+async fn gateway_with(
+    log: &Path,
+    fail_first: bool,
+    configure: impl FnOnce(Upstream) -> Upstream,
+) -> mcp_runtime::App {
     let discovery = log.with_extension("discovery");
     let log = log.to_owned();
     let upstream = Upstream::discover("up", upstream(&discovery, false), move |_caller| {
@@ -59,7 +70,7 @@ async fn gateway(log: &Path, fail_first: bool) -> mcp_runtime::App {
     let _ = std::fs::remove_file(discovery);
     Server::new("gateway", "1.0.0")
         .only(Vec::<ToolRef>::new())
-        .mount(upstream)
+        .mount(configure(upstream))
         .build()
         .unwrap()
 }
@@ -220,4 +231,129 @@ async fn each_tenant_reaches_an_http_upstream_with_its_own_bearer_token() {
             assert_eq!(text(&result), expected, "{result}");
         }
     }
+}
+
+/// The annotations of `name` in a `tools/list` result.
+fn annotations_of(listed: &Value, name: &str) -> Value {
+    listed["result"]["tools"]
+        .as_array()
+        .and_then(|tools| tools.iter().find(|t| t["name"] == name))
+        .map(|tool| tool.get("annotations").cloned().unwrap_or(Value::Null))
+        .unwrap_or_else(|| panic!("{name} is listed: {listed}"))
+}
+
+#[tokio::test]
+async fn upstream_tool_hints_are_published_only_for_a_trusted_upstream() {
+    // The upstream says `transfer` is destructive, as its own `tools/list` shows.
+    let log = log_file("hints");
+    let direct = upstream(&log, false).connect().await.unwrap();
+    let tools = direct.list_tools().await.unwrap();
+    let transfer = tools.iter().find(|t| t["name"] == "transfer").unwrap();
+    assert_eq!(
+        transfer["annotations"]["destructiveHint"], true,
+        "{transfer}"
+    );
+    direct.close().await;
+
+    // By default the gateway does not vouch for it: the hints are gone, so callers see
+    // the specification's cautious defaults.
+    let listed = TestClient::new(gateway(&log, false).await)
+        .request("tools/list", json!({}))
+        .await;
+    assert_eq!(
+        annotations_of(&listed, "up.transfer"),
+        Value::Null,
+        "{listed}"
+    );
+
+    // An operator who trusts the upstream publishes them as they are.
+    let trusted = gateway_with(&log, false, |upstream| upstream.trust_annotations(true)).await;
+    let listed = TestClient::new(trusted)
+        .request("tools/list", json!({}))
+        .await;
+    assert_eq!(
+        annotations_of(&listed, "up.transfer"),
+        transfer["annotations"],
+        "{listed}"
+    );
+    let _ = std::fs::remove_file(&log);
+}
+
+#[tokio::test]
+async fn a_caller_holds_no_more_upstream_calls_than_its_quota() {
+    let log = log_file("quota-calls");
+    let app = gateway_with(&log, false, |upstream| upstream.max_calls_per_caller(1)).await;
+    let client = std::sync::Arc::new(TestClient::new(app));
+    // Connected first, so the slow call below holds its place at once.
+    let result = client.call_tool("up.crunch", json!({"steps": 1})).await;
+    assert_eq!(result.get("isError"), None, "{result}");
+    // The slow call takes its place first (a moment after it is spawned: tried again
+    // with a longer moment if a quick call got there first).
+    let mut refused = None;
+    for attempt in 1..=5 {
+        let slow = {
+            let client = client.clone();
+            tokio::spawn(async move {
+                client
+                    .request(
+                        "tools/call",
+                        json!({"name": "up.heartbeat", "arguments": {"stay_ms": 2000}}),
+                    )
+                    .await
+            })
+        };
+        tokio::time::sleep(std::time::Duration::from_millis(100 * attempt)).await;
+        let response = client
+            .request(
+                "tools/call",
+                json!({"name": "up.crunch", "arguments": {"steps": 1}}),
+            )
+            .await;
+        let slow = slow.await.unwrap();
+        if slow.get("error").is_none() {
+            assert_eq!(text(&slow["result"]), "finished", "{slow}");
+            refused = Some(response);
+            break;
+        }
+    }
+    let refused = refused.expect("the slow call got its place");
+    assert_eq!(refused["error"]["code"], -31429, "{refused}");
+    assert_eq!(
+        refused["error"]["data"]["reason"], "upstream-concurrency",
+        "{refused}"
+    );
+    // Its place is free again.
+    let result = client.call_tool("up.crunch", json!({"steps": 1})).await;
+    assert_eq!(result.get("isError"), None, "{result}");
+    let _ = std::fs::remove_file(&log);
+}
+
+#[tokio::test]
+async fn an_upstream_call_past_the_gateways_quotas_is_a_tool_error() {
+    // Time: a call the upstream holds longer than the gateway's deadline.
+    let log = log_file("quota-time");
+    let app = gateway_with(&log, false, |upstream| {
+        upstream.timeout(std::time::Duration::from_millis(500))
+    })
+    .await;
+    let result = TestClient::new(app)
+        .call_tool("up.heartbeat", json!({"stay_ms": 20000}))
+        .await;
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(
+        text(&result).contains("not done within its deadline of 500ms"),
+        "{result}"
+    );
+    // Bytes: an answer larger than the gateway takes from the upstream.
+    let log = log_file("quota-bytes");
+    let app = gateway_with(&log, false, |upstream| {
+        upstream.limits(mcp_runtime::client::Limits::new().max_message_bytes(64))
+    })
+    .await;
+    let result = TestClient::new(app)
+        .call_tool("up.crunch", json!({"steps": 1}))
+        .await;
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(text(&result).contains("max_message_bytes = 64"), "{result}");
+    let _ = std::fs::remove_file(&log);
 }

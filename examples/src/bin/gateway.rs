@@ -16,8 +16,11 @@
 //!
 //! `--upstream NAME=TARGET` (repeatable): TARGET is an `http://` or `https://` URL of a
 //! Streamable HTTP server, or else a command line (split on spaces, no quoting) started once
-//! per tenant, speaking MCP on stdio. NAME prefixes the upstream's tools and prompts. Then `--stdio`
-//! (the default) or `--http ADDR`, as for every example.
+//! per tenant, speaking MCP on stdio. NAME prefixes the upstream's tools and prompts.
+//! `--trust-annotations NAME` (repeatable) publishes that upstream's tool hints
+//! (read-only, destructive, ...) as the gateway's own; without it they are dropped, since
+//! they are the upstream's claims. Then `--stdio` (the default) or `--http ADDR`, as for
+//! every example.
 //!
 //! Tenants (environment): `GATEWAY_TENANTS` lists `tenant:api-key:upstream-credential`
 //! entries separated by commas. A caller presents its API key as a bearer token (on stdio,
@@ -46,7 +49,7 @@ const TENANTS_ENV: &str = "GATEWAY_TENANTS";
 /// The environment variable holding the credential used to list each upstream's tools.
 const DISCOVERY_ENV: &str = "GATEWAY_DISCOVERY_TOKEN";
 
-const USAGE: &str = "usage: gateway --upstream NAME=URL|'NAME=COMMAND ARGS' [--upstream ..] [--stdio | --http ADDR]";
+const USAGE: &str = "usage: gateway --upstream NAME=URL|'NAME=COMMAND ARGS' [--upstream ..] [--trust-annotations NAME ..] [--stdio | --http ADDR]";
 
 /// Where an upstream is.
 #[derive(Clone)]
@@ -79,18 +82,30 @@ impl Target {
     }
 }
 
-/// The command line: the upstreams, and the rest (the serving mode).
+/// The command line: the upstreams, those whose tool hints are trusted, and the rest (the
+/// serving mode).
 struct CommandLine {
     upstreams: Vec<(String, Target)>,
+    trusted: Vec<String>,
     rest: Vec<String>,
 }
 
 /// `--upstream` values and the rest of the command line.
 fn split_args(args: impl IntoIterator<Item = String>) -> Result<CommandLine, Error> {
     let mut upstreams = Vec::new();
+    let mut trusted = Vec::new();
     let mut rest = Vec::new();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
+        if arg == "--trust-annotations" {
+            let name = args.next().ok_or_else(|| {
+                Error::Args(format!(
+                    "--trust-annotations needs an upstream's NAME\n\n{USAGE}"
+                ))
+            })?;
+            trusted.push(name);
+            continue;
+        }
         let value = match arg.strip_prefix("--upstream=") {
             Some(value) => value.to_owned(),
             None if arg == "--upstream" => args
@@ -127,7 +142,19 @@ fn split_args(args: impl IntoIterator<Item = String>) -> Result<CommandLine, Err
     if upstreams.is_empty() && !rest.iter().any(|a| a == "-h" || a == "--help") {
         return Err(Error::Args(format!("no --upstream given\n\n{USAGE}")));
     }
-    Ok(CommandLine { upstreams, rest })
+    if let Some(unknown) = trusted
+        .iter()
+        .find(|name| !upstreams.iter().any(|(upstream, _)| upstream == *name))
+    {
+        return Err(Error::Args(format!(
+            "--trust-annotations {unknown:?} names no --upstream\n\n{USAGE}"
+        )));
+    }
+    Ok(CommandLine {
+        upstreams,
+        trusted,
+        rest,
+    })
 }
 
 /// The tenants: their API keys, and each tenant's upstream credential.
@@ -159,7 +186,11 @@ fn tenants() -> Result<Option<Tenants>, Error> {
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    let CommandLine { upstreams, rest } = split_args(std::env::args().skip(1))?;
+    let CommandLine {
+        upstreams,
+        trusted,
+        rest,
+    } = split_args(std::env::args().skip(1))?;
     let mode = process::parse_args(rest)?;
     if let Mode::Help(text) = mode {
         println!("{USAGE}\n\n{text}");
@@ -191,7 +222,8 @@ async fn main() -> Result<(), Error> {
             per_caller,
         )
         .await
-        .map_err(|e| Error::Args(format!("upstream {name:?}: {e}")))?;
+        .map_err(|e| Error::Args(format!("upstream {name:?}: {e}")))?
+        .trust_annotations(trusted.contains(&name));
         tracing::info!(upstream = %name, tools = upstream.tools().len(), "mounted");
         server = server.mount(upstream);
     }

@@ -7,7 +7,7 @@ mod common;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use mcp_runtime::client::{Cache, Client, ClientError, ContentPolicy, Era, Layer};
+use mcp_runtime::client::{Cache, Client, ClientError, ContentPolicy, Era, Layer, Limits};
 use serde_json::{json, Value};
 use tokio::process::Command;
 // ANCHOR_END: uses
@@ -59,8 +59,8 @@ async fn tool_names(url: &str) -> Result<Vec<String>, ClientError> {
 
 // ANCHOR: host
 /// A client for one tenant of a host: the server started with the tenant's token, a cache
-/// shared with the other tenants' clients (public results only), and a limit on what the
-/// server may send.
+/// shared with the other tenants' clients (public results only), tighter limits than the
+/// defaults on what the server may send, and a limit on what reaches the model.
 async fn tenant_client(
     mut server: Command,
     token: &str,
@@ -71,6 +71,8 @@ async fn tenant_client(
     server.env("MCP_ACCESS_TOKEN", token);
     Client::stdio(server)
         .cache(shared)
+        .timeout(Duration::from_secs(20))
+        .limits(Limits::new().max_message_bytes(4 << 20).max_pages(100))
         .content_policy(
             ContentPolicy::new()
                 .max_block_bytes(256 * 1024)

@@ -32,6 +32,14 @@ impl Wire {
         }
     }
 
+    /// The connection speaks 2026-07-28 from now on (the transports refuse what that
+    /// revision does not have).
+    pub(crate) fn speak_modern(&self) {
+        if let Wire::Stdio(pipe) = self {
+            pipe.speak_modern();
+        }
+    }
+
     pub(crate) fn transport(&self) -> &'static str {
         match self {
             Wire::Stdio(_) => "stdio",

@@ -461,6 +461,12 @@ impl Endpoint {
         while let Some(message) = events.next(response).await? {
             let method = message.get("method").and_then(Value::as_str);
             match (method, message.get("id")) {
+                // 2026-07-28 has no requests from the server: its questions come in
+                // `input_required` results, so one on the stream is not put to anyone.
+                (Some(_), Some(_)) if call.modern => {
+                    tracing::warn!(target: "mcp_runtime::client",
+                        "the server sent a request on a 2026-07-28 stream; ignored");
+                }
                 (Some(method), Some(_)) => {
                     if method != "ping" {
                         questions += 1;

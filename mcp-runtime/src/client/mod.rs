@@ -1079,6 +1079,9 @@ impl ClientBuilder {
                 }
             }
         }
+        if client.era == Era::Modern {
+            client.wire.speak_modern();
+        }
         tracing::debug!(
             target: "mcp_runtime::client",
             transport = client.wire.transport(),

@@ -54,6 +54,8 @@ struct State {
     /// One permit per server request being answered.
     answering: Arc<Semaphore>,
     limits: Limits,
+    /// Set once the connection speaks 2026-07-28, which has no requests from the server.
+    modern: std::sync::atomic::AtomicBool,
 }
 
 /// An open subscription: where its notifications go, and how to cancel it.
@@ -144,6 +146,7 @@ impl Pipe {
             host,
             answering: Arc::new(Semaphore::new(limits.server_requests)),
             limits,
+            modern: std::sync::atomic::AtomicBool::new(false),
         });
         tokio::spawn(async move {
             loop {
@@ -276,6 +279,13 @@ impl Pipe {
                 Err(_) => Err(state.why_ended()),
             },
         }
+    }
+
+    /// The connection speaks 2026-07-28 from now on: a request from the server is refused.
+    pub(crate) fn speak_modern(&self) {
+        self.state
+            .modern
+            .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Close the server's stdin, give it a moment to exit, then kill it.
@@ -468,10 +478,17 @@ async fn route(state: &Arc<State>, line: &[u8]) {
     }
 }
 
-/// The refusal of a question (elicitation, sampling) the server asks while no request of
-/// this client is waiting on it: such questions belong to a request, and a server asking
-/// them at any other time would reach the user unprompted.
+/// The refusal of a request of the server: any, in 2026-07-28 (which has none); a question
+/// (elicitation, sampling) asked while no request of this client is waiting on it, in the
+/// handshake era: such questions belong to a request, and a server asking them at any other
+/// time would reach the user unprompted.
 fn refusal(state: &State, method: &str, id: &Value) -> Option<Value> {
+    if state.modern.load(std::sync::atomic::Ordering::Relaxed) {
+        return Some(json!({"jsonrpc": "2.0", "id": id, "error": {
+            "code": codes::METHOD_NOT_FOUND,
+            "message": format!("{method}: in 2026-07-28 a server sends no requests; it asks in input_required results"),
+        }}));
+    }
     let belongs_to_a_call = matches!(
         Question::of_method(method),
         Some(Question::Elicit | Question::Sample)

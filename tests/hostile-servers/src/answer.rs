@@ -32,6 +32,19 @@ pub enum Reply {
     /// Stdio: no more reading, ever; `ping` requests forever (or `count` of them), and
     /// the request never answered.
     FloodUnread { count: Option<u64> },
+    /// Stdio: this reply, then a question the client did not ask for (no request of its
+    /// is waiting any more), whose answer [`Reply::Unprompted`] reports.
+    ThenAsk(Box<Reply>),
+    /// Stdio: the client's answer to the question of [`Reply::ThenAsk`], as the text of
+    /// the result of request `id` (waiting for it a while).
+    Unprompted(Value),
+    /// A `subscriptions/listen` acknowledged, then `count` notifications for it as fast as
+    /// the client takes them; the request is never answered.
+    SubscriptionFlood {
+        ack: Value,
+        notification: Value,
+        count: u64,
+    },
 }
 
 /// The `elicitation/create` requests of one call, and its response once they are answered.
@@ -92,6 +105,13 @@ impl Hostile {
 
     /// The misbehaviour of the cases that answer listing and calling tools in their own way.
     fn take_over(&self, id: &Value, method: &str, params: &Value) -> Option<Reply> {
+        if self.case() == Case::SubscriptionFlood && method == "subscriptions/listen" {
+            return Some(Reply::SubscriptionFlood {
+                ack: m::subscription_ack(id, &params["notifications"]),
+                notification: m::subscription_notification(id),
+                count: self.options.count_or(5_000),
+            });
+        }
         if !matches!(method, "tools/list" | "tools/call") {
             return None;
         }
@@ -108,6 +128,10 @@ impl Hostile {
             Case::FloodUnread if !self.flooded.swap(true, Ordering::SeqCst) => Reply::FloodUnread {
                 count: self.options.count,
             },
+            Case::UnpromptedQuestion if method == "tools/list" => {
+                Reply::ThenAsk(Box::new(self.baseline(id, method, params)))
+            }
+            Case::UnpromptedQuestion => Reply::Unprompted(id.clone()),
             _ => return None,
         };
         Some(reply)

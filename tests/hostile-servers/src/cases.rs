@@ -29,6 +29,8 @@ pub enum Case {
     ManyQuestions,
     EndlessRounds,
     Annotations,
+    UnpromptedQuestion,
+    SubscriptionFlood,
 }
 
 /// Which transports a case can be served over.
@@ -49,7 +51,7 @@ pub enum Era {
 }
 
 impl Case {
-    pub const ALL: [Case; 25] = [
+    pub const ALL: [Case; 27] = [
         Case::Honest,
         Case::HugeResult,
         Case::Endless,
@@ -75,6 +77,8 @@ impl Case {
         Case::ManyQuestions,
         Case::EndlessRounds,
         Case::Annotations,
+        Case::UnpromptedQuestion,
+        Case::SubscriptionFlood,
     ];
 
     /// The case named `name` on the command line.
@@ -110,6 +114,8 @@ impl Case {
             Case::ManyQuestions => "many-questions",
             Case::EndlessRounds => "endless-rounds",
             Case::Annotations => "annotations",
+            Case::UnpromptedQuestion => "unprompted-question",
+            Case::SubscriptionFlood => "subscription-flood",
         }
     }
 
@@ -118,7 +124,9 @@ impl Case {
     /// SSE comments only over HTTP.
     pub fn transports(self) -> Transports {
         match self {
-            Case::RequestFlood | Case::FloodUnread => Transports::StdioOnly,
+            Case::RequestFlood | Case::FloodUnread | Case::UnpromptedQuestion => {
+                Transports::StdioOnly
+            }
             Case::HangInitialized
             | Case::HangDelete
             | Case::Keepalive
@@ -135,11 +143,13 @@ impl Case {
             | Case::DiscoverBadShape
             | Case::UnknownVersions
             | Case::UnknownVersionsError
-            | Case::EndlessRounds => &[Era::Modern],
+            | Case::EndlessRounds
+            | Case::SubscriptionFlood => &[Era::Modern],
             Case::HangInitialized
             | Case::HangDelete
             | Case::InitializeString
-            | Case::InitializeBadShape => &[Era::Legacy],
+            | Case::InitializeBadShape
+            | Case::UnpromptedQuestion => &[Era::Legacy],
             _ => &[Era::Modern, Era::Legacy],
         }
     }

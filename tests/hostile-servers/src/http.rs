@@ -207,7 +207,28 @@ async fn respond(hostile: &Arc<Hostile>, request: &Value, reply: Reply) -> Respo
         Reply::Ask(questions) => sse_response(Body::from_stream(ask(hostile.clone(), questions))),
         // `main` refuses the stdio-only cases over HTTP; a request that got here anyway is
         // not served.
-        Reply::Flood { .. } | Reply::FloodUnread { .. } => {
+        Reply::SubscriptionFlood {
+            ack,
+            notification,
+            count,
+        } => {
+            let events = std::iter::once(event(&ack))
+                .chain(std::iter::repeat_n(
+                    event(&notification),
+                    usize::try_from(count).unwrap_or(usize::MAX),
+                ))
+                .map(Ok::<_, Infallible>);
+            // The flood, then the stream stays open: a subscription the server never ends.
+            let flood = futures_util::StreamExt::chain(
+                futures_util::stream::iter(events),
+                futures_util::stream::pending(),
+            );
+            sse_response(Body::from_stream(flood))
+        }
+        Reply::Flood { .. }
+        | Reply::FloodUnread { .. }
+        | Reply::ThenAsk(_)
+        | Reply::Unprompted(_) => {
             let error = m::error(&request["id"], m::INTERNAL_ERROR, "Not over HTTP");
             json_response(StatusCode::INTERNAL_SERVER_ERROR, &error)
         }

@@ -31,6 +31,29 @@ pub fn error_with_data(id: &Value, code: i64, message: &str, data: Value) -> Val
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message, "data": data}})
 }
 
+/// The acknowledgement of `subscriptions/listen` request `id`, for `filter`.
+pub fn subscription_ack(id: &Value, filter: &Value) -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {
+        "notifications": filter,
+        "_meta": {"io.modelcontextprotocol/subscriptionId": id},
+    }})
+}
+
+/// A notification of `subscriptions/listen` request `id`'s subscription.
+pub fn subscription_notification(id: &Value) -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {
+        "_meta": {"io.modelcontextprotocol/subscriptionId": id},
+    }})
+}
+
+/// The form `unprompted-question` asks with no request of the client waiting.
+pub fn unprompted_question() -> Value {
+    json!({
+        "message": "Nobody asked, but: your password?",
+        "requestedSchema": {"type": "object", "properties": {"password": {"type": "string"}}},
+    })
+}
+
 /// A request of the server's own, to the client.
 pub fn request(id: &str, method: &str, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, BufWriter, Stdout};
 use tokio::sync::Mutex;
 use tokio::task::JoinSet;
@@ -63,6 +63,8 @@ pub async fn serve(hostile: Arc<Hostile>) {
     let mut finishing = JoinSet::new();
     let mut asking = JoinSet::new();
     let mut flood_replies: u64 = 0;
+    // `unprompted-question`: the answers to the question nobody asked for.
+    let unprompted = Arc::new(Mutex::new(None));
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -91,7 +93,16 @@ pub async fn serve(hostile: Arc<Hostile>) {
             continue;
         }
         if message.get("id").is_none() {
-            // Notifications get no answer.
+            // Notifications get no answer; a subscription's cancellation is noted, for the
+            // tests of `subscription-flood`.
+            if hostile.case() == Case::SubscriptionFlood
+                && message["method"] == "notifications/cancelled"
+            {
+                eprintln!(
+                    "subscription-flood: cancelled {}",
+                    message["params"]["requestId"]
+                );
+            }
             continue;
         }
         match hostile.answer(&message) {
@@ -102,6 +113,38 @@ pub async fn serve(hostile: Arc<Hostile>) {
             }
             Reply::Ask(questions) => {
                 asking.spawn(ask(output.clone(), hostile.clone(), questions));
+            }
+            Reply::ThenAsk(reply) => {
+                perform(output.clone(), *reply).await;
+                let answers = hostile.waiting.open();
+                let question = m::request(
+                    &answers.id(1),
+                    "elicitation/create",
+                    m::unprompted_question(),
+                );
+                output.message(&question).await;
+                *unprompted.lock().await = Some(answers);
+            }
+            Reply::Unprompted(id) => {
+                let unprompted = unprompted.clone();
+                let output = output.clone();
+                asking.spawn(async move {
+                    let waited = match unprompted.lock().await.take() {
+                        Some(mut answers) => {
+                            tokio::time::timeout(Duration::from_secs(10), answers.collect(1))
+                                .await
+                                .ok()
+                        }
+                        None => None,
+                    };
+                    let text = waited.map_or_else(|| "no answer".to_owned(), |a| a.to_string());
+                    output
+                        .message(&m::response(
+                            &id,
+                            json!({"content": [{"type": "text", "text": text}]}),
+                        ))
+                        .await;
+                });
             }
             reply => {
                 finishing.spawn(perform(output.clone(), reply));
@@ -147,8 +190,20 @@ async fn perform(output: Arc<Output>, reply: Reply) {
         }
         // Stdio has no SSE comment to keep a line alive with (and `main` refuses the case).
         Reply::Hang | Reply::Keepalive => {}
+        Reply::SubscriptionFlood {
+            ack,
+            notification,
+            count,
+        } => {
+            let mut writer = output.writer.lock().await;
+            write_message(&mut writer, &ack).await;
+            for _ in 0..count {
+                write_message(&mut writer, &notification).await;
+            }
+            flush(&mut writer).await;
+        }
         // `serve` carries these out itself.
-        Reply::Ask(_) | Reply::FloodUnread { .. } => {}
+        Reply::Ask(_) | Reply::FloodUnread { .. } | Reply::ThenAsk(_) | Reply::Unprompted(_) => {}
     }
 }
 

@@ -56,6 +56,9 @@ struct State {
     limits: Limits,
     /// Set once the connection speaks 2026-07-28, which has no requests from the server.
     modern: std::sync::atomic::AtomicBool,
+    /// The questions asked since no request of the client was waiting last: at most
+    /// `max_rounds` for each request waiting.
+    asked: std::sync::atomic::AtomicUsize,
 }
 
 /// An open subscription: where its notifications go, and how to cancel it.
@@ -147,6 +150,7 @@ impl Pipe {
             answering: Arc::new(Semaphore::new(limits.server_requests)),
             limits,
             modern: std::sync::atomic::AtomicBool::new(false),
+            asked: std::sync::atomic::AtomicUsize::new(0),
         });
         tokio::spawn(async move {
             loop {
@@ -467,7 +471,14 @@ async fn route(state: &Arc<State>, line: &[u8]) {
                 // The response to a listen request closes its stream.
                 lock(&state.subscriptions).remove(&id);
             }
-            let waiting = id.as_u64().and_then(|id| lock(&state.pending).remove(&id));
+            let waiting = id.as_u64().and_then(|id| {
+                let mut pending = lock(&state.pending);
+                let waiting = pending.remove(&id);
+                if pending.is_empty() {
+                    state.asked.store(0, std::sync::atomic::Ordering::Relaxed);
+                }
+                waiting
+            });
             if let Some(waiting) = waiting {
                 let _ = waiting.send(message);
             }
@@ -478,10 +489,11 @@ async fn route(state: &Arc<State>, line: &[u8]) {
     }
 }
 
-/// The refusal of a request of the server: any, in 2026-07-28 (which has none); a question
-/// (elicitation, sampling) asked while no request of this client is waiting on it, in the
-/// handshake era: such questions belong to a request, and a server asking them at any other
-/// time would reach the user unprompted.
+/// The refusal of a request of the server: any, in 2026-07-28 (which has none); in the
+/// handshake era, a question (elicitation, sampling) asked while no request of this client
+/// is waiting on it (such questions belong to a request, and a server asking them at any
+/// other time would reach the user unprompted), or one past `max_rounds` for each request
+/// waiting.
 fn refusal(state: &State, method: &str, id: &Value) -> Option<Value> {
     if state.modern.load(std::sync::atomic::Ordering::Relaxed) {
         return Some(json!({"jsonrpc": "2.0", "id": id, "error": {
@@ -493,11 +505,30 @@ fn refusal(state: &State, method: &str, id: &Value) -> Option<Value> {
         Question::of_method(method),
         Some(Question::Elicit | Question::Sample)
     );
-    if !belongs_to_a_call || !lock(&state.pending).is_empty() {
+    if !belongs_to_a_call {
         return None;
     }
-    Some(json!({"jsonrpc": "2.0", "id": id, "error": {
-        "code": codes::INVALID_REQUEST,
-        "message": format!("{method} outside a request: no request of this client is waiting on the server"),
-    }}))
+    let waiting = lock(&state.pending).len();
+    if waiting == 0 {
+        return Some(json!({"jsonrpc": "2.0", "id": id, "error": {
+            "code": codes::INVALID_REQUEST,
+            "message": format!("{method} outside a request: no request of this client is waiting on the server"),
+        }}));
+    }
+    // A question names no request here, so each waiting request allows `max_rounds`.
+    let most = state.limits.rounds.saturating_mul(waiting);
+    if state
+        .asked
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        >= most
+    {
+        return Some(json!({"jsonrpc": "2.0", "id": id, "error": {
+            "code": codes::RATE_LIMITED,
+            "message": format!(
+                "{method}: this client answers at most {} questions for each request of its that waits",
+                state.limits.rounds
+            ),
+        }}));
+    }
+    None
 }

@@ -11,10 +11,6 @@ use serde_json::{json, Map, Value};
 
 use super::meta;
 
-/// How many rounds of one call a client answers before it gives up, so a server that keeps
-/// asking cannot hold a call forever.
-pub(crate) const MAX_ROUNDS: usize = 32;
-
 /// What a server may ask of a client: in 2026-07-28 inside an `input_required` result, in
 /// the handshake era as a request of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

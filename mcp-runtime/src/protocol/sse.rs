@@ -73,8 +73,10 @@ impl SseReader {
     /// One line is complete: a blank line ends the event, a `data` field adds to it, and
     /// comments and other fields (`event`, `id`, `retry`) are not needed by these clients.
     fn end_line(&mut self) {
-        let line = self.line.strip_suffix(b"\r").unwrap_or(&self.line);
-        if line.is_empty() {
+        if self.line.last() == Some(&b'\r') {
+            self.line.pop();
+        }
+        if self.line.is_empty() {
             if self.has_data {
                 let data = std::mem::take(&mut self.data);
                 self.ready.push_back(match String::from_utf8(data) {
@@ -84,24 +86,30 @@ impl SseReader {
             }
             self.data.clear();
             self.has_data = false;
-        } else if let Some(value) = data_value(line) {
+        } else if let Some(at) = data_offset(&self.line) {
             if self.has_data {
                 self.data.push(b'\n');
+                self.data
+                    .extend_from_slice(self.line.get(at..).unwrap_or_default());
+            } else {
+                // An event's first data line becomes its data as it is, without a copy:
+                // a large event is held once, not twice.
+                self.line.drain(..at);
+                std::mem::swap(&mut self.line, &mut self.data);
             }
-            self.data.extend_from_slice(value);
             self.has_data = true;
         }
         self.line.clear();
     }
 }
 
-/// The value of a `data` field line (`data: x`, `data:x` or a bare `data`).
-fn data_value(line: &[u8]) -> Option<&[u8]> {
+/// Where the value of a `data` field line starts (`data: x`, `data:x` or a bare `data`).
+fn data_offset(line: &[u8]) -> Option<usize> {
     if line == b"data" {
-        return Some(&[]);
+        return Some(line.len());
     }
     let value = line.strip_prefix(b"data:")?;
-    Some(value.strip_prefix(b" ").unwrap_or(value))
+    Some(line.len() - value.len() + usize::from(value.first() == Some(&b' ')))
 }
 
 #[cfg(test)]

@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-pub(crate) use crate::protocol::exchange::MAX_ROUNDS;
+/// How many rounds of one call the test clients answer before they give up, so a server
+/// that keeps asking cannot hold a test forever.
+pub(crate) const MAX_ROUNDS: usize = 32;
 use crate::protocol::exchange::{self, Question, Round};
 
 /// One handler: the question's `params` in, the answer's result out.

@@ -38,6 +38,9 @@ pub enum Reply {
     /// Stdio: the client's answer to the question of [`Reply::ThenAsk`], as the text of
     /// the result of request `id` (waiting for it a while).
     Unprompted(Value),
+    /// HTTP: a JSON body declared `length` bytes long (`Content-Length`), sent one byte a
+    /// second.
+    Declared { chunks: Chunks, length: u64 },
     /// A `subscriptions/listen` acknowledged, then `count` notifications for it as fast as
     /// the client takes them; the request is never answered.
     SubscriptionFlood {
@@ -115,12 +118,24 @@ impl Hostile {
         if !matches!(method, "tools/list" | "tools/call") {
             return None;
         }
+        if self
+            .options
+            .only_method
+            .as_deref()
+            .is_some_and(|only| only != method)
+        {
+            return None;
+        }
         let reply = match self.case() {
             Case::HugeResult => Reply::Chunks(chunks::huge(id, self.options.bytes)),
             Case::Endless => Reply::Chunks(chunks::endless(id)),
             Case::Hang => Reply::Hang,
             Case::Keepalive => Reply::Keepalive,
             Case::Trickle => Reply::Trickle(chunks::endless(id)),
+            Case::HugeDeclared => Reply::Declared {
+                chunks: chunks::huge(id, self.options.bytes),
+                length: self.options.bytes,
+            },
             Case::RequestFlood if !self.flooded.swap(true, Ordering::SeqCst) => Reply::Flood {
                 count: self.options.count_or(300_000),
                 then: Box::new(self.baseline(id, method, params)),

@@ -31,6 +31,7 @@ pub enum Case {
     Annotations,
     UnpromptedQuestion,
     SubscriptionFlood,
+    HugeDeclared,
 }
 
 /// Which transports a case can be served over.
@@ -51,7 +52,7 @@ pub enum Era {
 }
 
 impl Case {
-    pub const ALL: [Case; 27] = [
+    pub const ALL: [Case; 28] = [
         Case::Honest,
         Case::HugeResult,
         Case::Endless,
@@ -79,6 +80,7 @@ impl Case {
         Case::Annotations,
         Case::UnpromptedQuestion,
         Case::SubscriptionFlood,
+        Case::HugeDeclared,
     ];
 
     /// The case named `name` on the command line.
@@ -116,6 +118,7 @@ impl Case {
             Case::Annotations => "annotations",
             Case::UnpromptedQuestion => "unprompted-question",
             Case::SubscriptionFlood => "subscription-flood",
+            Case::HugeDeclared => "huge-declared",
         }
     }
 
@@ -131,7 +134,8 @@ impl Case {
             | Case::HangDelete
             | Case::Keepalive
             | Case::Redirect
-            | Case::RedirectSame => Transports::HttpOnly,
+            | Case::RedirectSame
+            | Case::HugeDeclared => Transports::HttpOnly,
             _ => Transports::Both,
         }
     }
@@ -189,6 +193,9 @@ pub struct Options {
     pub count: Option<u64>,
     /// `HOSTILE_401=1`: over HTTP, refuse every request with a hostile 401.
     pub refuse_401: bool,
+    /// `HOSTILE_METHOD`: the one method (`tools/list` or `tools/call`) the cases that
+    /// misbehave on both misbehave on; the other is answered honestly. Both when `None`.
+    pub only_method: Option<String>,
 }
 
 impl Options {

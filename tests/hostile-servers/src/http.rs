@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, LOCATION, WWW_AUTHENTICATE};
+use axum::http::header::{CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, LOCATION, WWW_AUTHENTICATE};
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
@@ -204,6 +204,13 @@ async fn respond(hostile: &Arc<Hostile>, request: &Value, reply: Reply) -> Respo
         Reply::Hang => hold().await,
         Reply::Keepalive => sse_response(Body::from_stream(keepalive())),
         Reply::Trickle(chunks) => json_stream(Body::from_stream(trickle(chunks))),
+        Reply::Declared { chunks, length } => {
+            let mut response = json_stream(Body::from_stream(trickle(chunks)));
+            response
+                .headers_mut()
+                .insert(CONTENT_LENGTH, HeaderValue::from(length));
+            response
+        }
         Reply::Ask(questions) => sse_response(Body::from_stream(ask(hostile.clone(), questions))),
         // `main` refuses the stdio-only cases over HTTP; a request that got here anyway is
         // not served.

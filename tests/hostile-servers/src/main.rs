@@ -117,5 +117,6 @@ fn parse(
         bytes: number("HOSTILE_BYTES")?.unwrap_or(200_000_000),
         count: number("HOSTILE_COUNT")?,
         refuse_401: env("HOSTILE_401").is_some_and(|v| v == "1"),
+        only_method: env("HOSTILE_METHOD"),
     })
 }

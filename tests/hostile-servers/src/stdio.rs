@@ -177,7 +177,7 @@ async fn perform(output: Arc<Output>, reply: Reply) {
             write(&mut writer, b"\n").await;
             flush(&mut writer).await;
         }
-        Reply::Trickle(chunks) => trickle(&output, chunks).await,
+        Reply::Trickle(chunks) | Reply::Declared { chunks, .. } => trickle(&output, chunks).await,
         Reply::Flood { count, then } => {
             {
                 let mut writer = output.writer.lock().await;

@@ -119,13 +119,14 @@ step "modern-only build (without the legacy feature) of the runtime, the macros,
 # The runtime's own tests, the macros', the CLI's and the workspace's integration tests
 # (the eras, the client, the transports), without the legacy adapter. The example servers
 # and the ledger are built, linted and tested below, in the full build: here they would add
-# builds and test runs, not adapter coverage. Leaving them out changes no dependency's
+# builds and test runs, not adapter coverage. So are the hostile servers' suites, which
+# drive the `mcp` and `gateway` programs the full build makes. Leaving them out changes no dependency's
 # features, so nothing is built twice.
 # mcp-macro-tests has no features, so its compile-fail cases (the test `diagnostics`) run
 # once, below. The crate stays in the build: without it (and its dev-dependencies)
 # features of shared dependencies would resolve differently, and half the graph would
 # build twice.
-modern_only=(--workspace --exclude mcp-examples --exclude ledger --no-default-features)
+modern_only=(--workspace --exclude mcp-examples --exclude ledger --exclude mcp-hostile-servers --no-default-features)
 cargo test "${modern_only[@]}" --all-targets --no-run
 cargo test "${modern_only[@]}" -- --exact --skip diagnostics 2>&1 |
   tee target/cargo-test-modern-only.log

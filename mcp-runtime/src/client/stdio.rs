@@ -154,14 +154,17 @@ impl Pipe {
         });
         tokio::spawn(async move {
             loop {
+                // What was queued before the pipe closed still goes out (a server that does
+                // not read it is killed by `close`); then the server sees its input end.
                 tokio::select! {
-                    _ = closing.cancelled() => break,
+                    biased;
                     line = outgoing.recv() => {
                         let Some(line) = line else { break };
                         if stdin.write_all(&line).await.is_err() || stdin.flush().await.is_err() {
                             break;
                         }
                     }
+                    _ = closing.cancelled() => break,
                 }
             }
         });

@@ -115,14 +115,21 @@ pub async fn serve(hostile: Arc<Hostile>) {
                 asking.spawn(ask(output.clone(), hostile.clone(), questions));
             }
             Reply::ThenAsk(reply) => {
-                perform(output.clone(), *reply).await;
                 let answers = hostile.waiting.open();
                 let question = m::request(
                     &answers.id(1),
                     "elicitation/create",
                     m::unprompted_question(),
                 );
-                output.message(&question).await;
+                // The answer and the question in one write, so the client reads them
+                // together: its request is answered before the question arrives.
+                let mut writer = output.writer.lock().await;
+                if let Reply::Message(message) = *reply {
+                    write_message(&mut writer, &message).await;
+                }
+                write_message(&mut writer, &question).await;
+                flush(&mut writer).await;
+                drop(writer);
                 *unprompted.lock().await = Some(answers);
             }
             Reply::Unprompted(id) => {

@@ -11,6 +11,10 @@
 
 mod ask;
 mod render;
+mod safe;
+#[cfg(test)]
+#[path = "../tests/support/terminal.rs"]
+mod terminal;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -120,14 +124,20 @@ async fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::ToolError) => ExitCode::from(1),
         Err(Failure::Usage(message)) => {
-            eprintln!("mcp: {message}");
+            complain(&message);
             ExitCode::from(2)
         }
         Err(Failure::Server(error)) => {
-            eprintln!("mcp: {error}");
+            complain(&error.to_string());
             ExitCode::from(3)
         }
     }
+}
+
+/// Reports why `mcp` stopped on stderr, on one line: the message may quote the server (its
+/// error message, an HTTP body), so it is escaped for the terminal.
+fn complain(message: &str) {
+    eprintln!("mcp: {}", safe::line(message));
 }
 
 async fn run(command: Command) -> Result<(), Failure> {
@@ -141,22 +151,7 @@ async fn run(command: Command) -> Result<(), Failure> {
                 "capabilities": client.capabilities(),
                 "instructions": client.instructions(),
             });
-            if target.json {
-                print(&render::pretty(&info));
-            } else {
-                let name = info["serverInfo"]["name"].as_str().unwrap_or("(unnamed)");
-                let version = info["serverInfo"]["version"].as_str().unwrap_or("");
-                let mut out = format!(
-                    "{name} {version}\nprotocol: {} ({})\ncapabilities: {}\n",
-                    client.protocol_version(),
-                    era_name(client.era()),
-                    capability_names(client.capabilities())
-                );
-                if let Some(instructions) = client.instructions() {
-                    out.push_str(&format!("instructions: {instructions}\n"));
-                }
-                print(&out);
-            }
+            output(&target, &info, || render::info(&info));
             client.close().await;
         }
         Command::Tools(target) => {
@@ -323,13 +318,5 @@ fn era_name(era: Era) -> &'static str {
     match era {
         Era::Modern => "stateless",
         Era::Legacy => "handshake",
-    }
-}
-
-/// The capability names the server declared, e.g. `tools, resources, prompts`.
-fn capability_names(capabilities: &Value) -> String {
-    match capabilities.as_object() {
-        Some(map) if !map.is_empty() => map.keys().cloned().collect::<Vec<_>>().join(", "),
-        _ => "none".to_owned(),
     }
 }

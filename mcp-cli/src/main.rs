@@ -43,7 +43,8 @@ struct Cli {
 enum Command {
     /// The server's name, protocol era and version, capabilities and instructions.
     Info(Target),
-    /// The server's tools and their arguments (`*` marks required ones).
+    /// The server's tools, what their annotations claim, and their arguments (`*` marks
+    /// required ones).
     Tools(Target),
     /// The server's resources and resource templates.
     Resources(Target),

@@ -51,12 +51,16 @@ fn capability_names(capabilities: &Value) -> String {
 }
 
 /// A list of tools: one line each with the name and the first line of its description,
-/// then its arguments indented (`*` marks the required ones).
+/// then what its annotations claim, then its arguments indented (`*` marks the required
+/// ones).
 pub fn tools(tools: &[Value]) -> String {
     let mut out = String::new();
     for tool in tools {
         let name = str_of(tool, "name");
         put_line(&mut out, &with_summary(name, tool));
+        if let Some(claims) = claims(tool) {
+            put_line(&mut out, &format!("    server claims: {claims}"));
+        }
         let schema = &tool["inputSchema"];
         let required: Vec<&str> = schema["required"]
             .as_array()
@@ -84,6 +88,35 @@ pub fn tools(tools: &[Value]) -> String {
         out.push_str("(no tools)\n");
     }
     out
+}
+
+/// A tool's annotations in words, e.g. `read-only, idempotent`, or `None` when it has
+/// none. They are hints the server gives about its own tool, which nothing checks, so
+/// they are shown as its claims.
+fn claims(tool: &Value) -> Option<String> {
+    const HINTS: [(&str, &str); 4] = [
+        ("readOnlyHint", "read-only"),
+        ("destructiveHint", "destructive"),
+        ("idempotentHint", "idempotent"),
+        ("openWorldHint", "open-world"),
+    ];
+    let annotations = &tool["annotations"];
+    let mut said: Vec<String> = HINTS
+        .iter()
+        .filter_map(|(key, word)| match annotations[*key].as_bool()? {
+            true => Some((*word).to_owned()),
+            false => Some(format!("not {word}")),
+        })
+        .collect();
+    // A title already shown on the tool's line would only repeat it.
+    let shown = [tool["name"].as_str(), tool["title"].as_str()];
+    if let Some(title) = annotations["title"]
+        .as_str()
+        .filter(|t| !shown.contains(&Some(*t)))
+    {
+        said.push(format!("title \"{title}\""));
+    }
+    (!said.is_empty()).then(|| said.join(", "))
 }
 
 /// Resources and resource templates, each with its URI (or template), name and MIME type.
@@ -328,6 +361,7 @@ mod tests {
             "name": format!("add{EVIL}\nmcp: forged"),
             "title": format!("Add{EVIL}"),
             "description": format!("Adds{EVIL}\nA second line, not shown."),
+            "annotations": {"title": format!("Sum{EVIL}"), "readOnlyHint": true},
             "inputSchema": {
                 "type": "object",
                 "properties": {
@@ -340,10 +374,37 @@ mod tests {
         assert_eq!(
             listing,
             format!(
-                "add{SHOWN}\\nmcp: forged  Add{SHOWN}: Adds{SHOWN}\n     \
+                "add{SHOWN}\\nmcp: forged  Add{SHOWN}: Adds{SHOWN}\n    \
+                 server claims: read-only, title \"Sum{SHOWN}\"\n     \
                  unit: m{SHOWN} | ft\\nforged\n    \
                  *x{SHOWN}: int{SHOWN}  First{SHOWN}\n"
             )
+        );
+    }
+
+    #[test]
+    fn annotations_are_shown_as_the_servers_claims() {
+        let tool = |annotations: Value| json!({"name": "wipe", "title": "Wipe", "annotations": annotations, "inputSchema": {}});
+        let all = tools(&[tool(json!({
+            "openWorldHint": false,
+            "idempotentHint": true,
+            "destructiveHint": true,
+            "readOnlyHint": false,
+            "title": "Wipe"
+        }))]);
+        assert_eq!(
+            all,
+            "wipe  Wipe\n    server claims: not read-only, destructive, idempotent, not open-world\n"
+        );
+        // No hints (or hints that are not booleans, or only the title already shown): no line.
+        assert_eq!(tools(&[tool(json!({}))]), "wipe  Wipe\n");
+        assert_eq!(
+            tools(&[tool(json!({"readOnlyHint": "yes", "title": "Wipe"}))]),
+            "wipe  Wipe\n"
+        );
+        assert_eq!(
+            tools(&[json!({"name": "wipe", "inputSchema": {}})]),
+            "wipe\n"
         );
     }
 

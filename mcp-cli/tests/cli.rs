@@ -117,7 +117,9 @@ async fn lists_show_names_arguments_and_descriptions() {
     assert!(tools.status.success(), "{}", stderr(&tools));
     let listing = stdout(&tools);
     assert!(
-        listing.contains("add  Adds two integers.\n    *a: integer  The first addend.\n"),
+        listing.contains(
+            "add  Adds two integers.\n    server claims: read-only\n    *a: integer  The first addend.\n"
+        ),
         "{listing}"
     );
     assert!(

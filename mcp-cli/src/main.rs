@@ -18,6 +18,7 @@ mod terminal;
 
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -118,10 +119,24 @@ enum Failure {
     Server(ClientError),
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli.command).await {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            complain(&format!("cannot start: {error}"));
+            return ExitCode::from(3);
+        }
+    };
+    let outcome = runtime.block_on(run(cli.command));
+    // A question still open on the terminal holds a blocking thread until a line is typed;
+    // its answer is no longer wanted, and waiting for it would keep `mcp` alive after its
+    // work is done. The process's exit ends that thread.
+    runtime.shutdown_background();
+    let code = match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::ToolError) => ExitCode::from(1),
         Err(Failure::Usage(message)) => {
@@ -132,13 +147,23 @@ async fn main() -> ExitCode {
             complain(&error.to_string());
             ExitCode::from(3)
         }
-    }
+    };
+    let _ = std::io::stdout().flush();
+    code
 }
 
-/// Reports why `mcp` stopped on stderr, on one line: the message may quote the server (its
-/// error message, an HTTP body), so it is escaped for the terminal.
+/// Whether a question is open on the terminal, its prompt waiting at the end of a line.
+static ASKING: AtomicBool = AtomicBool::new(false);
+
+/// Reports why `mcp` stopped on stderr, on a line of its own: the message may quote the
+/// server (its error message, an HTTP body), so it is escaped for the terminal.
 fn complain(message: &str) {
-    eprintln!("mcp: {}", safe::line(message));
+    let after_prompt = if ASKING.load(Ordering::Relaxed) {
+        "\n"
+    } else {
+        ""
+    };
+    eprintln!("{after_prompt}mcp: {}", safe::line(message));
 }
 
 async fn run(command: Command) -> Result<(), Failure> {
@@ -267,8 +292,12 @@ async fn connect(target: &Target) -> Result<Client, Failure> {
             // Reading the terminal blocks, so it happens off the runtime's threads.
             let asked = tokio::task::spawn_blocking(move || {
                 let stdin = std::io::stdin();
-                let stderr = std::io::stderr();
-                ask::elicitation(&params, &mut stdin.lock(), &mut stderr.lock())
+                ASKING.store(true, Ordering::Relaxed);
+                // Stderr is locked per write, not for the whole question: a question left
+                // open must not keep `mcp` from reporting why it stops.
+                let answer = ask::elicitation(&params, &mut stdin.lock(), &mut std::io::stderr());
+                ASKING.store(false, Ordering::Relaxed);
+                answer
             });
             asked.await.unwrap_or_else(|_| json!({"action": "cancel"}))
         });

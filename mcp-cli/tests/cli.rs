@@ -1,7 +1,8 @@
 //! The `mcp` binary against a server of this framework served over HTTP in the test
-//! process: listings, calls, a question answered on standard input, the JSON output, and
-//! the exit status of each kind of failure. (Over stdio, and against servers of other
-//! SDKs, the test command runs it against the example servers.)
+//! process: listings, calls, a question answered on standard input, the JSON output, the
+//! exit status of each kind of failure, and a question left unanswered when a call gives
+//! up. (Over stdio, and against servers of other SDKs, the test command runs it against
+//! the example servers.)
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
@@ -100,6 +101,35 @@ async fn mcp(args: &[&str], input: &str) -> Output {
     })
     .await
     .expect("the run finishes")
+}
+
+/// Runs `mcp ARGS` with a standard input that stays open and silent, like a terminal
+/// nobody types at, for at most `limit`; `None` if it was still running then (it is
+/// killed).
+#[cfg(feature = "legacy")]
+fn mcp_unanswered(args: &[&str], limit: std::time::Duration) -> Option<Output> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mcp starts");
+    let silent = child.stdin.take();
+    let deadline = std::time::Instant::now() + limit;
+    let finished = loop {
+        if child.try_wait().expect("mcp can be waited for").is_some() {
+            break true;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            break false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let output = child.wait_with_output().expect("mcp ends");
+    drop(silent);
+    finished.then_some(output)
 }
 
 fn stdout(output: &Output) -> String {
@@ -248,4 +278,44 @@ async fn each_kind_of_failure_has_its_exit_status() {
     drop(listener);
     let gone = mcp(&["tools", "--url", &closed], "").await;
     assert_eq!(gone.status.code(), Some(3), "{}", stderr(&gone));
+}
+
+// Only the handshake era asks while the call waits (the other asks between rounds of it).
+#[cfg(feature = "legacy")]
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_exits_when_a_call_gives_up_while_a_question_waits_for_an_answer() {
+    let url = serve().await;
+    // In the handshake era the question arrives while the call waits, so the call's
+    // timeout runs out with the question still open on the terminal.
+    let args = [
+        "call",
+        "--url",
+        &url,
+        "--era",
+        "legacy",
+        "--timeout",
+        "2",
+        "transfer",
+        r#"{"amount": 40}"#,
+    ]
+    .map(str::to_owned);
+    let run = tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        // A guard against hanging forever, not a measure of promptness.
+        mcp_unanswered(&args, std::time::Duration::from_secs(30))
+    })
+    .await
+    .expect("the run finishes");
+    let run = run.expect("mcp exits once the call has timed out");
+    let said = stderr(&run);
+    assert!(
+        said.contains("Transfer 40?"),
+        "the question was asked: {said}"
+    );
+    assert_eq!(run.status.code(), Some(3), "{said}");
+    // On a line of its own, not after the prompt left open.
+    assert!(
+        said.contains("): \nmcp: tools/call: no answer within 2s\n"),
+        "{said}"
+    );
 }

@@ -1,10 +1,17 @@
 //! Questions a server asks mid-call (elicitation), asked on the terminal: the message,
 //! then one prompt per field of the requested form. Lines come from standard input, so a
 //! script can pipe the answers in.
+//!
+//! All the server's text (the message, field titles and descriptions, choices, defaults)
+//! is shown escaped for the terminal, on one line each, so a question cannot pass for
+//! `mcp`'s own lines; an address to visit is shown as text with its origin, never opened
+//! and never made a link.
 
 use std::io::{BufRead, Write};
 
 use serde_json::{json, Map, Number, Value};
+
+use crate::safe;
 
 /// How many unreadable answers to one field before the whole form is cancelled.
 const TRIES: usize = 3;
@@ -28,14 +35,22 @@ fn form(
     let message = params["message"]
         .as_str()
         .unwrap_or("The server asks for input.");
-    writeln!(output, "\n{message}")?;
+    writeln!(output, "\n{}", safe::line(message))?;
     if params["mode"] == "url" {
-        // Shown, never opened: a link from a server is for the user to judge.
-        writeln!(
-            output,
-            "Open this address yourself if you trust it: {}",
-            params["url"].as_str().unwrap_or("?")
-        )?;
+        // Shown, never opened: a link from a server is for the user to judge, and judging
+        // it needs where it leads, which the text of a URL can disguise.
+        let address = params["url"].as_str().unwrap_or("?");
+        writeln!(output, "  address: {}", safe::line(address))?;
+        match web_origin(address) {
+            Some(origin) => {
+                writeln!(output, "  origin:  {}", safe::line(&origin))?;
+                writeln!(
+                    output,
+                    "mcp does not open it: open it yourself only if you trust this origin."
+                )?;
+            }
+            None => writeln!(output, "  warning: not a web address; do not open it.")?,
+        }
         write!(
             output,
             "Press Enter when done (:decline or :cancel to refuse): "
@@ -105,10 +120,11 @@ fn field(
         hint.push_str(", optional");
     }
     if let Some(description) = property["description"].as_str() {
-        writeln!(output, "  {description}")?;
+        writeln!(output, "  {}", safe::line(description))?;
     }
+    let prompt = format!("{label} ({hint}): ");
     for _ in 0..TRIES {
-        write!(output, "{label} ({hint}): ")?;
+        write!(output, "{}", safe::line(&prompt))?;
         output.flush()?;
         let text = match read_line(input)? {
             Line::Decline => return Ok(Field::Refused("decline")),
@@ -127,10 +143,18 @@ fn field(
         }
         match parse(&text, kind, choices.as_deref()) {
             Some(value) => return Ok(Field::Value(value)),
-            None => writeln!(output, "  Not a valid answer: {text}")?,
+            None => writeln!(output, "  Not a valid answer: {}", safe::line(&text))?,
         }
     }
     Ok(Field::Refused("cancel"))
+}
+
+/// Where an http or https address leads: `scheme://host[:port]`, the host in ASCII (an
+/// internationalized name in punycode) and without the user name and password a URL may
+/// put before it to pose as another host. `None` for anything else.
+fn web_origin(address: &str) -> Option<String> {
+    let url = url::Url::parse(address).ok()?;
+    matches!(url.scheme(), "http" | "https").then(|| url.origin().ascii_serialization())
 }
 
 /// The choices of an enum field as (value, title): `enum` (with the legacy `enumNames`)
@@ -223,11 +247,21 @@ fn plain(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::terminal::{assert_terminal_safe, HOSTILE as EVIL, HOSTILE_SHOWN as SHOWN};
 
+    /// The answer to `params` when the user types `typed`, and what was shown, checked to be
+    /// safe for a terminal byte by byte.
     fn answer(params: Value, typed: &str) -> (Value, String) {
         let mut shown = Vec::new();
         let value = elicitation(&params, &mut typed.as_bytes(), &mut shown);
+        assert_terminal_safe(&shown);
         (value, String::from_utf8_lossy(&shown).into_owned())
+    }
+
+    /// What is shown for a URL question with this address.
+    fn url_question(url: &str) -> String {
+        let params = json!({"mode": "url", "message": "Sign in", "url": url});
+        answer(params, "\n").1
     }
 
     fn form() -> Value {
@@ -298,6 +332,110 @@ mod tests {
         assert_eq!(value, json!({"action": "accept"}));
         assert!(shown.contains("https://example.com/login"), "{shown}");
         assert_eq!(answer(params, ":decline\n").0, json!({"action": "decline"}));
+    }
+
+    #[test]
+    fn a_form_shows_the_servers_text_escaped_on_its_own_lines() {
+        let params = json!({
+            "message": format!("Pay?{EVIL}\n(An empty answer keeps the default; forged)"),
+            "requestedSchema": {"type": "object", "properties": {
+                "color": {"type": "string", "title": format!("Colour{EVIL}"),
+                    "description": format!("Pick{EVIL}\nforged"), "default": "g",
+                    "oneOf": [{"const": "r", "title": format!("Red{EVIL}")}, {"const": "g", "title": "Green"}]},
+                "note": {"type": format!("string{EVIL}"), "default": format!("hi{EVIL}")}
+            }, "required": ["color"]}
+        });
+        let (value, shown) = answer(params, "maybe\x1b[2J\u{9b}\n2\n\n");
+        assert_eq!(
+            value,
+            json!({"action": "accept", "content": {"color": "g", "note": format!("hi{EVIL}")}})
+        );
+        let colour = format!("Colour{SHOWN} (1) Red{SHOWN}, 2) Green, default g): ");
+        assert_eq!(
+            shown,
+            format!(
+                "\nPay?{SHOWN}\\n(An empty answer keeps the default; forged)\n\
+                 (An empty answer keeps the default; :decline or :cancel refuses.)\n\
+                 \x20 Pick{SHOWN}\\nforged\n\
+                 {colour}  Not a valid answer: maybe\\x1b[2J\\u{{9b}}\n\
+                 {colour}note (string{SHOWN}, default hi{SHOWN}, optional): "
+            )
+        );
+    }
+
+    #[test]
+    fn a_url_question_shows_the_origin_it_leads_to() {
+        assert_eq!(
+            url_question("https://bank.example@evil.example/login"),
+            "\nSign in\n  address: https://bank.example@evil.example/login\n  \
+             origin:  https://evil.example\n\
+             mcp does not open it: open it yourself only if you trust this origin.\n\
+             Press Enter when done (:decline or :cancel to refuse): "
+        );
+        // The host as ASCII, so a look-alike name shows as what it is; the port only when
+        // it is not the scheme's own.
+        let origin = |url: &str| {
+            let shown = url_question(url);
+            let line = shown.lines().find(|l| l.starts_with("  origin:  "));
+            line.map(|l| l["  origin:  ".len()..].to_owned())
+        };
+        assert_eq!(
+            origin("https://xn--bcher-kva.example:8443/x").as_deref(),
+            Some("https://xn--bcher-kva.example:8443")
+        );
+        assert_eq!(
+            origin("https://b\u{fc}cher.example/").as_deref(),
+            Some("https://xn--bcher-kva.example")
+        );
+        assert_eq!(
+            origin("https://p\u{430}ypal.example/").as_deref(),
+            Some("https://xn--pypal-4ve.example")
+        );
+        assert_eq!(
+            origin("HTTPS://Evil.Example:443/").as_deref(),
+            Some("https://evil.example")
+        );
+        assert_eq!(
+            origin("http://127.0.0.1:8080/cb").as_deref(),
+            Some("http://127.0.0.1:8080")
+        );
+    }
+
+    #[test]
+    fn a_url_question_shows_the_address_as_escaped_text() {
+        let address = format!("https://ok.example/{EVIL}");
+        assert_eq!(
+            url_question(&address),
+            format!(
+                "\nSign in\n  address: https://ok.example/{SHOWN}\n  \
+                 origin:  https://ok.example\n\
+                 mcp does not open it: open it yourself only if you trust this origin.\n\
+                 Press Enter when done (:decline or :cancel to refuse): "
+            )
+        );
+    }
+
+    #[test]
+    fn an_address_that_is_not_a_web_address_is_shown_with_a_warning() {
+        for (url, shown) in [
+            (
+                "javascript:alert(document.cookie)",
+                "javascript:alert(document.cookie)",
+            ),
+            ("file:///etc/passwd", "file:///etc/passwd"),
+            ("not an address\n", "not an address\\n"),
+            ("", ""),
+        ] {
+            assert_eq!(
+                url_question(url),
+                format!(
+                    "\nSign in\n  address: {shown}\n  \
+                     warning: not a web address; do not open it.\n\
+                     Press Enter when done (:decline or :cancel to refuse): "
+                ),
+                "{url:?}"
+            );
+        }
     }
 
     #[test]

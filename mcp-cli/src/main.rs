@@ -11,9 +11,14 @@
 
 mod ask;
 mod render;
+mod safe;
+#[cfg(test)]
+#[path = "../tests/support/terminal.rs"]
+mod terminal;
 
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -39,7 +44,8 @@ struct Cli {
 enum Command {
     /// The server's name, protocol era and version, capabilities and instructions.
     Info(Target),
-    /// The server's tools and their arguments (`*` marks required ones).
+    /// The server's tools, what their annotations claim, and their arguments (`*` marks
+    /// required ones).
     Tools(Target),
     /// The server's resources and resource templates.
     Resources(Target),
@@ -113,21 +119,51 @@ enum Failure {
     Server(ClientError),
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli.command).await {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            complain(&format!("cannot start: {error}"));
+            return ExitCode::from(3);
+        }
+    };
+    let outcome = runtime.block_on(run(cli.command));
+    // A question still open on the terminal holds a blocking thread until a line is typed;
+    // its answer is no longer wanted, and waiting for it would keep `mcp` alive after its
+    // work is done. The process's exit ends that thread.
+    runtime.shutdown_background();
+    let code = match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::ToolError) => ExitCode::from(1),
         Err(Failure::Usage(message)) => {
-            eprintln!("mcp: {message}");
+            complain(&message);
             ExitCode::from(2)
         }
         Err(Failure::Server(error)) => {
-            eprintln!("mcp: {error}");
+            complain(&error.to_string());
             ExitCode::from(3)
         }
-    }
+    };
+    let _ = std::io::stdout().flush();
+    code
+}
+
+/// Whether a question is open on the terminal, its prompt waiting at the end of a line.
+static ASKING: AtomicBool = AtomicBool::new(false);
+
+/// Reports why `mcp` stopped on stderr, on a line of its own: the message may quote the
+/// server (its error message, an HTTP body), so it is escaped for the terminal.
+fn complain(message: &str) {
+    let after_prompt = if ASKING.load(Ordering::Relaxed) {
+        "\n"
+    } else {
+        ""
+    };
+    eprintln!("{after_prompt}mcp: {}", safe::line(message));
 }
 
 async fn run(command: Command) -> Result<(), Failure> {
@@ -141,22 +177,7 @@ async fn run(command: Command) -> Result<(), Failure> {
                 "capabilities": client.capabilities(),
                 "instructions": client.instructions(),
             });
-            if target.json {
-                print(&render::pretty(&info));
-            } else {
-                let name = info["serverInfo"]["name"].as_str().unwrap_or("(unnamed)");
-                let version = info["serverInfo"]["version"].as_str().unwrap_or("");
-                let mut out = format!(
-                    "{name} {version}\nprotocol: {} ({})\ncapabilities: {}\n",
-                    client.protocol_version(),
-                    era_name(client.era()),
-                    capability_names(client.capabilities())
-                );
-                if let Some(instructions) = client.instructions() {
-                    out.push_str(&format!("instructions: {instructions}\n"));
-                }
-                print(&out);
-            }
+            output(&target, &info, || render::info(&info));
             client.close().await;
         }
         Command::Tools(target) => {
@@ -271,8 +292,12 @@ async fn connect(target: &Target) -> Result<Client, Failure> {
             // Reading the terminal blocks, so it happens off the runtime's threads.
             let asked = tokio::task::spawn_blocking(move || {
                 let stdin = std::io::stdin();
-                let stderr = std::io::stderr();
-                ask::elicitation(&params, &mut stdin.lock(), &mut stderr.lock())
+                ASKING.store(true, Ordering::Relaxed);
+                // Stderr is locked per write, not for the whole question: a question left
+                // open must not keep `mcp` from reporting why it stops.
+                let answer = ask::elicitation(&params, &mut stdin.lock(), &mut std::io::stderr());
+                ASKING.store(false, Ordering::Relaxed);
+                answer
             });
             asked.await.unwrap_or_else(|_| json!({"action": "cancel"}))
         });
@@ -323,13 +348,5 @@ fn era_name(era: Era) -> &'static str {
     match era {
         Era::Modern => "stateless",
         Era::Legacy => "handshake",
-    }
-}
-
-/// The capability names the server declared, e.g. `tools, resources, prompts`.
-fn capability_names(capabilities: &Value) -> String {
-    match capabilities.as_object() {
-        Some(map) if !map.is_empty() => map.keys().cloned().collect::<Vec<_>>().join(", "),
-        _ => "none".to_owned(),
     }
 }

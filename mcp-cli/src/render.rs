@@ -1,17 +1,66 @@
 //! Human-readable output: what `mcp` prints without `--json`. Pure functions from the
-//! server's JSON to text, so the shapes are tested without a server.
-
-use std::fmt::Write as _;
+//! server's JSON to text, so the shapes are tested without a server. Every string from the
+//! server goes through [`safe`](crate::safe) on its way out: one-line fields escape
+//! newlines too, bodies (text results, resource text, prompt messages, instructions) keep
+//! them.
 
 use serde_json::Value;
 
+use crate::safe;
+
+/// What the server says about itself: name and version, protocol, capabilities and
+/// instructions, from the JSON object `mcp info --json` prints.
+pub fn info(info: &Value) -> String {
+    let server = &info["serverInfo"];
+    let mut out = String::new();
+    put_line(
+        &mut out,
+        &format!(
+            "{} {}",
+            server["name"].as_str().unwrap_or("(unnamed)"),
+            server["version"].as_str().unwrap_or("")
+        ),
+    );
+    put_line(
+        &mut out,
+        &format!(
+            "protocol: {} ({})",
+            info["protocolVersion"].as_str().unwrap_or("?"),
+            info["era"].as_str().unwrap_or("?")
+        ),
+    );
+    put_line(
+        &mut out,
+        &format!("capabilities: {}", capability_names(&info["capabilities"])),
+    );
+    if let Some(instructions) = info["instructions"].as_str() {
+        push_line(
+            &mut out,
+            &format!("instructions: {}", safe::text(instructions)),
+        );
+    }
+    out
+}
+
+/// The capability names the server declared, e.g. `tools, resources, prompts`.
+fn capability_names(capabilities: &Value) -> String {
+    match capabilities.as_object() {
+        Some(map) if !map.is_empty() => map.keys().cloned().collect::<Vec<_>>().join(", "),
+        _ => "none".to_owned(),
+    }
+}
+
 /// A list of tools: one line each with the name and the first line of its description,
-/// then its arguments indented (`*` marks the required ones).
+/// then what its annotations claim, then its arguments indented (`*` marks the required
+/// ones).
 pub fn tools(tools: &[Value]) -> String {
     let mut out = String::new();
     for tool in tools {
         let name = str_of(tool, "name");
-        let _ = writeln!(out, "{}", with_summary(name, tool));
+        put_line(&mut out, &with_summary(name, tool));
+        if let Some(claims) = claims(tool) {
+            put_line(&mut out, &format!("    server claims: {claims}"));
+        }
         let schema = &tool["inputSchema"];
         let required: Vec<&str> = schema["required"]
             .as_array()
@@ -27,11 +76,11 @@ pub fn tools(tools: &[Value]) -> String {
                 let kind = kind_of(resolve(schema, property));
                 let description = first_line(property["description"].as_str().unwrap_or(""));
                 let line = format!("    {mark}{arg}: {kind}");
-                let _ = if description.is_empty() {
-                    writeln!(out, "{line}")
+                if description.is_empty() {
+                    put_line(&mut out, &line);
                 } else {
-                    writeln!(out, "{line}  {description}")
-                };
+                    put_line(&mut out, &format!("{line}  {description}"));
+                }
             }
         }
     }
@@ -39,6 +88,35 @@ pub fn tools(tools: &[Value]) -> String {
         out.push_str("(no tools)\n");
     }
     out
+}
+
+/// A tool's annotations in words, e.g. `read-only, idempotent`, or `None` when it has
+/// none. They are hints the server gives about its own tool, which nothing checks, so
+/// they are shown as its claims.
+fn claims(tool: &Value) -> Option<String> {
+    const HINTS: [(&str, &str); 4] = [
+        ("readOnlyHint", "read-only"),
+        ("destructiveHint", "destructive"),
+        ("idempotentHint", "idempotent"),
+        ("openWorldHint", "open-world"),
+    ];
+    let annotations = &tool["annotations"];
+    let mut said: Vec<String> = HINTS
+        .iter()
+        .filter_map(|(key, word)| match annotations[*key].as_bool()? {
+            true => Some((*word).to_owned()),
+            false => Some(format!("not {word}")),
+        })
+        .collect();
+    // A title already shown on the tool's line would only repeat it.
+    let shown = [tool["name"].as_str(), tool["title"].as_str()];
+    if let Some(title) = annotations["title"]
+        .as_str()
+        .filter(|t| !shown.contains(&Some(*t)))
+    {
+        said.push(format!("title \"{title}\""));
+    }
+    (!said.is_empty()).then(|| said.join(", "))
 }
 
 /// Resources and resource templates, each with its URI (or template), name and MIME type.
@@ -50,7 +128,7 @@ pub fn resources(resources: &[Value], templates: &[Value]) -> String {
             str_of(resource, "uri"),
             with_summary(str_of(resource, "name"), resource)
         );
-        let _ = writeln!(out, "{}", with_mime(line, resource));
+        put_line(&mut out, &with_mime(line, resource));
     }
     for template in templates {
         let line = format!(
@@ -58,7 +136,10 @@ pub fn resources(resources: &[Value], templates: &[Value]) -> String {
             str_of(template, "uriTemplate"),
             with_summary(str_of(template, "name"), template)
         );
-        let _ = writeln!(out, "{}  (template)", with_mime(line, template));
+        put_line(
+            &mut out,
+            &format!("{}  (template)", with_mime(line, template)),
+        );
     }
     if resources.is_empty() && templates.is_empty() {
         out.push_str("(no resources)\n");
@@ -70,7 +151,7 @@ pub fn resources(resources: &[Value], templates: &[Value]) -> String {
 pub fn prompts(prompts: &[Value]) -> String {
     let mut out = String::new();
     for prompt in prompts {
-        let _ = writeln!(out, "{}", with_summary(str_of(prompt, "name"), prompt));
+        put_line(&mut out, &with_summary(str_of(prompt, "name"), prompt));
         for argument in prompt["arguments"].as_array().into_iter().flatten() {
             let mark = if argument["required"] == Value::Bool(true) {
                 "*"
@@ -80,11 +161,11 @@ pub fn prompts(prompts: &[Value]) -> String {
             let description = first_line(argument["description"].as_str().unwrap_or(""));
             let name = str_of(argument, "name");
             let line = format!("    {mark}{name}");
-            let _ = if description.is_empty() {
-                writeln!(out, "{line}")
+            if description.is_empty() {
+                put_line(&mut out, &line);
             } else {
-                writeln!(out, "{line}  {description}")
-            };
+                put_line(&mut out, &format!("{line}  {description}"));
+            }
         }
     }
     if prompts.is_empty() {
@@ -106,7 +187,8 @@ pub fn call_result(result: &Value) -> String {
     }
     let structured = &result["structuredContent"];
     if texts == 0 && !structured.is_null() {
-        push_line(&mut out, &pretty(structured));
+        // JSON escapes the C0 controls in strings, but not DEL, C1 or the bidi controls.
+        push_line(&mut out, &safe::text(&pretty(structured)));
     }
     out
 }
@@ -116,9 +198,9 @@ pub fn read_result(result: &Value) -> String {
     let mut out = String::new();
     for contents in result["contents"].as_array().into_iter().flatten() {
         if let Some(text) = contents["text"].as_str() {
-            push_line(&mut out, text);
+            push_line(&mut out, &safe::text(text));
         } else {
-            push_line(&mut out, &binary("blob", contents, "blob"));
+            put_line(&mut out, &binary("blob", contents, "blob"));
         }
     }
     out
@@ -128,39 +210,44 @@ pub fn read_result(result: &Value) -> String {
 pub fn prompt_result(result: &Value) -> String {
     let mut out = String::new();
     if let Some(description) = result["description"].as_str() {
-        push_line(&mut out, &format!("# {description}"));
+        put_line(&mut out, &format!("# {description}"));
     }
     for message in result["messages"].as_array().into_iter().flatten() {
-        let role = str_of(message, "role");
+        let role = safe::line(str_of(message, "role"));
         let content = content_block(&message["content"]);
         push_line(&mut out, &format!("{role}: {content}"));
     }
     out
 }
 
-/// One content block in a line (or, for text, as many lines as it has). Links are shown,
-/// never followed: what a server sends is data, not instructions.
+/// One content block in a line (or, for text, as many lines as it has), escaped for the
+/// terminal. Links are shown, never followed: what a server sends is data, not
+/// instructions.
 fn content_block(block: &Value) -> String {
     match block["type"].as_str() {
-        Some("text") => block["text"].as_str().unwrap_or("").to_owned(),
-        Some("image") => binary("image", block, "data"),
-        Some("audio") => binary("audio", block, "data"),
-        Some("resource_link") => format!(
-            "[link {}{}]",
-            str_of(block, "uri"),
-            block["name"]
-                .as_str()
-                .map(|n| format!(" ({n})"))
-                .unwrap_or_default()
-        ),
+        Some("text") => safe::text(block["text"].as_str().unwrap_or("")).into_owned(),
+        Some("image") => safe::line(&binary("image", block, "data")).into_owned(),
+        Some("audio") => safe::line(&binary("audio", block, "data")).into_owned(),
+        Some("resource_link") => {
+            let link = format!(
+                "[link {}{}]",
+                str_of(block, "uri"),
+                block["name"]
+                    .as_str()
+                    .map(|n| format!(" ({n})"))
+                    .unwrap_or_default()
+            );
+            safe::line(&link).into_owned()
+        }
         Some("resource") => {
             let resource = &block["resource"];
+            let header = format!("[resource {}]", str_of(resource, "uri"));
             match resource["text"].as_str() {
-                Some(text) => format!("[resource {}]\n{text}", str_of(resource, "uri")),
-                None => binary("resource", resource, "blob"),
+                Some(text) => format!("{}\n{}", safe::line(&header), safe::text(text)),
+                None => safe::line(&binary("resource", resource, "blob")).into_owned(),
             }
         }
-        _ => pretty(block),
+        _ => safe::text(&pretty(block)).into_owned(),
     }
 }
 
@@ -242,6 +329,13 @@ pub fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }
 
+/// Writes one line made of server strings, escaped so that it stays one line.
+fn put_line(out: &mut String, line: &str) {
+    out.push_str(&safe::line(line));
+    out.push('\n');
+}
+
+/// Writes text already made safe, ending it with a newline if it has none.
 fn push_line(out: &mut String, text: &str) {
     out.push_str(text);
     if !text.ends_with('\n') {
@@ -252,7 +346,176 @@ fn push_line(out: &mut String, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::terminal::{assert_terminal_safe, HOSTILE as EVIL, HOSTILE_SHOWN as SHOWN};
     use serde_json::json;
+
+    /// The rendering, checked to be safe for a terminal byte by byte.
+    fn safe(rendered: String) -> String {
+        assert_terminal_safe(rendered.as_bytes());
+        rendered
+    }
+
+    #[test]
+    fn a_tool_listing_shows_server_text_escaped_on_its_own_lines() {
+        let listing = safe(tools(&[json!({
+            "name": format!("add{EVIL}\nmcp: forged"),
+            "title": format!("Add{EVIL}"),
+            "description": format!("Adds{EVIL}\nA second line, not shown."),
+            "annotations": {"title": format!("Sum{EVIL}"), "readOnlyHint": true},
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    format!("x{EVIL}"): {"type": format!("int{EVIL}"), "description": format!("First{EVIL}\nmore")},
+                    "unit": {"enum": [format!("m{EVIL}"), "ft\nforged"]}
+                },
+                "required": [format!("x{EVIL}")]
+            }
+        })]));
+        assert_eq!(
+            listing,
+            format!(
+                "add{SHOWN}\\nmcp: forged  Add{SHOWN}: Adds{SHOWN}\n    \
+                 server claims: read-only, title \"Sum{SHOWN}\"\n     \
+                 unit: m{SHOWN} | ft\\nforged\n    \
+                 *x{SHOWN}: int{SHOWN}  First{SHOWN}\n"
+            )
+        );
+    }
+
+    #[test]
+    fn annotations_are_shown_as_the_servers_claims() {
+        let tool = |annotations: Value| json!({"name": "wipe", "title": "Wipe", "annotations": annotations, "inputSchema": {}});
+        let all = tools(&[tool(json!({
+            "openWorldHint": false,
+            "idempotentHint": true,
+            "destructiveHint": true,
+            "readOnlyHint": false,
+            "title": "Wipe"
+        }))]);
+        assert_eq!(
+            all,
+            "wipe  Wipe\n    server claims: not read-only, destructive, idempotent, not open-world\n"
+        );
+        // No hints (or hints that are not booleans, or only the title already shown): no line.
+        assert_eq!(tools(&[tool(json!({}))]), "wipe  Wipe\n");
+        assert_eq!(
+            tools(&[tool(json!({"readOnlyHint": "yes", "title": "Wipe"}))]),
+            "wipe  Wipe\n"
+        );
+        assert_eq!(
+            tools(&[json!({"name": "wipe", "inputSchema": {}})]),
+            "wipe\n"
+        );
+    }
+
+    #[test]
+    fn resources_show_uris_names_and_mime_types_escaped() {
+        let listing = safe(resources(
+            &[json!({
+                "uri": format!("notes://1{EVIL}"),
+                "name": format!("note{EVIL}\nforged"),
+                "mimeType": format!("text/plain{EVIL}")
+            })],
+            &[json!({
+                "uriTemplate": format!("notes://{{n}}{EVIL}"),
+                "name": "note",
+                "description": format!("One{EVIL}")
+            })],
+        ));
+        assert_eq!(
+            listing,
+            format!(
+                "notes://1{SHOWN}  note{SHOWN}\\nforged  [text/plain{SHOWN}]\n\
+                 notes://{{n}}{SHOWN}  note  One{SHOWN}  (template)\n"
+            )
+        );
+    }
+
+    #[test]
+    fn prompts_show_names_and_arguments_escaped() {
+        let listing = safe(prompts(&[json!({
+            "name": format!("greet{EVIL}"),
+            "description": format!("Greets{EVIL}"),
+            "arguments": [{"name": format!("who{EVIL}\n    *forged"), "required": true,
+                "description": format!("Whom{EVIL}")}]
+        })]));
+        assert_eq!(
+            listing,
+            format!("greet{SHOWN}  Greets{SHOWN}\n    *who{SHOWN}\\n    *forged  Whom{SHOWN}\n")
+        );
+    }
+
+    #[test]
+    fn a_result_keeps_its_lines_and_escapes_everything_else() {
+        let result = json!({"content": [
+            {"type": "text", "text": format!("5{EVIL}\nsecond line\r\n")},
+            {"type": "image", "data": "aGVsbG8=", "mimeType": format!("image/png{EVIL}")},
+            {"type": "resource_link", "uri": format!("notes://1{EVIL}"), "name": "n\nforged"},
+            {"type": "resource", "resource": {"uri": format!("notes://2\n{EVIL}"), "text": format!("body{EVIL}\nend")}},
+            {"type": "strange\u{9b}", "value": "\u{202e}"}
+        ]});
+        assert_eq!(
+            safe(call_result(&result)),
+            format!(
+                "5{SHOWN}\nsecond line\\r\n\
+                 [image image/png{SHOWN}, 5 bytes]\n\
+                 [link notes://1{SHOWN} (n\\nforged)]\n\
+                 [resource notes://2\\n{SHOWN}]\nbody{SHOWN}\nend\n\
+                 {{\n  \"type\": \"strange\\u{{9b}}\",\n  \"value\": \"\\u{{202e}}\"\n}}\n"
+            )
+        );
+        // JSON escapes ESC itself, but would write C1 and bidi controls raw.
+        let structured = json!({"content": [], "structuredContent": {"k\u{9b}": EVIL}});
+        assert_eq!(
+            safe(call_result(&structured)),
+            "{\n  \"k\\u{9b}\": \"a\\u001b[2Jb\\u001b]0;t\\u0007c\\u001b]8;;https://evil.example/\\u001b\\\\d\\u001b]8;;\\u001b\\\\e\\rf\\bg\\th\\x7fi\\u{9b}j\\u{202e}k\\u{2066}l\\u{feff}m\"\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_resource_read_keeps_its_lines_and_escapes_everything_else() {
+        let read = safe(read_result(&json!({"contents": [
+            {"uri": "notes://1", "text": format!("milk{EVIL}\neggs")},
+            {"uri": format!("notes://2{EVIL}"), "blob": "AAAA", "mimeType": format!("application/pdf\n{EVIL}")}
+        ]})));
+        assert_eq!(
+            read,
+            format!(
+                "milk{SHOWN}\neggs\n[blob notes://2{SHOWN} application/pdf\\n{SHOWN}, 3 bytes]\n"
+            )
+        );
+    }
+
+    #[test]
+    fn a_prompt_keeps_its_message_lines_and_escapes_everything_else() {
+        let got = safe(prompt_result(&json!({
+            "description": format!("A greeting{EVIL}\nforged"),
+            "messages": [{"role": format!("user{EVIL}"),
+                "content": {"type": "text", "text": format!("Say hello{EVIL}\nto Ada.")}}]
+        })));
+        assert_eq!(
+            got,
+            format!("# A greeting{SHOWN}\\nforged\nuser{SHOWN}: Say hello{SHOWN}\nto Ada.\n")
+        );
+    }
+
+    #[test]
+    fn server_info_is_escaped_and_its_instructions_keep_their_lines() {
+        let got = safe(info(&json!({
+            "serverInfo": {"name": format!("srv{EVIL}"), "version": "1\nprotocol: forged"},
+            "era": "stateless",
+            "protocolVersion": "2026-07-28",
+            "capabilities": {format!("tools{EVIL}"): {}},
+            "instructions": format!("Be kind{EVIL}\nto the ledger.")
+        })));
+        assert_eq!(
+            got,
+            format!(
+                "srv{SHOWN} 1\\nprotocol: forged\nprotocol: 2026-07-28 (stateless)\n\
+                 capabilities: tools{SHOWN}\ninstructions: Be kind{SHOWN}\nto the ledger.\n"
+            )
+        );
+    }
 
     #[test]
     fn tools_show_arguments_with_the_required_ones_marked() {

@@ -1,13 +1,18 @@
 //! The `mcp` binary against a server of this framework served over HTTP in the test
-//! process: listings, calls, a question answered on standard input, the JSON output, and
-//! the exit status of each kind of failure. (Over stdio, and against servers of other
-//! SDKs, the test command runs it against the example servers.)
+//! process: listings, calls, a question answered on standard input, the JSON output, the
+//! exit status of each kind of failure, server text that tries to take over the terminal,
+//! and a question left unanswered when a call gives up. (Over stdio, and against servers
+//! of other SDKs, the test command runs it against the example servers.)
+
+#[path = "support/terminal.rs"]
+mod terminal;
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 use mcp_runtime::prelude::*;
 use serde_json::{json, Value};
+use terminal::{assert_terminal_safe, HOSTILE, HOSTILE_SHOWN};
 
 /// Adds two integers.
 #[tool(read_only)]
@@ -67,11 +72,62 @@ async fn greet(
     vec![PromptMessage::user(format!("Say hello to {who}."))]
 }
 
+/// Reports, with every trick on a terminal in its title, description and result. (The
+/// attributes spell out `HOSTILE`, which they cannot name.)
+#[tool(
+    title = "a\x1b[2Jb\x1b]0;t\x07c\x1b]8;;https://evil.example/\x1b\\d\x1b]8;;\x1b\\e\rf\x08g\th\x7fi\u{9b}j\u{202e}k\u{2066}l\u{feff}m",
+    description = "a\x1b[2Jb\x1b]0;t\x07c\x1b]8;;https://evil.example/\x1b\\d\x1b]8;;\x1b\\e\rf\x08g\th\x7fi\u{9b}j\u{202e}k\u{2066}l\u{feff}m\nA second line."
+)]
+async fn report() -> String {
+    format!("{HOSTILE}\nSecond line.")
+}
+
+/// Refuses, with the tricks in its error.
+#[tool]
+async fn refuse() -> Result<String, ToolError> {
+    Err(ToolError::new(HOSTILE))
+}
+
+/// Asks a question made of the tricks.
+#[tool]
+async fn ask_tricks(ctx: RequestContext) -> Result<String, ToolError> {
+    match ctx.elicit::<Approval>("tricks", HOSTILE)? {
+        Elicitation::Accepted(_) => Ok("Accepted.".into()),
+        Elicitation::Declined | Elicitation::Cancelled => Ok("Refused.".into()),
+    }
+}
+
+/// Text with the tricks in it, by number.
+#[resource(
+    "tricks://<number>",
+    name = "tricks",
+    mime = "text/plain",
+    description = "a\x1b[2Jb\x1b]0;t\x07c\x1b]8;;https://evil.example/\x1b\\d\x1b]8;;\x1b\\e\rf\x08g\th\x7fi\u{9b}j\u{202e}k\u{2066}l\u{feff}m"
+)]
+async fn tricks(number: u32) -> String {
+    format!("{HOSTILE}\n{number}")
+}
+
+/// A prompt with the tricks in its title and its message.
+#[prompt(
+    title = "a\x1b[2Jb\x1b]0;t\x07c\x1b]8;;https://evil.example/\x1b\\d\x1b]8;;\x1b\\e\rf\x08g\th\x7fi\u{9b}j\u{202e}k\u{2066}l\u{feff}m"
+)]
+async fn trick(
+    /// Whom to trick.
+    who: String,
+) -> Vec<PromptMessage> {
+    vec![PromptMessage::user(format!("{HOSTILE}\n{who}"))]
+}
+
 /// Serves the tools above over HTTP on a free port of this process; returns the URL.
 async fn serve() -> String {
-    let app = Server::new("cli-test", "1.2.3")
-        .build()
-        .expect("the server builds");
+    serve_server(Server::new("cli-test", "1.2.3")).await
+}
+
+/// Serves `server` (with the tools above) over HTTP on a free port of this process;
+/// returns the URL.
+async fn serve_server(server: Server) -> String {
+    let app = server.build().expect("the server builds");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("a free port");
@@ -102,6 +158,46 @@ async fn mcp(args: &[&str], input: &str) -> Output {
     .expect("the run finishes")
 }
 
+/// Runs `mcp ARGS` with a standard input that stays open and silent, like a terminal
+/// nobody types at, for at most `limit`; `None` if it was still running then (it is
+/// killed).
+#[cfg(feature = "legacy")]
+fn mcp_unanswered(args: &[&str], limit: std::time::Duration) -> Option<Output> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mcp starts");
+    let silent = child.stdin.take();
+    let deadline = std::time::Instant::now() + limit;
+    let finished = loop {
+        if child.try_wait().expect("mcp can be waited for").is_some() {
+            break true;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            break false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let output = child.wait_with_output().expect("mcp ends");
+    drop(silent);
+    finished.then_some(output)
+}
+
+/// What `mcp ARGS --json --url URL` prints, decoded.
+async fn json(url: &str, args: &[&str]) -> Value {
+    let args: Vec<&str> = args
+        .iter()
+        .copied()
+        .chain(["--json", "--url", url])
+        .collect();
+    let run = mcp(&args, "").await;
+    serde_json::from_slice(&run.stdout).expect("JSON output")
+}
+
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
@@ -117,7 +213,9 @@ async fn lists_show_names_arguments_and_descriptions() {
     assert!(tools.status.success(), "{}", stderr(&tools));
     let listing = stdout(&tools);
     assert!(
-        listing.contains("add  Adds two integers.\n    *a: integer  The first addend.\n"),
+        listing.contains(
+            "add  Adds two integers.\n    server claims: read-only\n    *a: integer  The first addend.\n"
+        ),
         "{listing}"
     );
     assert!(
@@ -246,4 +344,156 @@ async fn each_kind_of_failure_has_its_exit_status() {
     drop(listener);
     let gone = mcp(&["tools", "--url", &closed], "").await;
     assert_eq!(gone.status.code(), Some(3), "{}", stderr(&gone));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn human_output_shows_server_text_escaped_and_json_keeps_it_exact() {
+    let url = serve_server(
+        Server::new("cli-test", "1.2.3")
+            .instructions(format!("Mind the ledger.{HOSTILE}\nThen sleep.")),
+    )
+    .await;
+    let unknown = "nope\x1b[2J\u{9b}\nmcp: forged";
+    // Each run, its exit status, its input, and what must show (escaped) on stdout or stderr.
+    let runs: &[(&[&str], i32, &str, &str)] = &[
+        (
+            &["tools"],
+            0,
+            "",
+            &format!("report  {HOSTILE_SHOWN}: {HOSTILE_SHOWN}\n"),
+        ),
+        (
+            &["call", "report"],
+            0,
+            "",
+            &format!("{HOSTILE_SHOWN}\nSecond line.\n"),
+        ),
+        (&["call", "refuse"], 1, "", &format!("{HOSTILE_SHOWN}\n")),
+        (
+            &["call", "ask_tricks"],
+            0,
+            "y\n1\n",
+            &format!("\n{HOSTILE_SHOWN}\n"),
+        ),
+        (&["call", unknown], 3, "", r"nope\x1b[2J\u{9b}\nmcp: forged"),
+        (
+            &["info"],
+            0,
+            "",
+            &format!("instructions: Mind the ledger.{HOSTILE_SHOWN}\nThen sleep.\n"),
+        ),
+        (
+            &["resources"],
+            0,
+            "",
+            &format!("tricks://{{number}}  tricks  {HOSTILE_SHOWN}  [text/plain]"),
+        ),
+        (
+            &["read", "tricks://7"],
+            0,
+            "",
+            &format!("{HOSTILE_SHOWN}\n7\n"),
+        ),
+        (
+            &["prompts"],
+            0,
+            "",
+            &format!("trick  {HOSTILE_SHOWN}: A prompt with"),
+        ),
+        (
+            &["get", "trick", r#"{"who": "Ada"}"#],
+            0,
+            "",
+            &format!("user: {HOSTILE_SHOWN}\nAda\n"),
+        ),
+    ];
+    for (args, status, input, shown) in runs {
+        let args: Vec<&str> = args.iter().copied().chain(["--url", &url]).collect();
+        let run = mcp(&args, input).await;
+        let both = format!("{}{}", stdout(&run), stderr(&run));
+        assert_eq!(run.status.code(), Some(*status), "mcp {args:?}: {both}");
+        assert_terminal_safe(&run.stdout);
+        assert_terminal_safe(&run.stderr);
+        assert!(both.contains(shown), "mcp {args:?} shows {shown:?}: {both}");
+    }
+
+    // With --json the same strings come back exact.
+    let tools = json(&url, &["tools"]).await;
+    let report = tools
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["name"] == "report"))
+        .expect("report is listed");
+    assert_eq!(report["title"], HOSTILE);
+    assert_eq!(report["description"], format!("{HOSTILE}\nA second line."));
+    let called = json(&url, &["call", "report"]).await;
+    assert_eq!(
+        called["content"][0]["text"],
+        format!("{HOSTILE}\nSecond line.")
+    );
+    let refused = json(&url, &["call", "refuse"]).await;
+    assert_eq!(refused["content"][0]["text"], HOSTILE);
+    let info = json(&url, &["info"]).await;
+    assert_eq!(
+        info["instructions"],
+        format!("Mind the ledger.{HOSTILE}\nThen sleep.")
+    );
+    let resources = json(&url, &["resources"]).await;
+    let template = resources["resourceTemplates"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["name"] == "tricks"))
+        .expect("tricks is listed");
+    assert_eq!(template["description"], HOSTILE);
+    let read = json(&url, &["read", "tricks://7"]).await;
+    assert_eq!(read["contents"][0]["text"], format!("{HOSTILE}\n7"));
+    let prompts = json(&url, &["prompts"]).await;
+    let trick = prompts
+        .as_array()
+        .and_then(|p| p.iter().find(|p| p["name"] == "trick"))
+        .expect("trick is listed");
+    assert_eq!(trick["title"], HOSTILE);
+    let got = json(&url, &["get", "trick", r#"{"who": "Ada"}"#]).await;
+    assert_eq!(
+        got["messages"][0]["content"]["text"],
+        format!("{HOSTILE}\nAda")
+    );
+}
+
+// Only the handshake era asks while the call waits (the other asks between rounds of it).
+#[cfg(feature = "legacy")]
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_exits_when_a_call_gives_up_while_a_question_waits_for_an_answer() {
+    let url = serve().await;
+    // In the handshake era the question arrives while the call waits, so the call's
+    // timeout runs out with the question still open on the terminal.
+    let args = [
+        "call",
+        "--url",
+        &url,
+        "--era",
+        "legacy",
+        "--timeout",
+        "2",
+        "transfer",
+        r#"{"amount": 40}"#,
+    ]
+    .map(str::to_owned);
+    let run = tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        // A guard against hanging forever, not a measure of promptness.
+        mcp_unanswered(&args, std::time::Duration::from_secs(30))
+    })
+    .await
+    .expect("the run finishes");
+    let run = run.expect("mcp exits once the call has timed out");
+    let said = stderr(&run);
+    assert!(
+        said.contains("Transfer 40?"),
+        "the question was asked: {said}"
+    );
+    assert_eq!(run.status.code(), Some(3), "{said}");
+    // On a line of its own, not after the prompt left open.
+    assert!(
+        said.contains("): \nmcp: tools/call: no answer within 2s\n"),
+        "{said}"
+    );
 }

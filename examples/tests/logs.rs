@@ -47,7 +47,7 @@ fn each_request_ends_with_one_json_line_naming_its_fate() {
         .collect();
     let output = run_logged(env!("CARGO_BIN_EXE_exports"), Some("json"), &calls);
     assert!(output.status.success());
-    // stdout: the two answers and nothing else.
+    // S-065: stdout: the two answers and nothing else.
     let answers: Vec<Value> = String::from_utf8_lossy(&output.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).expect("only JSON-RPC on stdout"))

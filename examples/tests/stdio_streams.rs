@@ -120,5 +120,7 @@ fn two_pipes() {
         .read_to_string(&mut output)
         .expect("read");
     assert!(child.wait().expect("exit").success());
+    // S-063: 200 requests in on stdin, one per line; one answer per line out on stdout
+    // (`check_answers` reads each line as one message).
     check_answers(&output, 200);
 }

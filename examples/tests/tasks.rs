@@ -51,7 +51,8 @@ async fn tasks_survive_a_restart_and_a_dead_process_fails_its_task() {
     // Finished work is still there,
     let again = client.wait_for(&finished, "completed").await;
     assert_eq!(again["result"], done["result"]);
-    // the running task is failed once its lease has run out,
+    // the running task is failed once its lease has run out (S-355: created just before
+    // the process died, it was already durable),
     let failed = client.wait_for(&running, "failed").await;
     assert!(failed["statusMessage"]
         .as_str()
@@ -106,6 +107,7 @@ async fn two_processes_share_tasks_through_postgres() {
 
     // Created on A, polled on B until done.
     let export = start(&a_client, "export_report", json!({"rows": 80})).await;
+    // S-355: the task was durable when A answered: B, another process, gets it at once.
     let seen = b_client.task(&export).await;
     assert!(
         matches!(

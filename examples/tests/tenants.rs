@@ -159,7 +159,7 @@ async fn tenants_over_http_see_only_their_own_orders() {
         .to_owned();
     assert!(text.contains("anvil") && !text.contains("magnet"), "{text}");
 
-    // A token minted for another server is refused.
+    // S-326: a token minted for another server (its audience) is refused.
     let elsewhere = token(
         &http,
         &issuer,

@@ -77,6 +77,8 @@ fn a_call_started_on_one_process_finishes_on_another_with_the_same_key() {
         "requestState": state,
     });
     let mut second = Process::start(&key);
+    // S-021: the call's state travels in the requestState the client sends, so another
+    // process with the key finishes it.
     let done = second.request(delete_order(2, answer.clone()));
     assert_eq!(
         done["result"]["content"][0]["text"], "Order 2 deleted.",

@@ -216,7 +216,10 @@ mod tests {
         assert!(errs("x://<a..>/b")[0].message.contains("must come last"));
         assert!(errs("x://<a>/<a>")[0].message.contains("twice"));
         assert!(errs("x://{id}")[0].message.contains("`<name>`"));
+        // S-211: a URI starts with an RFC 3986 scheme: a letter, then letters, digits, `+`,
+        // `-` or `.`.
         assert!(errs("no-scheme/<id>")[0].message.contains("scheme"));
+        assert!(errs("or_ders://<id>")[0].message.contains("scheme"));
         assert!(errs("x://<a><b>")[0].message.contains("in a row"));
         assert!(errs("x://a b")[0].message.contains("whitespace"));
         assert!(errs("x://<1a>")[0]

@@ -27,6 +27,7 @@ mod tests {
 
     #[test]
     fn timestamps_are_iso8601_utc() {
+        // S-357: a task's timestamps are ISO 8601, in UTC.
         assert_eq!(iso8601(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(iso8601(951_782_400_123), "2000-02-29T00:00:00.123Z");
         assert_eq!(iso8601(1_796_083_200_000), "2026-12-01T00:00:00.000Z");

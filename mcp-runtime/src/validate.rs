@@ -301,6 +301,8 @@ mod tests {
         ];
         for schema in refused {
             let err = ArgValidator::compile(&schema).err().unwrap();
+            // S-030, S-031: a schema that refers outside itself is refused, never fetched;
+            // there is no setting that fetches.
             assert!(err.contains("is not fetched"), "{schema}: {err}");
         }
     }
@@ -354,7 +356,7 @@ mod tests {
 
     #[test]
     fn a_dialect_the_validator_cannot_apply_is_refused() {
-        // S-027
+        // S-027: a dialect the validator cannot apply is refused, saying it is not supported.
         for schema in [
             json!({"$schema": "https://x.example/my-meta-schema", "type": "object"}),
             json!({"$schema": "https://json-schema.org/draft/2030-01/schema", "type": "object"}),

@@ -559,7 +559,8 @@ mod tests {
 
     #[test]
     fn oauth_endpoints_beyond_loopback_are_https() {
-        // S-342
+        // S-339, S-340, S-342: an endpoint beyond this machine is https (OAuth 2.1 §1.5);
+        // loopback may be plain http.
         for url in [
             "https://mcp.example.com/mcp",
             "HTTPS://MCP.EXAMPLE.COM",

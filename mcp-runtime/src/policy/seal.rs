@@ -161,7 +161,7 @@ mod tests {
         assert_eq!(sealer.open("cursor:prompts/list", &token), Err(Unsealed));
         let other = Sealer::new(&SealKey::random().unwrap());
         assert_eq!(other.open("cursor:tools/list", &token), Err(Unsealed));
-        // Flip one character of the ciphertext.
+        // S-125: flip one character of the ciphertext: it no longer opens.
         let mut bytes = token.into_bytes();
         let last = bytes.len() - 2;
         bytes[last] = if bytes[last] == b'A' { b'B' } else { b'A' };

@@ -59,6 +59,7 @@ mod tests {
     #[test]
     fn long_lists_are_cut_to_100_with_total_and_has_more() {
         let c = Completion::new((0..250).map(|i| i.to_string()));
+        // S-251: at most 100 values; total and hasMore tell what was cut.
         assert_eq!(c.values.len(), 100);
         assert_eq!(c.total, Some(250));
         assert_eq!(c.has_more, Some(true));

@@ -613,6 +613,7 @@ mod tests {
         let Message::Request { id, .. } = m else {
             panic!("not a request")
         };
+        // S-003: the id a response carries back keeps its JSON type: 7 and "7" differ.
         assert_eq!(serde_json::to_value(&id).unwrap(), json!(7));
         let m = Message::from_value(json!({"jsonrpc":"2.0","id":"7","method":"x"})).unwrap();
         let Message::Request { id, .. } = m else {
@@ -631,6 +632,7 @@ mod tests {
             json!({"jsonrpc":"2.0","id":{},"method":"x"}),
         ] {
             let err = Message::from_value(bad).unwrap_err();
+            // S-002: only a JSON-RPC 2.0 message is accepted ("1.0" is an invalid request).
             assert_eq!(err.error.code, -32600);
         }
         let err = Message::from_value(json!({"jsonrpc":"2.0","id":1,"method":"x","params":[1]}))

@@ -349,7 +349,8 @@ mod tests {
 
     #[test]
     fn empty_and_non_token_names_are_refused() {
-        // S-185, S-186
+        // S-185: an empty name is refused; S-186: so is one that is not an RFC 9110 token
+        // or holds a control character.
         for (name, words) in [
             ("", "is empty"),
             ("Region Code", "' '"),
@@ -373,7 +374,7 @@ mod tests {
 
     #[test]
     fn names_must_differ_ignoring_case() {
-        // S-187
+        // S-187: two names that differ only in case are refused.
         let found = problems(json!({"type": "object", "properties": {
             "a": {"type": "string", "x-mcp-header": "Region"},
             "b": {"type": "string", "x-mcp-header": "REGION"}
@@ -385,7 +386,7 @@ mod tests {
 
     #[test]
     fn only_strings_integers_and_booleans_are_mirrored() {
-        // S-188
+        // S-188: `number`, and every type a header cannot carry alone, is refused.
         for (schema, words) in [
             (json!({"type": "number"}), "`number`"),
             (json!({"type": "object"}), "type \"object\""),
@@ -413,7 +414,7 @@ mod tests {
 
     #[test]
     fn mirrored_properties_are_reached_through_properties_only() {
-        // S-189
+        // S-189: an annotation off the `properties` chain is refused, naming the keyword.
         let under = |keyword: &str, schema: Value| {
             let found = problems(schema);
             assert_eq!(found.len(), 1, "{found:?}");

@@ -716,6 +716,18 @@ mod tests {
     }
 
     #[test]
+    fn an_arguments_type_that_is_not_an_object_is_refused() {
+        let mut spec = ParamSpec::default();
+        spec.root::<u32>();
+        let problems = spec.finish().unwrap_err();
+        // S-183: tool arguments are an object, so no other root is published.
+        assert!(
+            problems[0].contains("must describe a JSON object"),
+            "{problems:?}"
+        );
+    }
+
+    #[test]
     fn hand_written_argument_schemas_are_published_as_written() {
         let mut spec = ParamSpec::default();
         spec.root::<HandWritten>();

@@ -327,6 +327,7 @@ mod tests {
             "test://template/%zz/data",
             "test://template/%ff/data",
         ] {
+            // S-219: dot segments, encoded separators and broken escapes match no template.
             assert_eq!(match_uri(DATA, uri), None, "{uri}");
         }
         for uri in [

@@ -146,11 +146,12 @@ mod tests {
         assert!(!notifier.send_message(&json!({"after": "cancel"})));
         assert!(rx.try_recv().is_ok());
         assert!(rx.try_recv().is_err());
+        // S-145: the handler finished after the cancellation came: its response is dropped.
         assert!(
             !running.finish(&id),
             "a cancelled request's response is not sent"
         );
-        // Unknown and malformed names are ignored.
+        // S-145: unknown ids (such as one already answered) and malformed ones are ignored.
         running.cancel(Params::from_value(json!({"requestId": 8})).as_ref());
         running.cancel(Params::from_value(json!({"requestId": {}})).as_ref());
         running.cancel(None);

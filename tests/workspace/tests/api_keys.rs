@@ -117,6 +117,7 @@ async fn wrong_missing_and_malformed_keys_get_401() {
         json!({}),
     )
     .await;
+    // S-327: an invalid credential gets 401 with invalid_token.
     assert_eq!(wrong.status, 401);
     assert_eq!(
         wrong.header("www-authenticate"),
@@ -186,6 +187,7 @@ async fn metadata_without_an_authorization_server_is_refused_at_start() {
         .err()
         .expect("refused")
         .to_string();
+    // S-321: metadata must name an authorization server, or the server does not start.
     assert!(
         refused.contains("names no authorization server"),
         "{refused}"

@@ -125,6 +125,8 @@ async fn cursors_resume_on_another_instance_with_the_same_key() {
     let first = a.request("tools/list", json!({})).await;
     let cursor = first["result"]["nextCursor"].clone();
     let second = b.request("tools/list", json!({"cursor": cursor})).await;
+    // S-021: the listing spans requests through the cursor the client sends back, so
+    // another instance with the same key continues it.
     assert_eq!(second["result"]["tools"][0]["name"], "greet");
     let other = TestClient::new(mcp_workspace_tests::server().page_size(2).build().unwrap());
     let refused = other.request("tools/list", json!({"cursor": cursor})).await;
@@ -164,6 +166,7 @@ async fn the_authorize_hook_runs_before_every_call() {
             .unwrap(),
     );
     let denied = client.call_tool("wipe", json!({})).await;
+    // S-197: the application's access control runs before every call.
     assert_eq!(denied["error"]["code"], -31403);
     assert_eq!(denied["error"]["data"]["reason"], "wipe is destructive");
     let allowed = client.call_tool("add", json!({"a": 1, "b": 1})).await;
@@ -213,6 +216,7 @@ async fn hostile_arguments_get_a_clear_error() {
         deep = json!({ "n": deep });
     }
     let reply = client.call_tool("greet", json!({"name": deep})).await;
+    // S-196: arguments nested too deep, or not in the schema, are refused.
     assert_eq!(reply["isError"], true);
     assert!(
         reply["content"][0]["text"]
@@ -255,6 +259,7 @@ fn a_tool_whose_schema_refers_outside_itself_stops_the_server_at_start() {
         .expect("build fails");
     let text = error.to_string();
     assert!(text.contains("tool `file_order`"), "{text}");
+    // S-030: a remote $ref is not fetched: the server refuses to start instead.
     assert!(
         text.contains("remote $ref https://schemas.example/order.json is not fetched"),
         "{text}"
@@ -449,6 +454,7 @@ async fn http_refuses_foreign_hosts_and_origins() {
                 .unwrap()
                 .contains("not allowed")
     );
+    // S-073, S-074: the Origin is checked: a foreign one is 403, a local one is served.
     let mut request = http_request(LIST).unwrap();
     request
         .headers_mut()
@@ -482,6 +488,8 @@ async fn http_get_and_delete_are_405() {
             .body(Body::empty())
             .unwrap();
         let (status, body, headers) = http(&app, request).await;
+        // S-072, S-089: the endpoint takes POST alone: no GET stream, so no stream to
+        // resume with Last-Event-ID.
         assert_eq!(status, 405, "{method}");
         assert_eq!(headers["allow"], "POST");
         assert_eq!(body["error"]["code"], -32600);
@@ -510,6 +518,7 @@ async fn http_posts_not_declared_json_are_415_before_their_body_is_read() {
         (&["application/x-www-form-urlencoded"][..], LIST),
         (&["multipart/form-data; boundary=x"][..], LIST),
         (&["application/jsonl"][..], LIST),
+        // S-057: JSON-RPC is UTF-8: a body declared in another charset is refused.
         (&["application/json; charset=latin1"][..], LIST),
         (&["application/json", "text/plain"][..], LIST),
         // Refused before parsing: a body that is not even JSON gets 415, not -32700.
@@ -578,16 +587,21 @@ async fn http_malformed_bodies_are_400_with_jsonrpc_errors() {
 
 #[tokio::test]
 async fn http_headers_must_match_the_body() {
-    // S-093, S-097, S-098, S-099, S-105, S-106, S-108
     let app = mcp_workspace_tests::server().build().unwrap();
     let call = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    // S-106: each header disagrees with the body, or is missing.
     let cases: Vec<(&str, Option<&str>)> = vec![
+        // S-097: no version header.
         ("mcp-protocol-version", None),
+        // S-093: a version other than the one in _meta.
         ("mcp-protocol-version", Some("2025-11-25")),
+        // S-098: no Mcp-Method, no Mcp-Name.
         ("mcp-method", None),
+        // S-105: header values compare case-sensitively.
         ("mcp-method", Some("TOOLS/CALL")),
         ("mcp-name", None),
         ("mcp-name", Some("sub")),
+        // S-099: without its closing `?=` a value is not Base64, so it is compared as is.
         ("mcp-name", Some("=?base64?YWRk?")),
     ];
     for (header, value) in cases {
@@ -601,11 +615,13 @@ async fn http_headers_must_match_the_body() {
             }
         }
         let (status, body, _) = http(&app, request).await;
+        // S-011, S-108: 400 with -32020, the code defined for a header mismatch.
         assert_eq!(status, 400, "{header}: {value:?}");
         assert_eq!(body["error"]["code"], -32020, "{header}: {value:?}");
         assert_eq!(body["id"], 5, "S-007: the id is echoed");
     }
-    // Base64-encoded names and surrounding whitespace are accepted.
+    // S-099: Base64-encoded names are decoded before comparing; surrounding whitespace is
+    // accepted.
     for value in ["=?base64?YWRk?=", "  add  "] {
         let mut request = http_request(call).unwrap();
         request
@@ -619,7 +635,6 @@ async fn http_headers_must_match_the_body() {
 
 #[tokio::test]
 async fn http_notifications_are_accepted_without_a_body() {
-    // S-078
     let app = mcp_workspace_tests::server().build().unwrap();
     let (status, body, _) = http(
         &app,
@@ -629,6 +644,7 @@ async fn http_notifications_are_accepted_without_a_body() {
         .unwrap(),
     )
     .await;
+    // S-015, S-078: an accepted notification is 202 with no body: no response.
     assert_eq!(status, 202);
     assert_eq!(body, Value::Null);
     // S-079: one that cannot be accepted gets an HTTP error, with a JSON-RPC error that
@@ -646,6 +662,7 @@ async fn http_notifications_are_accepted_without_a_body() {
     for (what, request, expected) in [
         ("from a foreign origin", foreign, 403),
         ("not declared JSON", untyped, 415),
+        // S-002: a message that is not JSON-RPC 2.0 is refused.
         ("in another JSON-RPC version", malformed, 400),
     ] {
         let (status, body, _) = http(&app, request).await;
@@ -831,6 +848,8 @@ async fn stdio_lines_arriving_in_pieces() {
     }
     writing.await.unwrap();
     serving.await.unwrap().unwrap();
+    // S-063: lines are read as messages however they arrive (a CRLF ending too), and each
+    // answer is one line.
     assert_eq!(replies.len(), 3, "{replies:?}");
     assert_eq!(replies[0]["id"], 1);
     assert_eq!(replies[0]["result"]["content"][0]["text"], "2");
@@ -864,6 +883,7 @@ async fn stdio_bursts_of_answers_stay_one_message_per_line() {
     serving.await.unwrap().unwrap();
     let mut ids = Vec::new();
     let mut parse_errors = 0;
+    // S-063: every line of the output is one whole message.
     for line in out.lines() {
         let message: Value = serde_json::from_str(line).unwrap();
         match message["id"].as_i64() {
@@ -943,6 +963,8 @@ async fn handlers_see_the_whole_meta_as_sent() {
     })])
     .await;
     let seen = &modern["result"]["structuredContent"];
+    // S-018: the context a handler sees (client, capabilities, token) is this request's
+    // _meta, as sent.
     assert_eq!(seen["meta"], meta, "{modern}");
     assert_eq!(seen["progressToken"], "p-1");
     assert_eq!(seen["client"], "agent");

@@ -235,6 +235,8 @@ fn a_dynamic_tool_named_as_a_static_one_stops_the_build() {
 
 #[test]
 fn json_that_is_not_a_servable_tool_stops_the_build() {
+    // S-183: a tool's inputSchema is there, valid, and of `type: "object"`, or the server
+    // does not start.
     let cases = [
         (json!({"name": "no_schema"}), "is not a tool"),
         (

@@ -126,6 +126,7 @@ async fn hostile_http_requests_get_exact_errors_and_lose_nothing() {
         // --- not JSON, or not JSON-RPC ---
         ("truncated JSON", with_body("tools/list", None, r#"{"jsonrpc":"2.0","id":1,"#), Expect::Rpc(400, -32700)),
         ("empty body", with_body("tools/list", None, ""), Expect::Rpc(400, -32700)),
+        // S-057: messages are UTF-8; a body that is not is refused as a parse error.
         ("invalid UTF-8", {
             let mut r = post(&common::headers("tools/list", None, &[]), "{\"a\":\"\u{7f}\"}");
             let n = r.len();
@@ -147,14 +148,18 @@ async fn hostile_http_requests_get_exact_errors_and_lose_nothing() {
         ("a response posted by the client", with_body("tools/list", None, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#), Expect::Rpc(400, -32600)),
         // --- protocol envelope ---
         ("unknown method", request(1, "tools/destroy", None, json!({}), &[]), Expect::Rpc(404, -32601)),
+        // S-038, S-039: a request without the _meta it needs is -32602, HTTP 400.
         ("no _meta", with_body("tools/list", None, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#), Expect::Rpc(400, -32602)),
         ("_meta is a string", with_body("tools/list", None, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":"x"}}"#), Expect::Rpc(400, -32602)),
+        // S-094: an unsupported version is 400 and -32022.
         ("unsupported version", post(&[("MCP-Protocol-Version", "1999-01-01"), ("Mcp-Method", "tools/list")], &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "1999-01-01", "io.modelcontextprotocol/clientCapabilities": {}}}}).to_string()), Expect::Rpc(400, -32022)),
         // --- headers that disagree with the body (request smuggling at the MCP layer) ---
+        // S-106: each disagreement is 400 and -32020.
         ("version header differs from _meta", post(&[("MCP-Protocol-Version", "2025-11-25"), ("Mcp-Method", "tools/list")], &body(1, "tools/list", json!({}))), Expect::Rpc(400, -32020)),
         ("Mcp-Method missing", post(&[("MCP-Protocol-Version", "2026-07-28")], &body(1, "tools/list", json!({}))), Expect::Rpc(400, -32020)),
         ("Mcp-Method claims another method", post(&common::headers("tools/list", None, &[]), &call_body(json!({"a": 1, "b": 2}))), Expect::Rpc(400, -32020)),
         ("Mcp-Name claims another tool", post(&common::headers("tools/call", Some("greet"), &[]), &call_body(json!({"a": 1, "b": 2}))), Expect::Rpc(400, -32020)),
+        // S-373: Mcp-Name is checked against params.taskId.
         ("Mcp-Name names another task", post(&common::headers("tasks/get", Some("theirs"), &[]), &body(1, "tasks/get", json!({"taskId": "mine"}))), Expect::Rpc(400, -32020)),
         ("Mcp-Name is broken base64", post(&common::headers("tools/call", Some("=?base64?!!!?="), &[]), &call_body(json!({"a": 1, "b": 2}))), Expect::Rpc(400, -32020)),
         ("Mcp-Name carries non-ASCII bytes", {
@@ -170,6 +175,7 @@ async fn hostile_http_requests_get_exact_errors_and_lose_nothing() {
         ("a header line without a colon", raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nthis is not a header\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"), Expect::Status(400)),
         ("64 KiB of headers", raw(&format!("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: {}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}", "z".repeat(512 * 1024))), Expect::Status(431)),
         // --- origin and method ---
+        // S-074: a foreign Origin is 403.
         ("a foreign Origin (DNS rebinding)", post(&[("Origin", "http://evil.example")], &body(1, "tools/list", json!({}))), Expect::Rpc(403, -32600)),
         ("a foreign Host", raw(&String::from_utf8(post(&common::headers("tools/list", None, &[]), &body(1, "tools/list", json!({})))).unwrap().replace("Host: 127.0.0.1", "Host: evil.example")), Expect::Rpc(403, -32600)),
         ("GET without a session", get("/mcp", &[]), Expect::Rpc(405, -32600)),
@@ -186,6 +192,7 @@ async fn hostile_http_requests_get_exact_errors_and_lose_nothing() {
         }, Expect::Rpc(413, -32600)),
         ("nesting 20 000 deep", with_body("tools/list", None, &deep), Expect::Rpc(400, -32600)),
         ("arguments nested 40 deep", post(&common::headers("tools/call", Some("add"), &[]), &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"add","arguments":{deep_args},"_meta":{meta}}}}}"#)), Expect::Rpc(400, -32600)),
+        // S-196: arguments too big, of the wrong type or shape are refused.
         ("a 20 KB argument", post(&common::headers("tools/call", Some("add"), &[]), &call_body(json!({"a": huge_string, "b": 1}))), Expect::Rpc(200, -32602)),
         ("an argument of the wrong type", call("add", json!({"a": "two", "b": 3}), &[]), Expect::ToolError),
         ("a remote $ref as an argument", call("add", json!({"a": {"$ref": "https://evil.example/schema.json"}, "b": 3}), &[]), Expect::ToolError),
@@ -196,6 +203,7 @@ async fn hostile_http_requests_get_exact_errors_and_lose_nothing() {
         ("a forged cursor", request(1, "tools/list", None, json!({"cursor": tamper(&cursor)}), &[]), Expect::Rpc(200, -32602)),
         ("a cursor of another list", request(1, "prompts/list", None, json!({"cursor": cursor}), &[]), Expect::Rpc(200, -32602)),
         ("a cursor that is a number", request(1, "tools/list", None, json!({"cursor": 2}), &[]), Expect::Rpc(200, -32602)),
+        // S-124: a requestState is checked like any input from the client.
         ("a forged requestState", with_state("checkout", &tamper(&state)), Expect::Rpc(200, -32602)),
         ("a requestState replayed on another tool", with_state("gather", &state), Expect::Rpc(200, -32602)),
         ("a requestState that is not sealed at all", with_state("checkout", "eyJ0b3RhbGx5IjoibGVnaXQifQ"), Expect::Rpc(200, -32602)),
@@ -219,6 +227,8 @@ async fn hostile_http_requests_get_exact_errors_and_lose_nothing() {
                 String::from_utf8_lossy(&reply.body)
             );
         }
+        // S-007, S-009, S-011, S-012: each refusal has its status and code, an integer
+        // code and a message, and only a code this revision allows (`check`).
         if let Err(problem) = check(&reply, expect) {
             wrong.push(format!("{name}: {problem}"));
         }
@@ -460,6 +470,7 @@ proptest::proptest! {
                 let body = axum::body::to_bytes(response.into_body(), 1 << 20).await.unwrap();
                 let value: Value = serde_json::from_slice(&body).unwrap();
                 let code = value["error"]["code"].as_i64();
+                // S-009, S-011: no code from the reserved ranges but the ones defined.
                 assert!(code.is_some_and(a_code_this_revision_allows), "{value}");
             }
             let valid = common::body(2, "tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 3}}));

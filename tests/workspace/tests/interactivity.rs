@@ -228,6 +228,8 @@ async fn a_missing_answer_ends_the_call_with_input_required_and_the_retry_finish
         assert_eq!(first["resultType"], "input_required", "{}", wire.name());
         let request = &first["inputRequests"]["confirm"];
         assert_eq!(request["method"], "elicitation/create");
+        // S-281, S-282: a form request has its message, mode "form" and a flat
+        // requestedSchema of primitive properties.
         assert_eq!(request["params"]["mode"], "form");
         assert_eq!(request["params"]["message"], "Send 500 cents to ACME?");
         assert_eq!(
@@ -239,6 +241,7 @@ async fn a_missing_answer_ends_the_call_with_input_required_and_the_retry_finish
             "input_required carries no cache hints"
         );
         let state = first["requestState"].as_str().unwrap().to_owned();
+        // S-313: the arguments travel sealed in the state; the client cannot read them.
         assert!(!state.contains("ACME"), "the state is sealed, not readable");
 
         let retry = wire
@@ -249,6 +252,7 @@ async fn a_missing_answer_ends_the_call_with_input_required_and_the_retry_finish
                 json!({"inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}, "requestState": state}),
             ))
             .await;
+        // S-001: the retry carrying the answer and the state completes the call (MRTR).
         assert_eq!(result(&retry)["resultType"], "complete");
         assert_eq!(
             text(&retry),
@@ -345,6 +349,8 @@ async fn answers_of_earlier_rounds_travel_in_the_state_across_several_rounds() {
                 json!({"inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}, "requestState": state}),
             ))
             .await;
+        // S-021: the answers of both rounds reached the handler through the requestState
+        // the client sent back each time.
         assert_eq!(
             text(&third),
             "Shipping express (ring twice), confirmed: true"
@@ -362,6 +368,8 @@ async fn several_requests_go_out_in_one_round_and_extra_answers_are_ignored() {
             .values()
             .map(|r| r["method"].as_str().unwrap())
             .collect();
+        // S-116, S-120: elicitation, sampling and roots each travel as an input request of
+        // the result, and no other method does.
         assert_eq!(methods.len(), 3, "S-119: three keys in one round");
         assert!(methods.contains(&"elicitation/create"));
         assert!(methods.contains(&"sampling/createMessage"));
@@ -411,7 +419,8 @@ async fn undeclared_capabilities_are_never_asked_for() {
         message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
             json!({"sampling": {}});
         let refused = wire.exchange(message).await;
-        // S-123, S-280: no elicitation without the capability; -32021 names what is missing.
+        // S-040, S-041, S-123, S-280: no elicitation without the capability; -32021 names
+        // what is missing in data.requiredCapabilities.
         assert_eq!(refused.response["error"]["code"], -32021, "{}", wire.name());
         assert_eq!(
             refused.response["error"]["data"]["requiredCapabilities"],
@@ -437,6 +446,8 @@ async fn undeclared_capabilities_are_never_asked_for() {
             refused.response["error"]["data"]["requiredCapabilities"],
             json!({"elicitation": {"url": {}}})
         );
+        // S-278, S-279, S-281: a handler can ask in URL mode, for what no form should
+        // carry; the request has its mode and message.
         let url = wire
             .exchange(call(4, "connect_account", json!({}), json!({})))
             .await;
@@ -498,6 +509,7 @@ async fn tampered_expired_and_foreign_state_is_refused_with_invalid_params() {
     ];
     for (case, params) in cases {
         let response = client.request("tools/call", params).await;
+        // S-124: every altered, foreign or malformed state is refused as invalid params.
         assert_eq!(response["error"]["code"], -32602, "{case}: {response}");
         assert!(
             response["error"]["message"]
@@ -516,7 +528,8 @@ async fn tampered_expired_and_foreign_state_is_refused_with_invalid_params() {
         .await;
     assert_eq!(reordered["result"]["resultType"], "complete", "{reordered}");
 
-    // S-127: another principal cannot continue the call.
+    // S-127, S-284, S-292: the state is bound to the principal who started the call;
+    // another cannot continue it.
     let alice =
         mcp_runtime::testing::TestClient::new(app.clone()).as_principal(Principal::new("alice"));
     let bob =
@@ -706,6 +719,7 @@ async fn a_handler_may_carry_on_without_an_answer_and_bad_forms_are_reported() {
             json!({"name": "optional_input", "arguments": {}, "_meta": m}),
         )
         .await;
+    // S-131: a handler that asks may carry on without the answer: the call completes.
     assert_eq!(optional["result"]["resultType"], "complete");
     assert_eq!(optional["result"]["content"][0]["text"], "no extras");
     let nickname = client
@@ -740,6 +754,7 @@ async fn a_handler_may_carry_on_without_an_answer_and_bad_forms_are_reported() {
             json!({"name": "bad_form", "arguments": {}, "_meta": m}),
         )
         .await;
+    // S-282: a form that is not flat is never sent: the call fails, naming the field.
     assert_eq!(bad["error"]["code"], -32603);
     assert!(
         bad["error"]["message"]
@@ -778,17 +793,21 @@ async fn progress_goes_to_the_requests_own_stream_and_only_advances() {
             wire.name(),
             exchange.notifications
         );
+        // S-083, S-153: each names the token of the request it belongs to, while it runs.
         for (i, p) in progress.iter().enumerate() {
             assert_eq!(p["progressToken"], "p-7");
             assert_eq!(p["progress"], (i + 1) as f64);
             assert_eq!(p["total"], 3.0);
             assert_eq!(p["message"], format!("step {}", i + 1));
         }
+        // S-016: notifications carry no id.
         assert!(exchange
             .notifications
             .iter()
             .all(|n| n["method"] == "notifications/progress" && n.get("id").is_none()));
         if let Wire::Http { .. } = wire {
+            // S-089: the stream's events carry no id to resume from (`Wire::exchange`
+            // checks every SSE answer).
             assert!(
                 exchange.streamed,
                 "S-081: notifications need an SSE response"
@@ -839,6 +858,7 @@ async fn log_messages_flow_only_at_or_above_the_requested_level() {
                 json!({"_meta": {"io.modelcontextprotocol/logLevel": "error"}}),
             ))
             .await;
+        // S-268: the messages arrive on the asking request's own stream, before its answer.
         let levels: Vec<&str> = exchange
             .notifications
             .iter()
@@ -914,13 +934,34 @@ async fn a_cancelled_stdio_request_stops_and_sends_nothing_more() {
     ] {
         wire.send(&junk).await;
     }
-    // S-068: the next frame is the answer to the next request, not a late result for 41.
+    // S-068: the next frame is the answer to the next request, not a late result for 41;
+    // S-139: nor a notifications/cancelled echoing the client's.
     let next = wire
         .exchange(call(42, "crunch", json!({"steps": 1}), json!({})))
         .await;
     assert!(next.notifications.is_empty(), "{:?}", next.notifications);
     assert_eq!(next.response["id"], 42);
     assert_eq!(probe.finished.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn a_cancellation_that_arrives_after_the_answer_changes_nothing() {
+    let app = app();
+    let mut wire = Wire::stdio(&app);
+    let answered = wire
+        .exchange(call(43, "crunch", json!({"steps": 1}), json!({})))
+        .await;
+    assert_eq!(text(&answered), "1 steps, progress requested: false");
+    wire.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 43, "reason": "too late"}}))
+        .await;
+    // S-145: the cancellation lost the race to the answer: it is ignored, nothing is sent
+    // for it, and the next request is served as if it had not come.
+    let next = wire
+        .exchange(call(44, "crunch", json!({"steps": 2}), json!({})))
+        .await;
+    assert!(next.notifications.is_empty(), "{:?}", next.notifications);
+    assert_eq!(next.response["id"], 44);
+    assert_eq!(text(&next), "2 steps, progress requested: false");
 }
 
 #[tokio::test]
@@ -1016,6 +1057,7 @@ async fn closing_an_http_response_stream_cancels_the_request() {
         .oneshot(http_request(&message.to_string()).unwrap())
         .await
         .unwrap();
+    // S-081: a request that reports progress is answered with an SSE stream.
     assert_eq!(response.headers()["content-type"], "text/event-stream");
     assert_eq!(response.headers()["x-accel-buffering"], "no", "S-087");
     let mut body = response.into_body().into_data_stream();
@@ -1024,6 +1066,7 @@ async fn closing_an_http_response_stream_cancels_the_request() {
     // S-090, S-140: the client goes away.
     drop(body);
     until(|| probe.cancelled.load(Ordering::SeqCst) == 1).await;
+    // S-092: the handler is stopped before it finishes: nothing more is produced for it.
     assert_eq!(probe.finished.load(Ordering::SeqCst), 0);
 
     // A plain JSON request whose connection drops is cancelled too.
@@ -1051,7 +1094,7 @@ async fn stdio_listeners_get_an_acknowledgement_then_only_what_they_asked_for() 
     wire.send(&listen(json!("sub-1"), json!({"toolsListChanged": true, "resourceSubscriptions": ["vault://alpha"], "somethingElse": true})))
         .await;
     let ack = wire.frame().await;
-    // S-158, S-161: the acknowledgement comes first, naming what is honoured.
+    // S-158, S-159, S-161: the acknowledgement comes first, naming what is honoured.
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     assert_eq!(
         ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
@@ -1067,6 +1110,7 @@ async fn stdio_listeners_get_an_acknowledgement_then_only_what_they_asked_for() 
         seen.push(wire.frame().await);
     }
     let methods: Vec<&str> = seen.iter().map(|n| n["method"].as_str().unwrap()).collect();
+    // S-001: subscribe/notify: the listener is told of the changes another request made.
     assert!(
         methods.contains(&"notifications/tools/list_changed"),
         "{methods:?}"
@@ -1076,13 +1120,14 @@ async fn stdio_listeners_get_an_acknowledgement_then_only_what_they_asked_for() 
         "{methods:?}"
     );
     for n in &seen {
-        // S-162: every notification carries the subscription id.
+        // S-046, S-162: every notification carries the subscription id.
         assert_eq!(
             n["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
             "sub-1"
         );
     }
-    // The change is real: extra_tool (served at start) is gone from the list.
+    // The change is real: extra_tool (served at start) is gone from the list (S-173:
+    // tools/list shows the tools available now).
     let list = wire
         .exchange(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": meta(json!({}), json!({}))}}))
         .await;
@@ -1098,6 +1143,7 @@ async fn stdio_listeners_get_an_acknowledgement_then_only_what_they_asked_for() 
     wire.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "sub-1"}}))
         .await;
     let again = wire.exchange(call(4, "toggle", json!({}), json!({}))).await;
+    // S-139: and no notifications/cancelled comes back for the client's own cancellation.
     assert!(again.notifications.is_empty());
     let after = wire
         .exchange(call(5, "crunch", json!({"steps": 1}), json!({})))
@@ -1121,6 +1167,8 @@ async fn stdio_listeners_get_an_acknowledgement_then_only_what_they_asked_for() 
         closing["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
         9
     );
+    // S-138: the server ended the stream, so it sends notifications/cancelled for the
+    // listen request.
     let cancelled = wire.frame().await;
     assert_eq!(cancelled["method"], "notifications/cancelled");
     assert_eq!(cancelled["params"]["requestId"], 9);
@@ -1217,6 +1265,7 @@ async fn http_listeners_stream_tagged_notifications_until_the_server_closes() {
     assert_eq!(response.headers()["content-type"], "text/event-stream");
     let mut body = response.into_body().into_data_stream();
     let ack = next_event(&mut body).await;
+    // S-158, S-159: the acknowledgement is the stream's first event.
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     assert_eq!(
         ack["params"]["notifications"],
@@ -1225,7 +1274,10 @@ async fn http_listeners_stream_tagged_notifications_until_the_server_closes() {
     let mut http = Wire::http(&app);
     http.exchange(call(1, "toggle", json!({}), json!({}))).await;
     let changed = next_event(&mut body).await;
+    // S-157: `toggle` also reports an update of vault://alpha, which this stream did not
+    // ask for: the first event after the acknowledgement is the list change.
     assert_eq!(changed["method"], "notifications/tools/list_changed");
+    // S-046, S-162: tagged with the id of the listen request.
     assert_eq!(
         changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
         77
@@ -1251,7 +1303,8 @@ async fn http_listeners_stream_tagged_notifications_until_the_server_closes() {
     app.handle().remove_tool("toggle");
     let changed = next_event(&mut body).await;
     assert_eq!(changed["method"], "notifications/tools/list_changed");
-    // Shutdown (what SIGTERM starts) ends the stream with the closing result (S-163).
+    // Shutdown (what SIGTERM starts) ends the stream with the closing result (S-163), which
+    // carries the listen request's id as its subscription id (S-164).
     app.shutdown().await;
     let last = next_event(&mut body).await;
     assert_eq!(last["id"], 77);

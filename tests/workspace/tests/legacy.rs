@@ -1236,6 +1236,8 @@ async fn both_eras_interleave_on_one_http_endpoint() {
             .headers_mut()
             .insert("mcp-session-id", legacy.session.parse().unwrap());
         let response = router.clone().oneshot(request).await.unwrap();
+        // S-018: the session an earlier request opened lends this one nothing: its own
+        // _meta makes it a modern request, answered as one.
         assert!(response.headers().get("mcp-session-id").is_none());
         let new = json_body(response).await;
         assert_eq!(new["result"]["resultType"], "input_required", "{new}");

@@ -271,6 +271,7 @@ async fn arguments_nested_in_objects_are_mirrored_by_their_path() {
         vec![("Mcp-Param-Tenant", "acme"), ("Mcp-Param-Country", "DE")],
     ] {
         let reply = send(addr, &call("book_shipment", shipment.clone(), &headers)).await;
+        // S-101: a nested argument's header, missing or saying otherwise, is refused.
         assert_eq!(reply.status, 400, "{headers:?}");
         assert_eq!(
             reply.json()["error"]["data"]["argument"],
@@ -353,7 +354,8 @@ fn a_mirrored_field_behind_a_reference_stops_the_server_at_start() {
 
 #[test]
 fn hand_written_schemas_are_held_to_the_same_rules_at_start() {
-    // S-185..S-189 for schemas no macro wrote: every problem is listed with its path.
+    // The rules of x-mcp-header for schemas no macro wrote: every problem is listed with
+    // its path.
     mcp_workspace_tests::schema_type!(
         Query,
         {
@@ -377,11 +379,16 @@ fn hand_written_schemas_are_held_to_the_same_rules_at_start() {
     let text = start_error(Server::new("t", "1").only(tools![search]));
     assert!(text.contains("tool `search` cannot be served"), "{text}");
     for expected in [
+        // S-188: only integers, strings and booleans, one type each.
         "x-mcp-header \"Price\" at /properties/price annotates a `number`",
+        // S-187: names differ ignoring case.
         "x-mcp-header \"REGION\" at /properties/zone repeats \"Region\" of /properties/region",
         "x-mcp-header \"Note\" at /properties/note annotates a property of types [\"string\",\"null\"]",
+        // S-185: never empty.
         "x-mcp-header \"\" at /properties/blank is empty",
+        // S-186: an RFC 9110 token.
         "x-mcp-header \"Two Words\" at /properties/spaced contains ' '",
+        // S-189: reached through `properties` alone.
         "x-mcp-header at /properties/tags/items is under `items`",
     ] {
         assert!(text.contains(expected), "missing {expected:?} in {text}");

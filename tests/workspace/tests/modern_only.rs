@@ -72,6 +72,7 @@ async fn session_requests_are_not_understood() {
             .body(Body::empty())
             .unwrap();
         let response = app.router().oneshot(request).await.unwrap();
+        // S-089: there is no GET stream, so nothing to resume.
         assert_eq!(response.status(), 405, "{method}");
     }
 }

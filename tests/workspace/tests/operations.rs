@@ -437,6 +437,10 @@ async fn a_request_span_continues_the_callers_trace_from_meta() {
         traced["result"]["content"][0]["text"], "took 1 ms",
         "{traced}"
     );
+    // S-047: the server continues the caller's trace but writes no trace context back.
+    for key in ["traceparent", "tracestate", "baggage"] {
+        assert!(traced["result"]["_meta"].get(key).is_none(), "{traced}");
+    }
     let untraced = client
         .message(
             json!({"jsonrpc": "2.0", "id": 42, "method": "tools/list", "params": {

@@ -111,6 +111,7 @@ async fn the_authorize_hook_runs_before_reads_gets_and_completions() {
             json!({"ref": {"type": "ref/resource", "uri": "library://books/{id}"}, "argument": {"name": "id", "value": ""}}),
         )
         .await;
+    // S-263: a refused caller learns no suggestion, only the refusal.
     assert_eq!(refused["error"]["code"], -31403, "S-262: {refused}");
     let suggested = client
         .request(
@@ -149,7 +150,6 @@ async fn an_unknown_uri_never_reaches_the_hook() {
 
 #[tokio::test]
 async fn traversal_attempts_are_rejected_before_any_handler() {
-    // S-215, S-219
     let client = TestClient::new(mcp_workspace_tests::server().build().unwrap());
     for uri in [
         "archive:///../etc/passwd",
@@ -166,6 +166,8 @@ async fn traversal_attempts_are_rejected_before_any_handler() {
         "library://books/%31%32/extra",
     ] {
         let answer = client.request("resources/read", json!({"uri": uri})).await;
+        // S-215, S-219: each is refused as invalid params, naming the URI, before any
+        // handler runs.
         assert_eq!(answer["error"]["code"], -32602, "{uri}: {answer}");
         assert_eq!(answer["error"]["data"]["uri"], uri, "{uri}");
     }
@@ -204,6 +206,7 @@ async fn types_without_from_str_parse_through_their_own_impl() {
 async fn malformed_reads_and_gets_are_invalid_params() {
     let client = TestClient::new(mcp_workspace_tests::server().build().unwrap());
     for (method, params) in [
+        // S-215: a read without a URI string.
         ("resources/read", json!({})),
         ("resources/read", json!({"uri": 7})),
         ("prompts/get", json!({})),
@@ -211,6 +214,7 @@ async fn malformed_reads_and_gets_are_invalid_params() {
             "prompts/get",
             json!({"name": "summarize_book", "arguments": ["1"]}),
         ),
+        // S-260: completions without their argument, or without its value.
         (
             "completion/complete",
             json!({"ref": {"type": "ref/prompt", "name": "spell"}}),
@@ -228,6 +232,7 @@ async fn malformed_reads_and_gets_are_invalid_params() {
     }
     let long = format!("archive:///{}", "a/".repeat(10_000));
     let answer = client.request("resources/read", json!({"uri": long})).await;
+    // S-215: a URI over the limit.
     assert_eq!(answer["error"]["code"], -32602);
     assert_eq!(answer["error"]["data"]["maxBytes"], 16384);
 }
@@ -251,6 +256,7 @@ async fn lists_page_with_their_own_cursors() {
             break;
         }
     }
+    // S-202: the pages together list every resource the server has.
     assert_eq!(
         uris,
         [
@@ -392,7 +398,7 @@ fn a_resource_or_prompt_needing_missing_state_stops_the_server_at_start() {
 
 #[tokio::test]
 async fn http_reads_check_mcp_name_against_the_uri() {
-    // S-098, S-099: Mcp-Name carries params.uri for resources/read
+    // Mcp-Name carries params.uri for resources/read
     let app = mcp_workspace_tests::server().build().unwrap();
     let read = r#"{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"library://readme","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     let send = |request: Request<Body>| {
@@ -418,6 +424,14 @@ async fn http_reads_check_mcp_name_against_the_uri() {
         (status, body["error"]["code"].clone()),
         (400, json!(-32020))
     );
+    // S-098: a read without Mcp-Name is refused: 400 and -32020.
+    let mut missing = http_request(read).unwrap();
+    missing.headers_mut().remove("mcp-name");
+    let (status, body) = send(missing).await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (400, json!(-32020))
+    );
 }
 
 #[tokio::test]
@@ -430,6 +444,7 @@ async fn completions_are_bounded_and_see_filled_arguments() {
         )
         .await;
     let completion = &many["result"]["completion"];
+    // S-251: at most 100 values, with the total and hasMore.
     assert_eq!(completion["values"].as_array().unwrap().len(), 100);
     assert_eq!(completion["total"], 1000);
     assert_eq!(completion["hasMore"], true);

@@ -333,6 +333,8 @@ async fn declared_scopes_refuse_with_403_whatever_named_the_caller() {
         let metadata = setup.publishes_metadata();
         let (method, params) = call("list_books", json!({}));
         let refused = setup.modern("nobody", method, params.clone()).await;
+        // S-331: insufficient scope is 403 (`assert_scope_refusal`), for a tool, a prompt
+        // and a resource alike.
         refused.assert_scope_refusal(&["books:read"], metadata, context);
         assert_eq!(refused.body["id"], 5, "{context}");
         let prompt = setup
@@ -367,6 +369,7 @@ async fn a_hooks_refusal_for_want_of_scopes_is_the_same_403() {
         let metadata = setup.publishes_metadata();
         let (method, rare) = call("lend", json!({"title": "Ulysses"}));
         let refused = setup.modern("reader", method, rare.clone()).await;
+        // S-331: a hook's refusal for want of scopes is the same 403 insufficient_scope.
         refused.assert_scope_refusal(&["books:read", "books:rare"], metadata, context);
         assert_eq!(
             refused.body["error"]["message"],

@@ -64,9 +64,12 @@ async fn protected_resource_metadata_is_published() {
         "/.well-known/oauth-protected-resource",
     ] {
         let reply = send(s.addr, &get(path, &[])).await;
+        // S-320, S-322: the RFC 9728 document, at the well-known URI with and without the
+        // endpoint's path.
         assert_eq!(reply.status, 200, "{path}");
         let doc = reply.json();
         assert_eq!(doc["resource"], s.resource);
+        // S-321: it names the authorization server.
         assert_eq!(doc["authorization_servers"], json!([ISSUER]));
         assert_eq!(
             doc["scopes_supported"],
@@ -83,9 +86,11 @@ async fn protected_resource_metadata_is_published() {
 async fn a_request_without_a_token_gets_401_with_the_metadata_url() {
     let s = Secured::start(|s| s).await;
     let reply = send(s.addr, &call("caller", json!({}), &[])).await;
+    // S-286, S-331, S-343: no token, no call: 401 before any handler runs.
     assert_eq!(reply.status, 401);
     let header = challenge(&reply);
     assert!(header.starts_with("Bearer "), "{header}");
+    // S-322: the challenge points to the protected resource metadata.
     assert!(
         header.contains(&format!(
             "resource_metadata=\"http://127.0.0.1:{}/.well-known/oauth-protected-resource/mcp\"",
@@ -97,6 +102,7 @@ async fn a_request_without_a_token_gets_401_with_the_metadata_url() {
         header.contains("scope=\"orders:read orders:write\""),
         "{header}"
     );
+    // S-327: OAuth 2.1 §5.3: a request without credentials gets no error code.
     assert!(
         !header.contains("error="),
         "no error code without credentials: {header}"
@@ -123,6 +129,7 @@ async fn invalid_tokens_get_401_invalid_token() {
     let base = || s.issuer.token(&s.resource).subject("alice").tenant("acme");
     let cases: Vec<(&str, String, &str)> = vec![
         ("expired", base().expired().mint(), "expired"),
+        // S-326, S-328, S-329, S-339, S-344: a token whose audience is another server.
         (
             "for another server",
             s.issuer
@@ -131,6 +138,7 @@ async fn invalid_tokens_get_401_invalid_token() {
                 .mint(),
             "not issued for this server",
         ),
+        // S-326, S-344: a token that names no audience at all.
         (
             "audience missing",
             base().claim("aud", Value::Null).mint(),
@@ -141,6 +149,7 @@ async fn invalid_tokens_get_401_invalid_token() {
             base().claim("iss", json!("https://evil.test")).mint(),
             "not issued by https://issuer.test",
         ),
+        // S-297: an identity the client wrote itself, unsigned, is not believed.
         ("unsigned", base().unsigned(), "not a signed JWT"),
         (
             "signed with another key",
@@ -161,6 +170,7 @@ async fn invalid_tokens_get_401_invalid_token() {
             base().claim("nbf", json!(4_000_000_000u64)).mint(),
             "not valid yet",
         ),
+        // S-285: no sub, no caller.
         (
             "without subject",
             base().claim("sub", Value::Null).mint(),
@@ -171,6 +181,7 @@ async fn invalid_tokens_get_401_invalid_token() {
     ];
     for (what, token, reason) in cases {
         let reply = s.call_as(&token, "caller", json!({})).await;
+        // S-325, S-327, S-340: each fails validation and gets 401 with invalid_token.
         assert_eq!(reply.status, 401, "{what}");
         let header = challenge(&reply);
         assert!(
@@ -211,6 +222,7 @@ async fn malformed_authorization_requests_get_400() {
         ),
     )
     .await;
+    // S-331: a malformed authorization request (two Authorization headers) is 400.
     assert_eq!(twice.status, 400);
     assert!(challenge(&twice).contains("error=\"invalid_request\""));
     let in_query = common::post_to(
@@ -219,6 +231,8 @@ async fn malformed_authorization_requests_get_400() {
         &common::body(1, "tools/call", json!({"name": "caller"})),
     );
     let reply = send(s.addr, &in_query).await;
+    // S-340, S-341: a token in the query string is refused (OAuth 2.1), so none is left in
+    // URLs and the logs that record them.
     assert_eq!(reply.status, 400);
     assert!(challenge(&reply).contains("query string"));
 }
@@ -232,6 +246,7 @@ async fn missing_scopes_get_403_insufficient_scope() {
     let reply = s
         .call_as(&reader, "place_tenant_order", json!({"item": "anvil"}))
         .await;
+    // S-197, S-331: a tool call without the scope it needs is 403 insufficient_scope.
     assert_eq!(reply.status, 403);
     let header = challenge(&reply);
     assert!(header.contains("error=\"insufficient_scope\""), "{header}");
@@ -253,6 +268,7 @@ async fn missing_scopes_get_403_insufficient_scope() {
             json!({"name": "order_summary"}),
         )
         .await;
+    // S-244: prompts and resources are guarded too, each by its own scope.
     assert_eq!(prompt.status, 403);
     let read = s
         .request_as(
@@ -265,7 +281,7 @@ async fn missing_scopes_get_403_insufficient_scope() {
     assert_eq!(read.status, 403);
     assert!(challenge(&read).contains("scope=\"orders:read\""));
 
-    // `orders` covers `orders:write` and `orders:read`.
+    // S-337: `orders` covers `orders:write` and `orders:read`.
     let broad = s.token("carol", "acme", &["orders"]);
     let placed = s
         .call_as(&broad, "place_tenant_order", json!({"item": "anvil"}))
@@ -306,6 +322,7 @@ async fn tenants_cannot_reach_each_others_data() {
         "acme-2: rockets"
     );
     let foreign = read(acme.clone(), "tenant-orders://globex/0").await;
+    // S-244, S-343: another tenant's order is refused and none of it is returned.
     assert_eq!(foreign.status, 200);
     assert_eq!(foreign.code(), Some(-31403));
     assert!(foreign.json()["error"]["message"]
@@ -352,6 +369,7 @@ async fn lists_filtered_per_principal_are_private() {
         }
         let page = s.request_as(&reader, "tools/list", None, params).await;
         let result = page.json()["result"].clone();
+        // S-240, S-243: a list filtered for this caller is private, on every page.
         assert_eq!(result["cacheScope"], "private");
         for tool in result["tools"].as_array().unwrap() {
             names.push(tool["name"].as_str().unwrap().to_owned());
@@ -399,6 +417,8 @@ async fn principal_dependent_reads_are_private() {
         let reply = s
             .request_as(&token, "resources/read", Some(uri), json!({"uri": uri}))
             .await;
+        // S-238, S-243: what depends on the caller is private, so no shared cache hands it
+        // to another; the rest is public.
         assert_eq!(reply.json()["result"]["cacheScope"], scope, "{uri}");
     }
 }
@@ -414,6 +434,7 @@ async fn rate_limit_is_hit_and_recovered() {
     assert_eq!(s.call_as(&alice, "caller", json!({})).await.status, 200);
     assert_eq!(s.call_as(&alice, "caller", json!({})).await.status, 200);
     let limited = s.call_as(&alice, "caller", json!({})).await;
+    // S-198: the call beyond the budget is refused with 429.
     assert_eq!(limited.status, 429);
     assert_eq!(limited.header("retry-after"), Some("1"));
     assert_eq!(limited.code(), Some(-31429));
@@ -440,6 +461,7 @@ async fn concurrent_calls_per_principal_are_capped() {
     };
     tokio::time::sleep(Duration::from_millis(200)).await;
     let refused = s.call_as(&alice, "caller", json!({})).await;
+    // S-198: a second call while the first still runs is refused.
     assert_eq!(refused.status, 429);
     assert_eq!(refused.json()["error"]["data"]["reason"], "concurrency");
     let bob = s.token("bob", "acme", &[]);
@@ -710,6 +732,7 @@ async fn jwks_keys_are_fetched_and_rotated() {
         KeySource::jwks_url("http://127.0.0.1:9/jwks.json"),
     );
     let token = first.token("http://127.0.0.1/mcp").subject("alice").mint();
+    // S-340: when the issuer's keys cannot be fetched, the token is refused, not trusted.
     let refused = mcp_runtime::policy::oauth::TokenVerifier::verify(&unreachable, &token)
         .await
         .unwrap_err();
@@ -767,6 +790,7 @@ async fn tokens_are_never_logged() {
         logs.contains("refused an access token"),
         "the refusals are logged: {logs}"
     );
+    // S-274, S-339, S-341: no piece of any token, accepted or refused, is in the logs.
     for token in [&good, &expired, &foreign] {
         let signature = token.rsplit('.').next().unwrap();
         assert!(!logs.contains(signature), "a token leaked into the logs");
@@ -856,7 +880,10 @@ async fn handlers_see_the_caller_never_the_token() {
     .await;
     assert_eq!(reply.status, 200);
     let seen = reply.tool_text();
+    // S-285: the caller is who the token names: its sub and its claims.
     assert!(seen.contains("alice") && seen.contains("acme"), "{seen}");
+    // S-288, S-329, S-339, S-345: no piece of the token reaches a handler, so none can
+    // pass it on to another service.
     for part in token.split('.') {
         assert!(
             !seen.contains(part),

@@ -64,9 +64,16 @@ async fn the_extension_is_announced_to_modern_clients_only() {
     let discovered = TestClient::new(app.clone())
         .request("server/discover", json!({}))
         .await;
+    // S-006, S-051, S-349: the extension is advertised by its prefixed identifier, which
+    // is what lets the server answer "task".
     assert_eq!(
         discovered["result"]["capabilities"]["extensions"],
         json!({TASKS: {}})
+    );
+    // S-379: and none of the handshake era's task capabilities.
+    assert!(
+        discovered["result"]["capabilities"].get("tasks").is_none(),
+        "{discovered}"
     );
     #[cfg(feature = "legacy")]
     {
@@ -108,7 +115,9 @@ async fn when_a_call_becomes_a_task() {
     assert_eq!(fast["resultType"], "complete");
     assert_eq!(fast["content"][0]["text"], "took 5 ms");
     let slow = tasks.call_tool("takes", json!({"ms": 400})).await;
+    // S-354: the call that becomes a task answers "task"; the answers above are "complete".
     assert_eq!(slow["resultType"], "task");
+    // S-357: the task's members (their timestamps' ISO 8601 form: clock.rs).
     for key in [
         "taskId",
         "status",
@@ -121,6 +130,8 @@ async fn when_a_call_becomes_a_task() {
     }
     assert!(slow.get("requestState").is_none() && slow.get("task").is_none());
     let without = plain.call_tool("takes", json!({"ms": 400})).await;
+    // S-006, S-052, S-351: a client without the extension never gets a task, though the
+    // server made one for another client's call: the core answer.
     assert_eq!(without["resultType"], "complete");
     assert_eq!(without["content"][0]["text"], "took 400 ms");
     let refused = plain
@@ -129,6 +140,8 @@ async fn when_a_call_becomes_a_task() {
             json!({"name": "ask_then_task", "arguments": {}}),
         )
         .await;
+    // S-052, S-352: a call that cannot be served without a task is -32021 naming the
+    // extension.
     assert_eq!(refused["error"]["code"], -32021);
     assert_eq!(
         refused["error"]["data"]["requiredCapabilities"],
@@ -136,8 +149,14 @@ async fn when_a_call_becomes_a_task() {
     );
     // S-369: tasks/* need the extension too.
     let id = slow["taskId"].as_str().unwrap();
-    let hidden = plain.request("tasks/get", json!({"taskId": id})).await;
-    assert_eq!(hidden["error"]["code"], -32021);
+    for (method, params) in [
+        ("tasks/get", json!({"taskId": id})),
+        ("tasks/update", json!({"taskId": id, "inputResponses": {}})),
+        ("tasks/cancel", json!({"taskId": id})),
+    ] {
+        let hidden = plain.request(method, params).await;
+        assert_eq!(hidden["error"]["code"], -32021, "{method}: {hidden}");
+    }
 }
 
 // S-358, S-359, S-360, S-361: what tasks/get says in each state; a tool's own error
@@ -148,6 +167,8 @@ async fn task_states_have_their_payloads() {
     let client = tasking(&app);
     let id = start(&client, "takes", json!({"ms": 400})).await;
     let working = get(&client, &id).await;
+    // S-354, S-358: tasks/get answers "complete": working, then completed with the result,
+    // failed with the error.
     assert_eq!(working["result"]["status"], "working");
     assert_eq!(working["result"]["resultType"], "complete");
     assert!(working["result"].get("result").is_none());
@@ -160,11 +181,13 @@ async fn task_states_have_their_payloads() {
 
     let id = start(&client, "task_tool_error", json!({})).await;
     let done = wait_for(&client, &id, "completed").await;
+    // S-359, S-360: a tool result with isError is the task's result, not a failure.
     assert_eq!(done["result"]["isError"], true);
     assert!(done.get("error").is_none());
 
     let id = start(&client, "task_rpc_error", json!({})).await;
     let failed = wait_for(&client, &id, "failed").await;
+    // S-359: failed carries the JSON-RPC error the call would have had.
     assert_eq!(failed["error"]["code"], -32603);
     assert_eq!(failed["error"]["message"], "the backend is down");
     assert!(failed["statusMessage"]
@@ -183,6 +206,7 @@ async fn answers_arrive_through_tasks_update() {
     let client = tasking(&app);
     let id = start(&client, "task_asks", json!({})).await;
     let asked = wait_for(&client, &id, "input_required").await;
+    // S-358: input_required carries every outstanding input request.
     let keys: Vec<&String> = asked["inputRequests"].as_object().unwrap().keys().collect();
     assert_eq!(keys, ["first", "second"]);
     assert_eq!(
@@ -196,6 +220,7 @@ async fn answers_arrive_through_tasks_update() {
             json!({"taskId": id, "inputResponses": {"first": accept, "nonsense": accept}}),
         )
         .await;
+    // S-363: tasks/update is acknowledged with an empty "complete" result.
     assert_eq!(
         ack["result"],
         json!({"resultType": "complete", "_meta": ack["result"]["_meta"]})
@@ -207,6 +232,7 @@ async fn answers_arrive_through_tasks_update() {
         .unwrap()
         .keys()
         .collect();
+    // S-362: an answered key is not asked again.
     assert_eq!(keys, ["second"]);
     let decline = json!({"action": "decline"});
     client
@@ -284,11 +310,13 @@ async fn cancellation_is_cooperative_and_acknowledged() {
     let client = tasking(&app);
     let id = start(&client, "until_cancelled", json!({})).await;
     let ack = client.request("tasks/cancel", json!({"taskId": id})).await;
+    // S-366: tasks/cancel is acknowledged with an empty "complete" result.
     assert_eq!(ack["result"]["resultType"], "complete");
     assert!(
         ack["result"].get("status").is_none(),
         "no task envelope on the ack"
     );
+    // S-358: then tasks/get says cancelled, with no result.
     let cancelled = wait_for(&client, &id, "cancelled").await;
     assert!(cancelled.get("result").is_none());
     for _ in 0..100 {
@@ -330,6 +358,7 @@ async fn tasks_belong_to_their_principal() {
         .as_principal(Principal::new("bob"));
     let anonymous = tasking(&app);
     let id = start(&alice, "task_asks", json!({})).await;
+    // S-375: 32 characters: 24 bytes of the operating system's randomness.
     assert!(id.len() >= 32, "{id}");
     wait_for(&alice, &id, "input_required").await;
     for client in [&bob, &anonymous] {
@@ -339,6 +368,7 @@ async fn tasks_belong_to_their_principal() {
             ("tasks/cancel", json!({"taskId": id})),
         ] {
             let refused = client.request(method, params).await;
+            // S-376: every task request is checked against the task's principal.
             assert_eq!(refused["error"]["code"], -32602, "{method}: {refused}");
         }
     }
@@ -346,9 +376,11 @@ async fn tasks_belong_to_their_principal() {
     let unknown = alice
         .request("tasks/get", json!({"taskId": "no-such-task"}))
         .await;
+    // S-367: an unknown task id is -32602.
     assert_eq!(unknown["error"]["code"], -32602);
     let missing = alice.request("tasks/get", json!({})).await;
     assert_eq!(missing["error"]["code"], -32602);
+    // S-378: tasks/result (and tasks/list) do not exist under this extension: -32601.
     for removed in ["tasks/result", "tasks/list"] {
         let gone = alice.request(removed, json!({"taskId": id})).await;
         assert_eq!(gone["error"]["code"], -32601, "{removed}");
@@ -365,6 +397,7 @@ async fn tasks_expire_with_their_ttl() {
     assert_eq!(task["ttlMs"], 600);
     tokio::time::sleep(Duration::from_millis(700)).await;
     let expired = get(&client, &id).await;
+    // S-367: an expired task is -32602.
     assert_eq!(expired["error"]["code"], -32602, "{expired}");
 }
 
@@ -394,6 +427,7 @@ async fn task_status_notifications_on_listen() {
         .listen(json!({"notifications": {"taskIds": ["x"]}}))
         .err()
         .unwrap();
+    // S-370: listening for tasks without the extension is -32021.
     assert_eq!(refused["error"]["code"], -32021);
     let client = tasking(&app);
     let id = start(&client, "task_asks", json!({})).await;
@@ -505,6 +539,8 @@ async fn notifications_cancelled_does_not_cancel_a_task() {
         .await;
     let task = stdio.next().await;
     assert_eq!(task["id"], 2);
+    // S-148: notifications/cancelled, by the request's id or the task's, leaves the task
+    // working.
     assert_eq!(task["result"]["status"], "working", "{task}");
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(probe.cancelled.load(Ordering::SeqCst), 0);
@@ -534,6 +570,7 @@ async fn a_task_parameter_on_tools_call_is_ignored() {
             json!({"name": "takes", "arguments": {"ms": 300}, "task": {"ttl": 60000}}),
         )
         .await;
+    // S-378: the `task` parameter is ignored: the call is answered as if it were not there.
     assert_eq!(answered["result"]["resultType"], "complete", "{answered}");
     assert_eq!(answered["result"]["content"][0]["text"], "took 300 ms");
     let tasks = tasking(&app);

@@ -39,6 +39,7 @@ async fn transcripts_replay_over_http() {
     let app = mcp_workspace_tests::server()
         .build()
         .expect("fixture server builds");
+    // S-072: every message of every transcript is a POST to the one endpoint, /mcp.
     for (name, transcript) in transcripts() {
         transcript
             .replay_http(&app)

@@ -197,6 +197,8 @@ mod tests {
 
     #[test]
     fn nested_forms_are_refused_with_the_field_named() {
+        // S-029, S-282: a requestedSchema is a flat object of primitive properties; a
+        // nested form is refused, never published.
         let problem = form_schema::<Nested>().unwrap_err();
         assert!(problem.contains("field `inner`"), "{problem}");
         let problem = form_schema::<u32>().unwrap_err();

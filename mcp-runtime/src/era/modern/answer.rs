@@ -342,6 +342,9 @@ mod tests {
         );
         assert_eq!(answer.status, 200);
         assert_eq!(answer.error_member(), None);
+        // S-005, S-237, S-238: the result carries its resultType, ttlMs in whole
+        // milliseconds and cacheScope "public"; S-037: under the reserved prefix only the
+        // specification's own serverInfo.
         assert_eq!(
             both(answer),
             json!({"jsonrpc": "2.0", "id": 7, "result": {
@@ -354,7 +357,8 @@ mod tests {
     #[test]
     fn members_this_revision_sets_win_over_the_bodys() {
         // A handler's own _meta entries stay beside serverInfo; a stale serverInfo, a
-        // resultType or cache hints in the body give way to the server's.
+        // resultType or cache hints in the body give way to the server's (S-037: a reserved
+        // key holds only what the specification says it holds).
         let members = json!({
             "content": [], "resultType": "bogus", "ttlMs": 1, "cacheScope": "nope",
             "_meta": {"app/trace": "t-1", "io.modelcontextprotocol/serverInfo": "stale"}

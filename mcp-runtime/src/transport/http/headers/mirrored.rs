@@ -239,7 +239,7 @@ mod tests {
 
     #[test]
     fn matching_headers_pass_in_any_letter_case() {
-        // S-101, S-105
+        // S-101, S-105: matching values pass, whatever the case of the header names.
         let arguments =
             json!({"region": "eu-west", "limit": 42, "dry": true, "place": {"zone": "b"}});
         run(
@@ -263,7 +263,7 @@ mod tests {
 
     #[test]
     fn base64_values_are_decoded_before_comparing() {
-        // S-099
+        // S-099: a Base64 sentinel is decoded before the value is compared.
         run(
             json!({"region": "Grüezi"}),
             &[("Mcp-Param-Region", "=?base64?R3LDvGV6aQ==?=")],
@@ -289,7 +289,7 @@ mod tests {
 
     #[test]
     fn invalid_characters_and_encodings_are_refused() {
-        // S-100
+        // S-100: broken Base64, bytes beyond visible ASCII and a repeated header are refused.
         for value in [
             "=?base64?SGVsbG8?=",
             "=?base64?SGVs!!!bG8=?=",
@@ -310,7 +310,7 @@ mod tests {
 
     #[test]
     fn a_value_in_the_body_needs_its_header() {
-        // S-102, S-104
+        // S-102, S-104: a value in the body without its header is refused.
         let err = run(json!({"region": "eu"}), &[]).unwrap_err();
         assert!(err.contains("Mcp-Param-Region header is missing"), "{err}");
         let err = run(json!({"place": {"zone": "b"}}), &[]).unwrap_err();
@@ -321,7 +321,7 @@ mod tests {
 
     #[test]
     fn absent_or_null_arguments_need_no_header_and_allow_none() {
-        // S-103
+        // S-103: an absent or null argument needs no header (and allows none).
         run(json!({}), &[]).unwrap();
         run(json!({"region": null, "place": null}), &[]).unwrap();
         run(json!({"place": {}}), &[("Mcp-Param-Other", "ignored")]).unwrap();

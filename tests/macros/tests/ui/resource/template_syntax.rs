@@ -12,7 +12,7 @@ async fn braces() -> String {
     String::new()
 }
 
-/// No scheme.
+/// No scheme (S-211: RFC 3986 requires one).
 #[resource("orders/<id>")]
 async fn no_scheme(id: u32) -> String {
     id.to_string()

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mcp_runtime::client::{Client, ClientBuilder, ClientError, Era};
+use mcp_runtime::client::{Client, ClientBuilder, ClientError, Era, Limits};
 use serde_json::{json, Value};
 
 #[derive(Parser)]
@@ -90,15 +90,68 @@ struct Target {
     /// Speak only this protocol era instead of finding out which the server speaks.
     #[arg(long, value_enum)]
     era: Option<EraArg>,
-    /// Seconds to wait for each answer.
+    /// Seconds the whole operation may take: every page of a listing, every round of a
+    /// call and every byte of the server's answers.
     #[arg(long, default_value_t = 60, value_name = "SECONDS")]
     timeout: u64,
+    #[command(flatten)]
+    limits: LimitArgs,
     /// Print the server's answers as JSON, for scripts.
     #[arg(long)]
     json: bool,
     /// The server's command and its arguments, after `--`: the server runs over stdio.
     #[arg(last = true, value_name = "COMMAND")]
     command: Vec<String>,
+}
+
+/// What the server may send, past which `mcp` stops (exit 3) and says which limit.
+#[derive(Args)]
+#[command(next_help_heading = "Limits on what the server sends")]
+struct LimitArgs {
+    /// The largest message read: a line over stdio, an HTTP body, one SSE event [default: 16777216].
+    #[arg(long, value_name = "BYTES")]
+    max_message_bytes: Option<usize>,
+    /// The most bytes one listing may hold, all pages together [default: 33554432].
+    #[arg(long, value_name = "BYTES")]
+    max_list_bytes: Option<usize>,
+    /// The most pages one listing may have [default: 1000].
+    #[arg(long, value_name = "N")]
+    max_pages: Option<usize>,
+    /// The most rounds of questions one call may ask [default: 16].
+    #[arg(long, value_name = "N")]
+    max_rounds: Option<usize>,
+    /// The most questions one round may ask [default: 16].
+    #[arg(long, value_name = "N")]
+    max_questions: Option<usize>,
+    /// The most requests of the server answered at once (handshake era) [default: 16].
+    #[arg(long, value_name = "N")]
+    max_server_requests: Option<usize>,
+}
+
+impl LimitArgs {
+    /// The client's limits, with the ones given on the command line.
+    fn limits(&self) -> Limits {
+        let mut limits = Limits::new();
+        if let Some(bytes) = self.max_message_bytes {
+            limits = limits.max_message_bytes(bytes);
+        }
+        if let Some(bytes) = self.max_list_bytes {
+            limits = limits.max_list_bytes(bytes);
+        }
+        if let Some(pages) = self.max_pages {
+            limits = limits.max_pages(pages);
+        }
+        if let Some(rounds) = self.max_rounds {
+            limits = limits.max_rounds(rounds);
+        }
+        if let Some(questions) = self.max_questions {
+            limits = limits.max_questions(questions);
+        }
+        if let Some(requests) = self.max_server_requests {
+            limits = limits.max_server_requests(requests);
+        }
+        limits
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -287,6 +340,7 @@ async fn connect(target: &Target) -> Result<Client, Failure> {
     };
     builder = builder
         .timeout(Duration::from_secs(target.timeout))
+        .limits(target.limits.limits())
         .client_info("mcp", env!("CARGO_PKG_VERSION"))
         .on_elicit(|params: Value| async move {
             // Reading the terminal blocks, so it happens off the runtime's threads.

@@ -53,14 +53,16 @@ fn escape(text: &str, keep_newlines: bool) -> Cow<'_, str> {
 
 /// Whether a terminal might act on `c` rather than show it: C0 controls (ESC, BEL, BS,
 /// CR, TAB, the newline...), DEL, C1 controls (U+009B is CSI on some terminals), and the
-/// bidirectional and invisible format characters.
+/// bidirectional and invisible format characters. The zero-width joiner and non-joiner
+/// (U+200D, U+200C) are not among them: emoji sequences and the scripts that need them
+/// show as they should.
 fn needs_escape(c: char) -> bool {
     matches!(
         c,
         '\0'..='\x1f'
             | '\x7f'..='\u{9f}'
             | '\u{61c}'
-            | '\u{200b}'..='\u{200f}'
+            | '\u{200b}' | '\u{200e}' | '\u{200f}'
             | '\u{202a}'..='\u{202e}'
             | '\u{2060}'..='\u{2064}'
             | '\u{2066}'..='\u{2069}'
@@ -138,7 +140,8 @@ mod tests {
 
     #[test]
     fn ordinary_text_is_untouched() {
-        let ordinary = "Crème brûlée, 東京, Ελληνικά, עברית, 🦀🎉, \\x1b, \"quoted\" 100%";
+        // A family emoji and a Persian word are joined by U+200D and U+200C.
+        let ordinary = "Crème brûlée, 東京, Ελληνικά, עברית, 🦀🎉, 👩\u{200d}👩\u{200d}👧, می\u{200c}خواهم, \\x1b, \"quoted\" 100%";
         assert!(matches!(line(ordinary), Cow::Borrowed(s) if s == ordinary));
         assert!(matches!(text(ordinary), Cow::Borrowed(s) if s == ordinary));
     }

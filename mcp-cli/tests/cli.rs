@@ -493,7 +493,7 @@ async fn mcp_exits_when_a_call_gives_up_while_a_question_waits_for_an_answer() {
     assert_eq!(run.status.code(), Some(3), "{said}");
     // On a line of its own, not after the prompt left open.
     assert!(
-        said.contains("): \nmcp: tools/call: no answer within 2s\n"),
+        said.contains("): \nmcp: tools/call: not done within its deadline of 2s\n"),
         "{said}"
     );
 }

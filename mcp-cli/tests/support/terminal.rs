@@ -36,7 +36,7 @@ pub fn assert_terminal_safe(bytes: &[u8]) {
         let format_control = matches!(
             c,
             '\u{61c}'
-                | '\u{200b}'..='\u{200f}'
+                | '\u{200b}' | '\u{200e}' | '\u{200f}'
                 | '\u{202a}'..='\u{202e}'
                 | '\u{2060}'..='\u{2064}'
                 | '\u{2066}'..='\u{2069}'

@@ -125,6 +125,41 @@ fn mcp_lists_no_further_than_its_limits() {
 }
 
 #[test]
+fn mcp_takes_its_limits_from_the_command_line() {
+    let run = mcp_against(
+        "cursor-endless",
+        "modern",
+        Over::Http,
+        &[],
+        &["tools", "--max-pages", "5"],
+        b"",
+    );
+    assert_refused(&run, "(limit max_pages = 5)", "--max-pages");
+    let run = mcp_against(
+        "huge-result",
+        "modern",
+        Over::Stdio,
+        &[("HOSTILE_BYTES", "5000")],
+        &["call", "echo", "--max-message-bytes", "4096"],
+        b"",
+    );
+    assert_refused(
+        &run,
+        "(limit max_message_bytes = 4096)",
+        "--max-message-bytes",
+    );
+    let run = mcp_against(
+        "endless-rounds",
+        "modern",
+        Over::Stdio,
+        &[],
+        &["call", "echo", "--max-rounds", "2"],
+        b"yes\nyes\nyes\n",
+    );
+    assert_refused(&run, "(limit max_rounds = 2)", "--max-rounds");
+}
+
+#[test]
 fn mcp_stops_at_its_deadline_however_the_server_stalls() {
     for (case, era, over, args) in [
         ("trickle", "modern", Over::Stdio, &["call", "echo"][..]),

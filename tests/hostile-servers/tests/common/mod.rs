@@ -285,7 +285,7 @@ pub fn raw_controls(output: &[u8]) -> Vec<String> {
     }
     let text = String::from_utf8_lossy(output);
     for (at, c) in text.char_indices() {
-        if matches!(c, '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+        if matches!(c, '\u{061c}' | '\u{200b}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
         {
             found.push(format!("char {at}: U+{:04X}", c as u32));
         }

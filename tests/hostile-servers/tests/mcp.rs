@@ -11,6 +11,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use common::*;
+use mcp_hostile_servers::HOSTILE;
 use serde_json::Value;
 
 /// The deadline `mcp` is given (`--timeout`).

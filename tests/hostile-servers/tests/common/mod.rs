@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub use mcp_hostile_servers::{ANNOUNCEMENT, HOSTILE, HOSTILE_URL};
+use mcp_hostile_servers::ANNOUNCEMENT;
 
 /// The fixture server.
 pub const HOSTILE_BIN: &str = env!("CARGO_BIN_EXE_hostile");

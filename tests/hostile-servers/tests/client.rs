@@ -259,6 +259,25 @@ async fn a_listing_that_never_ends_stops_at_the_limits() {
 }
 
 #[tokio::test]
+async fn the_pages_of_a_listing_share_one_deadline() {
+    // Each page comes at once, and there is no end to them: with a deadline per page the
+    // listing would go on until the bytes ran out; it ends on its one deadline.
+    for over in [Over::Stdio, Over::Http] {
+        let (builder, _served) = client_of("cursor-endless", "modern", over, &[]);
+        let client = builder
+            .limits(
+                Limits::new()
+                    .max_pages(usize::MAX)
+                    .max_list_bytes(usize::MAX),
+            )
+            .connect()
+            .await
+            .unwrap();
+        assert_deadline("tools/list", client.list_tools()).await;
+    }
+}
+
+#[tokio::test]
 async fn the_handshake_and_the_closing_delete_wait_no_longer_than_the_deadline() {
     // `notifications/initialized` is never answered: connecting fails on its deadline.
     let (builder, _served) = client_of("hang-initialized", "legacy", Over::Http, &[]);

@@ -845,6 +845,7 @@ async fn a_client_error_answer_fails_the_call_with_its_code() {
         .await;
     let failed = stdio.next().await;
     assert_eq!(failed["id"], 1);
+    // S-291: the client's failure ends the call with the client's own error.
     assert_eq!(failed["error"]["code"], -1);
     assert!(failed["error"]["message"]
         .as_str()

@@ -1,12 +1,14 @@
-//! What the protocol asks of values its types cannot say: the form of a URI, of a MIME
-//! type and of base64 data, the grammar of `_meta` keys, and the content blocks made of
-//! them.
+//! What the protocol asks of values its types cannot say: the form of a URI, of a URL a
+//! user is sent to, of a MIME type and of base64 data, the grammar of `_meta` keys, and
+//! the content blocks made of them.
 //!
 //! The types here accept any string, so a handler can build a block the protocol does not
 //! allow (an embedded resource whose `uri` is a file name, an image whose data is not
 //! base64). The core checks what a handler returns with these functions before anything
 //! is sent, and the registry checks definitions given as JSON when they are added; each
 //! function says what is wrong in words, for the error that names the handler.
+
+use std::net::{Ipv4Addr, Ipv6Addr};
 
 use serde_json::{Map, Value};
 
@@ -19,6 +21,44 @@ pub(crate) fn absolute_uri(uri: &str) -> Result<(), String> {
         Ok(_) => Ok(()),
         Err(_) => Err(format!("{uri:?} is not an absolute URI")),
     }
+}
+
+/// A page a user may be sent to: an absolute `https` URL, or plain `http` to this machine
+/// only (`localhost`, 127.0.0.0/8, `[::1]`), with a host and no credentials in it.
+pub(crate) fn user_url(url: &str) -> Result<(), String> {
+    let Ok(parsed) = fluent_uri::Uri::parse(url) else {
+        return Err(format!("{url:?} is not an absolute URL"));
+    };
+    let scheme = parsed.scheme().as_str();
+    let web = scheme.eq_ignore_ascii_case("https") || scheme.eq_ignore_ascii_case("http");
+    let authority = parsed.authority().filter(|a| !a.host().is_empty());
+    let Some(authority) = authority.filter(|_| web) else {
+        return Err(format!(
+            "{url:?} is not an https URL with a host (plain http only to localhost, 127.0.0.0/8 or [::1])"
+        ));
+    };
+    if authority.userinfo().is_some() {
+        return Err(format!(
+            "{url:?} carries credentials before its host; a URL for the user holds none"
+        ));
+    }
+    if scheme.eq_ignore_ascii_case("http") && !loopback(authority.host()) {
+        return Err(format!(
+            "{url:?} is plain http to another machine; use https (plain http only to localhost, 127.0.0.0/8 or [::1])"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `host` (as a URI writes it) names this machine.
+fn loopback(host: &str) -> bool {
+    host.eq_ignore_ascii_case("localhost")
+        || host.parse::<Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())
+        || host
+            .strip_prefix('[')
+            .and_then(|h| h.strip_suffix(']'))
+            .and_then(|h| h.parse::<Ipv6Addr>().ok())
+            .is_some_and(|ip| ip.is_loopback())
 }
 
 /// A MIME type: `type/subtype`, each an HTTP token, then optional `; name=value`
@@ -240,6 +280,42 @@ mod tests {
             "x://a b",
         ] {
             assert!(absolute_uri(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_user_is_sent_to_https_or_to_this_machine() {
+        // S-283: a URL question's `url` is one a person may open.
+        for good in [
+            "https://bank.example/signin",
+            "HTTPS://bank.example:8443/a?b=c#d",
+            "http://localhost:8080/callback",
+            "http://127.0.0.1/x",
+            "http://127.8.9.10/x",
+            "http://[::1]:3000/",
+        ] {
+            assert_eq!(user_url(good), Ok(()), "{good}");
+        }
+        for (bad, says) in [
+            ("bank.example/signin", "is not an absolute URL"),
+            ("javascript:alert(1)", "is not an https URL"),
+            ("ftp://bank.example/f", "is not an https URL"),
+            ("https:///nohost", "is not an https URL"),
+            ("https:no-slashes", "is not an https URL"),
+            (
+                "http://bank.example/signin",
+                "plain http to another machine",
+            ),
+            (
+                "http://127.0.0.1.evil.example/",
+                "plain http to another machine",
+            ),
+            ("http://[::2]/", "plain http to another machine"),
+            ("https://user:secret@bank.example/", "carries credentials"),
+            ("http://localhost@evil.example/", "carries credentials"),
+        ] {
+            let problem = user_url(bad).unwrap_err();
+            assert!(problem.contains(says), "{bad}: {problem}");
         }
     }
 

@@ -524,6 +524,56 @@ async fn undeclared_capabilities_are_never_asked_for() {
     }
 }
 
+// A URL question names a page a person opens: it goes out with `mode: "url"`, its message
+// and an https URL (plain http only to this machine); any other URL is the handler's
+// mistake, which fails the call and is never shown to the user.
+#[tokio::test]
+async fn a_url_question_goes_out_only_with_a_url_a_user_may_open() {
+    let app = app();
+    for mut wire in wires(&app) {
+        let name = wire.name();
+        for (id, url) in (1..).zip([
+            "https://bank.example/signin?state=x1",
+            "http://localhost:8080/callback",
+            "http://127.0.0.1/callback",
+            "http://[::1]:9000/",
+        ]) {
+            let asked = wire
+                .exchange(call(id, "open_page", json!({"url": url}), json!({})))
+                .await;
+            // S-283: mode "url", the message and the URL as the handler gave it.
+            assert_eq!(
+                result(&asked)["inputRequests"]["page"]["params"],
+                json!({"mode": "url", "message": "Open this page", "url": url}),
+                "{name}: {url}"
+            );
+        }
+        for (id, url) in (10..).zip([
+            "bank.example/signin",
+            "http://bank.example/signin",
+            "javascript:alert(1)",
+            "https:///signin",
+            "https://user:secret@bank.example/",
+        ]) {
+            let refused = wire
+                .exchange(call(id, "open_page", json!({"url": url}), json!({})))
+                .await;
+            let error = &refused.response["error"];
+            // S-283: no question with a URL the user should not open; the call fails
+            // naming the question and the URL.
+            assert_eq!(error["code"], -32603, "{name}: {url}: {}", refused.response);
+            let message = error["message"].as_str().unwrap_or_default();
+            assert!(
+                message.starts_with("Internal error: the URL question `page` cannot be sent: ")
+                    && message.contains(&format!("{url:?}")),
+                "{name}: {message}"
+            );
+            assert!(refused.response.get("result").is_none(), "{name}: {url}");
+            assert!(refused.notifications.is_empty(), "{name}: {url}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn tampered_expired_and_foreign_state_is_refused_with_invalid_params() {
     let app = app();

@@ -102,7 +102,7 @@ pub(crate) fn base64(data: &str) -> Result<(), String> {
         .or_else(|| bytes.strip_suffix(b"="))
         .unwrap_or(bytes);
     let alphabet = |b: &u8| b.is_ascii_alphanumeric() || *b == b'+' || *b == b'/';
-    if bytes.len() % 4 == 0 && body.iter().all(alphabet) {
+    if bytes.len().is_multiple_of(4) && body.iter().all(alphabet) {
         Ok(())
     } else {
         Err("is not base64 (RFC 4648: A-Z, a-z, 0-9, + and /, padded with = to a multiple of four characters)".to_owned())

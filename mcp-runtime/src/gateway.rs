@@ -9,8 +9,8 @@
 //! `isError` included, comes back as it is (less the `_meta` keys under the protocol's
 //! reserved prefixes, such as the upstream's `serverInfo`: this server writes its own),
 //! checked as any tool's result is (a block the protocol does not allow fails the call);
-//! so is each `prompts/get` and `resources/read`. What the upstream adds or removes later is not followed: the gateway
-//! serves what it listed at start.
+//! so is each `prompts/get` and `resources/read`. What the upstream adds or removes later
+//! is not followed: the gateway serves what it listed at start.
 //!
 //! The upstream's era is whatever its client negotiated: a 2026-07-28 caller of the gateway
 //! is served statelessly even when the upstream only knows the `initialize` handshake.
@@ -206,9 +206,9 @@ impl Server {
     /// [`Server::resource_from_json`]): the upstream's input schemas and prompt arguments
     /// are checked here before anything is forwarded, and a served name that breaks the
     /// spec's rule or clashes with another (a URI two upstreams serve), or a `_meta` key
-    /// of a definition off the spec's grammar, stops [`Server::build`]. A resource template of a form this server does not match (other
-    /// than `{name}` segments and a final `{+name}`) is left out, with a warning in the
-    /// log.
+    /// of a definition off the spec's grammar, stops [`Server::build`]. A resource
+    /// template of a form this server does not match (other than `{name}` segments and a
+    /// final `{+name}`) is left out, with a warning in the log.
     pub fn mount(mut self, upstream: Upstream) -> Self {
         for (entry, served, name) in upstream
             .tools
@@ -468,9 +468,9 @@ impl Callers {
                 )))
             }
         };
-        // The protocol's own keys (the upstream's `serverInfo`, ..) belong to the upstream's
-        // answer to this gateway; this server writes its own to its caller, and a handler's
-        // result may carry none of them.
+        // The protocol's own keys (the upstream's `serverInfo`, ..) belong to the
+        // upstream's answer to this gateway; this server writes its own to its caller, and
+        // a handler's result may carry none of them.
         if let Some(meta) = &mut result.meta {
             meta.retain(|key, _| !crate::protocol::checks::reserved(key));
             if meta.is_empty() {

@@ -6,9 +6,11 @@
 //! [`Server::mount`](crate::Server::mount) serves them: tools and prompts under a prefix
 //! (`legacy.add` for the upstream `legacy`'s `add`), resources at their own URIs (only
 //! their `name` is prefixed). Each call is forwarded to the upstream and its result,
-//! `isError` included, comes back as it is; so is each `prompts/get` and
-//! `resources/read`. What the upstream adds or removes later is not followed: the gateway
-//! serves what it listed at start.
+//! `isError` included, comes back as it is (less the `_meta` keys under the protocol's
+//! reserved prefixes, such as the upstream's `serverInfo`: this server writes its own),
+//! checked as any tool's result is (a block the protocol does not allow fails the call);
+//! so is each `prompts/get` and `resources/read`. What the upstream adds or removes later
+//! is not followed: the gateway serves what it listed at start.
 //!
 //! The upstream's era is whatever its client negotiated: a 2026-07-28 caller of the gateway
 //! is served statelessly even when the upstream only knows the `initialize` handshake.
@@ -314,10 +316,10 @@ impl Server {
     /// ([`Server::tool_from_json`], [`Server::prompt_from_json`],
     /// [`Server::resource_from_json`]): the upstream's input schemas and prompt arguments
     /// are checked here before anything is forwarded, and a served name that breaks the
-    /// spec's rule or clashes with another (a URI two upstreams serve) stops
-    /// [`Server::build`]. A resource template of a form this server does not match (other
-    /// than `{name}` segments and a final `{+name}`) is left out, with a warning in the
-    /// log.
+    /// spec's rule or clashes with another (a URI two upstreams serve), or a `_meta` key
+    /// of a definition off the spec's grammar, stops [`Server::build`]. A resource
+    /// template of a form this server does not match (other than `{name}` segments and a
+    /// final `{+name}`) is left out, with a warning in the log.
     pub fn mount(mut self, upstream: Upstream) -> Self {
         let callers = Arc::new(Callers {
             connect: upstream.connect,
@@ -600,11 +602,24 @@ impl Callers {
                 )));
             }
         };
-        serde_json::from_value(answer).or_else(|e| {
-            Ok(CallToolResult::error(format!(
-                "The upstream server's result for `{served}` could not be read: {e}"
-            )))
-        })
+        let mut result: CallToolResult = match serde_json::from_value(answer) {
+            Ok(result) => result,
+            Err(e) => {
+                return Ok(CallToolResult::error(format!(
+                    "The upstream server's result for `{served}` could not be read: {e}"
+                )))
+            }
+        };
+        // The protocol's own keys (the upstream's `serverInfo`, ..) belong to the
+        // upstream's answer to this gateway; this server writes its own to its caller, and
+        // a handler's result may carry none of them.
+        if let Some(meta) = &mut result.meta {
+            meta.retain(|key, _| !crate::protocol::checks::reserved(key));
+            if meta.is_empty() {
+                result.meta = None;
+            }
+        }
+        Ok(result)
     }
 }
 

@@ -249,6 +249,12 @@ impl Progress {
 /// deprecated logging feature, kept for clients that show server logs; for operations
 /// use `tracing` (stderr, OpenTelemetry). Never log secrets or personal data.
 ///
+/// A call that is, or is becoming, a task (see
+/// [`RequestContext::start_task`](crate::RequestContext::start_task)) sends no log
+/// message: the Tasks extension allows none for a task, on its call's stream or on a
+/// `subscriptions/listen` stream. Say what the task is doing with
+/// [`RequestContext::set_status`](crate::RequestContext::set_status) instead.
+///
 /// ```
 /// use mcp_runtime::prelude::*;
 ///
@@ -279,9 +285,13 @@ impl Log {
         }
     }
 
-    /// Whether a message at `level` would be sent.
+    /// Whether a message at `level` would be sent (never for a task).
     pub fn enabled(&self, level: LogLevel) -> bool {
-        self.ctx.log_level().is_some_and(|min| level >= min) && self.ctx.notifier().is_some()
+        self.ctx.log_level().is_some_and(|min| level >= min)
+            && self.ctx.notifier().is_some()
+            // A task has no stream for notifications (S-372); unlike progress, a log
+            // message has no place in the task's status either.
+            && !self.ctx.is_task()
     }
 
     /// Send `data` (a string or any JSON) at `level`.

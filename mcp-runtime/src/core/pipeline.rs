@@ -1,6 +1,7 @@
 //! The steps every handler call goes through, whatever its method: the declared scopes and
 //! the `Authorize` hook, the caller's limits (rate, concurrency, time), panic isolation,
-//! shutdown, and the end of a multi round-trip round.
+//! shutdown, the check of what a tool or prompt returned, and the end of a multi
+//! round-trip round.
 
 use std::panic::AssertUnwindSafe;
 
@@ -8,7 +9,7 @@ use futures_util::FutureExt as _;
 
 use crate::policy::auth::{Action, DeclaredScopes};
 use crate::policy::limits::Limiter;
-use crate::protocol::RpcError;
+use crate::protocol::{checks, CallToolResult, GetPromptResult, RpcError};
 
 use super::dispatch::{Core, Reply};
 use super::RequestContext;
@@ -115,6 +116,39 @@ pub(crate) async fn guarded<T>(
             )))
         }
     }
+}
+
+/// A tool's result as the protocol allows it (see `protocol::checks`: embedded resources
+/// with an absolute URI and a base64 blob, well-formed `_meta` keys, ..). A result it does
+/// not allow is the handler's mistake: never sent, it fails this call with -32603 naming
+/// `target` and the block, and is logged as an error.
+pub(crate) fn checked_tool_result(
+    target: impl std::fmt::Display,
+    result: CallToolResult,
+) -> Result<CallToolResult, RpcError> {
+    match checks::tool_result(&result) {
+        Ok(()) => Ok(result),
+        Err(problem) => Err(not_allowed(target, &problem)),
+    }
+}
+
+/// A prompt's result as the protocol allows it, as [`checked_tool_result`] checks a
+/// tool's.
+pub(crate) fn checked_prompt_result(
+    target: impl std::fmt::Display,
+    result: GetPromptResult,
+) -> Result<GetPromptResult, RpcError> {
+    match checks::prompt_result(&result) {
+        Ok(()) => Ok(result),
+        Err(problem) => Err(not_allowed(target, &problem)),
+    }
+}
+
+fn not_allowed(target: impl std::fmt::Display, problem: &str) -> RpcError {
+    tracing::error!(target = %target, problem, "a handler returned a result the protocol does not allow; the call fails");
+    RpcError::internal(format!(
+        "Internal error: {target} returned a result the protocol does not allow: {problem}"
+    ))
 }
 
 fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {

@@ -114,6 +114,13 @@ pub struct EmbeddedResource {
 pub type ResourceLink = super::Resource;
 
 /// One content block.
+///
+/// What the schema leaves a plain string is checked when a handler returns a block, in a
+/// tool result or a prompt message, before anything is sent: every `uri` is an absolute
+/// URI, a `mimeType` is a MIME type (an image's `image/…`, an audio's `audio/…`), `data`
+/// and `blob` are base64, and `_meta` keys follow the protocol's grammar outside the
+/// prefixes it reserves. A block that breaks one fails that call with -32603 naming the
+/// handler and the block, and is logged. The builders here encode bytes themselves.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Content {
@@ -312,6 +319,7 @@ mod tests {
             serde_json::to_value(Content::image([1u8, 2, 3], "image/png")).unwrap(),
             json!({"type":"image","data":"AQID","mimeType":"image/png"})
         );
+        // S-228: an embedded resource carries its URI, MIME type and text.
         assert_eq!(
             serde_json::to_value(Content::embedded_text("test://x", "text/plain", "t")).unwrap(),
             json!({"type":"resource","resource":{"uri":"test://x","mimeType":"text/plain","text":"t"}})

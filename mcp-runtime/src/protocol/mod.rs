@@ -4,6 +4,7 @@
 //! `core` and `era`, the way the `http` crate holds types and hyper holds behaviour.
 
 pub mod cache;
+pub(crate) mod checks;
 pub mod completion;
 pub mod content;
 pub mod error;

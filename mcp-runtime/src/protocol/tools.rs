@@ -91,7 +91,10 @@ pub struct CallToolResult {
     /// True when the tool failed in a way the model should read and act on.
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub is_error: bool,
-    /// Extension data.
+    /// Extension data. Its keys follow the protocol's grammar, outside the prefixes it
+    /// reserves (second label `modelcontextprotocol` or `mcp`): a handler's result with
+    /// another key fails its call with -32603 naming the key, as a block does (see
+    /// [`Content`]).
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }

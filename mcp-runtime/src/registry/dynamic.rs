@@ -155,6 +155,11 @@ impl DynamicTool {
                 super::view::Visibility::ModelAndApp
             }),
         };
+        // Published as given: its `_meta` keys follow the protocol's grammar, outside the
+        // prefixes it reserves.
+        if let Err(problem) = crate::protocol::checks::meta_keys(tool.meta.as_ref()) {
+            problems.push(problem);
+        }
         if !problems.is_empty() {
             return Err(BuildError::InvalidTool {
                 name: tool.name,
@@ -237,6 +242,15 @@ impl DynamicResource {
             item: format!("resource `{shown}`"),
             problems: vec![problem],
         };
+        // The entry is published as given: its `_meta` keys follow the protocol's grammar,
+        // outside the prefixes it reserves.
+        match description.get("_meta") {
+            None => {}
+            Some(Value::Object(meta)) => {
+                crate::protocol::checks::meta_keys(Some(meta)).map_err(invalid)?;
+            }
+            Some(_) => return Err(invalid("its _meta must be an object".to_owned())),
+        }
         let (name, title, text, mime, size, pieces) = if description.get("uriTemplate").is_some() {
             let template: ResourceTemplate = serde_json::from_value(description.clone())
                 .map_err(|e| invalid(format!("its JSON is not a resource template: {e}")))?;

@@ -160,18 +160,43 @@ impl App {
         }
     }
 
-    /// Serve newline-delimited JSON-RPC over any byte stream pair (the stdio framing).
+    /// Serve newline-delimited JSON-RPC over any byte stream pair (the stdio framing): a
+    /// child process's pipes, a Unix socket, an SSH channel, an in-memory pipe in tests.
+    ///
+    /// **The peer gets the trust of stdio's local user.** The framing has no place for
+    /// credentials, so whoever holds the other end calls, for the whole connection, as the
+    /// caller set with [`Server::stdio_principal`](crate::Server::stdio_principal), or
+    /// anonymously; nothing it sends changes that. Unlike [`App::serve_http`], this cannot
+    /// tell a stream from this machine from one from the network, so it cannot refuse a
+    /// remote peer as `serve_http` refuses a non-loopback address (as `axum::serve`, it
+    /// serves what it is given): hand it only streams whose other end you have
+    /// authenticated at the transport (TLS client certificates, SSH, a Unix socket's peer
+    /// credentials), and serve callers you cannot authenticate that way over HTTP, where
+    /// each request's token is checked.
+    ///
+    /// A server that checks its callers' tokens ([`Server::oauth`](crate::Server::oauth),
+    /// [`Server::verify_tokens`](crate::Server::verify_tokens)) has said no call goes
+    /// unauthenticated, so it refuses to serve a stream for which no caller is named
+    /// (`Error::Build`, before anything is read): name the peer you authenticated with
+    /// [`Server::stdio_principal`](crate::Server::stdio_principal).
     pub async fn serve_io<R, W>(&self, reader: R, writer: W) -> Result<(), Error>
     where
         R: tokio::io::AsyncRead + Unpin + Send,
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
+        if self.http.auth.is_some() && self.stdio.principal.is_none() {
+            return Err(Error::Build(vec![BuildError::Config(
+                "refusing to serve a byte stream without a caller: this server checks its callers' tokens (Server::oauth or Server::verify_tokens), and a byte stream carries none, so whoever holds its other end would call anonymously. Authenticate the peer at the transport and name it with Server::stdio_principal(..), or serve it over HTTP (App::serve_http, App::router), where each request's token is checked".into(),
+            )]));
+        }
         self.serve_stream(reader, writer, std::future::pending())
             .await
     }
 
-    /// Serve one byte stream pair until EOF or `shutdown`, then drain.
-    async fn serve_stream<R, W>(
+    /// Serve one byte stream pair until EOF or `shutdown`, then drain. The caller is the
+    /// stdio principal, as the host of a stdio server names it; the in-process test
+    /// clients, which play that host, serve through here too.
+    pub(crate) async fn serve_stream<R, W>(
         &self,
         reader: R,
         writer: W,

@@ -412,8 +412,10 @@ impl Server {
     ///
     /// [`Server::build`] fails with a [`BuildError`](crate::BuildError) when the JSON is not
     /// a tool, the name breaks the spec's rule (1 to 128 characters of `A-Za-z0-9_-.`), a
-    /// schema is not a JSON Schema of `type: "object"` or does not compile, or another tool
-    /// (a `#[tool]` or another dynamic one) has the same name. Its definition is kept for
+    /// schema is not a JSON Schema of `type: "object"` or does not compile, a `_meta` key
+    /// breaks the spec's grammar or sits under a prefix it reserves (second label
+    /// `modelcontextprotocol` or `mcp`), or another tool (a `#[tool]` or another dynamic
+    /// one) has the same name. Its definition is kept for
     /// the life of the process, as a `#[tool]`'s is: add dynamic tools at start, not per
     /// request.
     ///
@@ -494,8 +496,9 @@ impl Server {
     /// rest of the URI). Reads are `cacheScope: private`, since what the handler reads may
     /// depend on the caller. [`Server::authorize`] hooks see the resource, whatever
     /// [`Server::only_resources`] picks. [`Server::build`] fails when the JSON is not a
-    /// resource, a template has another form, or the URI is served twice (or two
-    /// templates overlap). Its definition is kept for the life of the process: add dynamic
+    /// resource, a template has another form, a `_meta` key breaks the spec's grammar or
+    /// sits under a prefix it reserves, or the URI is served twice (or two templates
+    /// overlap). Its definition is kept for the life of the process: add dynamic
     /// resources at start.
     pub fn resource_from_json<F, Fut>(mut self, resource: serde_json::Value, handler: F) -> Self
     where

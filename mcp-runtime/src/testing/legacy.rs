@@ -72,7 +72,13 @@ impl Handshake {
                     // The host that starts a stdio server vouches for its user.
                     serving.stdio.principal = Some(principal.clone());
                 }
-                tokio::spawn(async move { serving.serve_io(server_read, server_write).await });
+                tokio::spawn(async move {
+                    // The test client plays the host of a stdio server, as `serve_stdio` is
+                    // served: anonymous unless the client names a principal.
+                    serving
+                        .serve_stream(server_read, server_write, std::future::pending())
+                        .await
+                });
                 let (read, writer) = tokio::io::split(near);
                 let mut session = Session {
                     writer,

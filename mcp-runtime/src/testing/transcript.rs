@@ -77,7 +77,11 @@ impl Transcript {
         let (client, server) = tokio::io::duplex(1 << 20);
         let (server_read, server_write) = tokio::io::split(server);
         let app = app.clone();
-        let serving = tokio::spawn(async move { app.serve_io(server_read, server_write).await });
+        // As a host serves a stdio server (`serve_stdio`): the transcript names no caller.
+        let serving = tokio::spawn(async move {
+            app.serve_stream(server_read, server_write, std::future::pending())
+                .await
+        });
         let (client_read, mut client_write) = tokio::io::split(client);
         let mut lines = BufReader::new(client_read).lines();
         for step in &self.steps {

@@ -123,6 +123,13 @@ pub async fn connect_account(ctx: RequestContext) -> Result<String, ToolError> {
     Ok(format!("signed in: {}", answer.is_accepted()))
 }
 
+/// Sends the user to the page it is given (URL mode).
+#[tool]
+pub async fn open_page(url: String, ctx: RequestContext) -> Result<String, ToolError> {
+    let answer = ctx.elicit_url("page", "Open this page", &url)?;
+    Ok(format!("opened: {}", answer.is_accepted()))
+}
+
 /// Asks with a form that cannot be flat.
 #[tool]
 pub async fn bad_form(ctx: RequestContext) -> Result<String, ToolError> {

@@ -118,6 +118,19 @@ pub async fn reports(ctx: RequestContext, progress: Progress) -> &'static str {
     "done"
 }
 
+/// A task that reports progress and logs at every step: as a task it has no stream of its
+/// own, so neither may become a notification.
+#[tool(task)]
+pub async fn busy_task(ctx: RequestContext, progress: Progress, log: Log) -> &'static str {
+    ctx.start_task();
+    for step in 1..=5_u32 {
+        progress.report_with(f64::from(step), Some(5.0), "Working");
+        log.info(format!("step {step}"));
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    "done"
+}
+
 /// The long-running tools alone, with a probe.
 pub fn server(probe: Arc<TaskProbe>) -> Server {
     Server::new("long", "1.0.0")

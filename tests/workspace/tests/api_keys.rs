@@ -273,3 +273,54 @@ async fn with_a_verifier_a_principal_from_ones_own_layer_is_not_used() {
         "No open orders for acme."
     );
 }
+
+/// The `caller` tool's answer over a byte stream served by `app` (`App::serve_io`).
+async fn caller_over_a_stream(app: mcp_runtime::App) -> Value {
+    use tokio::io::AsyncWriteExt as _;
+    let (mut lines, mut write) = common::stdio(app);
+    let ask = common::body(1, "tools/call", json!({"name": "caller", "arguments": {}})) + "\n";
+    write.write_all(ask.as_bytes()).await.unwrap();
+    common::next_line(&mut lines).await["result"]["content"][0]["text"].clone()
+}
+
+// A byte stream carries no token, so its peer has stdio's trust: a server that checks its
+// callers' tokens refuses a stream no caller is named for; one named for it (a peer the
+// application authenticated) is served as that caller; a server without a verifier
+// serves a stream as stdio, anonymously.
+#[tokio::test]
+async fn a_byte_stream_needs_a_named_caller_on_a_server_that_checks_tokens() {
+    let keys = || api_keys(DASHBOARD_KEY, &sha256_hex(BILLING_KEY)).unwrap();
+    let (_peer, stream) = tokio::io::duplex(1024);
+    let (read, write) = tokio::io::split(stream);
+    let refused = tokio::time::timeout(
+        Duration::from_secs(5),
+        server(keys()).build().unwrap().serve_io(read, write),
+    )
+    .await
+    .expect("refused at once, without waiting for the peer");
+    let message = refused
+        .expect_err("an anonymous stream past the verifier")
+        .to_string();
+    // S-024: refused before anything is read, saying why and what to do instead.
+    assert!(
+        message.contains("refusing to serve a byte stream without a caller")
+            && message.contains("Server::stdio_principal")
+            && message.contains("App::serve_http"),
+        "{message}"
+    );
+    let named = server(keys())
+        .stdio_principal(
+            Principal::new("pipe-peer")
+                .with_tenant("acme")
+                .with_scopes(["orders:read"]),
+        )
+        .build()
+        .unwrap();
+    // S-024: the peer the application named calls as that caller, for the whole stream.
+    assert_eq!(
+        caller_over_a_stream(named).await,
+        "pipe-peer of acme with [orders:read]"
+    );
+    let open = mcp_workspace_tests::secured::server().build().unwrap();
+    assert_eq!(caller_over_a_stream(open).await, "anonymous");
+}

@@ -292,7 +292,8 @@ async fn a_missing_answer_ends_the_call_with_input_required_and_the_retry_finish
                 json!({"inputResponses": {"confirm": {"action": "decline"}}, "requestState": fresh}),
             ))
             .await;
-        assert_eq!(text(&declined), "Transfer declined.", "S-291");
+        // S-291: a declined confirmation reaches the handler as declined.
+        assert_eq!(text(&declined), "Transfer declined.");
 
         // S-125: a state altered in transit is refused, on every transport.
         let mut tampered = state.clone();
@@ -306,6 +307,81 @@ async fn a_missing_answer_ends_the_call_with_input_required_and_the_retry_finish
             ))
             .await;
         assert_eq!(refused.response["error"]["code"], -32602, "{}", wire.name());
+    }
+}
+
+/// One round of `transfer` (single-use: each answer needs the state of a round of its
+/// own), answered with `responses` (no `inputResponses` when null): the answer's exchange.
+async fn answer_transfer(wire: &mut Wire, id: u64, responses: Value) -> Exchange {
+    let args = json!({"amount": 70, "to": "ACME"});
+    let asked = wire
+        .exchange(call(id, "transfer", args.clone(), json!({})))
+        .await;
+    assert_eq!(result(&asked)["resultType"], "input_required", "{asked:?}");
+    let mut extra = json!({"requestState": result(&asked)["requestState"]});
+    if !responses.is_null() {
+        extra["inputResponses"] = responses;
+    }
+    wire.exchange(call(id + 1, "transfer", args, extra)).await
+}
+
+// Whatever the client makes of a question, the call ends as it said: a dismissed or
+// declined form reaches the handler as such, and an answer the client could not give
+// (an error where the ElicitResult goes, or no answer) never reads as one the user gave.
+#[tokio::test]
+async fn a_cancelled_declined_or_failed_elicitation_ends_the_call_as_the_client_said() {
+    let app = app();
+    for mut wire in wires(&app) {
+        let name = wire.name();
+        let cancelled =
+            answer_transfer(&mut wire, 1, json!({"confirm": {"action": "cancel"}})).await;
+        // S-291: the user dismissed the form: the handler sees `Cancelled`.
+        assert_eq!(text(&cancelled), "Transfer cancelled.", "{name}");
+        let declined =
+            answer_transfer(&mut wire, 3, json!({"confirm": {"action": "decline"}})).await;
+        // S-291: the user said no: the handler sees `Declined`.
+        assert_eq!(text(&declined), "Transfer declined.", "{name}");
+        // The 2026-07-28 schema has no error answer: a client that cannot ask its user
+        // sends something else where the ElicitResult goes, or an accept without the form.
+        let failures = [
+            json!({"error": {"code": -32603, "message": "no window to show the form in"}}),
+            json!({"code": -1, "message": "User agent failed"}),
+            json!({"action": "accept"}),
+        ];
+        for (n, failure) in (0..).zip(failures) {
+            let failed = answer_transfer(&mut wire, 10 + 2 * n, json!({"confirm": failure})).await;
+            let error = &failed.response["error"];
+            // S-291: a clear error naming the question, never a result of the handler's.
+            assert_eq!(
+                error["code"], -32602,
+                "{name}: {failure}: {}",
+                failed.response
+            );
+            assert_eq!(error["data"]["key"], "confirm", "{name}: {error}");
+            assert!(
+                error["message"]
+                    .as_str()
+                    .is_some_and(|m| m.starts_with("inputResponses.confirm")),
+                "{name}: {error}"
+            );
+            assert!(failed.response.get("result").is_none(), "{name}");
+        }
+        // S-291: no answer at all is asked again, not taken for one.
+        let silent = answer_transfer(&mut wire, 20, Value::Null).await;
+        assert_eq!(result(&silent)["resultType"], "input_required", "{name}");
+        assert!(result(&silent)["inputRequests"]["confirm"].is_object());
+        // The server goes on: the next answer is taken.
+        let accepted = answer_transfer(
+            &mut wire,
+            22,
+            json!({"confirm": {"action": "accept", "content": {"confirm": true}}}),
+        )
+        .await;
+        assert_eq!(
+            text(&accepted),
+            "Sent 70 cents to ACME (quoted 70 on round 1).",
+            "{name}"
+        );
     }
 }
 
@@ -456,6 +532,56 @@ async fn undeclared_capabilities_are_never_asked_for() {
             json!({"mode": "url", "message": "Sign in to the bank", "url": "https://bank.example/signin"}),
             "S-283"
         );
+    }
+}
+
+// A URL question names a page a person opens: it goes out with `mode: "url"`, its message
+// and an https URL (plain http only to this machine); any other URL is the handler's
+// mistake, which fails the call and is never shown to the user.
+#[tokio::test]
+async fn a_url_question_goes_out_only_with_a_url_a_user_may_open() {
+    let app = app();
+    for mut wire in wires(&app) {
+        let name = wire.name();
+        for (id, url) in (1..).zip([
+            "https://bank.example/signin?state=x1",
+            "http://localhost:8080/callback",
+            "http://127.0.0.1/callback",
+            "http://[::1]:9000/",
+        ]) {
+            let asked = wire
+                .exchange(call(id, "open_page", json!({"url": url}), json!({})))
+                .await;
+            // S-283: mode "url", the message and the URL as the handler gave it.
+            assert_eq!(
+                result(&asked)["inputRequests"]["page"]["params"],
+                json!({"mode": "url", "message": "Open this page", "url": url}),
+                "{name}: {url}"
+            );
+        }
+        for (id, url) in (10..).zip([
+            "bank.example/signin",
+            "http://bank.example/signin",
+            "javascript:alert(1)",
+            "https:///signin",
+            "https://user:secret@bank.example/",
+        ]) {
+            let refused = wire
+                .exchange(call(id, "open_page", json!({"url": url}), json!({})))
+                .await;
+            let error = &refused.response["error"];
+            // S-283: no question with a URL the user should not open; the call fails
+            // naming the question and the URL.
+            assert_eq!(error["code"], -32603, "{name}: {url}: {}", refused.response);
+            let message = error["message"].as_str().unwrap_or_default();
+            assert!(
+                message.starts_with("Internal error: the URL question `page` cannot be sent: ")
+                    && message.contains(&format!("{url:?}")),
+                "{name}: {message}"
+            );
+            assert!(refused.response.get("result").is_none(), "{name}: {url}");
+            assert!(refused.notifications.is_empty(), "{name}: {url}");
+        }
     }
 }
 

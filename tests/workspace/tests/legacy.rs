@@ -781,6 +781,48 @@ async fn url_elicitation_carries_an_id_and_needs_2025_11_25() {
     }
 }
 
+// The handshake era sends URL questions as requests of the server's own: one with a URL a
+// user should not open is never sent, and the call fails.
+#[tokio::test]
+async fn a_url_question_with_a_url_a_user_should_not_open_is_never_sent() {
+    let app = build(interactive());
+    for mut client in Client::both(&app, "2025-11-25", all_caps()).await {
+        let name = client.name();
+        let seen = client
+            .call(
+                call(
+                    1,
+                    "open_page",
+                    json!({"url": "https://bank.example/signin"}),
+                ),
+                |_| json!({"action": "decline"}),
+            )
+            .await;
+        assert_eq!(seen.text(), "opened: false", "{name}");
+        // S-283: mode "url", the message and the URL.
+        assert_eq!(seen.asked[0]["params"]["mode"], "url");
+        assert_eq!(seen.asked[0]["params"]["message"], "Open this page");
+        assert_eq!(
+            seen.asked[0]["params"]["url"],
+            "https://bank.example/signin"
+        );
+        for (id, url) in (2..).zip(["http://bank.example/signin", "signin.html"]) {
+            // `request` fails the test if the server asks the client anything.
+            let refused = client
+                .request(call(id, "open_page", json!({"url": url})))
+                .await;
+            // S-283: the question is not sent; the call fails naming the URL.
+            assert_eq!(refused["error"]["code"], -32603, "{name}: {refused}");
+            assert!(
+                refused["error"]["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains(&format!("{url:?}"))),
+                "{name}: {refused}"
+            );
+        }
+    }
+}
+
 #[tokio::test]
 async fn questions_the_client_did_not_declare_are_never_sent() {
     let app = build(interactive());
@@ -845,6 +887,7 @@ async fn a_client_error_answer_fails_the_call_with_its_code() {
         .await;
     let failed = stdio.next().await;
     assert_eq!(failed["id"], 1);
+    // S-291: the client's failure ends the call with the client's own error.
     assert_eq!(failed["error"]["code"], -1);
     assert!(failed["error"]["message"]
         .as_str()

@@ -98,6 +98,11 @@ async fn upstream_progress_reaches_the_caller() {
         "3 steps, progress requested: true",
         "{response}"
     );
+    // The upstream's own `serverInfo` stays behind: the result names the gateway.
+    assert_eq!(
+        response["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "gateway"
+    );
     let progress: Vec<&Value> = notifications
         .iter()
         .filter(|n| n["method"] == "notifications/progress")

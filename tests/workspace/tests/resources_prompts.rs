@@ -94,6 +94,7 @@ async fn the_authorize_hook_runs_before_reads_gets_and_completions() {
             json!({"name": "summarize_book", "arguments": {"id": "1", "style": "long"}}),
         )
         .await;
+    // S-234: the application's hook sees a prompt's inputs before it runs, and refuses.
     assert_eq!(refused["error"]["code"], -31403);
     let fine = client
         .request(
@@ -225,6 +226,7 @@ async fn malformed_reads_and_gets_are_invalid_params() {
         ),
     ] {
         let answer = client.request(method, params.clone()).await;
+        // S-234: a prompt's malformed inputs are refused before its handler runs.
         assert_eq!(
             answer["error"]["code"], -32602,
             "{method} {params}: {answer}"

@@ -508,6 +508,72 @@ impl Stdio {
     }
 }
 
+// S-372: a task whose handler reports progress and logs (the call asked for both) sends
+// neither as a notification: the stream of a client listening to it carries the task's
+// handle, the listen acknowledgement and notifications/tasks, nothing else.
+#[tokio::test]
+async fn a_tasks_progress_and_logs_never_reach_its_listen_stream() {
+    let (app, _) = app();
+    let mut stdio = Stdio::open(&app);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}},
+        "io.modelcontextprotocol/logLevel": "debug",
+    });
+    let mut call_meta = meta.clone();
+    call_meta["progressToken"] = json!("p-1");
+    stdio
+        .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "busy_task", "arguments": {}, "_meta": call_meta}}))
+        .await;
+    let mut seen = Vec::new();
+    let made = loop {
+        let frame = stdio.next().await;
+        if frame["id"] == 1 {
+            break frame;
+        }
+        seen.push(frame);
+    };
+    assert_eq!(made["result"]["resultType"], "task", "{made}");
+    let id = made["result"]["taskId"].as_str().unwrap().to_owned();
+    stdio
+        .send(
+            json!({"jsonrpc": "2.0", "id": 2, "method": "subscriptions/listen",
+            "params": {"notifications": {"taskIds": [id]}, "_meta": meta}}),
+        )
+        .await;
+    loop {
+        let frame = stdio.next().await;
+        let ended =
+            frame["method"] == "notifications/tasks" && frame["params"]["status"] != "working";
+        seen.push(frame.clone());
+        if ended {
+            assert_eq!(frame["params"]["status"], "completed", "{frame}");
+            assert_eq!(frame["params"]["result"]["content"][0]["text"], "done");
+            break;
+        }
+    }
+    for frame in &seen {
+        let method = frame["method"].as_str().unwrap_or_default();
+        // S-372: no progress and no log message, before the handle or after it.
+        assert!(
+            !matches!(method, "notifications/progress" | "notifications/message"),
+            "a task sent {frame}"
+        );
+        assert!(
+            matches!(
+                method,
+                "notifications/subscriptions/acknowledged" | "notifications/tasks"
+            ),
+            "only the listen's own notifications: {frame}"
+        );
+        assert_eq!(
+            frame["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 2,
+            "{frame}"
+        );
+    }
+}
+
 // S-148: notifications/cancelled names requests, never tasks: neither the id of the call
 // that made the task nor the task's id stops it; tasks/cancel does.
 #[tokio::test]

@@ -244,12 +244,27 @@ impl RequestContext {
     /// their answer when it is in the request. `Accepted` only means the user agreed to
     /// open the page: check on your side whether the out-of-band step finished. Needs the
     /// client's `elicitation.url` capability.
+    ///
+    /// `url` is a page for a person to open, so it must be an absolute `https` URL with a
+    /// host, or plain `http` to this machine only (`localhost`, 127.0.0.0/8, `[::1]`, for
+    /// development), and carry no credentials (`user:password@`). Anything else is the
+    /// handler's mistake, caught on every round before anything else is looked at: the
+    /// question never reaches the client and this returns the error the call fails with
+    /// (-32603 naming the question and the URL), as a form type that cannot be a form does
+    /// for [`RequestContext::elicit`].
     pub fn elicit_url(
         &self,
         key: &str,
         message: &str,
         url: &str,
     ) -> Result<Elicitation<()>, InputRequired> {
+        if let Err(problem) = crate::protocol::checks::user_url(url) {
+            return Err(InputRequired {
+                kind: Kind::Invalid(RpcError::internal(format!(
+                    "Internal error: the URL question `{key}` cannot be sent: {problem}"
+                ))),
+            });
+        }
         let declared = self.client_capabilities().declares(&["elicitation", "url"]);
         let ask = || {
             Ok(json!({

@@ -1,4 +1,5 @@
-//! `prompts/get`: find, authorize, check the arguments, run.
+//! `prompts/get`: find, authorize, check the arguments, run, check what the handler
+//! returned.
 
 use serde_json::{json, Map, Value};
 
@@ -8,6 +9,7 @@ use crate::protocol::RpcError;
 use super::super::dispatch::{Call, Core, Reply};
 use super::super::input::Binding;
 use super::super::live::Snapshot;
+use super::super::pipeline::checked_prompt_result;
 use super::params::{arguments_param, complete_reply, take_string_param, unknown_name};
 
 impl Core {
@@ -55,7 +57,8 @@ impl Core {
         }
         let outcome = self
             .run(&ctx, &target, prompt.get(ctx.clone(), arguments))
-            .await;
+            .await
+            .and_then(|result| checked_prompt_result(&target, result));
         let failed = outcome.is_err();
         self.finish_round(&ctx, &binding, failed, || match outcome {
             Ok(result) => complete_reply(result, "prompt", None),

@@ -21,7 +21,7 @@ use super::super::idempotency::{take_key, Answer, Begin, Settled};
 use super::super::input::Binding;
 use super::super::live::Snapshot;
 use super::super::pages::Paging;
-use super::super::pipeline::guarded;
+use super::super::pipeline::{checked_tool_result, guarded};
 use super::params::{arguments_param, take_string_param, unknown_name};
 
 impl Core {
@@ -205,7 +205,11 @@ impl Core {
                 let handler = self.handler(tool, &ctx, arguments, progress);
                 // Spilled before an idempotency key records it, so a retry gets the same
                 // link.
-                let outcome = match self.run(&ctx, &target, handler).await {
+                let outcome = match self
+                    .run(&ctx, &target, handler)
+                    .await
+                    .and_then(|result| checked_tool_result(&target, result))
+                {
                     Ok(result) => Ok(spill_over(
                         &self.artifacts,
                         &ctx,
@@ -244,7 +248,10 @@ impl Core {
         let name = name.to_owned();
         let structured = tool.tool.output_schema.is_some();
         Box::pin(async move {
+            // Checked before a large result goes into an artifact, where it would be read
+            // as it is.
             let result = handler.await?;
+            let result = checked_tool_result(format_args!("tool {name}"), result)?;
             Ok(spill_over(&artifacts, &ctx, &name, result, limit, structured).await)
         })
     }
@@ -373,10 +380,11 @@ pub(crate) fn takes_tasks(ctx: &RequestContext) -> bool {
             .has_extension(crate::tasks::EXTENSION)
 }
 
-/// A handler's future that turns a panic into an error and owns everything it needs.
+/// A handler's future that turns a panic into an error, checks the result it returns
+/// (as every tool call's is), and owns everything it needs.
 pub(crate) fn guarded_task(
     target: String,
     future: BoxFuture<'static, Result<CallToolResult, RpcError>>,
 ) -> BoxFuture<'static, Result<CallToolResult, RpcError>> {
-    Box::pin(async move { guarded(&target, future).await })
+    Box::pin(async move { checked_tool_result(&target, guarded(&target, future).await?) })
 }

@@ -1,0 +1,292 @@
+//! One request and all its rounds: the `_meta` a 2026-07-28 request carries, the
+//! `input_required` rounds answered by the client's handlers within the client's limits,
+//! one deadline for all of it, and what is learned from the final result.
+
+use std::future::IntoFuture;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use futures_util::FutureExt as _;
+use serde_json::{json, Map, Value};
+
+use super::cache;
+use super::connection::Wire;
+use super::limits::Deadline;
+use super::wire::{Call, Sink};
+use super::{collect, result_of, Client, ClientError, Era, Trace};
+use crate::protocol::exchange::{self, Round};
+use crate::protocol::{codes, meta};
+
+impl Client {
+    pub(super) fn next_id(&self) -> u64 {
+        self.inner.ids.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// One request, all its rounds.
+    pub(super) async fn run(
+        &self,
+        method: &str,
+        params: Value,
+        deadline: &mut Deadline,
+        progress: Option<Sink>,
+        headers: &[(String, String)],
+        fresh: bool,
+    ) -> Result<Value, ClientError> {
+        let inner = &*self.inner;
+        if inner.closed.load(Ordering::Relaxed) {
+            return Err(ClientError::Closed);
+        }
+        // The params as asked, the cache's key, for the methods it keeps only.
+        let asked = cache::cacheable(method, &params).then(|| params.clone());
+        if let (Some(asked), false) = (&asked, fresh) {
+            if let Some(mut result) = inner.cache.lookup(&inner.version, method, asked, headers) {
+                tracing::debug!(target: "mcp_runtime::client", method, "served from the cache");
+                self.learn(method, &mut result);
+                return Ok(result);
+            }
+        }
+        let modern = inner.era == Era::Modern;
+        let mut params = if modern {
+            exchange::with_meta(params, inner.meta.clone())
+        } else {
+            params
+        };
+        let token = progress.as_ref().map(|_| Value::from(self.next_id()));
+        if let Some(token) = &token {
+            params = exchange::with_meta(params, json!({meta::PROGRESS_TOKEN: token}));
+        }
+        let name = params
+            .get("name")
+            .or_else(|| params.get("uri"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let trace = Trace {
+            version: &inner.version,
+            transport: inner.wire.transport(),
+            method,
+            name: name.as_deref().unwrap_or_default(),
+        };
+        let mut relisted = false;
+        let rounds = inner.limits.rounds;
+        for round in 0..rounds {
+            let id = self.next_id();
+            let call = Call {
+                id: Some(id),
+                method,
+                params: &params,
+                version: &inner.version,
+                modern,
+                progress: token.as_ref().zip(progress.as_ref()),
+                headers,
+                cancel: Some(self.cancellation(id)),
+            };
+            trace.event(id, "sent", None);
+            let response = deadline.wait(method, inner.wire.send(call)).await;
+            let mut result = match response.and_then(result_of) {
+                Ok(result) => result,
+                Err(error) if self.relist_for(method, &error, &mut relisted) => {
+                    trace.event(id, "failed", Some(error.layer()));
+                    // The server wants `Mcp-Param-*` headers this client did not know the
+                    // tool has: learn them from `tools/list`, then send the call again
+                    // (streamable-http, "Client Behavior"). A cached list is stale, then.
+                    inner
+                        .cache
+                        .notified(&json!({"method": "notifications/tools/list_changed"}));
+                    let listed = self.pages("tools/list", "tools", deadline.left());
+                    deadline.wait("tools/list", collect(listed)).await?;
+                    continue;
+                }
+                Err(error) => {
+                    trace.event(id, "failed", Some(error.layer()));
+                    return Err(error);
+                }
+            };
+            let answers = match exchange::round(&result) {
+                Round::Final => {
+                    trace.event(id, "completed", None);
+                    self.learn(method, &mut result);
+                    // The result of a retry answered questions: not for anyone else.
+                    if let (0, Some(asked)) = (round, &asked) {
+                        inner
+                            .cache
+                            .store(&inner.version, method, asked, headers, &result);
+                    }
+                    return Ok(result);
+                }
+                Round::Unknown(kind) => {
+                    let error = ClientError::malformed(format!(
+                        "a result of type {kind:?}, which this client did not ask for"
+                    ));
+                    trace.event(id, "failed", Some(error.layer()));
+                    return Err(error);
+                }
+                Round::InputRequired { requests, state } => {
+                    trace.event(id, "input_required", None);
+                    let state = state.cloned();
+                    let requests = requests.cloned().unwrap_or_default();
+                    (self.answer(requests).await, state)
+                }
+            };
+            match answers {
+                (Ok(responses), state) => {
+                    params = exchange::next_round(&params, responses, state.as_ref());
+                }
+                (Err(error), _) => {
+                    trace.event(id, "failed", Some(error.layer()));
+                    return Err(error);
+                }
+            }
+        }
+        Err(ClientError::limit(
+            "max_rounds",
+            rounds,
+            format!("the server still asked for input after {rounds} rounds of {method}"),
+        ))
+    }
+
+    /// What the transport learns from a final result (the HTTP headers each tool mirrors),
+    /// whether it came from the server or the cache.
+    fn learn(&self, method: &str, result: &mut Value) {
+        if method == "tools/list" {
+            if let Wire::Http(endpoint) = &self.inner.wire {
+                endpoint.learn_tools(result);
+            }
+        }
+    }
+
+    /// Whether a failed call is a `tools/call` over 2026-07-28 HTTP refused for its headers
+    /// (-32020), not yet answered by listing the tools again (once per call).
+    fn relist_for(&self, method: &str, error: &ClientError, relisted: &mut bool) -> bool {
+        let retry = !*relisted
+            && method == "tools/call"
+            && self.inner.era == Era::Modern
+            && matches!(self.inner.wire, Wire::Http(_))
+            && error.code() == Some(codes::HEADER_MISMATCH);
+        *relisted |= retry;
+        retry
+    }
+
+    /// The `inputResponses` for an `input_required` result's questions.
+    async fn answer(
+        &self,
+        requests: Map<String, Value>,
+    ) -> Result<Map<String, Value>, ClientError> {
+        let most = self.inner.limits.questions;
+        if requests.len() > most {
+            return Err(ClientError::limit(
+                "max_questions",
+                most,
+                format!(
+                    "the server asked {} questions in one round; none was put to a handler",
+                    requests.len()
+                ),
+            ));
+        }
+        let mut responses = Map::new();
+        for (key, request) in requests {
+            let (method, params) = exchange::asked(&request);
+            let method = method.unwrap_or_default();
+            let answer = exchange::Question::of_method(method)
+                .and_then(|question| self.inner.host.answer(question));
+            let Some(answer) = answer else {
+                return Err(ClientError::InputUnanswered {
+                    method: method.to_owned(),
+                    params: params.clone(),
+                });
+            };
+            responses.insert(key, answer(params.clone()).await);
+        }
+        Ok(responses)
+    }
+
+    /// The notification that cancels request `id`.
+    pub(super) fn cancellation(&self, id: u64) -> Value {
+        let mut params = json!({"requestId": id, "reason": "the client no longer waits for it"});
+        if self.inner.era == Era::Modern {
+            params = exchange::with_meta(params, self.inner.meta.clone());
+        }
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
+    }
+}
+
+/// One request, ready to send: await it (it is [`IntoFuture`]), after setting its options.
+/// Made by [`Client::request`] and the methods named for what they do
+/// ([`call_tool`](Client::call_tool)...).
+#[must_use = "a request does nothing until it is awaited"]
+pub struct Request {
+    pub(super) client: Client,
+    pub(super) method: String,
+    pub(super) params: Value,
+    pub(super) timeout: Duration,
+    pub(super) progress: Option<Sink>,
+    pub(super) headers: Vec<(String, String)>,
+    pub(super) tool: bool,
+    pub(super) fresh: bool,
+}
+
+impl Request {
+    /// The deadline of this request, instead of the client's
+    /// [default](super::ClientBuilder::timeout): all its rounds and every byte of the server's
+    /// answers come within it, or the request is cancelled and fails with
+    /// [`ClientError::Timeout`]. In 2026-07-28 the time the client's handlers take to
+    /// answer questions between rounds is not counted; in the handshake era the server
+    /// asks while the request waits, so it is.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Ask the server for progress (a `progressToken` in `_meta`) and give each
+    /// `notifications/progress` params (`progress`, `total`, `message`) to `progress`.
+    pub fn on_progress(mut self, progress: impl Fn(Value) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(progress));
+        self
+    }
+
+    /// Send this HTTP header with the request, in place of the client's own of that name
+    /// (say, a wrong `Mcp-Name`, to test a server's check). Ignored over stdio.
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    /// Ask the server even if the client's [`Cache`](super::Cache) holds a fresh result for this
+    /// request; a cacheable answer replaces the cached one.
+    pub fn fresh(mut self) -> Self {
+        self.fresh = true;
+        self
+    }
+}
+
+impl IntoFuture for Request {
+    type Output = Result<Value, ClientError>;
+    type IntoFuture = BoxFuture<'static, Result<Value, ClientError>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        async move {
+            let mut deadline = Deadline::new(self.timeout);
+            let result = self
+                .client
+                .run(
+                    &self.method,
+                    self.params,
+                    &mut deadline,
+                    self.progress,
+                    &self.headers,
+                    self.fresh,
+                )
+                .await?;
+            let mut result = result;
+            if let Some(policy) = &self.client.inner.policy {
+                policy.enforce(&self.method, &mut result);
+            }
+            if self.tool && result.get("isError") == Some(&Value::Bool(true)) {
+                return Err(ClientError::Business(result));
+            }
+            Ok(result)
+        }
+        .boxed()
+    }
+}

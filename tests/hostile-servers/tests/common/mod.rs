@@ -205,6 +205,7 @@ fn tail(text: &str) -> &str {
 /// milliseconds while the program runs.
 pub fn run_watched(mut command: Command, input: Option<&[u8]>, deadline: Duration) -> Run {
     let started = Instant::now();
+    let shown = format!("{command:?}");
     let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -249,13 +250,19 @@ pub fn run_watched(mut command: Command, input: Option<&[u8]>, deadline: Duratio
         }
         std::thread::sleep(Duration::from_millis(5));
     };
-    Run {
+    let run = Run {
         code,
         stdout: out.join().unwrap_or_default(),
         stderr: err.join().unwrap_or_default(),
         peak_kib,
         took: started.elapsed(),
-    }
+    };
+    // For the record (`--nocapture` shows it): what each run cost.
+    eprintln!(
+        "peak {} KiB, {:?}, exit {:?}: {shown}",
+        run.peak_kib, run.took, run.code
+    );
+    run
 }
 
 /// `VmHWM` of a `/proc/PID/status` file, in KiB.

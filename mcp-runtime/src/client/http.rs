@@ -30,6 +30,7 @@ use serde_json::{json, Value};
 
 use super::error::ClientError;
 use super::limits::Limits;
+use super::weight;
 use super::wire::{Call, Host, Listening, SUBSCRIPTION_BACKLOG};
 use crate::protocol::exchange::header_encoding;
 use crate::protocol::sse::SseReader;
@@ -386,6 +387,16 @@ impl Endpoint {
     ) -> Result<Value, ClientError> {
         let status = response.status();
         let body = self.read_body(method, &mut response).await?;
+        let max = self.limits.message_bytes;
+        if weight::of_text(&body) > max {
+            return Err(ClientError::limit(
+                "max_message_bytes",
+                max,
+                format!(
+                    "the server's answer to {method} would take more than {max} bytes once read"
+                ),
+            ));
+        }
         let text = String::from_utf8_lossy(&body);
         if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
             let said = serde_json::from_slice::<Value>(&body)
@@ -633,6 +644,16 @@ impl Events {
     ) -> Result<Option<Value>, ClientError> {
         loop {
             while let Some(event) = self.reader.next_event() {
+                if weight::of_text(event.as_bytes()) > self.max {
+                    return Err(ClientError::limit(
+                        "max_message_bytes",
+                        self.max,
+                        format!(
+                            "an event of the server's stream for {} would take more than {} bytes once read",
+                            self.method, self.max
+                        ),
+                    ));
+                }
                 if let Ok(message) = serde_json::from_str::<Value>(&event) {
                     return Ok(Some(message));
                 }

@@ -13,8 +13,8 @@
 ///
 /// | limit | default | what it bounds |
 /// |---|---|---|
-/// | [`max_message_bytes`](Limits::max_message_bytes) | 16 MiB | one message: a line over stdio, an HTTP response body, one SSE event |
-/// | [`max_list_bytes`](Limits::max_list_bytes) | 32 MiB | the items of one listing, all its pages together, measured as their JSON |
+/// | [`max_message_bytes`](Limits::max_message_bytes) | 16 MiB | one message: a line over stdio, an HTTP response body, one SSE event; its text, and what its JSON takes once read |
+/// | [`max_list_bytes`](Limits::max_list_bytes) | 32 MiB | the items of one listing, all its pages together, weighed the same way |
 /// | [`max_pages`](Limits::max_pages) | 1,000 | the pages of one listing |
 /// | [`max_rounds`](Limits::max_rounds) | 16 | the `input_required` rounds of one request |
 /// | [`max_questions`](Limits::max_questions) | 16 | the questions of one round |
@@ -64,14 +64,16 @@ impl Limits {
 
     /// The largest message the client reads: a line over stdio, an HTTP response body (a
     /// `Content-Length` above it is refused before the body is read), one event of an SSE
-    /// stream. Default: 16 MiB.
+    /// stream. A message is also weighed before it is parsed, by what its JSON values would
+    /// take in memory (a megabyte of small objects takes tens once read): one that would
+    /// take more is refused too. Default: 16 MiB.
     pub fn max_message_bytes(mut self, bytes: usize) -> Limits {
         self.message_bytes = bytes;
         self
     }
 
-    /// The most bytes the items of one listing may take together, all pages counted,
-    /// measured as their JSON. Default: 32 MiB.
+    /// The most bytes the items of one listing may take in memory together, all pages
+    /// counted, weighed as messages are. Default: 32 MiB.
     pub fn max_list_bytes(mut self, bytes: usize) -> Limits {
         self.list_bytes = bytes;
         self

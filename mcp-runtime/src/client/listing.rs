@@ -7,6 +7,7 @@ use futures_util::{FutureExt as _, Stream};
 use serde_json::{json, Value};
 
 use super::limits::Deadline;
+use super::weight;
 use super::{Client, ClientError};
 
 impl Client {
@@ -96,7 +97,7 @@ impl Client {
                 )))
             }
         };
-        listing.bytes += items.iter().map(json_len).sum::<usize>();
+        listing.bytes += items.iter().map(weight::of_value).sum::<usize>();
         listing.bytes += next.as_ref().map_or(0, String::len);
         if listing.bytes > limits.list_bytes {
             return Err(ClientError::limit(
@@ -127,25 +128,8 @@ struct Listing {
     done: bool,
     deadline: Deadline,
     pages: usize,
-    /// The JSON bytes of the items and cursors taken so far.
+    /// The weight of the items and cursors taken so far (see `weight`).
     bytes: usize,
     /// Every cursor given so far: one given again would page forever.
     seen: std::collections::HashSet<String>,
-}
-
-/// The length of `value` as JSON, counted without writing it out.
-fn json_len(value: &Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 += bytes.len();
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    let _ = serde_json::to_writer(&mut count, value);
-    count.0
 }

@@ -16,6 +16,7 @@ mod opening;
 mod request;
 mod safety;
 mod stdio;
+mod weight;
 mod wire;
 
 use std::sync::atomic::{AtomicU64, Ordering};

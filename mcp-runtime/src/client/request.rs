@@ -125,8 +125,8 @@ impl Client {
                 Round::InputRequired { requests, state } => {
                     trace.event(id, "input_required", None);
                     let state = state.cloned();
-                    let requests = requests.cloned().unwrap_or_default();
-                    (self.answer(requests).await, state)
+                    let none = Map::new();
+                    (self.answer(requests.unwrap_or(&none)).await, state)
                 }
             };
             match answers {
@@ -171,7 +171,7 @@ impl Client {
     /// The `inputResponses` for an `input_required` result's questions.
     async fn answer(
         &self,
-        requests: Map<String, Value>,
+        requests: &Map<String, Value>,
     ) -> Result<Map<String, Value>, ClientError> {
         let most = self.inner.limits.questions;
         if requests.len() > most {
@@ -186,7 +186,7 @@ impl Client {
         }
         let mut responses = Map::new();
         for (key, request) in requests {
-            let (method, params) = exchange::asked(&request);
+            let (method, params) = exchange::asked(request);
             let method = method.unwrap_or_default();
             let answer = exchange::Question::of_method(method)
                 .and_then(|question| self.inner.host.answer(question));
@@ -196,7 +196,7 @@ impl Client {
                     params: params.clone(),
                 });
             };
-            responses.insert(key, answer(params.clone()).await);
+            responses.insert(key.clone(), answer(params.clone()).await);
         }
         Ok(responses)
     }

@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::error::ClientError;
 use super::limits::Limits;
+use super::weight;
 use super::wire::{Call, Host, Listening, Sink, SUBSCRIPTION_BACKLOG};
 use crate::protocol::codes;
 use crate::protocol::exchange::Question;
@@ -176,6 +177,16 @@ impl Pipe {
             let why = loop {
                 line.clear();
                 match read_line(&mut stdout, &mut line, max).await {
+                    // A line within the limit that would take more than it once read: the
+                    // message is lost, and with it the call it answers, so the connection
+                    // ends.
+                    Ok(true) if weight::of_text(&line) > max => {
+                        break ClientError::limit(
+                            "max_message_bytes",
+                            max,
+                            format!("the server wrote a message that would take more than {max} bytes once read; the connection is closed"),
+                        )
+                    }
                     Ok(true) => {
                         let Some(state) = reader.upgrade() else {
                             return;

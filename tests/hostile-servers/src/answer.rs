@@ -128,6 +128,10 @@ impl Hostile {
         }
         let reply = match self.case() {
             Case::HugeResult => Reply::Chunks(chunks::huge(id, self.options.bytes)),
+            // Well within a message's size limit as text: 4 MB unless HOSTILE_BYTES is less.
+            Case::DenseResult => {
+                Reply::Chunks(chunks::dense(id, self.options.bytes.min(4_000_000)))
+            }
             Case::Endless => Reply::Chunks(chunks::endless(id)),
             Case::Hang => Reply::Hang,
             Case::Keepalive => Reply::Keepalive,

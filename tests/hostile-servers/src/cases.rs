@@ -32,6 +32,7 @@ pub enum Case {
     UnpromptedQuestion,
     SubscriptionFlood,
     HugeDeclared,
+    DenseResult,
 }
 
 /// Which transports a case can be served over.
@@ -52,7 +53,7 @@ pub enum Era {
 }
 
 impl Case {
-    pub const ALL: [Case; 28] = [
+    pub const ALL: [Case; 29] = [
         Case::Honest,
         Case::HugeResult,
         Case::Endless,
@@ -81,6 +82,7 @@ impl Case {
         Case::UnpromptedQuestion,
         Case::SubscriptionFlood,
         Case::HugeDeclared,
+        Case::DenseResult,
     ];
 
     /// The case named `name` on the command line.
@@ -119,6 +121,7 @@ impl Case {
             Case::UnpromptedQuestion => "unprompted-question",
             Case::SubscriptionFlood => "subscription-flood",
             Case::HugeDeclared => "huge-declared",
+            Case::DenseResult => "dense-result",
         }
     }
 

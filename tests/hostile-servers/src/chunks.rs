@@ -85,3 +85,28 @@ pub fn many_questions(id: &Value, count: u64) -> Chunks {
             .chain(std::iter::once(Bytes::from_static(b"}}}"))),
     )
 }
+
+/// `dense-result`: a response of about `bytes` bytes whose `tools` are `{"a":0}` over and
+/// over: small as text, many times larger once read into values, one map each.
+pub fn dense(id: &Value, bytes: u64) -> Chunks {
+    const ITEM: &[u8] = br#"{"a":0},"#;
+    let head =
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"resultType":"complete","tools":["#);
+    let items = (bytes / ITEM.len() as u64).max(1);
+    let per_chunk = (CHUNK / ITEM.len()) as u64;
+    let batch = Bytes::from(ITEM.repeat(per_chunk as usize));
+    let mut left = items - 1;
+    let body = std::iter::from_fn(move || {
+        if left == 0 {
+            return None;
+        }
+        let take = left.min(per_chunk);
+        left -= take;
+        Some(batch.slice(..take as usize * ITEM.len()))
+    });
+    Box::new(
+        std::iter::once(Bytes::from(head))
+            .chain(body)
+            .chain(std::iter::once(Bytes::from_static(br#"{"a":0}]}}"#))),
+    )
+}

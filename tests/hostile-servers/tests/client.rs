@@ -114,6 +114,32 @@ async fn an_answer_past_the_message_limit_is_refused_having_read_no_more() {
 }
 
 #[tokio::test]
+async fn a_message_that_would_take_far_more_once_read_is_refused_unparsed() {
+    // About 4 MB of `{"a":0}`: within the size limit as text, some 300 MB as values.
+    for era in ["modern", "legacy"] {
+        for over in ALL_WAYS {
+            let (builder, _served) = client_of(
+                "dense-result",
+                era,
+                over,
+                &[("HOSTILE_METHOD", "tools/call")],
+            );
+            let client = builder.connect().await.unwrap();
+            let error = ended(client.call_tool("echo", json!({})))
+                .await
+                .unwrap_err();
+            assert_eq!(limit_of(&error), "max_message_bytes", "{era} {over:?}");
+            assert!(
+                error
+                    .to_string()
+                    .contains("would take more than 16777216 bytes once read"),
+                "{error}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
 async fn an_answer_that_never_ends_is_refused_at_the_limit() {
     for era in ["modern", "legacy"] {
         for over in ALL_WAYS {
@@ -415,7 +441,8 @@ async fn an_http_answer_naming_another_request_is_refused() {
 async fn a_round_of_too_many_questions_puts_none_to_the_handler() {
     for over in [Over::Stdio, Over::Http] {
         let asked = Arc::new(AtomicUsize::new(0));
-        let (builder, _served) = client_of("many-questions", "modern", over, &[]);
+        let hundred = [("HOSTILE_COUNT", "100")];
+        let (builder, _served) = client_of("many-questions", "modern", over, &hundred);
         let client = builder.on_elicit(counting(&asked)).connect().await.unwrap();
         let error = ended(client.call_tool("echo", json!({})))
             .await
@@ -424,9 +451,16 @@ async fn a_round_of_too_many_questions_puts_none_to_the_handler() {
         assert!(
             error
                 .to_string()
-                .contains("asked 10000 questions in one round"),
+                .contains("asked 100 questions in one round"),
             "{error}"
         );
+        // Ten thousand weigh more than a message may: refused before they are read.
+        let (builder, _served) = client_of("many-questions", "modern", over, &[]);
+        let client = builder.on_elicit(counting(&asked)).connect().await.unwrap();
+        let error = ended(client.call_tool("echo", json!({})))
+            .await
+            .unwrap_err();
+        assert_eq!(limit_of(&error), "max_message_bytes", "{over:?}");
         assert_eq!(asked.load(Ordering::SeqCst), 0, "{over:?}");
     }
 }

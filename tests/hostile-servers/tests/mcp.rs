@@ -91,6 +91,8 @@ fn mcp_reads_no_more_than_its_limit_of_a_huge_or_endless_answer() {
         ("endless", "legacy", Over::Http),
         ("endless", "modern", Over::Sse),
         ("huge-declared", "modern", Over::Http),
+        ("dense-result", "legacy", Over::Stdio),
+        ("dense-result", "modern", Over::Sse),
     ] {
         let run = mcp_against(
             case,
@@ -207,17 +209,26 @@ fn mcp_outlasts_a_flood_of_requests_from_the_server() {
 
 #[test]
 fn mcp_puts_no_question_to_the_terminal_past_its_limits() {
-    // 10,000 questions in one round: none is asked.
-    let run = mcp_against(
-        "many-questions",
-        "modern",
-        Over::Stdio,
-        &[],
-        &["call", "echo"],
-        b"",
-    );
-    assert_refused(&run, "(limit max_questions = 16)", "many-questions");
-    assert!(!run.stderr().contains("q1"), "a question was asked: {run}");
+    // 100 questions in one round, then 10,000 (more than a message may weigh): none is
+    // asked.
+    for (count, limit) in [
+        ("100", "max_questions = 16"),
+        ("10000", "max_message_bytes"),
+    ] {
+        let run = mcp_against(
+            "many-questions",
+            "modern",
+            Over::Stdio,
+            &[("HOSTILE_COUNT", count)],
+            &["call", "echo"],
+            b"",
+        );
+        assert_refused(&run, &format!("(limit {limit}"), "many-questions");
+        assert!(
+            !run.stderr().contains("go on?"),
+            "a question was asked: {run}"
+        );
+    }
     // A new question every round: sixteen are asked, then the call ends.
     let answers = "yes\n".repeat(100);
     let run = mcp_against(

@@ -84,9 +84,9 @@ impl ClientBuilder {
     /// The deadline of each operation, unless a request says otherwise
     /// ([`Request::timeout`](super::Request::timeout)): a request with all its rounds, a
     /// listing with all its pages, [`connect`](ClientBuilder::connect) with its probe and
-    /// handshake; every byte of the server's answers must come within it. The requests the client sends of its own
-    /// (closing a handshake-era session, answering the server's questions, cancelling)
-    /// wait at most this long too. Default: 60 seconds.
+    /// handshake (`notifications/initialized` included); every byte of the server's
+    /// answers must come within it. [`Client::close`] waits at most this long for the
+    /// DELETE that ends a handshake-era session. Default: 60 seconds.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self

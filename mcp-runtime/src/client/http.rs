@@ -18,7 +18,7 @@
 //! [`SAME_ORIGIN_REDIRECTS`] times; one to another origin fails the request, so neither
 //! the caller's headers nor the body reach it. Every request the client sends of its own
 //! (the session's DELETE, answers to the server's questions, cancellations) has the
-//! client's timeout.
+//! client's timeout, so none waits on a server for ever.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -33,6 +33,7 @@ pub enum Case {
     SubscriptionFlood,
     HugeDeclared,
     DenseResult,
+    RedirectLoop,
 }
 
 /// Which transports a case can be served over.
@@ -53,7 +54,7 @@ pub enum Era {
 }
 
 impl Case {
-    pub const ALL: [Case; 29] = [
+    pub const ALL: [Case; 30] = [
         Case::Honest,
         Case::HugeResult,
         Case::Endless,
@@ -83,6 +84,7 @@ impl Case {
         Case::SubscriptionFlood,
         Case::HugeDeclared,
         Case::DenseResult,
+        Case::RedirectLoop,
     ];
 
     /// The case named `name` on the command line.
@@ -122,6 +124,7 @@ impl Case {
             Case::SubscriptionFlood => "subscription-flood",
             Case::HugeDeclared => "huge-declared",
             Case::DenseResult => "dense-result",
+            Case::RedirectLoop => "redirect-loop",
         }
     }
 
@@ -138,6 +141,7 @@ impl Case {
             | Case::Keepalive
             | Case::Redirect
             | Case::RedirectSame
+            | Case::RedirectLoop
             | Case::HugeDeclared => Transports::HttpOnly,
             _ => Transports::Both,
         }

@@ -72,6 +72,7 @@ async fn first_path(
     match (hostile.case(), &endpoint.redirect_to) {
         (Case::Redirect, Some(url)) => return redirect(url.clone()),
         (Case::RedirectSame, _) => return redirect(HeaderValue::from_static("/mcp2")),
+        (Case::RedirectLoop, _) => return redirect(HeaderValue::from_static("/mcp")),
         _ => {}
     }
     exchange(hostile, method, body).await

@@ -15,6 +15,9 @@ use crate::cases::Case;
 use crate::chunks::{Chunks, CHUNK};
 use crate::messages as m;
 
+/// The code of a client's refusal to answer more requests at once.
+const RATE_LIMITED: i64 = -31429;
+
 /// Stdout, one message at a time: a message is written whole before another begins.
 struct Output {
     writer: Mutex<BufWriter<Stdout>>,
@@ -63,6 +66,8 @@ pub async fn serve(hostile: Arc<Hostile>) {
     let mut finishing = JoinSet::new();
     let mut asking = JoinSet::new();
     let mut flood_replies: u64 = 0;
+    // Of those, the ones refused because the client was answering too many at once.
+    let mut flood_busy: u64 = 0;
     // `unprompted-question`: the answers to the question nobody asked for.
     let unprompted = Arc::new(Mutex::new(None));
     let mut line = Vec::new();
@@ -87,6 +92,9 @@ pub async fn serve(hostile: Arc<Hostile>) {
             // A response of the client's, to a request of the server's.
             if is_flood_id(&message["id"]) {
                 flood_replies += 1;
+                if m::error_code(&message) == Some(RATE_LIMITED) {
+                    flood_busy += 1;
+                }
             } else {
                 hostile.waiting.deliver(message);
             }
@@ -159,7 +167,9 @@ pub async fn serve(hostile: Arc<Hostile>) {
         }
     }
     if hostile.case() == Case::RequestFlood {
-        eprintln!("request-flood: {flood_replies} replies to the flood");
+        eprintln!(
+            "request-flood: {flood_replies} replies to the flood, {flood_busy} refused as too many at once"
+        );
     }
     asking.abort_all();
     while finishing.join_next().await.is_some() {}

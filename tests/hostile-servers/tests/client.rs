@@ -366,6 +366,22 @@ async fn a_redirect_within_the_origin_is_followed() {
 }
 
 #[tokio::test]
+async fn redirects_within_the_origin_are_followed_three_times_at_most() {
+    let served = serve("redirect-loop", &[], &[]);
+    let error = ended(Client::http(&served.url).timeout(DEADLINE).connect())
+        .await
+        .err()
+        .expect("refused");
+    match &error {
+        ClientError::Transport {
+            status: Some(307),
+            message,
+        } => assert!(message.contains("more than 3 redirects"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
 async fn answers_to_discover_and_initialize_must_have_their_shape() {
     for over in [Over::Stdio, Over::Http] {
         for (case, era, wrong) in [
@@ -586,6 +602,14 @@ async fn the_servers_requests_are_answered_a_few_at_a_time_and_each_gets_a_reply
     // Every one of the 20,000 requests got a reply (an answer, or a refusal), and never
     // were more than `max_server_requests` with the handler at once.
     assert!(said.contains("request-flood: 20000 replies"), "{said}");
+    // The questions the handler could not take at once were refused (-31429), not queued.
+    let busy: u64 = said
+        .split(", ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!(busy > 0, "{said}");
     let most = most.load(Ordering::SeqCst);
     assert!((1..=2).contains(&most), "{most} at once");
 }

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use super::connection::Wire;
 use super::limits::Deadline;
-use super::opening::Probed;
+use super::opening::{Opening, Probed};
 use super::wire::{Answer, Host};
 use super::{
     cache, http, result_of, stdio, Cache, Client, ClientBuilder, ClientError, ContentPolicy, Era,
@@ -293,13 +293,6 @@ impl ClientBuilder {
             inner: Arc::new(client),
         })
     }
-}
-
-/// What the handshake declares.
-pub(super) struct Opening {
-    pub(super) declared: Value,
-    pub(super) client_info: Value,
-    pub(super) log_level: Option<LogLevel>,
 }
 
 /// An async handler, boxed.

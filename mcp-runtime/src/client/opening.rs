@@ -7,12 +7,18 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::builder::Opening;
 use super::limits::Deadline;
 use super::wire::Call;
 use super::{result_of, ClientError, Era, Inner};
 use crate::protocol::exchange::{self, Round};
-use crate::protocol::{codes, meta, version};
+use crate::protocol::{codes, meta, version, LogLevel};
+
+/// What the handshake declares.
+pub(super) struct Opening {
+    pub(super) declared: Value,
+    pub(super) client_info: Value,
+    pub(super) log_level: Option<LogLevel>,
+}
 
 /// What the probe found out.
 pub(super) enum Probed {

@@ -20,6 +20,8 @@
 //! (the session's DELETE, answers to the server's questions, cancellations) has the
 //! client's timeout, so none waits on a server for ever.
 
+mod read;
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -30,11 +32,10 @@ use serde_json::{json, Value};
 
 use super::error::ClientError;
 use super::limits::Limits;
-use super::weight;
 use super::wire::{Call, Host, Listening, SUBSCRIPTION_BACKLOG};
 use crate::protocol::exchange::header_encoding;
-use crate::protocol::sse::SseReader;
 use crate::registry::mirror::{self, Mirrored};
+use read::{answers, is_sse, refuse_redirect, refused};
 
 /// The longest error body quoted in a transport error.
 const QUOTED_BODY: usize = 300;
@@ -346,77 +347,6 @@ impl Endpoint {
         answers(call, message)
     }
 
-    /// The whole body of `response`, refused past the message limit.
-    async fn read_body(
-        &self,
-        method: &str,
-        response: &mut reqwest::Response,
-    ) -> Result<Vec<u8>, ClientError> {
-        let max = self.limits.message_bytes;
-        let too_large = || {
-            ClientError::limit(
-                "max_message_bytes",
-                max,
-                format!("the server's answer to {method} is larger than {max} bytes"),
-            )
-        };
-        if response
-            .content_length()
-            .is_some_and(|length| length > u64::try_from(max).unwrap_or(u64::MAX))
-        {
-            return Err(too_large());
-        }
-        let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(transport)? {
-            if body.len() + chunk.len() > max {
-                return Err(too_large());
-            }
-            body.extend_from_slice(&chunk);
-        }
-        Ok(body)
-    }
-
-    /// A JSON response: the JSON-RPC response it holds. An error status with a JSON-RPC
-    /// error body is that error (a modern server's -32020, -32022, -32601...); one without
-    /// is a transport error, and so are 401 and 403 whatever their body (authentication,
-    /// authorization and `Origin` refusals: the connection's, not the request's).
-    async fn read_plain(
-        &self,
-        method: &str,
-        mut response: reqwest::Response,
-    ) -> Result<Value, ClientError> {
-        let status = response.status();
-        let body = self.read_body(method, &mut response).await?;
-        let max = self.limits.message_bytes;
-        if weight::of_text(&body) > max {
-            return Err(ClientError::limit(
-                "max_message_bytes",
-                max,
-                format!(
-                    "the server's answer to {method} would take more than {max} bytes once read"
-                ),
-            ));
-        }
-        let text = String::from_utf8_lossy(&body);
-        if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
-            let said = serde_json::from_slice::<Value>(&body)
-                .ok()
-                .and_then(|m| m.pointer("/error/message")?.as_str().map(str::to_owned));
-            return Err(refused(status, said.as_deref().unwrap_or(&text)));
-        }
-        match serde_json::from_slice::<Value>(&body) {
-            Ok(message) if message.get("error").is_some_and(Value::is_object) => Ok(message),
-            Ok(message) if status.is_success() && message.get("result").is_some() => Ok(message),
-            _ if !status.is_success() => Err(refused(status, &text)),
-            Ok(_) => Err(ClientError::malformed(
-                "the response is not a JSON-RPC response",
-            )),
-            Err(e) => Err(ClientError::malformed(format!(
-                "the response is not JSON: {e}"
-            ))),
-        }
-    }
-
     /// POST a `subscriptions/listen` request and read its SSE stream up to the
     /// acknowledgement; a task then forwards the subscription's notifications until the
     /// stream ends. Dropping the result closes the stream, which cancels the request.
@@ -559,122 +489,6 @@ impl Endpoint {
     }
 }
 
-/// Whether a response is an SSE stream (of a 2xx).
-fn is_sse(response: &reqwest::Response) -> bool {
-    response.status().is_success()
-        && response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("text/event-stream"))
-}
-
-/// `message`, the JSON response to `call`, if it answers it: a response with another id is
-/// refused (an error that could not name the request, with a null id, stands).
-fn answers(call: &Call<'_>, message: Value) -> Result<Value, ClientError> {
-    let Some(id) = call.id else {
-        return Ok(message);
-    };
-    match message.get("id") {
-        Some(got) if got.as_u64() == Some(id) => Ok(message),
-        Some(Value::Null) if message.get("error").is_some() => Ok(message),
-        got => Err(ClientError::malformed(format!(
-            "the answer to {} (request {id}) names request {}",
-            call.method,
-            got.map_or_else(|| "none".to_owned(), Value::to_string)
-        ))),
-    }
-}
-
-/// A redirect the client did not follow (one off the origin, or one too many): an error
-/// naming where it pointed.
-fn refuse_redirect(url: &reqwest::Url, response: &reqwest::Response) -> Result<(), ClientError> {
-    let status = response.status();
-    if !status.is_redirection() {
-        return Ok(());
-    }
-    let location = response
-        .headers()
-        .get("location")
-        .map(|l| {
-            String::from_utf8_lossy(l.as_bytes())
-                .chars()
-                .take(QUOTED_BODY)
-                .collect()
-        })
-        .unwrap_or_else(|| "nowhere".to_owned());
-    let target = response.url().join(&location).ok();
-    let why = match target {
-        Some(target) if target.origin() == url.origin() => {
-            format!("more than {SAME_ORIGIN_REDIRECTS} redirects")
-        }
-        _ => "a redirect to another origin".to_owned(),
-    };
-    Err(ClientError::Transport {
-        message: format!(
-            "{url} answered with {why} ({location}), which this client does not follow: nothing is sent off the origin it was given"
-        ),
-        status: Some(status.as_u16()),
-    })
-}
-
-/// The JSON-RPC messages of one SSE response, each event within the message limit.
-struct Events {
-    reader: SseReader,
-    method: String,
-    max: usize,
-}
-
-impl Endpoint {
-    fn events(&self, method: &str) -> Events {
-        Events {
-            reader: SseReader::new(self.limits.message_bytes),
-            method: method.to_owned(),
-            max: self.limits.message_bytes,
-        }
-    }
-}
-
-impl Events {
-    /// The next JSON-RPC message of the stream (`None` when it ends); events that are not
-    /// JSON are skipped.
-    async fn next(
-        &mut self,
-        response: &mut reqwest::Response,
-    ) -> Result<Option<Value>, ClientError> {
-        loop {
-            while let Some(event) = self.reader.next_event() {
-                if weight::of_text(event.as_bytes()) > self.max {
-                    return Err(ClientError::limit(
-                        "max_message_bytes",
-                        self.max,
-                        format!(
-                            "an event of the server's stream for {} would take more than {} bytes once read",
-                            self.method, self.max
-                        ),
-                    ));
-                }
-                if let Ok(message) = serde_json::from_str::<Value>(&event) {
-                    return Ok(Some(message));
-                }
-            }
-            match response.chunk().await.map_err(transport)? {
-                Some(chunk) => self.reader.feed(&chunk).map_err(|_| {
-                    ClientError::limit(
-                        "max_message_bytes",
-                        self.max,
-                        format!(
-                            "an event of the server's stream for {} is larger than {} bytes",
-                            self.method, self.max
-                        ),
-                    )
-                })?,
-                None => return Ok(None),
-            }
-        }
-    }
-}
-
 /// Aborts the task forwarding a subscription's stream when dropped (the stream closes
 /// with it).
 struct Abort(tokio::task::AbortHandle);
@@ -682,18 +496,6 @@ struct Abort(tokio::task::AbortHandle);
 impl Drop for Abort {
     fn drop(&mut self) {
         self.0.abort();
-    }
-}
-
-/// A transport error for an HTTP error status without a JSON-RPC error body.
-fn refused(status: StatusCode, body: &str) -> ClientError {
-    let mut quoted: String = body.chars().take(QUOTED_BODY).collect();
-    if quoted.trim().is_empty() {
-        quoted = status.canonical_reason().unwrap_or("no body").to_owned();
-    }
-    ClientError::Transport {
-        message: quoted,
-        status: Some(status.as_u16()),
     }
 }
 

@@ -41,17 +41,15 @@ impl Inner {
         within: Option<Duration>,
     ) -> Result<Value, ClientError> {
         let params = exchange::with_meta(json!({}), self.meta.clone());
-        let call = Call {
-            id: Some(self.next_id()),
-            method: "server/discover",
-            params: &params,
-            version: &self.version,
-            modern: true,
-            progress: None,
-            headers: &[],
-            // A handshake-era server must see nothing but `initialize` after the probe.
-            cancel: None,
-        };
+        // Nothing follows it if dropped: a handshake-era server must see nothing but
+        // `initialize` after the probe.
+        let call = Call::bare(
+            Some(self.next_id()),
+            "server/discover",
+            &params,
+            &self.version,
+            true,
+        );
         deadline
             .wait_within(within, "server/discover", self.wire.send(call))
             .await
@@ -185,10 +183,17 @@ impl Inner {
 
     /// Take a `server/discover` result as what the server is.
     fn adopt(&mut self, result: Value) {
-        self.era = Era::Modern;
-        self.server_info = result
+        let server_info = result
             .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
             .cloned();
+        self.learn(Era::Modern, server_info, result);
+    }
+
+    /// What the server said about itself (`result`, of `server/discover` or `initialize`),
+    /// in `era`.
+    fn learn(&mut self, era: Era, server_info: Option<Value>, result: Value) {
+        self.era = era;
+        self.server_info = server_info;
         self.capabilities = result
             .get("capabilities")
             .cloned()
@@ -213,16 +218,7 @@ impl Inner {
             "capabilities": opening.declared,
             "clientInfo": opening.client_info,
         });
-        let call = Call {
-            id: Some(self.next_id()),
-            method: "initialize",
-            params: &params,
-            version: offered,
-            modern: false,
-            progress: None,
-            headers: &[],
-            cancel: None,
-        };
+        let call = Call::bare(Some(self.next_id()), "initialize", &params, offered, false);
         let response = deadline.wait("initialize", self.wire.send(call)).await?;
         let result = initialized(result_of(response)?)?;
         let agreed = result
@@ -232,44 +228,30 @@ impl Inner {
         if !version::LEGACY_VERSIONS.contains(&agreed) {
             return Err(no_common_version(&[agreed.to_owned()]));
         }
-        self.era = Era::Legacy;
         self.version = agreed.to_owned();
-        self.server_info = result.get("serverInfo").cloned();
-        self.capabilities = result
-            .get("capabilities")
-            .cloned()
-            .unwrap_or_else(|| json!({}));
-        self.instructions = result
-            .get("instructions")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        self.discovered = result;
-        let initialized = Call {
-            id: None,
-            method: "notifications/initialized",
-            params: &json!({}),
-            version: &self.version,
-            modern: false,
-            progress: None,
-            headers: &[],
-            cancel: None,
-        };
+        let server_info = result.get("serverInfo").cloned();
+        self.learn(Era::Legacy, server_info, result);
+        let empty = json!({});
+        let initialized = Call::bare(
+            None,
+            "notifications/initialized",
+            &empty,
+            &self.version,
+            false,
+        );
         deadline
             .wait("notifications/initialized", self.wire.send(initialized))
             .await?;
         if let Some(level) = opening.log_level {
             if self.capabilities.get("logging").is_some() {
                 let params = json!({"level": level});
-                let call = Call {
-                    id: Some(self.next_id()),
-                    method: "logging/setLevel",
-                    params: &params,
-                    version: &self.version,
-                    modern: false,
-                    progress: None,
-                    headers: &[],
-                    cancel: None,
-                };
+                let call = Call::bare(
+                    Some(self.next_id()),
+                    "logging/setLevel",
+                    &params,
+                    &self.version,
+                    false,
+                );
                 let response = deadline
                     .wait("logging/setLevel", self.wire.send(call))
                     .await?;

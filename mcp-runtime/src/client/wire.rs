@@ -40,7 +40,29 @@ pub(crate) struct Call<'a> {
     pub(crate) cancel: Option<Value>,
 }
 
-impl Call<'_> {
+impl<'a> Call<'a> {
+    /// A request (or, with `id: None`, a notification) of the client's own making: no
+    /// progress, no headers of a caller, nothing sent if it is dropped (the opening
+    /// exchanges, whose only follow-up may be the handshake).
+    pub(crate) fn bare(
+        id: Option<u64>,
+        method: &'a str,
+        params: &'a Value,
+        version: &'a str,
+        modern: bool,
+    ) -> Call<'a> {
+        Call {
+            id,
+            method,
+            params,
+            version,
+            modern,
+            progress: None,
+            headers: &[],
+            cancel: None,
+        }
+    }
+
     /// The message on the wire.
     pub(crate) fn message(&self) -> Value {
         let mut message = json!({"jsonrpc": "2.0", "method": self.method, "params": self.params});

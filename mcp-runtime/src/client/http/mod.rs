@@ -260,16 +260,13 @@ impl Endpoint {
         };
         *lock(&self.session) = None;
         tracing::debug!(target: "mcp_runtime::client", "the server forgot the session; opening a new one");
-        let initialize = Call {
-            id: Some(self.ids.fetch_add(1, Ordering::Relaxed)),
-            method: "initialize",
-            params: &params,
+        let initialize = Call::bare(
+            Some(self.ids.fetch_add(1, Ordering::Relaxed)),
+            "initialize",
+            &params,
             version,
-            modern: false,
-            progress: None,
-            headers: &[],
-            cancel: None,
-        };
+            false,
+        );
         let headers = self.headers_for(&initialize)?;
         let response = self
             .exchange(&initialize, headers, initialize.message().to_string())
@@ -278,16 +275,7 @@ impl Endpoint {
             return Err(ClientError::from_rpc(error));
         }
         let params = json!({});
-        let initialized = Call {
-            id: None,
-            method: "notifications/initialized",
-            params: &params,
-            version,
-            modern: false,
-            progress: None,
-            headers: &[],
-            cancel: None,
-        };
+        let initialized = Call::bare(None, "notifications/initialized", &params, version, false);
         let headers = self.headers_for(&initialized)?;
         self.exchange(&initialized, headers, initialized.message().to_string())
             .await?;

@@ -12,16 +12,14 @@ use tracing::field::Empty;
 use crate::metrics::Metrics;
 use crate::protocol::{codes, RequestId, RpcError};
 
-/// What the trace and metric helpers read from the server: its span level, its metrics
-/// and the label a request is counted under. A type-only contract the core implements, so
-/// this module takes labels and sinks and names no core type.
+/// What the trace and metric helpers read from the server: its span level and its
+/// metrics. A type-only contract the core implements, so this module takes labels and
+/// sinks and names no core type.
 pub(crate) trait Observed {
     /// The level of each request's span.
     fn span_level(&self) -> tracing::Level;
     /// The server's metrics, when they are on.
     fn metrics(&self) -> Option<&Metrics>;
-    /// The label a request to `method` (on `name`) is counted under.
-    fn metric_target(&self, method: &str, name: Option<&str>) -> String;
 }
 
 impl<T: Observed> Observed for std::sync::Arc<T> {
@@ -30,9 +28,6 @@ impl<T: Observed> Observed for std::sync::Arc<T> {
     }
     fn metrics(&self) -> Option<&Metrics> {
         (**self).metrics()
-    }
-    fn metric_target(&self, method: &str, name: Option<&str>) -> String {
-        (**self).metric_target(method, name)
     }
 }
 
@@ -183,17 +178,23 @@ pub(crate) fn input_required(keys: usize) {
     tracing::debug!(requests = keys, "request needs client input");
 }
 
-/// Count a finished request in the server's metrics, when they are on.
+/// A copy of the `name` label a request will be counted under, kept only when metrics
+/// are on (the request's target, which the label is read from, goes to the core).
+pub(crate) fn kept_label(core: &impl Observed, label: &str) -> Option<String> {
+    core.metrics().map(|_| label.to_owned())
+}
+
+/// Count a finished request in the server's metrics, when they are on, under `label`
+/// (its target's, see `Resolved::metric_label`).
 pub(crate) fn count(
     core: &impl Observed,
     method: &str,
-    name: Option<&str>,
+    label: &str,
     outcome: Outcome,
     started: Instant,
 ) {
     if let Some(metrics) = core.metrics() {
-        let label = core.metric_target(method, name);
-        metrics.record(method, &label, outcome.labels(), started.elapsed());
+        metrics.record(method, label, outcome.labels(), started.elapsed());
     }
 }
 
@@ -201,7 +202,7 @@ pub(crate) fn count(
 #[cfg(feature = "legacy")]
 pub(crate) fn count_initialize(core: &impl Observed, error: Option<&RpcError>, started: Instant) {
     let outcome = error.map_or(Outcome::Completed, Outcome::of_error);
-    count(core, "initialize", None, outcome, started);
+    count(core, "initialize", "", outcome, started);
 }
 
 /// A message refused before it reached an era adapter: on HTTP for the transport's own

@@ -2,7 +2,6 @@
 //! ([`Core`]), announces capabilities, and routes each method to its family in `methods/`;
 //! the steps every handler call shares are in `pipeline`.
 
-use crate::protocol::Params;
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
@@ -10,22 +9,27 @@ use serde_json::{json, Map, Value};
 use crate::observe::Outcome;
 use crate::policy::auth::{ListFilter, SharedAuthorize};
 use crate::policy::limits::Limiter;
-use crate::protocol::{Implementation, RpcError};
+use crate::protocol::method::Method;
+use crate::protocol::{Implementation, Params, RpcError};
 use crate::registry::ListPage;
 
 use super::input::Rounds;
 use super::live::Live;
+use super::resolved::Resolved;
 use super::served::Served;
 use super::{RequestContext, StateMap};
 
 pub use crate::protocol::cache::CacheHints;
 
-/// A request as the core sees it: context plus the method's params (without `_meta`).
+/// A request as the core sees it: context plus the method's params (without `_meta`),
+/// and its method and target as resolved when it arrived.
 pub struct Call {
     /// Who asks, how, and with which capabilities.
     pub ctx: RequestContext,
     /// The params object, `_meta` removed.
     pub params: Params,
+    /// The method and what its target is in the catalog, looked up once.
+    pub(crate) target: Resolved,
 }
 
 /// The core's answer, before an era adapter gives it its wire shape.
@@ -67,6 +71,14 @@ pub enum Reply {
     },
     /// A JSON-RPC error.
     Error(RpcError),
+    /// A refusal for want of scopes (-31403 naming them): the error, and the scopes an
+    /// HTTP transport names in the 403's `insufficient_scope` challenge.
+    Refused {
+        /// The JSON-RPC error the client gets.
+        error: RpcError,
+        /// Every scope the refused action needs.
+        scopes: Vec<String>,
+    },
 }
 
 impl Reply {
@@ -128,64 +140,29 @@ pub struct Core {
     pub(crate) span_level: tracing::Level,
 }
 
-/// The methods the core knows, told apart once per request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Method {
-    Discover,
-    ToolsList,
-    ToolsCall,
-    ResourcesList,
-    TemplatesList,
-    ResourcesRead,
-    PromptsList,
-    PromptsGet,
-    Complete,
-    /// `subscriptions/listen`: a stream the transports open; the core only admits it.
-    Listen,
-    TasksGet,
-    TasksUpdate,
-    TasksCancel,
-}
-
-impl Method {
-    /// Whether the method's family is on for this server.
-    fn served_by(self, served: &Served) -> bool {
-        match self {
-            Method::Discover | Method::Listen => true,
-            Method::ToolsList | Method::ToolsCall => served.tools,
-            Method::ResourcesList | Method::TemplatesList | Method::ResourcesRead => {
-                served.resources
-            }
-            Method::PromptsList | Method::PromptsGet => served.prompts,
-            Method::Complete => served.completions,
-            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => served.tasks,
-        }
-    }
-
-    fn parse(method: &str) -> Option<Method> {
-        Some(match method {
-            "server/discover" => Method::Discover,
-            "tools/list" => Method::ToolsList,
-            "tools/call" => Method::ToolsCall,
-            "resources/list" => Method::ResourcesList,
-            "resources/templates/list" => Method::TemplatesList,
-            "resources/read" => Method::ResourcesRead,
-            "prompts/list" => Method::PromptsList,
-            "prompts/get" => Method::PromptsGet,
-            "completion/complete" => Method::Complete,
-            "subscriptions/listen" => Method::Listen,
-            "tasks/get" => Method::TasksGet,
-            "tasks/update" => Method::TasksUpdate,
-            "tasks/cancel" => Method::TasksCancel,
-            _ => return None,
-        })
+/// Whether `method`'s family is on for this server (the core answers only the methods of
+/// its families, `server/discover` and `subscriptions/listen`).
+fn served_by(method: Method, served: &Served) -> bool {
+    match method {
+        Method::Discover | Method::Listen => true,
+        Method::ToolsList | Method::ToolsCall => served.tools,
+        Method::ResourcesList | Method::TemplatesList | Method::ResourcesRead => served.resources,
+        Method::PromptsList | Method::PromptsGet => served.prompts,
+        Method::Complete => served.completions,
+        Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => served.tasks,
+        // The handshake era's own methods are its adapter's.
+        Method::Initialize
+        | Method::Ping
+        | Method::ResourcesSubscribe
+        | Method::ResourcesUnsubscribe
+        | Method::SetLevel => false,
     }
 }
 
 impl Core {
     /// Whether `method` is served (known and its capability advertised).
     pub fn serves(&self, method: &str) -> bool {
-        Method::parse(method).is_some_and(|m| m.served_by(&self.live.load().served))
+        Method::parse(method).is_some_and(|m| served_by(m, &self.live.load().served))
     }
 
     /// A handle to change what this server serves while it runs.
@@ -253,58 +230,11 @@ impl Core {
         Value::Object(caps)
     }
 
-    /// The scopes the target of a `tools/call`, `prompts/get` or `resources/read` declares
-    /// (none for other methods and unknown targets), so a transport can refuse a caller
-    /// without them before anything else runs.
-    pub fn required_scopes(&self, method: &str, params: &Params) -> &'static [&'static str] {
-        let snapshot = self.live.load();
-        let text = |key: &str| params.get(key).and_then(Value::as_str);
-        let found = match method {
-            "tools/call" => text("name")
-                .and_then(|n| snapshot.catalog.get(n))
-                .map(|t| t.def.scopes),
-            "prompts/get" => text("name")
-                .and_then(|n| snapshot.catalog.prompt(n))
-                .map(|p| p.def.scopes),
-            "resources/read" => text("uri")
-                .filter(|u| u.len() <= crate::registry::uri::MAX_URI_BYTES)
-                .and_then(|u| snapshot.catalog.resolve(u))
-                .map(|(r, _)| r.def.scopes),
-            _ => None,
-        };
-        found.unwrap_or(&[])
-    }
-
-    /// The `name` label of a request's metrics: a served tool or prompt, the URI or
-    /// template of a served resource, `(unknown)` for anything else a client named.
-    pub(crate) fn metric_target(&self, method: &str, name: Option<&str>) -> String {
-        let Some(name) = name else {
-            return String::new();
-        };
-        let snapshot = self.live.load();
-        let known = match method {
-            "tools/call" => snapshot.catalog.get(name).map(|_| name.to_owned()),
-            "prompts/get" => snapshot.catalog.prompt(name).map(|_| name.to_owned()),
-            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
-                if name.len() <= crate::registry::uri::MAX_URI_BYTES {
-                    snapshot
-                        .catalog
-                        .resolve(name)
-                        .map(|(resource, _)| resource.published.clone())
-                } else {
-                    None
-                }
-            }
-            _ => return String::new(),
-        };
-        known.unwrap_or_else(|| "(unknown)".to_owned())
-    }
-
     /// Handle one request.
     pub async fn handle(&self, call: Call) -> Reply {
-        let snapshot = self.live.load();
-        let method = match Method::parse(call.ctx.method()) {
-            Some(method) if method.served_by(&snapshot.served) => method,
+        let snapshot = call.target.snapshot();
+        let method = match call.target.method() {
+            Some(method) if served_by(method, &snapshot.served) => method,
             _ => return Reply::Error(RpcError::method_not_found(call.ctx.method())),
         };
         let lists = &snapshot.lists;
@@ -314,13 +244,13 @@ impl Core {
         match method {
             Method::Discover => self.discover(),
             Method::ToolsList => self.tools_list(&lists.tools, &call, snapshot.catalog.app_only()),
-            Method::ToolsCall => self.call_tool(&snapshot, call).await,
+            Method::ToolsCall => self.call_tool(call).await,
             Method::ResourcesList => self.list(&lists.resources, &call),
             Method::TemplatesList => self.list(&lists.templates, &call),
-            Method::ResourcesRead => self.read_resource(&snapshot, call).await,
+            Method::ResourcesRead => self.read_resource(call).await,
             Method::PromptsList => self.list(&lists.prompts, &call),
-            Method::PromptsGet => self.get_prompt(&snapshot, call).await,
-            Method::Complete => Box::pin(self.complete(&snapshot, call)).await,
+            Method::PromptsGet => self.get_prompt(call).await,
+            Method::Complete => Box::pin(self.complete(call)).await,
             Method::TasksGet => Box::pin(self.tasks_get(call)).await,
             Method::TasksUpdate => Box::pin(self.tasks_update(call)).await,
             Method::TasksCancel => Box::pin(self.tasks_cancel(call)).await,
@@ -328,6 +258,11 @@ impl Core {
             Method::Listen => Reply::Error(RpcError::invalid_request(
                 "subscriptions/listen opens a notification stream and needs a streaming transport (stdio or Streamable HTTP)",
             )),
+            Method::Initialize
+            | Method::Ping
+            | Method::ResourcesSubscribe
+            | Method::ResourcesUnsubscribe
+            | Method::SetLevel => Reply::Error(RpcError::method_not_found(call.ctx.method())),
         }
     }
 }
@@ -339,10 +274,6 @@ impl crate::observe::Observed for Core {
 
     fn metrics(&self) -> Option<&crate::metrics::Metrics> {
         self.metrics.as_deref()
-    }
-
-    fn metric_target(&self, method: &str, name: Option<&str>) -> String {
-        Core::metric_target(self, method, name)
     }
 }
 
@@ -361,13 +292,13 @@ impl crate::observe::Ending for Reply {
             Reply::Tool(_) => Outcome::Completed,
             Reply::InputRequired { .. } => Outcome::InputRequired,
             Reply::Task { .. } => Outcome::Task,
-            Reply::Error(error) => Outcome::of_error(error),
+            Reply::Error(error) | Reply::Refused { error, .. } => Outcome::of_error(error),
         }
     }
 
     fn error(&self) -> Option<&RpcError> {
         match self {
-            Reply::Error(error) => Some(error),
+            Reply::Error(error) | Reply::Refused { error, .. } => Some(error),
             _ => None,
         }
     }

@@ -121,7 +121,7 @@ impl Drop for Running<'_> {
 }
 
 /// The answer of a call stopped by shutdown.
-pub(crate) fn shut_down(target: &str) -> RpcError {
+pub(crate) fn shut_down(target: &dyn std::fmt::Display) -> RpcError {
     RpcError::new(
         codes::SHUTTING_DOWN,
         format!("{target} was stopped because the server is shutting down; send it again (another instance may serve it)"),

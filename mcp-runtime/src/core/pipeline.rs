@@ -8,7 +8,7 @@ use std::panic::AssertUnwindSafe;
 use futures_util::FutureExt as _;
 
 use crate::policy::auth::{Action, DeclaredScopes};
-use crate::policy::limits::Limiter;
+use crate::policy::limits::{Called, Limiter};
 use crate::protocol::{checks, CallToolResult, GetPromptResult, RpcError};
 
 use super::dispatch::{Core, Reply};
@@ -20,7 +20,7 @@ impl Core {
     pub(crate) fn finish_round(
         &self,
         ctx: &RequestContext,
-        binding: &super::input::Binding,
+        binding: Option<&super::input::Binding>,
         failed: bool,
         reply: impl FnOnce() -> Reply,
     ) -> Reply {
@@ -53,7 +53,13 @@ impl Core {
             Ok(()) => Ok(()),
             Err(denied) => {
                 tracing::info!(kind, target = %target, reason = %denied, "request refused");
-                Err(Reply::Error(denied.to_error(kind, target)))
+                let error = denied.to_error(kind, target);
+                let scopes = denied.into_scopes();
+                Err(if scopes.is_empty() {
+                    Reply::Error(error)
+                } else {
+                    Reply::Refused { error, scopes }
+                })
             }
         }
     }
@@ -63,7 +69,7 @@ impl Core {
     pub(crate) async fn run<T>(
         &self,
         ctx: &RequestContext,
-        target: &str,
+        target: &Called<'_>,
         future: futures_util::future::BoxFuture<'static, Result<T, RpcError>>,
     ) -> Result<T, RpcError> {
         let _slot = self.limiter.admit(ctx.principal_subject(), target)?;
@@ -91,7 +97,7 @@ impl Core {
     /// Completes when shutdown's grace period is over for this call (the server's, or its
     /// connection's): the call is cancelled (work it spawned sees that) and the error it
     /// answers with comes back. Whoever awaits this drops the handler.
-    pub(crate) async fn stopped(&self, ctx: &RequestContext, target: &str) -> RpcError {
+    pub(crate) async fn stopped(&self, ctx: &RequestContext, target: &Called<'_>) -> RpcError {
         tokio::select! {
             _ = self.lifecycle.stop_token().cancelled() => {}
             _ = ctx.stopped() => {}
@@ -103,7 +109,7 @@ impl Core {
 
 /// Await a handler's future; a panic becomes -32603 for this request only.
 pub(crate) async fn guarded<T>(
-    target: &str,
+    target: &(dyn std::fmt::Display + Sync),
     future: futures_util::future::BoxFuture<'static, Result<T, RpcError>>,
 ) -> Result<T, RpcError> {
     match AssertUnwindSafe(future).catch_unwind().await {

@@ -16,15 +16,6 @@ pub(crate) mod select;
 
 pub(crate) use select::{Era, Facts};
 
-/// The tool or prompt name (or resource URI) a request targets, for its trace span.
-pub(crate) fn target_of(params: &crate::protocol::Params) -> Option<String> {
-    params
-        .get("name")
-        .or_else(|| params.get("uri"))
-        .and_then(serde_json::Value::as_str)
-        .map(str::to_owned)
-}
-
 /// What a transport knows about one request besides the message itself (a core type:
 /// the context is built from it).
 pub use crate::core::Inbound;

@@ -157,6 +157,11 @@ impl Denied {
         &self.scopes
     }
 
+    /// The scopes, taken out (empty unless the refusal is for want of scopes).
+    pub(crate) fn into_scopes(self) -> Vec<String> {
+        self.scopes
+    }
+
     /// The JSON-RPC error of this refusal of `kind` (`tool`, `resource`, ...) `target`:
     /// -31403 with `data.name`, `data.reason` and, for want of scopes,
     /// `data.requiredScopes`.
@@ -173,23 +178,6 @@ impl Denied {
         )
         .with_data(Value::Object(data))
     }
-}
-
-/// The scopes a JSON-RPC error refuses its caller for want of: an error of code -31403
-/// whose `data.requiredScopes` names at least one scope (what [`Denied::to_error`] makes
-/// of [`Denied::insufficient_scope`]). `None` for every other error, and for other
-/// -31403 refusals (a tenant check, an anonymous call to a handler that needs a caller).
-pub(crate) fn refused_scopes(code: Option<i64>, data: Option<&Value>) -> Option<Vec<&str>> {
-    if code != Some(codes::ACCESS_DENIED) {
-        return None;
-    }
-    let scopes: Vec<&str> = data?
-        .get("requiredScopes")?
-        .as_array()?
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
-    (!scopes.is_empty()).then_some(scopes)
 }
 
 impl std::fmt::Display for Denied {
@@ -346,37 +334,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_refusals_for_want_of_scopes_name_refused_scopes() {
-        let error =
-            Denied::insufficient_scope(["orders:write", "orders:read"]).to_error("tool", "place");
+    fn only_refusals_for_want_of_scopes_name_required_scopes() {
+        let denied = Denied::insufficient_scope(["orders:write", "orders:read"]);
+        let error = denied.to_error("tool", "place");
         assert_eq!(error.code, codes::ACCESS_DENIED);
         assert_eq!(
             error.message,
             "Access denied to tool place: it needs the scope(s) orders:write orders:read"
         );
         assert_eq!(
-            refused_scopes(Some(error.code), error.data.as_ref()),
-            Some(vec!["orders:write", "orders:read"])
+            error.data.as_ref().map(|d| d["requiredScopes"].clone()),
+            Some(json!(["orders:write", "orders:read"]))
         );
-        let tenant = Denied::new("another tenant's order").to_error("resource", "orders://x/1");
+        assert_eq!(denied.into_scopes(), ["orders:write", "orders:read"]);
+        let tenant = Denied::new("another tenant's order");
+        let error = tenant.to_error("resource", "orders://x/1");
         assert_eq!(
-            tenant.data.as_ref().unwrap()["reason"],
-            "another tenant's order"
+            error.data.as_ref().map(|d| d["reason"].clone()),
+            Some(json!("another tenant's order"))
         );
         assert_eq!(
-            refused_scopes(Some(tenant.code), tenant.data.as_ref()),
+            error.data.as_ref().and_then(|d| d.get("requiredScopes")),
             None
         );
-        let empty = json!({"requiredScopes": []});
-        assert_eq!(
-            refused_scopes(Some(codes::ACCESS_DENIED), Some(&empty)),
-            None
-        );
-        let other = json!({"requiredScopes": ["a"]});
-        assert_eq!(
-            refused_scopes(Some(codes::INVALID_PARAMS), Some(&other)),
-            None
-        );
-        assert_eq!(refused_scopes(None, Some(&other)), None);
+        assert!(tenant.into_scopes().is_empty());
     }
 }

@@ -157,7 +157,11 @@ impl Limiter {
     }
 
     /// Admit one call of `subject` (`None`: anonymous), or say why not.
-    pub(crate) fn admit(&self, subject: Option<&str>, target: &str) -> Result<Slot, RpcError> {
+    pub(crate) fn admit(
+        &self,
+        subject: Option<&str>,
+        target: &Called<'_>,
+    ) -> Result<Slot, RpcError> {
         let key = subject.unwrap_or(ANONYMOUS);
         if let Some((limiter, limit)) = &self.rate {
             if let Err(not_until) = limiter.check_key(&key.to_owned()) {
@@ -210,7 +214,7 @@ impl Limiter {
     /// -32602 when `arguments` is larger than allowed.
     pub(crate) fn check_arguments(
         &self,
-        target: &str,
+        target: &Called<'_>,
         arguments: &impl serde::Serialize,
     ) -> Result<(), RpcError> {
         let max = self.limits.max_argument_bytes;
@@ -225,7 +229,7 @@ impl Limiter {
     }
 
     /// The error for a call that ran out of time.
-    pub(crate) fn timed_out(target: &str, after: Duration) -> RpcError {
+    pub(crate) fn timed_out(target: &Called<'_>, after: Duration) -> RpcError {
         RpcError::new(
             codes::REQUEST_TIMEOUT,
             format!(
@@ -237,8 +241,29 @@ impl Limiter {
     }
 }
 
+/// What a call runs, as limits, logs and errors name it (`tool add`, `resource x://1`):
+/// written out only when a message needs it, so a call allocates nothing for its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Called<'a> {
+    kind: &'static str,
+    name: &'a str,
+}
+
+impl<'a> Called<'a> {
+    /// The `kind` (`tool`, `prompt`, `resource`, `completion of`) named `name`.
+    pub(crate) fn new(kind: &'static str, name: &'a str) -> Self {
+        Called { kind, name }
+    }
+}
+
+impl std::fmt::Display for Called<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.kind, self.name)
+    }
+}
+
 /// The refusal of a call beyond a caller's `max` concurrent calls.
-fn too_many_calls(target: &str, max: usize) -> RpcError {
+fn too_many_calls(target: &Called<'_>, max: usize) -> RpcError {
     RpcError::new(
         codes::RATE_LIMITED,
         format!(
@@ -346,13 +371,16 @@ mod tests {
             max_concurrent_calls: 2,
             ..Limits::default()
         });
-        let a1 = limiter.admit(Some("a"), "t").unwrap();
-        let a2 = limiter.admit(Some("a"), "t").unwrap();
-        let refused = limiter.admit(Some("a"), "t").err().unwrap();
+        let a1 = limiter.admit(Some("a"), &Called::new("tool", "t")).unwrap();
+        let a2 = limiter.admit(Some("a"), &Called::new("tool", "t")).unwrap();
+        let refused = limiter
+            .admit(Some("a"), &Called::new("tool", "t"))
+            .err()
+            .unwrap();
         assert_eq!(refused.code, codes::RATE_LIMITED);
-        assert!(limiter.admit(Some("b"), "t").is_ok());
+        assert!(limiter.admit(Some("b"), &Called::new("tool", "t")).is_ok());
         drop(a1);
-        assert!(limiter.admit(Some("a"), "t").is_ok());
+        assert!(limiter.admit(Some("a"), &Called::new("tool", "t")).is_ok());
         // The last slot of a principal takes its entry with it.
         drop(a2);
         assert!(limiter.running.lock().unwrap().get("a").is_none());
@@ -364,17 +392,20 @@ mod tests {
             max_concurrent_calls: 2,
             ..Limits::default()
         });
-        let first = limiter.admit(None, "t").unwrap();
+        let first = limiter.admit(None, &Called::new("tool", "t")).unwrap();
         // A principal whose subject is empty is counted with the anonymous callers.
-        let second = limiter.admit(Some(""), "t").unwrap();
-        let refused = limiter.admit(None, "tools/call add").err().unwrap();
+        let second = limiter.admit(Some(""), &Called::new("tool", "t")).unwrap();
+        let refused = limiter
+            .admit(None, &Called::new("tool", "add"))
+            .err()
+            .unwrap();
         assert_eq!(refused.code, codes::RATE_LIMITED);
-        assert!(refused.message.contains("tools/call add"));
+        assert!(refused.message.contains("tool add"));
         assert_eq!(refused.data.unwrap()["reason"], "concurrency");
         // Named principals have allowances of their own.
-        assert!(limiter.admit(Some("a"), "t").is_ok());
+        assert!(limiter.admit(Some("a"), &Called::new("tool", "t")).is_ok());
         drop(first);
-        let third = limiter.admit(None, "t").unwrap();
+        let third = limiter.admit(None, &Called::new("tool", "t")).unwrap();
         drop((second, third));
         assert_eq!(limiter.anonymous.load(Ordering::Acquire), 0);
     }
@@ -391,7 +422,7 @@ mod tests {
                 let (limiter, peak) = (limiter.clone(), peak.clone());
                 std::thread::spawn(move || {
                     for _ in 0..2_000 {
-                        if let Ok(slot) = limiter.admit(None, "t") {
+                        if let Ok(slot) = limiter.admit(None, &Called::new("tool", "t")) {
                             let now = limiter.anonymous.load(Ordering::Acquire);
                             peak.fetch_max(now, Ordering::AcqRel);
                             drop(slot);
@@ -417,14 +448,17 @@ mod tests {
             rate: Some(RateLimit::per_second(2).burst(2)),
             ..Limits::default()
         });
-        assert!(limiter.admit(Some("a"), "t").is_ok());
-        assert!(limiter.admit(Some("a"), "t").is_ok());
-        let refused = limiter.admit(Some("a"), "t").err().unwrap();
+        assert!(limiter.admit(Some("a"), &Called::new("tool", "t")).is_ok());
+        assert!(limiter.admit(Some("a"), &Called::new("tool", "t")).is_ok());
+        let refused = limiter
+            .admit(Some("a"), &Called::new("tool", "t"))
+            .err()
+            .unwrap();
         assert_eq!(refused.code, codes::RATE_LIMITED);
         let wait = refused.data.unwrap()["retryAfterMs"].as_u64().unwrap();
         assert!((1..=500).contains(&wait), "{wait}");
-        assert!(limiter.admit(Some("b"), "t").is_ok());
+        assert!(limiter.admit(Some("b"), &Called::new("tool", "t")).is_ok());
         std::thread::sleep(Duration::from_millis(wait + 5));
-        assert!(limiter.admit(Some("a"), "t").is_ok());
+        assert!(limiter.admit(Some("a"), &Called::new("tool", "t")).is_ok());
     }
 }

@@ -326,12 +326,16 @@ impl AuthRefusal {
 /// scope of the operation, so the client asks for all of them at once (S-334), and `body`
 /// is the JSON-RPC error already made for the refusal. The challenge names the metadata
 /// document when there is one.
-pub(crate) fn insufficient_scope(
-    needed: &[&str],
+pub(crate) fn insufficient_scope<S: AsRef<str>>(
+    needed: &[S],
     metadata_url: Option<&str>,
     body: Value,
 ) -> AuthRefusal {
-    let scope = needed.join(" ");
+    let scope = needed
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<Vec<&str>>()
+        .join(" ");
     let mut challenge = vec![
         ("error", "insufficient_scope".to_owned()),
         ("scope", quoted(&scope)),

@@ -12,6 +12,7 @@ pub mod error;
 pub(crate) mod exchange;
 pub mod jsonrpc;
 pub mod meta;
+pub(crate) mod method;
 pub mod mrtr;
 pub mod params;
 pub mod prompts;

@@ -143,6 +143,19 @@ pub struct Catalog {
     views: bool,
     /// Some tool is for views only (`visibility = app`).
     app_only: bool,
+    /// How many times a target was looked up: a request resolves its target once.
+    #[cfg(test)]
+    pub(crate) lookups: std::sync::atomic::AtomicUsize,
+}
+
+/// Where [`Catalog::find_resource`] found a resource: among the static resources or the
+/// templates, by index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ResourceAt {
+    /// A static resource.
+    Static(usize),
+    /// A resource template.
+    Template(usize),
 }
 
 fn duplicates<T: Copy>(
@@ -373,6 +386,8 @@ impl Catalog {
             prompts,
             page_size: page_size.max(1),
             logging,
+            #[cfg(test)]
+            lookups: Default::default(),
         })
     }
 
@@ -394,10 +409,28 @@ impl Catalog {
 
     /// Look a tool up by wire name.
     pub fn get(&self, name: &str) -> Option<&CatalogTool> {
+        self.find_tool(name).and_then(|i| self.tools.get(i))
+    }
+
+    /// Where the tool `name` is ([`Catalog::tool_at`] gives it).
+    pub(crate) fn find_tool(&self, name: &str) -> Option<usize> {
+        self.looked_up();
         // The tools are sorted by name and no name is served twice, so a binary search
-        // finds one without hashing the name (SipHash, done three times per HTTP call).
-        let found = self.tools.binary_search_by(|tool| tool.def.name.cmp(name));
-        found.ok().and_then(|i| self.tools.get(i))
+        // finds one without hashing the name.
+        self.tools
+            .binary_search_by(|tool| tool.def.name.cmp(name))
+            .ok()
+    }
+
+    /// The tool [`Catalog::find_tool`] found.
+    pub(crate) fn tool_at(&self, index: usize) -> Option<&CatalogTool> {
+        self.tools.get(index)
+    }
+
+    fn looked_up(&self) {
+        #[cfg(test)]
+        self.lookups
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// All tools, sorted by name.
@@ -422,25 +455,41 @@ impl Catalog {
 
     /// Look a prompt up by name (sorted by name, as the tools are).
     pub fn prompt(&self, name: &str) -> Option<&CatalogPrompt> {
-        let found = self
-            .prompts
-            .binary_search_by(|prompt| prompt.def.name.cmp(name));
-        found.ok().and_then(|i| self.prompts.get(i))
+        self.find_prompt(name).and_then(|i| self.prompts.get(i))
     }
 
-    /// The resource serving `uri`, with its variables: a static resource with exactly this
-    /// URI first, else the one template that matches.
-    pub fn resolve(&self, uri: &str) -> Option<(&CatalogResource, uri::UriParams)> {
-        if let Some(resource) = self
-            .resource_index
-            .get(uri)
-            .and_then(|&i| self.resources.get(i))
-        {
-            return Some((resource, uri::UriParams::default()));
+    /// Where the prompt `name` is ([`Catalog::prompt_at`] gives it).
+    pub(crate) fn find_prompt(&self, name: &str) -> Option<usize> {
+        self.looked_up();
+        self.prompts
+            .binary_search_by(|prompt| prompt.def.name.cmp(name))
+            .ok()
+    }
+
+    /// The prompt [`Catalog::find_prompt`] found.
+    pub(crate) fn prompt_at(&self, index: usize) -> Option<&CatalogPrompt> {
+        self.prompts.get(index)
+    }
+
+    /// Where the resource serving `uri` is, with its variables: a static resource with
+    /// exactly this URI first, else the one template that matches
+    /// ([`Catalog::resource_at`] gives it).
+    pub(crate) fn find_resource(&self, uri: &str) -> Option<(ResourceAt, uri::UriParams)> {
+        self.looked_up();
+        if let Some(&i) = self.resource_index.get(uri) {
+            return Some((ResourceAt::Static(i), uri::UriParams::default()));
         }
-        self.templates
-            .iter()
-            .find_map(|t| uri::match_uri(t.def.template, uri).map(|params| (t, params)))
+        self.templates.iter().enumerate().find_map(|(i, t)| {
+            uri::match_uri(t.def.template, uri).map(|params| (ResourceAt::Template(i), params))
+        })
+    }
+
+    /// The resource [`Catalog::find_resource`] found.
+    pub(crate) fn resource_at(&self, at: ResourceAt) -> Option<&CatalogResource> {
+        match at {
+            ResourceAt::Static(i) => self.resources.get(i),
+            ResourceAt::Template(i) => self.templates.get(i),
+        }
     }
 
     /// The template published as `template` (RFC 6570 form) or written as `template`

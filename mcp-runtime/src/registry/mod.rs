@@ -24,6 +24,7 @@ pub mod uri;
 pub(crate) mod view;
 
 pub use catalog::{BuildError, Catalog, CatalogTool, Defs, ListPage, Listing};
+pub(crate) use catalog::{CatalogPrompt, CatalogResource, ResourceAt};
 pub use listed::Listed;
 pub use prompt::{
     CompleteFuture, Completer, PromptDef, PromptFuture, PromptItem, PromptRef, PromptRegistration,

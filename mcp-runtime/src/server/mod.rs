@@ -21,6 +21,8 @@ use crate::transport::stdio::StdioConfig;
 
 mod app;
 mod build;
+#[cfg(test)]
+mod resolve_once;
 
 pub use app::App;
 use build::Selection;

@@ -36,10 +36,29 @@ struct Sealed {
     kept: Map<String, Value>,
 }
 
+/// The client capabilities through which a handler's questions reach a client: a call
+/// whose client declared none of them is never asked anything (the handler gets -32021).
+pub(crate) const INPUT_CAPABILITIES: [&str; 3] = ["elicitation", "sampling", "roots"];
+
 /// What a `requestState` is bound to: the sealed bytes open only for the same binding.
 pub(crate) struct Binding(Vec<u8>);
 
 impl Binding {
+    /// The call's binding, made by `make` only when a round can need it: the request
+    /// presents a state to open, or its client declared a way to answer questions (a state
+    /// is sealed only when a question is asked). The arguments' canonical form costs a few
+    /// hundred instructions that most calls need not spend.
+    pub(crate) fn when_needed(
+        ctx: &RequestContext,
+        params: &Params,
+        make: impl FnOnce() -> Binding,
+    ) -> Option<Binding> {
+        let presented = params.get("requestState").is_some_and(|s| !s.is_null());
+        let capabilities = ctx.client_capabilities();
+        let may_ask = INPUT_CAPABILITIES.iter().any(|c| capabilities.has(c));
+        (presented || may_ask).then(make)
+    }
+
     /// Bind to `method`, its `target` (tool or prompt name, resource URI), the arguments
     /// and the principal. Arguments are serialized canonically (keys sorted), so a client
     /// re-sending them in another order still matches.
@@ -112,7 +131,7 @@ impl Rounds {
         &self,
         ctx: &RequestContext,
         params: &mut Params,
-        binding: &Binding,
+        binding: Option<&Binding>,
         single_use: bool,
     ) -> Result<(), RpcError> {
         let responses = match params.remove("inputResponses") {
@@ -142,6 +161,12 @@ impl Rounds {
         match params.remove("requestState") {
             None | Some(Value::Null) => {}
             Some(Value::String(token)) => {
+                // Made whenever a state is presented (`Binding::when_needed`).
+                let Some(binding) = binding else {
+                    return Err(RpcError::internal(
+                        "Internal error: a request state was presented to a call without its binding",
+                    ));
+                };
                 sealed = self.unseal(&token, binding)?;
                 presented = Some(Presented {
                     id: std::mem::take(&mut sealed.id),
@@ -225,13 +250,25 @@ impl Rounds {
     /// After the handler: decide the outcome. `failed` says whether the handler ended in
     /// failure (an error, or an `isError` tool result); input requests only count then, so
     /// a handler that recovers from a missing answer finishes normally.
-    pub(crate) fn close(&self, ctx: &RequestContext, binding: &Binding, failed: bool) -> RoundEnd {
+    pub(crate) fn close(
+        &self,
+        ctx: &RequestContext,
+        binding: Option<&Binding>,
+        failed: bool,
+    ) -> RoundEnd {
         let mut exchange = ctx.exchange();
         match waiting_for(&mut exchange, failed) {
             InputNeed::Finished => return RoundEnd::Finished,
             InputNeed::Error(error) => return RoundEnd::Error(error),
             InputNeed::Input(pending) => exchange.pending = pending,
         }
+        // A question is put only to a client that declared a way to answer it, and such a
+        // call has its binding (`Binding::when_needed`).
+        let Some(binding) = binding else {
+            return RoundEnd::Error(RpcError::internal(
+                "Internal error: input was asked of a client that declared no way to give it",
+            ));
+        };
         let answers: Map<String, Value> = exchange
             .answers
             .iter()

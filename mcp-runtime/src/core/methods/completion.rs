@@ -8,13 +8,17 @@ use crate::registry::uri::Piece;
 use crate::registry::Completer;
 
 use super::super::dispatch::{Call, Core, Reply};
-use super::super::live::Snapshot;
 use super::super::CompletionRequest;
 use super::params::unknown_name;
 
 impl Core {
-    pub(crate) async fn complete(&self, snapshot: &Snapshot, call: Call) -> Reply {
-        let Call { ctx, params } = call;
+    pub(crate) async fn complete(&self, call: Call) -> Reply {
+        let Call {
+            ctx,
+            params,
+            target,
+        } = call;
+        let snapshot = target.snapshot();
         let reference = params.get("ref").and_then(Value::as_object);
         let argument = params.get("argument").and_then(Value::as_object);
         let (Some(reference), Some(argument)) = (reference, argument) else {
@@ -116,7 +120,7 @@ impl Core {
                 };
                 // Within the caller's limits, like every call that runs user code: a client
                 // typing fast must not be able to flood the completer.
-                let target = format!("the completion of {arg_name}");
+                let target = crate::policy::limits::Called::new("the completion of", arg_name);
                 match self.run(&ctx, &target, (completer.complete)(request)).await {
                     Ok(completion) => completion.bounded(),
                     Err(error) => return Reply::Error(error),

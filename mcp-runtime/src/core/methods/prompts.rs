@@ -4,17 +4,21 @@
 use serde_json::{json, Map, Value};
 
 use crate::policy::auth::Action;
+use crate::policy::limits::Called;
 use crate::protocol::RpcError;
 
 use super::super::dispatch::{Call, Core, Reply};
 use super::super::input::Binding;
-use super::super::live::Snapshot;
 use super::super::pipeline::checked_prompt_result;
 use super::params::{arguments_param, complete_reply, take_string_param, unknown_name};
 
 impl Core {
-    pub(crate) async fn get_prompt(&self, snapshot: &Snapshot, call: Call) -> Reply {
-        let Call { ctx, mut params } = call;
+    pub(crate) async fn get_prompt(&self, call: Call) -> Reply {
+        let Call {
+            ctx,
+            mut params,
+            target,
+        } = call;
         let name = match take_string_param(
             &mut params,
             "name",
@@ -23,7 +27,7 @@ impl Core {
             Ok(name) => name,
             Err(reply) => return reply,
         };
-        let Some(prompt) = snapshot.catalog.prompt(&name) else {
+        let Some(prompt) = target.prompt() else {
             return unknown_name("prompt", &name);
         };
         let arguments =
@@ -44,15 +48,17 @@ impl Core {
         {
             return reply;
         }
-        let target = format!("prompt {name}");
+        let target = Called::new("prompt", &name);
         if let Err(error) = self.limiter.check_arguments(&target, &arguments) {
             return Reply::Error(error);
         }
         if let Err(error) = check_prompt_arguments(&prompt.prompt, &arguments) {
             return Reply::Error(error);
         }
-        let binding = Binding::new("prompts/get", &name, &arguments, ctx.principal_subject());
-        if let Err(error) = self.rounds.open(&ctx, &mut params, &binding, false) {
+        let binding = Binding::when_needed(&ctx, &params, || {
+            Binding::new("prompts/get", &name, &arguments, ctx.principal_subject())
+        });
+        if let Err(error) = self.rounds.open(&ctx, &mut params, binding.as_ref(), false) {
             return Reply::Error(error);
         }
         let outcome = self
@@ -60,7 +66,7 @@ impl Core {
             .await
             .and_then(|result| checked_prompt_result(&target, result));
         let failed = outcome.is_err();
-        self.finish_round(&ctx, &binding, failed, || match outcome {
+        self.finish_round(&ctx, binding.as_ref(), failed, || match outcome {
             Ok(result) => complete_reply(result, "prompt", None),
             Err(error) => Reply::Error(error),
         })

@@ -3,6 +3,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::policy::auth::Action;
+use crate::policy::limits::Called;
 use crate::protocol::cache::{CacheHints, CacheScope};
 use crate::protocol::{ReadResourceResult, RpcError};
 use crate::registry::uri::MAX_URI_BYTES;
@@ -16,8 +17,12 @@ use super::super::RequestContext;
 use super::params::{complete_reply, take_string_param};
 
 impl Core {
-    pub(crate) async fn read_resource(&self, snapshot: &Snapshot, call: Call) -> Reply {
-        let Call { ctx, mut params } = call;
+    pub(crate) async fn read_resource(&self, call: Call) -> Reply {
+        let Call {
+            ctx,
+            mut params,
+            target: resolved,
+        } = call;
         let uri = match take_string_param(
             &mut params,
             "uri",
@@ -36,9 +41,11 @@ impl Core {
             );
         }
         if let Some(target) = Target::parse(&uri) {
-            return self.read_artifact(snapshot, &ctx, &uri, &target).await;
+            return self
+                .read_artifact(resolved.snapshot(), &ctx, &uri, &target)
+                .await;
         }
-        let Some((resource, uri_params)) = snapshot.catalog.resolve(&uri) else {
+        let Some((resource, uri_params)) = resolved.resource() else {
             return Reply::Error(RpcError::resource_not_found(&uri));
         };
         let def = resource.def;
@@ -57,21 +64,23 @@ impl Core {
         }
         let request = ReadRequest {
             uri: uri.clone(),
-            params: uri_params,
+            params: uri_params.clone(),
         };
-        let binding = Binding::new(
-            "resources/read",
-            &uri,
-            &serde_json::Map::new(),
-            ctx.principal_subject(),
-        );
-        if let Err(error) = self.rounds.open(&ctx, &mut params, &binding, false) {
+        let binding = Binding::when_needed(&ctx, &params, || {
+            Binding::new(
+                "resources/read",
+                &uri,
+                &serde_json::Map::new(),
+                ctx.principal_subject(),
+            )
+        });
+        if let Err(error) = self.rounds.open(&ctx, &mut params, binding.as_ref(), false) {
             return Reply::Error(error);
         }
         let outcome = self
             .run(
                 &ctx,
-                &format!("resource {uri}"),
+                &Called::new("resource", &uri),
                 resource.read(ctx.clone(), request),
             )
             .await;
@@ -97,7 +106,7 @@ impl Core {
                 }),
             }
         };
-        self.finish_round(&ctx, &binding, failed, || match outcome {
+        self.finish_round(&ctx, binding.as_ref(), failed, || match outcome {
             Ok(contents) => {
                 let reply =
                     complete_reply(ReadResourceResult { contents }, "resource", Some(hints));
@@ -143,7 +152,7 @@ impl Core {
         }
         let _slot = match self
             .limiter
-            .admit(ctx.principal_subject(), &format!("resource {uri}"))
+            .admit(ctx.principal_subject(), &Called::new("resource", uri))
         {
             Ok(slot) => slot,
             Err(error) => return Reply::Error(error),

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use crate::core::tasks::{Escalation, TaskLink, TaskRuntime};
 use crate::core::RequestContext;
 use crate::policy::auth::Action;
+use crate::policy::limits::Called;
 use crate::protocol::{CallToolResult, RpcError};
 use crate::registry::spec::CURSOR_ARGUMENT;
 use crate::registry::view;
@@ -19,14 +20,17 @@ use super::super::artifacts::spill_over;
 use super::super::dispatch::{Call, Core, Reply};
 use super::super::idempotency::{take_key, Answer, Begin, Settled};
 use super::super::input::Binding;
-use super::super::live::Snapshot;
 use super::super::pages::Paging;
 use super::super::pipeline::{checked_tool_result, guarded};
 use super::params::{arguments_param, take_string_param, unknown_name};
 
 impl Core {
-    pub(crate) async fn call_tool(&self, snapshot: &Snapshot, call: Call) -> Reply {
-        let Call { ctx, mut params } = call;
+    pub(crate) async fn call_tool(&self, call: Call) -> Reply {
+        let Call {
+            ctx,
+            mut params,
+            target,
+        } = call;
         let name = match take_string_param(
             &mut params,
             "name",
@@ -40,7 +44,7 @@ impl Core {
                 Ok(arguments) => arguments,
                 Err(reply) => return reply,
             };
-        let Some(tool) = snapshot.catalog.get(&name) else {
+        let Some(tool) = target.tool() else {
             return unknown_name("tool", &name);
         };
         // An app-only tool is called by a host's view; a client that did not declare the
@@ -98,7 +102,7 @@ impl Core {
                 _ => None,
             },
         };
-        let target = format!("tool {name}");
+        let target = Called::new("tool", &name);
         if let Err(error) = self.limiter.check_arguments(&target, &arguments) {
             return Reply::Error(error);
         }
@@ -111,15 +115,28 @@ impl Core {
             _ => Map::new(),
         };
         // The rounds of one call share its key: a state opens only with the same key.
-        let binding = Binding::new("tools/call", &name, &arguments, ctx.principal_subject())
-            .with_idempotency_key(key.as_deref());
-        if let Err(error) = self.rounds.open(&ctx, &mut params, &binding, tool.def.once) {
+        let binding = Binding::when_needed(&ctx, &params, || {
+            Binding::new("tools/call", &name, &arguments, ctx.principal_subject())
+                .with_idempotency_key(key.as_deref())
+        });
+        if let Err(error) = self
+            .rounds
+            .open(&ctx, &mut params, binding.as_ref(), tool.def.once)
+        {
             return Reply::Error(error);
         }
         match key {
             None => {
-                self.execute(ctx, tool, (&name, target), arguments, tasks, &binding, None)
-                    .await
+                self.execute(
+                    ctx,
+                    tool,
+                    (&name, target),
+                    arguments,
+                    tasks,
+                    binding.as_ref(),
+                    None,
+                )
+                .await
             }
             // Boxed: the claim's lease renewal and record would otherwise make every call's
             // future larger.
@@ -130,7 +147,7 @@ impl Core {
                     (&name, target),
                     arguments,
                     tasks,
-                    &binding,
+                    binding.as_ref(),
                     &key,
                 ))
                 .await
@@ -145,10 +162,10 @@ impl Core {
         &self,
         ctx: RequestContext,
         tool: &CatalogTool,
-        (name, target): (&str, String),
+        (name, target): (&str, Called<'_>),
         arguments: Map<String, Value>,
         tasks: Option<Arc<TaskRuntime>>,
-        binding: &Binding,
+        binding: Option<&Binding>,
         key: &str,
     ) -> Reply {
         let claim = match self.idempotency.begin(&ctx, name, key, &arguments).await {
@@ -179,10 +196,10 @@ impl Core {
         &self,
         ctx: RequestContext,
         tool: &CatalogTool,
-        (name, target): (&str, String),
+        (name, target): (&str, Called<'_>),
         arguments: Map<String, Value>,
         tasks: Option<Arc<TaskRuntime>>,
-        binding: &Binding,
+        binding: Option<&Binding>,
         progress: Option<Arc<AtomicU8>>,
     ) -> Reply {
         match tasks {
@@ -296,10 +313,10 @@ impl Core {
         &self,
         runtime: Arc<TaskRuntime>,
         ctx: RequestContext,
-        (name, target): (&str, String),
+        (name, target): (&str, Called<'_>),
         arguments: Map<String, Value>,
         handler: BoxFuture<'static, Result<CallToolResult, RpcError>>,
-        binding: &Binding,
+        binding: Option<&Binding>,
     ) -> Reply {
         let link = TaskLink::new(runtime.clone());
         ctx.attach_task(link.clone());
@@ -308,7 +325,7 @@ impl Core {
             Err(error) => return Reply::Error(error),
         };
         let running = self.lifecycle.enter();
-        let mut future = guarded_task(target.clone(), handler);
+        let mut future = guarded_task(target.to_string(), handler);
         let timer = tokio::time::sleep(runtime.config.task_after);
         tokio::pin!(timer);
         let ended = tokio::select! {

@@ -184,7 +184,7 @@ pub(crate) enum Escalation {
 /// A task stopped by the server's shutdown: failed, saying so, so no client waits on it.
 fn shut_down(ctx: &RequestContext) -> Settled {
     let (answers, kept) = crate::core::input::task_state(ctx);
-    let error = crate::core::lifecycle::shut_down("the task");
+    let error = crate::core::lifecycle::shut_down(&"the task");
     Settled {
         status: TaskStatus::Failed,
         message: Some(error.message.clone()),

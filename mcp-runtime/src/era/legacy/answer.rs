@@ -14,6 +14,14 @@ pub(crate) enum Response {
     Tree(Value),
     /// A `tools/call` result already in the revision's shape.
     Tool(Box<ToolResponse>),
+    /// An error refusing the caller for want of `scopes`, which an HTTP transport names
+    /// in its 403's `insufficient_scope` challenge.
+    Refused {
+        /// The error response.
+        message: Value,
+        /// Every scope the refused action needs.
+        scopes: Vec<String>,
+    },
 }
 
 /// `{"jsonrpc": "2.0", "id": …, "result": …}` written from a tool's result.
@@ -27,7 +35,9 @@ impl Response {
     /// The response as it goes on the wire.
     pub(crate) fn to_bytes(&self) -> Vec<u8> {
         let written = match self {
-            Response::Tree(message) => serde_json::to_vec(message),
+            Response::Tree(message) | Response::Refused { message, .. } => {
+                serde_json::to_vec(message)
+            }
             Response::Tool(tool) => tool.write(),
         };
         written.unwrap_or_else(|e| {
@@ -37,18 +47,18 @@ impl Response {
         })
     }
 
-    /// The `error` member, when this answers with an error.
-    pub(crate) fn error(&self) -> Option<&Value> {
+    /// The scopes this response refuses its caller for want of (empty for any other).
+    pub(crate) fn required_scopes(&self) -> &[String] {
         match self {
-            Response::Tree(message) => message.get("error"),
-            Response::Tool(_) => None,
+            Response::Refused { scopes, .. } => scopes,
+            Response::Tree(_) | Response::Tool(_) => &[],
         }
     }
 
     /// The response as a JSON tree (a batch's answers are one array of them).
     pub(crate) fn into_message(self) -> Value {
         match self {
-            Response::Tree(message) => message,
+            Response::Tree(message) | Response::Refused { message, .. } => message,
             Response::Tool(tool) => {
                 let ToolResponse { id, result } = *tool;
                 match serde_json::to_value(&result) {

@@ -23,9 +23,11 @@ use crate::registry::ListPage;
 /// tree of the whole response is built on the common path.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
-    /// HTTP status (200, or 400/404 for the errors the specification maps).
+    /// HTTP status (200, or 400/403/404 for the errors the specification maps).
     pub status: u16,
     body: Body,
+    /// The scopes a refusal for want of them names (its 403's challenge).
+    required_scopes: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -42,7 +44,23 @@ impl Answer {
         Answer {
             status,
             body: Body::Tree(error_response(id, error)),
+            required_scopes: Vec::new(),
         }
+    }
+
+    /// A refusal for want of `scopes` (HTTP 403).
+    pub(crate) fn refused(id: &RequestId, error: &RpcError, scopes: Vec<String>) -> Self {
+        Answer {
+            status: 403,
+            body: Body::Tree(error_response(Some(id), error)),
+            required_scopes: scopes,
+        }
+    }
+
+    /// The scopes this answer refuses its caller for want of (empty for any other
+    /// answer): an HTTP transport names them in its `insufficient_scope` challenge.
+    pub(crate) fn required_scopes(&self) -> &[String] {
+        &self.required_scopes
     }
 
     /// The JSON-RPC response as it goes on the wire.
@@ -96,6 +114,7 @@ impl Answer {
                 cache,
                 server_info: server_info.clone(),
             })),
+            required_scopes: Vec::new(),
         }
     }
 
@@ -122,6 +141,7 @@ impl Answer {
                 cache: Some(cache),
                 server_info: server_info.clone(),
             })),
+            required_scopes: Vec::new(),
         }
     }
 
@@ -138,6 +158,7 @@ impl Answer {
                 cache: None,
                 server_info: server_info.clone(),
             })),
+            required_scopes: Vec::new(),
         }
     }
 }

@@ -1,14 +1,13 @@
 //! The 2026-07-28 adapter: per-request `_meta` admission (`admission`), the core call,
 //! and result rendering (`render`, [`Answer`]).
 
-use crate::protocol::Params;
 use tracing::Instrument as _;
 
-use crate::core::{Call, ClientCapabilities, Core};
+use crate::core::{Call, ClientCapabilities, Core, Resolved};
 use crate::observe::{self, Outcome};
 use crate::policy::principal::Principal;
 use crate::protocol::meta::Meta;
-use crate::protocol::RequestId;
+use crate::protocol::{Params, RequestId};
 
 mod admission;
 mod answer;
@@ -21,7 +20,7 @@ pub use render::status_of;
 
 pub use super::Inbound;
 
-/// Serve one request end to end in the modern era.
+/// Serve one request end to end in the modern era, its target looked up as it arrives.
 pub async fn handle_request(
     core: &Core,
     id: RequestId,
@@ -30,9 +29,22 @@ pub async fn handle_request(
     meta: Option<Meta>,
     inbound: Inbound,
 ) -> Answer {
+    let target = core.resolve(&method, params.as_ref());
+    handle_resolved(core, id, (method, params, meta), target, inbound).await
+}
+
+/// Serve one request end to end in the modern era; `target` is its method and target as
+/// the transport resolved them when it arrived (to check its headers against them).
+pub(crate) async fn handle_resolved(
+    core: &Core,
+    id: RequestId,
+    (method, params, meta): (String, Option<Params>, Option<Meta>),
+    target: Resolved,
+    inbound: Inbound,
+) -> Answer {
     let started = std::time::Instant::now();
     let params = params.unwrap_or_default();
-    let name = crate::era::target_of(&params);
+    let name = params.target(target.method()).map(str::to_owned);
     let span = observe::request_span(core, inbound.transport, &method, name.as_deref(), &id);
     observe::continue_trace(&span, meta.as_ref());
     async move {
@@ -41,17 +53,18 @@ pub async fn handle_request(
             Err((error, status)) => {
                 let outcome = Outcome::of_error(&error);
                 observe::finish(outcome, Some(&error));
-                observe::count(core, &method, name.as_deref(), outcome, started);
+                observe::count(core, &method, target.metric_label(), outcome, started);
                 return Answer::error(Some(&id), &error, status);
             }
         };
         tracing::Span::current().record("protocol_version", admission.protocol_version);
         let ctx = core.request_context(&id, method, name, admission, inbound);
-        let (method, name) = (ctx.method(), ctx.name());
+        let label = observe::kept_label(core, target.metric_label());
         let reply = core
             .handle(Call {
                 ctx: ctx.clone(),
                 params,
+                target,
             })
             .await;
         // Nothing may follow the response for this request.
@@ -59,7 +72,13 @@ pub async fn handle_request(
             notifier.close();
         }
         let outcome = observe::finish_reply(&reply);
-        observe::count(core, method, name, outcome, started);
+        observe::count(
+            core,
+            ctx.method(),
+            label.as_deref().unwrap_or(""),
+            outcome,
+            started,
+        );
         render(core, id, reply)
     }
     .instrument(span)

@@ -32,15 +32,14 @@ pub(crate) fn render(core: &Core, id: RequestId, reply: Reply) -> Answer {
             let status = status_of(&error);
             Answer::error(Some(&id), &error, status)
         }
+        // 403: the transport adds its `insufficient_scope` challenge naming `scopes`.
+        Reply::Refused { error, scopes } => Answer::refused(&id, &error, scopes),
     }
 }
 
-/// HTTP status for a JSON-RPC error from the core: 403 for a refusal for want of scopes
-/// (the transport adds its `insufficient_scope` challenge).
+/// HTTP status for a JSON-RPC error from the core (a refusal for want of scopes is a
+/// [`Reply::Refused`], 403).
 pub fn status_of(error: &RpcError) -> u16 {
-    if crate::policy::auth::refused_scopes(Some(error.code), error.data.as_ref()).is_some() {
-        return 403;
-    }
     match error.code {
         codes::METHOD_NOT_FOUND => 404,
         codes::HEADER_MISMATCH

@@ -3,21 +3,18 @@
 //! challenge, JSON-RPC body) and the protected-resource metadata document.
 //!
 //! It also holds the one rule for refusals for want of scopes: whichever check made one
-//! (the declared scopes checked here before the era adapter, or the core's check and
-//! `Authorize` hook) and whatever named the caller (the verifier, or a layer of the
-//! application inserting a `Principal` into the request's extensions), it is a 403 with an
-//! `insufficient_scope` challenge, naming the metadata document when there is one.
+//! (the core's check of the declared scopes, or the `Authorize` hook) and whatever named
+//! the caller (the verifier, or a layer of the application inserting a `Principal` into
+//! the request's extensions), it is a 403 with an `insufficient_scope` challenge naming
+//! the scopes the refusal carries, and the metadata document when there is one.
 
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 use serde_json::Value;
 
-use crate::core::Core;
 use crate::era::modern::Answer;
-use crate::policy::auth::{refused_scopes, DeclaredScopes, Denied};
 use crate::policy::oauth::{insufficient_scope, AuthRefusal, HttpAuth};
 use crate::policy::principal::Principal;
-use crate::protocol::jsonrpc::{error_response, Frame};
 
 use super::render::json;
 
@@ -66,60 +63,32 @@ pub(super) fn metadata_response(document: &Value) -> Response {
     response
 }
 
-/// 403 with an `insufficient_scope` challenge when the request targets a tool, prompt or
-/// resource whose declared scopes the caller lacks (an anonymous caller lacks them all).
-/// The body is the error the core's own check would give.
-pub(super) fn scope_challenge(
-    core: &Core,
-    auth: Option<&HttpAuth>,
-    principal: Option<&Principal>,
-    frame: &Frame,
-) -> Option<Response> {
-    let message = frame.envelope()?;
-    let method = message.method()?;
-    let params = message.params()?;
-    let needed = core.required_scopes(method, params);
-    let denied: Denied = DeclaredScopes::check_principal(principal, needed).err()?;
-    let target = crate::era::target_of(params).unwrap_or_default();
-    let kind = match method {
-        "tools/call" => "tool",
-        "prompts/get" => "prompt",
-        _ => "resource",
-    };
-    tracing::info!(target = %target, "refused a call for want of scopes");
-    let error = denied.to_error(kind, &target);
-    let body = error_response(message.id().as_ref(), &error);
-    let refusal = insufficient_scope(needed, auth.and_then(HttpAuth::metadata_url), body);
-    Some(refuse(&refusal))
-}
-
-/// The `insufficient_scope` challenge for a JSON-RPC error (the `error` member of a
-/// response) that refuses the caller for want of scopes; `None` for any other error.
-fn challenge_for(auth: Option<&HttpAuth>, error: Option<&Value>) -> Option<HeaderValue> {
-    let error = error?;
-    let scopes = refused_scopes(error.get("code").and_then(Value::as_i64), error.get("data"))?;
-    let refusal = insufficient_scope(&scopes, auth.and_then(HttpAuth::metadata_url), Value::Null);
+/// The `insufficient_scope` challenge naming `scopes`, the scopes an answer refuses its
+/// caller for want of; `None` when it names none (any other answer).
+fn challenge_for(auth: Option<&HttpAuth>, scopes: &[String]) -> Option<HeaderValue> {
+    if scopes.is_empty() {
+        return None;
+    }
+    let refusal = insufficient_scope(scopes, auth.and_then(HttpAuth::metadata_url), Value::Null);
     HeaderValue::from_str(&refusal.www_authenticate()).ok()
 }
 
-/// A 2026-07-28 answer as a response; a refusal for want of scopes made past the edge
-/// (by the core's check or the `Authorize` hook) gets its challenge (its status, 403, is
-/// the era's).
+/// A 2026-07-28 answer as a response; a refusal for want of scopes (by the declared
+/// scopes or the `Authorize` hook) gets its challenge (its status, 403, is the era's).
 pub(super) fn answer(auth: Option<&HttpAuth>, answer: Answer) -> Response {
-    let challenge = challenge_for(auth, answer.error_member());
+    let challenge = challenge_for(auth, answer.required_scopes());
     with_challenge(super::render::answer(answer), challenge)
 }
 
-/// `response`, carrying the JSON-RPC error `error` (the `error` member of a response):
-/// made 403 with the `insufficient_scope` challenge when that error refuses the caller
-/// for want of scopes, else left as it is.
+/// `response`, made 403 with the `insufficient_scope` challenge when its handshake-era
+/// answer refuses the caller for want of `scopes`, else left as it is.
 #[cfg(feature = "legacy")]
 pub(super) fn scope_rule(
     auth: Option<&HttpAuth>,
-    error: Option<&Value>,
+    scopes: &[String],
     response: Response,
 ) -> Response {
-    with_challenge(response, challenge_for(auth, error))
+    with_challenge(response, challenge_for(auth, scopes))
 }
 
 fn with_challenge(mut response: Response, challenge: Option<HeaderValue>) -> Response {

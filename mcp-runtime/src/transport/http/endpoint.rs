@@ -3,7 +3,6 @@
 //! read within its size and time limits, the declared-scope check, the era the message
 //! belongs to, and the modern adapter's answer as JSON or as an event stream.
 
-use crate::protocol::Params;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::request::Parts;
@@ -18,7 +17,7 @@ use crate::policy::limits::check_depth;
 use crate::policy::principal::Principal;
 use crate::protocol::jsonrpc::{error_response, Frame, Message};
 use crate::protocol::meta::Meta;
-use crate::protocol::{RequestId, RpcError};
+use crate::protocol::{Params, RequestId, RpcError};
 
 use super::headers::{
     accepts_event_stream, check_content_type, check_headers, check_host_and_origin,
@@ -52,9 +51,6 @@ pub(super) async fn endpoint(State(shared): State<Shared>, request: Request) -> 
         Ok(frame) => frame,
         Err(refusal) => return refusal,
     };
-    if let Some(refusal) = check_scopes(&shared, principal.as_ref(), &frame) {
-        return refusal;
-    }
     #[cfg(feature = "legacy")]
     if super::session::claims(&shared.eras, &parts.headers, &frame) {
         let incoming = super::session::Incoming {
@@ -176,17 +172,6 @@ async fn read_frame(shared: &Shared, headers: &HeaderMap, body: Body) -> Result<
     Frame::parse(&bytes).map_err(|e| not_jsonrpc(core, None, &RpcError::parse_error(e)))
 }
 
-/// A target whose declared scopes the caller lacks is refused with an
-/// `insufficient_scope` challenge (403), whatever the era and whatever named the caller
-/// (the verifier, or a layer in front through the request's extensions; an anonymous
-/// caller holds no scopes).
-fn check_scopes(shared: &Shared, principal: Option<&Principal>, frame: &Frame) -> Option<Response> {
-    let refusal =
-        auth::scope_challenge(&shared.core, shared.config.auth.as_ref(), principal, frame)?;
-    refused(&shared.core, 403, "insufficient scope");
-    Some(refusal)
-}
-
 /// A message of the 2026-07-28 revision: only requests are answered; a notification is
 /// accepted and a response refused.
 async fn modern_post(
@@ -225,12 +210,13 @@ async fn modern_request(
     meta: Option<Meta>,
     principal: Option<Principal>,
 ) -> Response {
+    // The request's one lookup of its target; everything after reads this.
+    let target = shared.core.resolve(&method, params.as_ref());
     if let Err(error) = check_headers(
         headers,
-        &method,
-        params.as_ref(),
-        meta.as_ref(),
-        &shared.core,
+        (&method, params.as_ref(), meta.as_ref()),
+        &target,
+        shared.core.supported_versions(),
     ) {
         observe::refused(
             &shared.core,
@@ -265,9 +251,8 @@ async fn modern_request(
             shared.core.clone(),
             config,
             id,
-            method,
-            params,
-            meta,
+            (method, params, meta),
+            target,
             inbound,
         )
         .await;
@@ -275,7 +260,8 @@ async fn modern_request(
     // If the client goes away, hyper drops this future; the guard then cancels the
     // request's token so work the handler spawned stops too.
     let guard = cancel.drop_guard();
-    let reply = modern::handle_request(&shared.core, id, method, params, meta, inbound).await;
+    let reply =
+        modern::handle_resolved(&shared.core, id, (method, params, meta), target, inbound).await;
     guard.disarm();
     auth::answer(auth, reply)
 }

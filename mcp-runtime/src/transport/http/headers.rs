@@ -5,17 +5,17 @@
 
 mod mirrored;
 
-use crate::protocol::Params;
 use std::borrow::Cow;
 
 use axum::http::{header, HeaderMap, HeaderName};
 use base64::Engine as _;
 use serde_json::Value;
 
-use crate::core::Core;
+use crate::core::Resolved;
 use crate::policy::host::host_name;
 use crate::protocol::meta::Meta;
-use crate::protocol::RpcError;
+use crate::protocol::method::Method;
+use crate::protocol::{Params, RpcError};
 
 /// The protocol's header names, made once: looking a header up by a string parses the name
 /// on every request.
@@ -162,24 +162,20 @@ pub(crate) fn accepts_event_stream(headers: &HeaderMap) -> bool {
 
 /// The headers of a 2026-07-28 request against its body: the version, the method, the
 /// target's name and a tool's mirrored parameters (-32020 on any difference).
+/// `target` is the request's method and target as resolved when it arrived; `supported`
+/// the protocol versions the server speaks (named when the version header is missing).
 pub(crate) fn check_headers(
     headers: &HeaderMap,
-    method: &str,
-    params: Option<&Params>,
-    meta: Option<&Meta>,
-    core: &Core,
+    (method, params, meta): (&str, Option<&Params>, Option<&Meta>),
+    target: &Resolved,
+    supported: &[&str],
 ) -> Result<(), RpcError> {
-    check_version(headers, method, meta, core)?;
+    check_version(headers, method, meta, supported)?;
     check_method(headers, method)?;
-    check_name(headers, method, params)?;
-    if method == "tools/call" {
-        let params = params.map(|p| (p.get("name").and_then(Value::as_str), p.get("arguments")));
-        if let Some((Some(name), arguments)) = params {
-            let snapshot = core.live.load();
-            if let Some(tool) = snapshot.catalog.get(name) {
-                mirrored::check(headers, &tool.mirrored, arguments)?;
-            }
-        }
+    check_name(headers, target.method(), params)?;
+    let mirrored = target.mirrored();
+    if !mirrored.is_empty() {
+        mirrored::check(headers, mirrored, params.and_then(|p| p.get("arguments")))?;
     }
     Ok(())
 }
@@ -189,7 +185,7 @@ fn check_version(
     headers: &HeaderMap,
     method: &str,
     meta: Option<&Meta>,
-    core: &Core,
+    supported: &[&str],
 ) -> Result<(), RpcError> {
     let body_version = meta
         .and_then(Meta::protocol_version)
@@ -198,11 +194,11 @@ fn check_version(
         None => {
             let mut error = RpcError::header_mismatch(format!(
                 "The MCP-Protocol-Version header is missing; this server speaks protocol version(s) {}",
-                core.supported_versions().join(", ")
+                supported.join(", ")
             ));
             if method == "initialize" {
                 error =
-                    error.with_data(serde_json::json!({ "supported": core.supported_versions() }));
+                    error.with_data(serde_json::json!({ "supported": supported }));
             }
             Err(error)
         }
@@ -230,14 +226,20 @@ fn check_method(headers: &HeaderMap, method: &str) -> Result<(), RpcError> {
 
 /// `Mcp-Name` carries the target (tool or prompt name, resource URI, task id) when the body
 /// names one.
-fn check_name(headers: &HeaderMap, method: &str, params: Option<&Params>) -> Result<(), RpcError> {
+fn check_name(
+    headers: &HeaderMap,
+    method: Option<Method>,
+    params: Option<&Params>,
+) -> Result<(), RpcError> {
+    // The handshake era's subscriptions have no place in a 2026-07-28 request.
     let field = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" => "uri",
-        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
-        _ => return Ok(()),
+        Some(Method::ResourcesSubscribe | Method::ResourcesUnsubscribe) | None => return Ok(()),
+        Some(method) => match method.target() {
+            Some(kind) => kind.param(),
+            None => return Ok(()),
+        },
     };
-    let Some(body_name) = params.and_then(|p| p.get(field)).and_then(Value::as_str) else {
+    let Some(body_name) = params.and_then(|p| p.target(method)) else {
         return Ok(());
     };
     match header_text(headers, &names::MCP_NAME)? {

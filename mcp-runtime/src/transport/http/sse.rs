@@ -3,7 +3,6 @@
 //! plain JSON when it finishes first), and `subscriptions/listen` is always a stream.
 //! Dropping a stream (the client left) cancels its request.
 
-use crate::protocol::Params;
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -17,9 +16,9 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::core::{Core, Notifier, Subscription};
+use crate::core::{Core, Notifier, Resolved, Subscription};
 use crate::era::modern::{self, Answer, Inbound};
-use crate::protocol::RpcError;
+use crate::protocol::{Params, RpcError};
 
 use super::render::internal_failure;
 
@@ -65,17 +64,17 @@ pub(super) async fn streamed(
     core: Arc<Core>,
     config: Arc<super::HttpConfig>,
     id: crate::protocol::RequestId,
-    method: String,
-    params: Option<Params>,
-    meta: Option<crate::protocol::meta::Meta>,
+    request: (String, Option<Params>, Option<crate::protocol::meta::Meta>),
+    target: Resolved,
     mut inbound: Inbound,
 ) -> Response {
     let (tx, mut rx) = mpsc::channel::<Vec<u8>>(256);
     inbound.notifier = Some(Notifier::new(tx));
     let cancel = inbound.cancel.clone();
-    let mut task = tokio::spawn(async move {
-        modern::handle_request(&core, id, method, params, meta, inbound).await
-    });
+    let mut task =
+        tokio::spawn(
+            async move { modern::handle_resolved(&core, id, request, target, inbound).await },
+        );
     let abandon = Abandon {
         cancel: Some(cancel.drop_guard()),
         task: task.abort_handle(),

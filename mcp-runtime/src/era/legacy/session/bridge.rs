@@ -3,38 +3,31 @@
 //! (`elicitation/create`, `sampling/createMessage`, `roots/list`), the answers are awaited
 //! and the handler runs again with them, as a modern client's retry would.
 
-use crate::protocol::Params;
 use std::sync::atomic::Ordering;
 
 use serde_json::{json, Map, Value};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use crate::core::{Call, Core, Notifier, Reply};
+use crate::core::{Call, Core, Notifier, Reply, Resolved};
 use crate::era::Inbound;
 use crate::observe;
 use crate::protocol::jsonrpc::{notification, request};
 use crate::protocol::meta::Meta;
-use crate::protocol::{RequestId, RpcError};
+use crate::protocol::{Params, RequestId, RpcError};
 
 use super::super::shape;
 use super::{lock, Session};
 
-/// The client capabilities an input request needs one of.
-const INPUT_CAPABILITIES: [&str; 3] = ["elicitation", "sampling", "roots"];
-
 impl Session {
     /// Run a core method; when the handler asks for input, ask the client and run it again
     /// with the answers, until it finishes.
-    #[allow(clippy::too_many_arguments)]
     pub(super) async fn call_core(
         &self,
         core: &Core,
         id: &RequestId,
-        method: &str,
-        name: Option<&str>,
-        mut params: Params,
-        meta: Meta,
+        (method, name, mut params, meta): (&str, Option<&str>, Params, Meta),
+        target: Resolved,
         inbound: &Inbound,
     ) -> Reply {
         // Input is gathered here, by asking the client; a state or answers a handshake-era
@@ -44,24 +37,32 @@ impl Session {
         // Input is only ever asked of a client that declared the capability it takes
         // (elicitation, sampling or roots; otherwise the core answers -32021). A session
         // without any of them runs once, so its params need no copy for another round.
-        let may_ask = INPUT_CAPABILITIES
+        let may_ask = crate::core::input::INPUT_CAPABILITIES
             .iter()
             .any(|capability| self.capabilities.has(capability));
         let mut round = 0;
+        let mut target = Some(target);
         loop {
             let ctx = self.context(core, id, method, name.map(str::to_owned), &meta, inbound);
             if round > 0 {
                 ctx.rounds_in_process();
             }
-            let this_round = if may_ask {
-                params.clone()
+            let (this_round, this_target) = if may_ask {
+                (params.clone(), target.clone())
             } else {
-                std::mem::take(&mut params)
+                (std::mem::take(&mut params), target.take())
+            };
+            // Every round calls the target resolved when the request arrived.
+            let Some(this_target) = this_target else {
+                return Reply::Error(RpcError::internal(
+                    "Internal error: input was asked of a client that declared no way to give it",
+                ));
             };
             let reply = core
                 .handle(Call {
                     ctx,
                     params: this_round,
+                    target: this_target,
                 })
                 .await;
             let Reply::InputRequired { requests, state } = reply else {

@@ -4,7 +4,6 @@
 //! The requests to the client that a handler's input questions become are in [`bridge`];
 //! resource subscriptions and forwarded notifications in [`subscriptions`].
 
-use crate::protocol::Params;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -15,13 +14,14 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
-use crate::core::{ClientCapabilities, ContextParts, Core, Reply, RequestContext};
+use crate::core::{ClientCapabilities, ContextParts, Core, Reply, RequestContext, Resolved};
 use crate::era::Inbound;
 use crate::observe;
 use crate::policy::auth::Principal;
 use crate::protocol::jsonrpc::{error_response, result_response, Message};
 use crate::protocol::meta::Meta;
-use crate::protocol::{version, Implementation, LogLevel, RequestId, RpcError};
+use crate::protocol::method::Method;
+use crate::protocol::{version, Implementation, LogLevel, Params, RequestId, RpcError};
 
 use super::answer::{Response, ToolResponse};
 use super::{shape, LegacyConfig};
@@ -209,7 +209,8 @@ impl Session {
         self.owner.as_deref() == principal.map(|p| p.subject.as_str())
     }
 
-    /// Serve one request of this session; the JSON-RPC response.
+    /// Serve one request of this session, its target looked up as it arrives; the
+    /// JSON-RPC response.
     pub(crate) async fn handle_request(
         self: &Arc<Self>,
         core: &Core,
@@ -219,39 +220,59 @@ impl Session {
         meta: Option<Meta>,
         inbound: Inbound,
     ) -> Response {
+        let target = core.resolve(&method, params.as_ref());
+        self.handle_resolved(core, id, (method, params, meta), target, inbound)
+            .await
+    }
+
+    /// Serve one request of this session; `target` is its method and target as resolved
+    /// when it arrived.
+    async fn handle_resolved(
+        self: &Arc<Self>,
+        core: &Core,
+        id: RequestId,
+        (method, params, meta): (String, Option<Params>, Option<Meta>),
+        target: Resolved,
+        inbound: Inbound,
+    ) -> Response {
         let started = std::time::Instant::now();
         let params = params.unwrap_or_default();
-        let name = crate::era::target_of(&params);
+        let name = params.target(target.method()).map(str::to_owned);
+        let label = observe::kept_label(core, target.metric_label());
         let span = observe::request_span(core, inbound.transport, &method, name.as_deref(), &id);
         span.record("protocol_version", self.version);
         observe::continue_trace(&span, meta.as_ref());
         async move {
             // A `_meta` that is no object is ignored, as older revisions define no use for it.
             let meta = meta.filter(Meta::is_object).unwrap_or_default();
-            let reply = match method.as_str() {
-                "initialize" => Reply::Error(RpcError::invalid_request(
+            let reply = match target.method() {
+                Some(Method::Initialize) => Reply::Error(RpcError::invalid_request(
                     "This session is already initialized; send initialize once per session",
                 )),
-                "ping" => empty(),
-                "logging/setLevel" => self.set_level(&params),
-                "resources/subscribe" => self.subscribe(core, &params),
-                "resources/unsubscribe" => self.unsubscribe(core, &params),
+                Some(Method::Ping) => empty(),
+                Some(Method::SetLevel) => self.set_level(&params),
+                Some(Method::ResourcesSubscribe) => self.subscribe(core, &params, &target),
+                Some(Method::ResourcesUnsubscribe) => self.unsubscribe(core, &params),
                 // The stateless revision's own methods do not exist in a session.
-                "server/discover"
-                | "subscriptions/listen"
-                | "tasks/get"
-                | "tasks/update"
-                | "tasks/cancel" => Reply::Error(RpcError::method_not_found(&method)),
+                Some(method_of) if method_of.stateless_only() => {
+                    Reply::Error(RpcError::method_not_found(&method))
+                }
                 _ => {
-                    self.call_core(core, &id, &method, name.as_deref(), params, meta, &inbound)
-                        .await
+                    let request = (method.as_str(), name.as_deref(), params, meta);
+                    self.call_core(core, &id, request, target, &inbound).await
                 }
             };
             if let Some(notifier) = &inbound.notifier {
                 notifier.close();
             }
             let outcome = observe::finish_reply(&reply);
-            observe::count(core, &method, name.as_deref(), outcome, started);
+            observe::count(
+                core,
+                &method,
+                label.as_deref().unwrap_or(""),
+                outcome,
+                started,
+            );
             self.render(&id, &method, reply)
         }
         .instrument(span)
@@ -381,6 +402,12 @@ impl Session {
                 "Internal error: unanswered input request",
             )),
             Reply::Error(error) => Err(error),
+            Reply::Refused { error, scopes } => {
+                return Response::Refused {
+                    message: error_response(Some(id), &shape::error(error)),
+                    scopes,
+                }
+            }
         };
         Response::Tree(match body {
             Ok(body) => {

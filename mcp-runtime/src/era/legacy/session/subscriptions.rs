@@ -1,7 +1,6 @@
 //! The session's resource subscriptions and the notifications it forwards: list changes,
 //! and updates of the resources it subscribes to.
 
-use crate::protocol::Params;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
@@ -9,9 +8,9 @@ use tokio::sync::broadcast;
 
 use crate::core::live::Change;
 use crate::core::methods::subscriptions::{covers, MAX_RESOURCE_SUBSCRIPTIONS};
-use crate::core::{Core, FrameSink, Reply};
+use crate::core::{Core, FrameSink, Reply, Resolved};
 use crate::protocol::jsonrpc::notification;
-use crate::protocol::RpcError;
+use crate::protocol::{Params, RpcError};
 use crate::registry::uri::MAX_URI_BYTES;
 
 use super::{empty, lock, Session};
@@ -34,12 +33,12 @@ impl Session {
         }
     }
 
-    pub(super) fn subscribe(&self, core: &Core, params: &Params) -> Reply {
+    pub(super) fn subscribe(&self, core: &Core, params: &Params, target: &Resolved) -> Reply {
         let uri = match Self::subscription_uri(core, params) {
             Ok(uri) => uri,
             Err(reply) => return reply,
         };
-        if core.live.load().catalog.resolve(&uri).is_none() {
+        if target.resource().is_none() {
             return Reply::Error(RpcError::resource_not_found(&uri));
         }
         let mut subscriptions = lock(&self.subscriptions);

@@ -289,7 +289,7 @@ async fn request(
             .handle_request(&core, id, method, params, meta, inbound)
             .await;
         let response = super::render::json_bytes(StatusCode::OK, message.to_bytes());
-        return super::auth::scope_rule(incoming.auth, message.error(), response);
+        return super::auth::scope_rule(incoming.auth, message.required_scopes(), response);
     }
     if entry.in_flight.contains(&id) {
         return error(StatusCode::BAD_REQUEST, Some(&id), InFlight::duplicate(&id));
@@ -310,9 +310,10 @@ async fn request(
     let task_entry = entry.clone();
     let task_log = log.clone();
     let key = id.clone();
-    // The error of a response that is a refusal, kept for the scope rule should the
-    // response go out as plain JSON (a refusal comes before the handler runs, so first).
-    let refusal = Arc::new(std::sync::OnceLock::<Value>::new());
+    // The scopes of a response that refuses for want of them, kept for the scope rule
+    // should the response go out as plain JSON (a refusal comes before the handler runs,
+    // so first).
+    let refusal = Arc::new(std::sync::OnceLock::<Vec<String>>::new());
     let task_refusal = refusal.clone();
     let mut run = Box::pin(async move {
         // A cancelled (aborted) request still ends its stream, with no response.
@@ -321,8 +322,8 @@ async fn request(
             .handle_request(&core, id.clone(), method, params, meta, inbound)
             .await;
         task_entry.in_flight.finish(&id);
-        if let Some(error) = message.error() {
-            let _ = task_refusal.set(error.clone());
+        if !message.required_scopes().is_empty() {
+            let _ = task_refusal.set(message.required_scopes().to_vec());
         }
         ending.0.finish(message.to_bytes());
     });
@@ -339,7 +340,8 @@ async fn request(
     let prime = entry.session.version >= "2025-11-25";
     match log.first_event().await {
         First::Only(message) => {
-            super::auth::scope_rule(incoming.auth, refusal.get(), json_bytes(message))
+            let scopes = refusal.get().map_or(&[][..], Vec::as_slice);
+            super::auth::scope_rule(incoming.auth, scopes, json_bytes(message))
         }
         First::Events => stream_to(entry, log, 0, prime, Some(retry)),
         // Cancelled before anything was written: nothing is answered, as the client asked.

@@ -142,7 +142,7 @@ pub struct Core {
 
 /// Whether `method`'s family is on for this server (the core answers only the methods of
 /// its families, `server/discover` and `subscriptions/listen`).
-fn served_by(method: Method, served: &Served) -> bool {
+pub(crate) fn served_by(method: Method, served: &Served) -> bool {
     match method {
         Method::Discover | Method::Listen => true,
         Method::ToolsList | Method::ToolsCall => served.tools,

@@ -73,6 +73,12 @@ impl Resolved {
         self.method
     }
 
+    /// Whether the server answers the method (known, and its family served).
+    pub(crate) fn is_served(&self) -> bool {
+        self.method
+            .is_some_and(|method| super::dispatch::served_by(method, &self.snapshot.served))
+    }
+
     /// The catalog (and what is served) as it was when the request arrived.
     pub(crate) fn snapshot(&self) -> &Snapshot {
         &self.snapshot

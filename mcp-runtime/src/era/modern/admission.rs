@@ -6,10 +6,11 @@ use crate::core::Core;
 use crate::protocol::meta::{self, Meta, MetaError, RequestMeta};
 use crate::protocol::RpcError;
 
-/// Read and check the per-request `_meta`. Errors carry their HTTP status.
+/// Read and check the per-request `_meta`; `served` says whether the server answers
+/// `method` (as resolved when the request arrived). Errors carry their HTTP status.
 pub(crate) fn admit(
     core: &Core,
-    method: &str,
+    (method, served): (&str, bool),
     meta: Option<Meta>,
 ) -> Result<RequestMeta, (RpcError, u16)> {
     let parsed = RequestMeta::parse(meta, core.supported_versions());
@@ -19,7 +20,7 @@ pub(crate) fn admit(
             return Err(refusal(core, method, error));
         }
     }
-    if !core.serves(method) {
+    if !served {
         return Err((RpcError::method_not_found(method), 404));
     }
     parsed.map_err(|error| refusal(core, method, &error))

@@ -48,7 +48,7 @@ pub(crate) async fn handle_resolved(
     let span = observe::request_span(core, inbound.transport, &method, name.as_deref(), &id);
     observe::continue_trace(&span, meta.as_ref());
     async move {
-        let admission = match admit(core, &method, meta) {
+        let admission = match admit(core, (&method, target.is_served()), meta) {
             Ok(a) => a,
             Err((error, status)) => {
                 let outcome = Outcome::of_error(&error);
@@ -94,7 +94,7 @@ pub fn listen(
     principal: Option<&Principal>,
 ) -> Result<crate::core::Subscription, Answer> {
     let params = params.unwrap_or_default();
-    let admission = admit(core, "subscriptions/listen", meta)
+    let admission = admit(core, ("subscriptions/listen", true), meta)
         .map_err(|(error, status)| Answer::error(Some(id), &error, status))?;
     let takes_tasks = ClientCapabilities::new(admission.client_capabilities)
         .has_extension(crate::tasks::EXTENSION);

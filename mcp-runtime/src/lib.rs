@@ -69,7 +69,6 @@ pub mod protocol;
 pub(crate) mod registry;
 mod server;
 pub mod store;
-pub(crate) mod tasks;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub(crate) mod transport;

@@ -104,7 +104,7 @@ impl Core {
         };
         let task_ids = match asked.get("taskIds") {
             None | Some(Value::Null) => Vec::new(),
-            Some(_) if !takes_tasks => return Err(crate::tasks::missing_extension()),
+            Some(_) if !takes_tasks => return Err(crate::protocol::extensions::missing_tasks()),
             Some(Value::Array(items)) if items.len() <= MAX_TASK_SUBSCRIPTIONS => items
                 .iter()
                 .map(|item| match item.as_str() {

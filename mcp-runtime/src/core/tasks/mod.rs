@@ -1,7 +1,7 @@
 //! The task runtime: creating tasks durably, answering `tasks/*` from the store, and
 //! noticing tasks whose server instance died. Driving a task's handler in the background
 //! is in `run`; the link between a running call and its task in `link`. The stored shape
-//! of a task is [`TaskRecord`](crate::store::TaskRecord), in the store.
+//! of a task is [`TaskRecord`], in the store.
 
 mod link;
 mod run;

@@ -69,11 +69,25 @@ pub mod protocol;
 pub(crate) mod registry;
 mod server;
 pub mod store;
-pub(crate) mod tasks;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub(crate) mod transport;
 pub mod validate;
+
+/// Turns an async (or sync) function into an MCP tool. See the crate docs and the book.
+pub use mcp_runtime_macros::tool;
+
+/// Turns an async (or sync) function into an MCP resource or resource template:
+/// `#[resource("orders://<id>")]`. See the book's "Resources" chapter.
+pub use mcp_runtime_macros::resource;
+
+/// Turns an async (or sync) function into an MCP prompt. See the book's "Prompts" chapter.
+pub use mcp_runtime_macros::prompt;
+
+/// Turns a function returning an HTML document into a view of the MCP Apps extension:
+/// `#[view("ui://orders/board")]`, named by tools with `#[tool(ui = "ui://orders/board")]`.
+/// See the book's "Views" chapter.
+pub use mcp_runtime_macros::view;
 
 pub use crate::core::returns::tool::{IntoToolResult, Json};
 pub use crate::core::{
@@ -92,21 +106,6 @@ pub use crate::protocol::{
 };
 pub use crate::registry::{BuildError, PromptRef, ResourceRef, ToolRef};
 pub use crate::server::{App, Server};
-
-/// Turns an async (or sync) function into an MCP tool. See the crate docs and the book.
-pub use mcp_runtime_macros::tool;
-
-/// Turns an async (or sync) function into an MCP resource or resource template:
-/// `#[resource("orders://<id>")]`. See the book's "Resources" chapter.
-pub use mcp_runtime_macros::resource;
-
-/// Turns an async (or sync) function into an MCP prompt. See the book's "Prompts" chapter.
-pub use mcp_runtime_macros::prompt;
-
-/// Turns a function returning an HTML document into a view of the MCP Apps extension:
-/// `#[view("ui://orders/board")]`, named by tools with `#[tool(ui = "ui://orders/board")]`.
-/// See the book's "Views" chapter.
-pub use mcp_runtime_macros::view;
 
 /// What most servers need in one import.
 pub mod prelude {

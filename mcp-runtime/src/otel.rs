@@ -14,10 +14,10 @@ use std::sync::LazyLock;
 
 use opentelemetry::propagation::{Extractor, TextMapCompositePropagator, TextMapPropagator};
 use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
-
-use crate::protocol::meta::Meta;
 use serde_json::{Map, Value};
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+
+use crate::protocol::meta::Meta;
 
 /// W3C trace context, then baggage.
 static PROPAGATOR: LazyLock<TextMapCompositePropagator> = LazyLock::new(|| {

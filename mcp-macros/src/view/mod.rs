@@ -10,11 +10,10 @@ pub(crate) mod model;
 mod parse;
 mod validate;
 
-pub(crate) use validate::check_uri;
-
 use proc_macro2::TokenStream;
 
 use crate::stages::{self, Stages};
+pub(crate) use validate::check_uri;
 
 /// `#[view(attr)] item`: the expansion, or the function and its errors.
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {

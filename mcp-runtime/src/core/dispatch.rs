@@ -214,14 +214,14 @@ impl Core {
         }
         let mut extensions = Map::new();
         if served.tasks && self.tasks.is_some() {
-            extensions.insert(crate::tasks::EXTENSION.into(), json!({}));
+            extensions.insert(crate::protocol::extensions::TASKS.into(), json!({}));
         }
         // MCP Apps: announced only when there is a view to render (the MIME types are
         // those the server's views are served as).
         if snapshot.catalog.views() {
             extensions.insert(
-                crate::registry::view::EXTENSION.into(),
-                json!({ "mimeTypes": [crate::registry::view::MIME] }),
+                crate::protocol::extensions::UI.into(),
+                json!({ "mimeTypes": [crate::protocol::extensions::UI_MIME] }),
             );
         }
         if !extensions.is_empty() {

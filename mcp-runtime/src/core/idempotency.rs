@@ -30,7 +30,7 @@ use crate::clock::{millis, now_ms};
 use crate::protocol::{CallToolResult, RpcError};
 use crate::store::{Records, StoreError};
 
-use super::error::business_error;
+use super::failure::business_error;
 use super::RequestContext;
 
 use crate::registry::spec::{IDEMPOTENCY_KEY, MAX_IDEMPOTENCY_KEY_CHARS};

@@ -13,13 +13,16 @@
 //! - `pipeline`: the steps every handler call shares (scopes and `Authorize`, limits,
 //!   panic isolation, shutdown, the end of an input round);
 //! - below them, what a handler sees and returns: `context` (the [`RequestContext`]),
-//!   `extract` (parameters and extractors), `returns` (what handlers may return), `error`,
-//!   `notify` (progress, logs, cancellation), `input` (asking the client mid-call),
-//!   `pages`, `artifacts`, `idempotency`;
+//!   `extract` (parameters and extractors), `returns` (what handlers may return),
+//!   `failure` (a tool's failures as the wire shows them), `notify` (progress, logs,
+//!   cancellation), `input` (asking the client mid-call), `pages`, `artifacts`,
+//!   `idempotency`;
 //! - and what the core keeps: `live` (the catalog in use, swapped whole when tools
 //!   change), `served` (methods served and list pages), `tasks` (the task runtime),
 //!   `lifecycle` (draining and shutdown), `canonical` (the canonical JSON bindings are
-//!   hashed in).
+//!   hashed in);
+//! - beside the flow, `error`: the server's own [`Error`] (why it could not start or
+//!   stopped).
 
 pub(crate) mod artifacts;
 pub(crate) mod canonical;
@@ -27,6 +30,7 @@ mod context;
 mod dispatch;
 mod error;
 mod extract;
+mod failure;
 pub(crate) mod idempotency;
 mod inbound;
 pub(crate) mod input;
@@ -45,11 +49,12 @@ pub use artifacts::{Artifact, ArtifactError, ArtifactLink};
 pub use context::{ClientCapabilities, RequestContext, Transport};
 pub(crate) use context::{ContextParts, StateMap};
 pub use dispatch::{Call, Core, Reply};
-pub use error::{Error, Rejected, ToolError};
+pub use error::Error;
 pub use extract::{
     Args, CallParts, CompletionRequest, ConstraintsDerived, ConstraintsUnread, FromContext,
     FromUriParam, HeaderArg, PromptParam, PromptParts, State, ToolParam,
 };
+pub use failure::{Rejected, ToolError};
 pub use inbound::Inbound;
 pub use input::{Elicitation, InputRequired};
 pub use live::ServerHandle;

@@ -9,8 +9,8 @@
 use std::sync::Arc;
 
 use crate::protocol::method::{Method, TargetKind};
+use crate::protocol::mirror::Mirrored;
 use crate::protocol::Params;
-use crate::registry::mirror::Mirrored;
 use crate::registry::uri::{UriParams, MAX_URI_BYTES};
 use crate::registry::{CatalogPrompt, CatalogResource, CatalogTool, ResourceAt};
 

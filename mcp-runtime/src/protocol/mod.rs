@@ -1,7 +1,11 @@
 //! The wire model: serde types for JSON-RPC framing and the MCP messages this crate serves.
 //!
-//! Types here carry data only. Behaviour (admission, dispatch, rendering per era) lives in
-//! `core` and `era`, the way the `http` crate holds types and hyper holds behaviour.
+//! Types here carry data, with the few rules of the wire every party reads alike: what
+//! values must look like (`checks`), which arguments a call mirrors into HTTP headers
+//! (`mirror`), which member of a request's params names its target (`method`), the names
+//! of the extensions served (`extensions`). Behaviour (admission,
+//! dispatch, rendering per era) lives in `core` and `era`, the way the `http` crate holds
+//! types and hyper holds behaviour.
 
 pub mod cache;
 pub(crate) mod checks;
@@ -10,9 +14,11 @@ pub mod content;
 pub mod error;
 #[cfg(any(feature = "testing", feature = "client"))]
 pub(crate) mod exchange;
+pub(crate) mod extensions;
 pub mod jsonrpc;
 pub mod meta;
 pub(crate) mod method;
+pub(crate) mod mirror;
 pub mod mrtr;
 pub mod params;
 pub mod prompts;

@@ -9,6 +9,7 @@ use serde_json::Value;
 pub use super::build_error::BuildError;
 pub use super::listing::{ListPage, Listing};
 use super::Listed;
+use crate::protocol::mirror::{self, Mirrored};
 use crate::protocol::{Annotations, Prompt, Resource, ResourceTemplate, Tool, ToolAnnotations};
 use crate::validate::ArgValidator;
 
@@ -16,7 +17,6 @@ use super::dynamic::{
     DynamicCall, DynamicGet, DynamicPrompt, DynamicRead, DynamicResource, DynamicTool,
     DYNAMIC_PLACE, DYNAMIC_PROMPT_PLACE, DYNAMIC_RESOURCE_PLACE,
 };
-use super::mirror::{self, Mirrored};
 use super::spec::{generator, output_schema, with_idempotency_key};
 use super::{uri, ParamSpec, PromptDef, ResourceDef, ToolDef};
 
@@ -623,7 +623,7 @@ fn static_entry(def: &'static ResourceDef) -> CatalogResource {
         // A view is HTML for the MCP Apps host, whatever the function returns.
         mime_type: def
             .view
-            .map(|_| super::view::MIME)
+            .map(|_| crate::protocol::extensions::UI_MIME)
             .or(def.mime)
             .map(str::to_owned),
         size: def.size,

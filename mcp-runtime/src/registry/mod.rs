@@ -15,7 +15,6 @@ mod catalog;
 pub(crate) mod dynamic;
 mod listed;
 mod listing;
-pub(crate) mod mirror;
 mod prompt;
 mod resource;
 pub(crate) mod spec;

@@ -107,7 +107,7 @@ impl ParamSpec {
         let mut schema = single_type(property.clone(), &self.generator);
         if let Value::Object(obj) = &mut schema {
             if obj.get("type").and_then(Value::as_str) == Some("integer") {
-                let safe = super::mirror::MAX_SAFE_INTEGER;
+                let safe = crate::protocol::mirror::MAX_SAFE_INTEGER;
                 let low = obj.get("minimum").and_then(Value::as_f64);
                 if low.is_none_or(|low| low < -(safe as f64)) {
                     obj.insert("minimum".into(), Value::from(-safe));
@@ -118,7 +118,7 @@ impl ParamSpec {
                 }
             }
             obj.insert(
-                super::mirror::ANNOTATION.into(),
+                crate::protocol::mirror::ANNOTATION.into(),
                 Value::String(header.to_owned()),
             );
         }
@@ -626,7 +626,7 @@ mod tests {
         assert!(p["plain"].get("x-mcp-header").is_none());
         let required = schema["required"].as_array().unwrap();
         assert!(!required.contains(&json!("note")) && !required.contains(&json!("backup")));
-        let found = super::super::mirror::scan(&schema).unwrap();
+        let found = crate::protocol::mirror::scan(&schema).unwrap();
         assert_eq!(found.len(), 5);
         // Published bounds are enforced like any other.
         let validator = crate::validate::ArgValidator::compile(&schema).unwrap();
@@ -655,7 +655,7 @@ mod tests {
         let tier = &schema["properties"]["tier"];
         assert_eq!(tier["type"], "string", "{schema}");
         assert_eq!(tier["oneOf"][0]["const"], "Free");
-        assert_eq!(super::super::mirror::scan(&schema).unwrap().len(), 1);
+        assert_eq!(crate::protocol::mirror::scan(&schema).unwrap().len(), 1);
     }
 
     /// What `#[tool]` derives for `#[schemars(range(min = 1))] quantity: u32`.

@@ -9,11 +9,7 @@
 
 use serde_json::{json, Map, Value};
 
-/// The extension's identifier, as declared in capabilities.
-pub const EXTENSION: &str = "io.modelcontextprotocol/ui";
-
-/// The MIME type of a view's contents.
-pub const MIME: &str = "text/html;profile=mcp-app";
+use crate::protocol::extensions::{self, UI, UI_MIME};
 
 /// The URI scheme every view's URI starts with.
 pub const SCHEME: &str = "ui://";
@@ -167,18 +163,16 @@ pub(crate) fn tool_meta(ui: Option<&str>, visibility: Visibility) -> Option<Map<
 pub(crate) fn declared(capabilities: &Map<String, Value>) -> bool {
     capabilities
         .get("extensions")
-        .and_then(|e| e.get(EXTENSION))
+        .and_then(|e| e.get(UI))
         .and_then(|ui| ui.get("mimeTypes"))
         .and_then(Value::as_array)
-        .is_some_and(|types| types.iter().any(|t| t.as_str() == Some(MIME)))
+        .is_some_and(|types| types.iter().any(|t| t.as_str() == Some(UI_MIME)))
 }
 
 /// -32021 naming the extension as a client declares it: an app-only tool was called by a
 /// client that did not declare it.
 pub(crate) fn missing_extension() -> crate::protocol::RpcError {
-    let mut extensions = Map::new();
-    extensions.insert(EXTENSION.into(), json!({ "mimeTypes": [MIME] }));
-    crate::protocol::RpcError::missing_capability(json!({ "extensions": extensions }))
+    extensions::missing(UI, json!({ "mimeTypes": [UI_MIME] }))
 }
 
 #[cfg(test)]
@@ -243,11 +237,11 @@ mod tests {
     fn a_client_takes_views_only_with_the_html_type() {
         let caps = |v: Value| v.as_object().cloned().unwrap_or_default();
         assert!(declared(&caps(
-            json!({"extensions": {EXTENSION: {"mimeTypes": [MIME]}}})
+            json!({"extensions": {UI: {"mimeTypes": [UI_MIME]}}})
         )));
-        assert!(!declared(&caps(json!({"extensions": {EXTENSION: {}}}))));
+        assert!(!declared(&caps(json!({"extensions": {UI: {}}}))));
         assert!(!declared(&caps(
-            json!({"extensions": {EXTENSION: {"mimeTypes": ["text/html"]}}})
+            json!({"extensions": {UI: {"mimeTypes": ["text/html"]}}})
         )));
         assert!(!declared(&caps(json!({}))));
     }

@@ -14,6 +14,9 @@
 //! compare-and-swap on a version number, so instances sharing it never lose each other's
 //! updates. Every record expires; expired records are invisible at once and deleted in
 //! bounded sweeps.
+//!
+//! What a task's record holds is kept here too (`task_record`): the core's task runtime
+//! writes it, and every instance sharing the store reads it.
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -30,12 +33,14 @@ mod memory;
 mod postgres;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+mod task_record;
 
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
+pub(crate) use task_record::{TaskRecord, TaskStatus};
 
 /// The environment variable naming the store: a `postgres://` URL (feature `postgres`) or
 /// the path of a SQLite file (feature `sqlite`).

@@ -4,7 +4,6 @@
 //! sending its response, so a cancellation arriving after that finds nothing to abort and
 //! the response is never cut short.
 
-use crate::protocol::Params;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -13,6 +12,7 @@ use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::core::Notifier;
+use crate::protocol::Params;
 use crate::protocol::RequestId;
 
 /// How to stop one running request.

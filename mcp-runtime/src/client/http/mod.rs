@@ -34,7 +34,7 @@ use super::error::ClientError;
 use super::limits::Limits;
 use super::wire::{Call, Host, Listening, SUBSCRIPTION_BACKLOG};
 use crate::protocol::exchange::header_encoding;
-use crate::registry::mirror::{self, Mirrored};
+use crate::protocol::mirror::{self, Mirrored};
 use read::{answers, is_sse, refuse_redirect, refused};
 
 /// The longest error body quoted in a transport error.

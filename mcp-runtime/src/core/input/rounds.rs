@@ -3,7 +3,6 @@
 //! round ends (finished, `input_required`, or an error). Single-use tools record each
 //! presented state as used in the server's store.
 
-use crate::protocol::Params;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -13,6 +12,7 @@ use crate::clock::{millis, now_ms};
 use crate::core::canonical::canonical_object;
 use crate::core::RequestContext;
 use crate::policy::seal::{random_token, Sealer};
+use crate::protocol::Params;
 use crate::protocol::RpcError;
 use crate::store::Records;
 

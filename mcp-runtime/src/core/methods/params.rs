@@ -1,9 +1,9 @@
 //! Reading a method's params and shaping its reply: the checks and messages the method
 //! families share.
 
-use crate::protocol::Params;
 use serde_json::{json, Map, Value};
 
+use crate::protocol::Params;
 use crate::protocol::RpcError;
 
 use super::super::dispatch::{CacheHints, Reply};

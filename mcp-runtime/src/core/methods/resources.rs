@@ -183,7 +183,10 @@ fn with_view_meta(reply: Reply, view: &crate::registry::ViewDef) -> Reply {
     };
     if let Some(Value::Array(contents)) = body.get_mut("contents") {
         for content in contents.iter_mut().filter_map(Value::as_object_mut) {
-            content.insert("mimeType".into(), json!(crate::registry::view::MIME));
+            content.insert(
+                "mimeType".into(),
+                json!(crate::protocol::extensions::UI_MIME),
+            );
             let meta = content
                 .entry("_meta")
                 .or_insert_with(|| Value::Object(Map::new()));

@@ -6,12 +6,12 @@
 //! the id in `_meta`. Transports own the stream's lifetime: they end it when the client
 //! cancels or disconnects, or when the server shuts down (then with a closing result).
 
-use crate::protocol::Params;
 use serde_json::{json, Map, Value};
 use tokio::sync::broadcast;
 
 use crate::protocol::jsonrpc::{notification, result_response};
 use crate::protocol::meta::SUBSCRIPTION_ID;
+use crate::protocol::Params;
 use crate::protocol::{RequestId, RpcError};
 use crate::registry::uri::MAX_URI_BYTES;
 
@@ -104,7 +104,7 @@ impl Core {
         };
         let task_ids = match asked.get("taskIds") {
             None | Some(Value::Null) => Vec::new(),
-            Some(_) if !takes_tasks => return Err(crate::tasks::missing_extension()),
+            Some(_) if !takes_tasks => return Err(crate::protocol::extensions::missing_tasks()),
             Some(Value::Array(items)) if items.len() <= MAX_TASK_SUBSCRIPTIONS => items
                 .iter()
                 .map(|item| match item.as_str() {

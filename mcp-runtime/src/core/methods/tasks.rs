@@ -10,7 +10,7 @@ use crate::core::tasks::TaskRuntime;
 use crate::core::Inbound;
 use crate::protocol::meta::{Meta, RequestMeta};
 use crate::protocol::{RequestId, RpcError};
-use crate::tasks::TaskRecord;
+use crate::store::TaskRecord;
 
 use super::super::dispatch::{Call, Core, Reply};
 use super::params::string_param;
@@ -28,7 +28,7 @@ impl Core {
     /// The task runtime and the `taskId` of a `tasks/*` request, or the refusal.
     fn task_request(&self, call: &Call) -> Result<(Arc<TaskRuntime>, String), Reply> {
         if !takes_tasks(&call.ctx) {
-            return Err(Reply::Error(crate::tasks::missing_extension()));
+            return Err(Reply::Error(crate::protocol::extensions::missing_tasks()));
         }
         let Some(runtime) = self.tasks.clone() else {
             return Err(Reply::Error(RpcError::method_not_found(call.ctx.method())));

@@ -97,7 +97,7 @@ impl Core {
             support => match (&self.tasks, takes_tasks(&ctx)) {
                 (Some(runtime), true) => Some(runtime.clone()),
                 _ if support == TaskSupport::Required => {
-                    return Reply::Error(crate::tasks::missing_extension());
+                    return Reply::Error(crate::protocol::extensions::missing_tasks());
                 }
                 _ => None,
             },
@@ -394,7 +394,7 @@ pub(crate) fn takes_tasks(ctx: &RequestContext) -> bool {
     crate::protocol::version::MODERN_VERSIONS.contains(&ctx.protocol_version())
         && ctx
             .client_capabilities()
-            .has_extension(crate::tasks::EXTENSION)
+            .has_extension(crate::protocol::extensions::TASKS)
 }
 
 /// A handler's future that turns a panic into an error, checks the result it returns

@@ -1,14 +1,10 @@
 //! The task runtime: creating tasks durably, answering `tasks/*` from the store, and
 //! noticing tasks whose server instance died. Driving a task's handler in the background
 //! is in `run`; the link between a running call and its task in `link`. The stored shape
-//! of a task is [`TaskRecord`](crate::tasks::TaskRecord), in `tasks/` with the extension's
-//! name.
+//! of a task is [`TaskRecord`], in the store.
 
 mod link;
 mod run;
-
-pub(crate) use link::TaskLink;
-pub(crate) use run::Escalation;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,7 +19,10 @@ use super::RequestContext;
 use crate::clock::{iso8601, millis, now_ms};
 use crate::protocol::{CallToolResult, RpcError};
 use crate::store::{Records, StoreError};
-use crate::tasks::{TaskRecord, TaskStatus};
+use crate::store::{TaskRecord, TaskStatus};
+
+pub(crate) use link::TaskLink;
+pub(crate) use run::Escalation;
 
 /// How tasks are kept and run (see the `Server` builder methods).
 #[derive(Debug, Clone)]

@@ -15,7 +15,7 @@ use crate::clock::{millis, now_ms};
 use crate::core::input::InputNeed;
 use crate::core::RequestContext;
 use crate::protocol::{CallToolResult, RpcError};
-use crate::tasks::{TaskRecord, TaskStatus};
+use crate::store::{TaskRecord, TaskStatus};
 
 /// What an outcome makes of a task.
 #[derive(Clone)]

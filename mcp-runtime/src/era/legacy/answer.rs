@@ -48,7 +48,7 @@ impl Response {
     }
 
     /// The scopes this response refuses its caller for want of (empty for any other).
-    pub(crate) fn required_scopes(&self) -> &[String] {
+    pub(crate) fn challenge_scopes(&self) -> &[String] {
         match self {
             Response::Refused { scopes, .. } => scopes,
             Response::Tree(_) | Response::Tool(_) => &[],

@@ -21,11 +21,11 @@ mod answer;
 mod session;
 pub(crate) mod shape;
 
-pub(crate) use session::{Portable, Session};
-
 use std::time::Duration;
 
 use crate::protocol::version;
+
+pub(crate) use session::{Portable, Session};
 
 /// Settings of the handshake-era adapter.
 #[derive(Debug, Clone)]

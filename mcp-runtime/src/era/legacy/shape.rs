@@ -3,6 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::protocol::extensions;
 use crate::protocol::{
     codes, CallToolResult, Content, Implementation, RpcError, StructuredContent,
 };
@@ -24,7 +25,7 @@ pub(crate) fn capabilities(_version: &str, mut core: Value) -> Value {
     if let Value::Object(caps) = &mut core {
         let empty = match caps.get_mut("extensions") {
             Some(Value::Object(extensions)) => {
-                extensions.remove(crate::tasks::EXTENSION);
+                extensions.remove(extensions::TASKS);
                 extensions.is_empty()
             }
             _ => true,
@@ -216,16 +217,16 @@ mod tests {
     // defined for `initialize`, is kept.
     #[test]
     fn initialize_keeps_the_ui_extension_and_drops_tasks() {
-        let ui = json!({"mimeTypes": ["text/html;profile=mcp-app"]});
+        let ui = json!({"mimeTypes": [extensions::UI_MIME]});
         let both = json!({"tools": {}, "extensions": {
-            "io.modelcontextprotocol/tasks": {},
-            "io.modelcontextprotocol/ui": ui,
+            extensions::TASKS: {},
+            extensions::UI: ui,
         }});
         assert_eq!(
             capabilities("2025-11-25", both),
-            json!({"tools": {}, "extensions": {"io.modelcontextprotocol/ui": ui}})
+            json!({"tools": {}, "extensions": {extensions::UI: ui}})
         );
-        let tasks = json!({"tools": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}});
+        let tasks = json!({"tools": {}, "extensions": {extensions::TASKS: {}}});
         assert_eq!(capabilities("2025-06-18", tasks), json!({"tools": {}}));
     }
 

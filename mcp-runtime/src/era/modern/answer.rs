@@ -59,7 +59,7 @@ impl Answer {
 
     /// The scopes this answer refuses its caller for want of (empty for any other
     /// answer): an HTTP transport names them in its `insufficient_scope` challenge.
-    pub(crate) fn required_scopes(&self) -> &[String] {
+    pub(crate) fn challenge_scopes(&self) -> &[String] {
         &self.required_scopes
     }
 

@@ -97,7 +97,7 @@ pub fn listen(
     let admission = admit(core, ("subscriptions/listen", true), meta)
         .map_err(|(error, status)| Answer::error(Some(id), &error, status))?;
     let takes_tasks = ClientCapabilities::new(admission.client_capabilities)
-        .has_extension(crate::tasks::EXTENSION);
+        .has_extension(crate::protocol::extensions::TASKS);
     core.listen(id, &params, takes_tasks, principal)
         .map_err(|error| Answer::error(Some(id), &error, status_of(&error)))
 }

@@ -76,7 +76,7 @@ fn challenge_for(auth: Option<&HttpAuth>, scopes: &[String]) -> Option<HeaderVal
 /// A 2026-07-28 answer as a response; a refusal for want of scopes (by the declared
 /// scopes or the `Authorize` hook) gets its challenge (its status, 403, is the era's).
 pub(super) fn answer(auth: Option<&HttpAuth>, answer: Answer) -> Response {
-    let challenge = challenge_for(auth, answer.required_scopes());
+    let challenge = challenge_for(auth, answer.challenge_scopes());
     with_challenge(super::render::answer(answer), challenge)
 }
 

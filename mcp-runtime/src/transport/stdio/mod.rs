@@ -13,7 +13,6 @@
 //! belongs to is the era layer's answer (`Eras::select`); this module remembers the
 //! process's choice. `framing` reads and writes the lines.
 
-use crate::protocol::Params;
 use std::sync::Arc;
 
 #[cfg(feature = "legacy")]
@@ -33,6 +32,7 @@ use crate::policy::limits::check_depth;
 use crate::policy::principal::Principal;
 use crate::protocol::jsonrpc::{error_response, Frame, Message};
 use crate::protocol::meta::Meta;
+use crate::protocol::Params;
 use crate::protocol::{RequestId, RpcError};
 use crate::transport::in_flight::InFlight;
 

@@ -10,8 +10,8 @@
 use axum::http::HeaderMap;
 use serde_json::{Number, Value};
 
+use crate::protocol::mirror::{Kind, Mirrored, MAX_SAFE_INTEGER};
 use crate::protocol::RpcError;
-use crate::registry::mirror::{Kind, Mirrored, MAX_SAFE_INTEGER};
 
 use super::decode_sentinel;
 
@@ -212,7 +212,7 @@ mod tests {
     use serde_json::json;
 
     fn tool() -> Vec<Mirrored> {
-        crate::registry::mirror::scan(&json!({"type": "object", "properties": {
+        crate::protocol::mirror::scan(&json!({"type": "object", "properties": {
             "region": {"type": "string", "x-mcp-header": "Region"},
             "limit": {"type": "integer", "x-mcp-header": "Limit"},
             "dry": {"type": "boolean", "x-mcp-header": "Dry-Run"},

@@ -25,7 +25,6 @@
 mod event_log;
 mod store;
 
-use crate::protocol::Params;
 use std::sync::Arc;
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
@@ -41,6 +40,7 @@ use crate::policy::oauth::HttpAuth;
 use crate::policy::principal::Principal;
 use crate::protocol::jsonrpc::{error_response, result_response, Envelope, Frame, Message};
 use crate::protocol::meta::Meta;
+use crate::protocol::Params;
 use crate::protocol::{RequestId, RpcError};
 use crate::transport::in_flight::InFlight;
 
@@ -289,7 +289,7 @@ async fn request(
             .handle_request(&core, id, method, params, meta, inbound)
             .await;
         let response = super::render::json_bytes(StatusCode::OK, message.to_bytes());
-        return super::auth::scope_rule(incoming.auth, message.required_scopes(), response);
+        return super::auth::scope_rule(incoming.auth, message.challenge_scopes(), response);
     }
     if entry.in_flight.contains(&id) {
         return error(StatusCode::BAD_REQUEST, Some(&id), InFlight::duplicate(&id));
@@ -322,8 +322,8 @@ async fn request(
             .handle_request(&core, id.clone(), method, params, meta, inbound)
             .await;
         task_entry.in_flight.finish(&id);
-        if !message.required_scopes().is_empty() {
-            let _ = task_refusal.set(message.required_scopes().to_vec());
+        if !message.challenge_scopes().is_empty() {
+            let _ = task_refusal.set(message.challenge_scopes().to_vec());
         }
         ending.0.finish(message.to_bytes());
     });

@@ -2,15 +2,16 @@
 //! input schema), so gateways can route, rate-limit and audit on them without reading
 //! bodies.
 //!
-//! `#[tool]` checks the names it writes at compile time; this module checks every input
-//! schema again at start, hand-written and schemars-derived ones included, with the rules
-//! HTTP clients apply (a client drops a tool whose annotations break them, so a server
-//! that published one would lose the tool silently). What it finds is what the HTTP
-//! transport compares with each call's headers.
+//! A rule of the wire, read by three parties: the registry checks every input schema at
+//! start (`#[tool]` checks the names it writes at compile time; hand-written and
+//! schemars-derived schemas are checked here), with the rules HTTP clients apply (a client
+//! drops a tool whose annotations break them, so a server that published one would lose
+//! the tool silently); the HTTP transport compares what it finds with each call's headers;
+//! and the client writes the headers of the tools it lists.
 
 use std::collections::VecDeque;
 
-use axum::http::HeaderName;
+use http::HeaderName;
 use serde_json::{Map, Value};
 
 /// The annotation's key in a property schema.

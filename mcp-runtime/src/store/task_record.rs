@@ -1,6 +1,11 @@
-//! What the server keeps about one task, as a record of the server's store (under
-//! `task:<id>`, replaced by compare-and-swap, so instances sharing the store never lose
-//! each other's updates).
+//! What the server keeps about one task of the `io.modelcontextprotocol/tasks` extension,
+//! as a record of the server's store (under `task:<id>`, replaced by compare-and-swap, so
+//! instances sharing the store never lose each other's updates).
+//!
+//! A task is written to the store before its handle is returned, so any server instance
+//! sharing the store can answer for it, and with a durable store it survives a restart.
+//! The runtime that creates and drives tasks is the core's (`core::tasks`); this is only
+//! the shape it stores.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

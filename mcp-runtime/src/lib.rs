@@ -1,34 +1,6 @@
-//! Declarative MCP servers.
-//!
-//! Write plain functions, mark them `#[tool]`, `#[resource("scheme://<id>")]` or
-//! `#[prompt]`, and serve them over stdio or Streamable
-//! HTTP to any client of the MCP 2026-07-28 revision:
-//!
-//! ```no_run
-//! use mcp_runtime::prelude::*;
-//!
-//! /// Adds two integers.
-//! #[tool(read_only, idempotent)]
-//! async fn add(
-//!     /// The first addend.
-//!     a: i64,
-//!     /// The second addend.
-//!     b: i64,
-//! ) -> i64 {
-//!     a + b
-//! }
-//!
-//! #[tokio::main]
-//! async fn main() -> Result<(), mcp_runtime::Error> {
-//!     Server::new("calculator", env!("CARGO_PKG_VERSION")).serve_from_args().await
-//! }
-//! ```
-//!
-//! The macro derives the input schema from the parameters (doc comments become argument
-//! descriptions), the output schema from the return type, and registers the tool; the
-//! runtime handles discovery, validation, authorization hooks, cache hints, pagination and
-//! both transports.
-
+// The crate's front page (docs.rs) is its README (crates.io), so the two cannot drift; its
+// examples run as doc tests.
+#![doc = include_str!("../README.md")]
 // On docs.rs (which builds with `--cfg docsrs` on nightly), every item behind a cargo
 // feature is labelled with the feature it needs.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -142,13 +114,6 @@ macro_rules! prompts {
         [$($crate::PromptRef::of::<$path>()),*]
     };
 }
-
-// The crate README's example (its page on crates.io) is compiled with the doc tests, so it
-// cannot drift from the API. It is the crate's own file, so the published package builds
-// its doc tests too; the repository README's example is compiled by the workspace tests.
-#[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-struct ReadmeExample;
 
 /// Used by generated code only; not a public API.
 #[doc(hidden)]

@@ -10,10 +10,12 @@
 //! handler's `RequestContext` and the completer's `CompletionRequest` (checked by
 //! `tests/layers.rs`).
 
-/// What the catalog's duplicate checks read of a definition.
+/// What the catalog's checks and the server's selection read of a definition.
 pub(crate) trait Defined {
     /// Its name.
     fn name(&self) -> &'static str;
+    /// The module it is defined in (`module_path!()`), which `Server::only_module` picks.
+    fn module_path(&self) -> &'static str;
     /// Where it is defined: `module (file:line)`; for one added at run time (at line 0),
     /// the builder method that added it, which its `file` names.
     fn place(&self) -> String;
@@ -30,6 +32,10 @@ macro_rules! registered {
                 self.name
             }
 
+            fn module_path(&self) -> &'static str {
+                self.module_path
+            }
+
             fn place(&self) -> String {
                 if self.line == 0 {
                     self.file.to_owned()
@@ -44,6 +50,13 @@ macro_rules! registered {
         pub struct $registration(pub &'static $def);
 
         inventory::collect!($registration);
+
+        impl $registration {
+            /// Every definition of this kind linked into the binary.
+            pub(crate) fn all() -> impl Iterator<Item = &'static $def> {
+                inventory::iter::<$registration>.into_iter().map(|r| r.0)
+            }
+        }
 
         #[doc = concat!("Implemented by the item `", $attribute, "` places beside the function, so `", $kinds, "![..]` can name ", $kinds, " by path.")]
         pub trait $item {

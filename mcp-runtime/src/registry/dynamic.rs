@@ -33,10 +33,10 @@ pub(crate) type DynamicGet =
     Arc<dyn Fn(RequestContext, Map<String, Value>) -> PromptFuture + Send + Sync>;
 
 /// Where duplicate-name errors say a dynamic tool comes from.
-pub(crate) const DYNAMIC_PLACE: &str = "Server::tool_from_json";
+const DYNAMIC_PLACE: &str = "Server::tool_from_json";
 
 /// Where duplicate-name errors say a dynamic prompt comes from.
-pub(crate) const DYNAMIC_PROMPT_PLACE: &str = "Server::prompt_from_json";
+const DYNAMIC_PROMPT_PLACE: &str = "Server::prompt_from_json";
 
 /// A string kept for the rest of the process, as a definition's strings are.
 fn leak(s: &str) -> &'static str {
@@ -214,7 +214,7 @@ pub(crate) fn valid_name(name: &str) -> bool {
 pub(crate) type DynamicRead = Arc<dyn Fn(RequestContext, String) -> ReadFuture + Send + Sync>;
 
 /// Where duplicate-URI errors say a dynamic resource comes from.
-pub(crate) const DYNAMIC_RESOURCE_PLACE: &str = "Server::resource_from_json";
+const DYNAMIC_RESOURCE_PLACE: &str = "Server::resource_from_json";
 
 /// A resource or resource template added at run time: its definition, its list entry,
 /// its handler.

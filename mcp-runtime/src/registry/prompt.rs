@@ -41,13 +41,6 @@ pub struct PromptDef {
     pub completions: &'static [Completer],
 }
 
-impl PromptDef {
-    /// Where it is defined: `module (file:line)`.
-    pub fn place(&self) -> String {
-        format!("{} ({}:{})", self.module_path, self.file, self.line)
-    }
-}
-
 /// A completer for one prompt argument or template variable.
 #[derive(Debug, Clone, Copy)]
 pub struct Completer {
@@ -57,26 +50,11 @@ pub struct Completer {
     pub complete: fn(crate::core::CompletionRequest) -> CompleteFuture,
 }
 
-/// An `inventory` entry pointing at a [`PromptDef`].
-#[doc(hidden)]
-pub struct PromptRegistration(pub &'static PromptDef);
-
-inventory::collect!(PromptRegistration);
-
-/// Implemented by the item `#[prompt]` places beside the function, so `prompts![..]` can
-/// name prompts by path.
-pub trait PromptItem {
-    /// The definition.
-    fn def() -> &'static PromptDef;
-}
-
-/// A reference to one prompt, as produced by `prompts![..]`.
-#[derive(Debug, Clone, Copy)]
-pub struct PromptRef(pub &'static PromptDef);
-
-impl PromptRef {
-    /// The prompt named by the type `T` that `#[prompt]` generated.
-    pub fn of<T: PromptItem>() -> Self {
-        PromptRef(T::def())
-    }
-}
+registered!(
+    PromptDef,
+    PromptRegistration,
+    PromptItem,
+    PromptRef,
+    "#[prompt]",
+    "prompts"
+);

@@ -71,33 +71,13 @@ impl ResourceDef {
     pub fn is_static(&self) -> bool {
         super::uri::is_static(self.template)
     }
-
-    /// Where it is defined: `module (file:line)`.
-    pub fn place(&self) -> String {
-        format!("{} ({}:{})", self.module_path, self.file, self.line)
-    }
 }
 
-/// An `inventory` entry pointing at a [`ResourceDef`].
-#[doc(hidden)]
-pub struct ResourceRegistration(pub &'static ResourceDef);
-
-inventory::collect!(ResourceRegistration);
-
-/// Implemented by the item `#[resource]` places beside the function, so
-/// `resources![orders::order]` can name resources by path.
-pub trait ResourceItem {
-    /// The definition.
-    fn def() -> &'static ResourceDef;
-}
-
-/// A reference to one resource, as produced by `resources![..]`.
-#[derive(Debug, Clone, Copy)]
-pub struct ResourceRef(pub &'static ResourceDef);
-
-impl ResourceRef {
-    /// The resource named by the type `T` that `#[resource]` generated.
-    pub fn of<T: ResourceItem>() -> Self {
-        ResourceRef(T::def())
-    }
-}
+registered!(
+    ResourceDef,
+    ResourceRegistration,
+    ResourceItem,
+    ResourceRef,
+    "#[resource]",
+    "resources"
+);

@@ -43,6 +43,13 @@ impl Default for ParamSpec {
 }
 
 impl ParamSpec {
+    /// What the parameters `params` describes contribute (a definition's `params`).
+    pub(crate) fn of(params: fn(&mut ParamSpec)) -> ParamSpec {
+        let mut spec = ParamSpec::default();
+        params(&mut spec);
+        spec
+    }
+
     /// A named argument of type `T`. It is required unless `T` accepts a missing value
     /// (as `Option<T>` does): that is serde's own notion of optional, asked of the type.
     pub fn argument<T: JsonSchema + DeserializeOwned>(

@@ -119,26 +119,11 @@ pub enum TaskSupport {
     Required,
 }
 
-/// An `inventory` entry pointing at a [`ToolDef`].
-#[doc(hidden)]
-pub struct ToolRegistration(pub &'static ToolDef);
-
-inventory::collect!(ToolRegistration);
-
-/// Implemented by the item `#[tool]` places in the type namespace beside the function, so
-/// `tools![add, orders::cancel]` can name tools by path.
-pub trait ToolItem {
-    /// The definition.
-    fn def() -> &'static ToolDef;
-}
-
-/// A reference to one tool, as produced by `tools![..]`.
-#[derive(Debug, Clone, Copy)]
-pub struct ToolRef(pub &'static ToolDef);
-
-impl ToolRef {
-    /// The tool named by the type `T` that `#[tool]` generated.
-    pub fn of<T: ToolItem>() -> Self {
-        ToolRef(T::def())
-    }
-}
+registered!(
+    ToolDef,
+    ToolRegistration,
+    ToolItem,
+    ToolRef,
+    "#[tool]",
+    "tools"
+);

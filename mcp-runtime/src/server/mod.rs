@@ -1,8 +1,8 @@
 //! The `Server` builder and the built [`App`]: the face of the crate.
 //!
-//! `mod.rs` holds the builder's settings; `build` checks them and the catalog and builds
-//! the [`App`] (with the selection of what is served and the store from the
-//! environment); `app` serves the built app on each transport and drains it on shutdown.
+//! `mod.rs` holds the builder's settings; `build` checks them and builds the [`App`] part
+//! by part, with `select` (what is served) and `store` (the store the environment
+//! names); `app` serves the built app on each transport and drains it on shutdown.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -23,9 +23,11 @@ mod app;
 mod build;
 #[cfg(test)]
 mod resolve_once;
+mod select;
+mod store;
 
 pub use app::App;
-use build::Selection;
+use select::{AddedItems, Selection};
 
 /// The environment variable that sets the list page size when the code does not.
 pub const PAGE_SIZE_ENV: &str = "MCP_PAGE_SIZE";
@@ -64,15 +66,9 @@ pub struct Server {
     artifacts: crate::core::artifacts::ArtifactConfig,
     cursor_ttl: std::time::Duration,
     only: Option<Selection>,
-    /// Tools added with `tool_from_json`, or why one could not be read (reported by
-    /// `build` with the catalog's other problems).
-    dynamic: Vec<Result<Arc<crate::registry::dynamic::DynamicTool>, crate::registry::BuildError>>,
-    /// Prompts added with `prompt_from_json`, or why one could not be read.
-    dynamic_prompts:
-        Vec<Result<Arc<crate::registry::dynamic::DynamicPrompt>, crate::registry::BuildError>>,
-    /// Resources added with `resource_from_json`, or why one could not be read.
-    dynamic_resources:
-        Vec<Result<Arc<crate::registry::dynamic::DynamicResource>, crate::registry::BuildError>>,
+    /// Tools, prompts and resources added with `tool_from_json` and the others, or why
+    /// one could not be read (reported by `build`).
+    added: AddedItems,
     modules: Vec<String>,
     page_size: Option<usize>,
     list_cache: CacheHints,
@@ -112,9 +108,7 @@ impl Server {
             artifacts: Default::default(),
             cursor_ttl: crate::core::pages::DEFAULT_CURSOR_TTL,
             only: None,
-            dynamic: Vec::new(),
-            dynamic_prompts: Vec::new(),
-            dynamic_resources: Vec::new(),
+            added: AddedItems::default(),
             modules: Vec::new(),
             page_size: None,
             list_cache: CacheHints::default(),
@@ -454,7 +448,8 @@ impl Server {
     {
         let call: crate::registry::dynamic::DynamicCall =
             Arc::new(move |ctx, arguments| Box::pin(handler(ctx, arguments)));
-        self.dynamic
+        self.added
+            .tools
             .push(crate::registry::dynamic::DynamicTool::new(tool, call).map(Arc::new));
         self
     }
@@ -481,7 +476,8 @@ impl Server {
     {
         let get: crate::registry::dynamic::DynamicGet =
             Arc::new(move |ctx, arguments| Box::pin(handler(ctx, arguments)));
-        self.dynamic_prompts
+        self.added
+            .prompts
             .push(crate::registry::dynamic::DynamicPrompt::new(prompt, get).map(Arc::new));
         self
     }
@@ -511,7 +507,8 @@ impl Server {
     {
         let read: crate::registry::dynamic::DynamicRead =
             Arc::new(move |ctx, uri| Box::pin(handler(ctx, uri)));
-        self.dynamic_resources
+        self.added
+            .resources
             .push(crate::registry::dynamic::DynamicResource::new(resource, read).map(Arc::new));
         self
     }

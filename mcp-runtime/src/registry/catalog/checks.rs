@@ -1,0 +1,139 @@
+//! The checks the catalog's cases share (one item per name or URI, the states an item
+//! needs), and the rules between items, checked once every item is prepared.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::{BuildError, CatalogTool};
+use crate::registry::{Defined, ParamSpec};
+
+use super::resources::CatalogResource;
+
+/// `defs` with each `key` once, in key order; each key defined more than once is left
+/// out, and `duplicate` of it and the `place`s of its definitions goes to `errors`.
+pub(super) fn one_per_key<T: Copy>(
+    defs: impl IntoIterator<Item = T>,
+    key: impl Fn(T) -> String,
+    place: impl Fn(T) -> String,
+    duplicate: fn(String, Vec<String>) -> BuildError,
+    errors: &mut Vec<BuildError>,
+) -> Vec<T> {
+    let mut by_key: HashMap<String, Vec<T>> = HashMap::new();
+    for def in defs {
+        by_key.entry(key(def)).or_default().push(def);
+    }
+    let mut keys: Vec<String> = by_key.keys().cloned().collect();
+    keys.sort();
+    let mut unique = Vec::new();
+    for k in keys {
+        match by_key.get(&k).map(Vec::as_slice) {
+            Some([one]) => unique.push(*one),
+            Some(same) => errors.push(duplicate(k, same.iter().map(|d| place(*d)).collect())),
+            None => {}
+        }
+    }
+    unique
+}
+
+/// One namespace of names (the tools', or the prompts'): the definitions the macros
+/// `emitted` and those `added` at run time (`def_of` each), each name once, in name order (a
+/// clash, between either kind, is `duplicate`'s error), each prepared by `prepare`, given
+/// what was added at run time when it was.
+pub(super) fn by_name<D: Defined + 'static, A, S>(
+    emitted: &[&'static D],
+    added: &[Arc<A>],
+    def_of: fn(&A) -> &'static D,
+    duplicate: fn(String, Vec<String>) -> BuildError,
+    prepare: impl Fn(&'static D, Option<&A>) -> Result<S, Vec<BuildError>>,
+    errors: &mut Vec<BuildError>,
+) -> Vec<S> {
+    let emitted = emitted.iter().map(|def| (*def, None));
+    let added = added.iter().map(|a| (def_of(a), Some(&**a)));
+    let unique = one_per_key(
+        emitted.chain(added),
+        |(def, _)| def.name().to_owned(),
+        |(def, _)| def.place(),
+        duplicate,
+        errors,
+    );
+    prepare_each(unique, |(def, added)| prepare(def, added), errors)
+}
+
+/// Each of `defs` prepared, in order; what is wrong with the others goes to `errors`.
+pub(super) fn prepare_each<T, S>(
+    defs: impl IntoIterator<Item = T>,
+    prepare: impl Fn(T) -> Result<S, Vec<BuildError>>,
+    errors: &mut Vec<BuildError>,
+) -> Vec<S> {
+    let mut prepared = Vec::new();
+    for def in defs {
+        match prepare(def) {
+            Ok(served) => prepared.push(served),
+            Err(e) => errors.extend(e),
+        }
+    }
+    prepared
+}
+
+/// The states `item` needs that were not registered, each an error.
+pub(super) fn check_states(
+    spec: &ParamSpec,
+    item: &str,
+    has_state: &dyn Fn(std::any::TypeId) -> bool,
+) -> Result<(), Vec<BuildError>> {
+    let missing: Vec<BuildError> = spec
+        .states()
+        .iter()
+        .filter(|(type_id, _)| !has_state(*type_id))
+        .map(|(_, type_name)| BuildError::MissingState {
+            item: item.to_owned(),
+            type_name: (*type_name).to_owned(),
+        })
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing)
+    }
+}
+
+/// The MCP Apps rules between items, checked once the catalog is known (the macros check
+/// each item alone): a `#[tool]`'s `ui` names a view this server serves (a `#[view]` left
+/// out by `only_module`, say, would leave the host a URI it cannot read); a tool that
+/// continues another's pages takes a cursor, and so does the tool it names.
+pub(super) fn check_views(tools: &[CatalogTool], resources: &[CatalogResource]) -> Vec<BuildError> {
+    let mut errors = Vec::new();
+    for tool in tools {
+        let mut problems = Vec::new();
+        // A tool added at run time publishes its `_meta` as given: a gateway's upstream
+        // serves the view itself, and may leave it out of its `resources/list`.
+        if let Some(uri) = tool.def.ui.filter(|_| tool.dynamic.is_none()) {
+            let served = resources
+                .iter()
+                .any(|r| r.def.uri == uri && r.def.view.is_some());
+            if !served {
+                problems.push(format!(
+                    "its `ui` names the view `{uri}`, which this server does not serve: declare it with #[view(\"{uri}\")] (and keep it in the server's selection)"
+                ));
+            }
+        }
+        if let Some(other) = tool.def.continues {
+            match tools.iter().find(|t| t.def.name == other) {
+                None => problems.push(format!(
+                    "it continues the pages of `{other}`, which this server does not serve"
+                )),
+                Some(t) if !t.paged || !tool.paged => problems.push(format!(
+                    "it continues the pages of `{other}`: both tools take a `Cursor` parameter"
+                )),
+                Some(_) => {}
+            }
+        }
+        if !problems.is_empty() {
+            errors.push(BuildError::InvalidTool {
+                name: tool.def.name.to_owned(),
+                problems,
+            });
+        }
+    }
+    errors
+}

@@ -7,7 +7,7 @@
 #
 # SERVER_BINARY takes `--stdio` and `--http ADDR` and serves `add {a, b}`, like
 # `target/production/bench-server`. Prints instructions per call for stdio (the calls as
-# lines of one input file) and for HTTP in both protocol eras (one keep-alive connection
+# lines of one input file) and HTTP, each in both protocol eras (one keep-alive connection
 # from a Python client), each minus a run that serves nothing; for stdio, also the
 # first-level cache misses per call in cachegrind's model. Needs valgrind and
 # python3. Not part of the test command: it takes a few minutes.
@@ -24,17 +24,27 @@ total() { grep -m1 'Collected' "$1" | awk '{print $4}'; }
 
 python3 "$lib/calls.py" stdio "$work/calls.jsonl" "$calls"
 : >"$work/none.jsonl"
+# The handshake era: an `initialize` and its notification, then the same calls.
+python3 "$lib/calls.py" stdio "$work/legacy-calls.jsonl" "$calls" legacy
+python3 "$lib/calls.py" stdio "$work/legacy-none.jsonl" 0 legacy
 
 stdio() {
   valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" "$server" --stdio \
     <"$work/$1.jsonl" >"$work/$1.out" 2>"$work/$1.err"
   total "$work/$1.err"
 }
-base=$(stdio none)
-full=$(stdio calls)
-answered=$(grep -c '"result"' "$work/calls.out" || true)
-[ "$answered" -eq "$calls" ] || { echo "stdio: $answered of $calls calls answered" >&2; exit 1; }
-echo "stdio: $(((full - base) / calls)) instructions per call"
+for era in modern legacy; do
+  case $era in
+    modern) none=none all=calls ;;
+    legacy) none=legacy-none all=legacy-calls ;;
+  esac
+  base=$(stdio "$none")
+  full=$(stdio "$all")
+  # The handshake era's `initialize` is answered in both runs.
+  answered=$(($(grep -c '"result"' "$work/$all.out" || true) - $(grep -c '"result"' "$work/$none.out" || true)))
+  [ "$answered" -eq "$calls" ] || { echo "stdio $era: $answered of $calls calls answered" >&2; exit 1; }
+  echo "stdio $era: $(((full - base) / calls)) instructions per call"
+done
 
 # The same run under cachegrind's cache model (32 KiB first-level instruction and data
 # caches): how often each call misses them. Two servers that execute about as many

@@ -1,6 +1,7 @@
 """Calls of `add {a, b}` for the profiling scripts (`instructions.sh`, `link-order.sh`).
 
-    calls.py stdio FILE N            writes N `tools/call` requests as JSON lines
+    calls.py stdio FILE N [ERA]      writes N `tools/call` requests as JSON lines (after an
+                                     `initialize` handshake when ERA is `legacy`)
     calls.py http PORT ERA N [C]     makes N calls over C keep-alive connections (default 1)
 
 ERA is `modern` (2026-07-28 `_meta` on every request) or `legacy` (an `initialize`
@@ -27,10 +28,19 @@ def request(i, era):
     return {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params}
 
 
-def write_stdio(path, n):
+INITIALIZE = {"jsonrpc": "2.0", "id": "init", "method": "initialize",
+              "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                         "clientInfo": {"name": "profile", "version": "1"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def write_stdio(path, n, era="modern"):
     with open(path, "w") as f:
+        if era == "legacy":
+            for message in (INITIALIZE, INITIALIZED):
+                f.write(json.dumps(message, separators=(",", ":")) + "\n")
         for i in range(n):
-            f.write(json.dumps(request(i, "modern"), separators=(",", ":")) + "\n")
+            f.write(json.dumps(request(i, era), separators=(",", ":")) + "\n")
 
 
 def wait_for(port):
@@ -86,7 +96,7 @@ def run_http(port, era, n, connections):
 
 if __name__ == "__main__":
     if sys.argv[1] == "stdio":
-        write_stdio(sys.argv[2], int(sys.argv[3]))
+        write_stdio(sys.argv[2], int(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else "modern")
     else:
         run_http(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]),
                  int(sys.argv[5]) if len(sys.argv) > 5 else 1)

@@ -7,6 +7,7 @@ use crate::protocol::Params;
 use crate::protocol::RpcError;
 
 use super::super::dispatch::{CacheHints, Reply};
+use super::super::Resolved;
 
 /// -32602 for a tool or prompt name that is not served, with the name in `data`.
 pub(crate) fn unknown_name(kind: &str, name: &str) -> Reply {
@@ -14,6 +15,22 @@ pub(crate) fn unknown_name(kind: &str, name: &str) -> Reply {
         RpcError::invalid_params(format!("Unknown {kind}: {name}"))
             .with_data(json!({ "name": name })),
     )
+}
+
+/// What the catalog serves under the request's target (`found`, as resolved when it
+/// arrived), or the reply: -32602 with `need` when the params name no target, "Unknown
+/// {kind}" when they name one that is not served.
+pub(crate) fn served<'t, T>(
+    found: Option<&'t T>,
+    params: &Params,
+    target: &Resolved,
+    (kind, need): (&str, &str),
+) -> Result<&'t T, Reply> {
+    match (found, params.target(target.method())) {
+        (Some(found), _) => Ok(found),
+        (None, Some(name)) => Err(unknown_name(kind, name)),
+        (None, None) => Err(Reply::Error(RpcError::invalid_params(need.to_owned()))),
+    }
 }
 
 /// `params[key]` as a string, or -32602 with `need` (what the method wants there).

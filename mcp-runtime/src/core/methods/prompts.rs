@@ -10,7 +10,7 @@ use crate::protocol::RpcError;
 use super::super::dispatch::{Call, Core, Reply};
 use super::super::input::Binding;
 use super::super::pipeline::checked_prompt_result;
-use super::params::{arguments_param, complete_reply, take_string_param, unknown_name};
+use super::params::{arguments_param, complete_reply, served};
 
 impl Core {
     pub(crate) async fn get_prompt(&self, call: Call) -> Reply {
@@ -19,17 +19,12 @@ impl Core {
             mut params,
             target,
         } = call;
-        let name = match take_string_param(
-            &mut params,
-            "name",
-            "prompts/get needs params.name, the prompt's name as a string",
-        ) {
-            Ok(name) => name,
+        let need = "prompts/get needs params.name, the prompt's name as a string";
+        let prompt = match served(target.prompt(), &params, &target, ("prompt", need)) {
+            Ok(prompt) => prompt,
             Err(reply) => return reply,
         };
-        let Some(prompt) = target.prompt() else {
-            return unknown_name("prompt", &name);
-        };
+        let name = prompt.def.name;
         let arguments =
             match arguments_param(&mut params, "params.arguments must be an object of strings") {
                 Ok(arguments) => arguments,
@@ -42,13 +37,13 @@ impl Core {
                     prompt: prompt.def,
                     arguments: &arguments,
                 },
-                ("prompt", &name),
+                ("prompt", name),
             )
             .await
         {
             return reply;
         }
-        let target = Called::new("prompt", &name);
+        let target = Called::new("prompt", name);
         if let Err(error) = self.limiter.check_arguments(&target, &arguments) {
             return Reply::Error(error);
         }
@@ -56,7 +51,7 @@ impl Core {
             return Reply::Error(error);
         }
         let binding = Binding::when_needed(&ctx, &params, || {
-            Binding::new("prompts/get", &name, &arguments, ctx.principal_subject())
+            Binding::new("prompts/get", name, &arguments, ctx.principal_subject())
         });
         if let Err(error) = self.rounds.open(&ctx, &mut params, binding.as_ref(), false) {
             return Reply::Error(error);

@@ -22,7 +22,7 @@ use super::super::idempotency::{take_key, Answer, Begin, Settled};
 use super::super::input::Binding;
 use super::super::pages::Paging;
 use super::super::pipeline::{checked_tool_result, guarded};
-use super::params::{arguments_param, take_string_param, unknown_name};
+use super::params::{arguments_param, served};
 
 impl Core {
     pub(crate) async fn call_tool(&self, call: Call) -> Reply {
@@ -31,22 +31,17 @@ impl Core {
             mut params,
             target,
         } = call;
-        let name = match take_string_param(
-            &mut params,
-            "name",
-            "tools/call needs params.name, the tool's name as a string",
-        ) {
-            Ok(name) => name,
+        let need = "tools/call needs params.name, the tool's name as a string";
+        let tool = match served(target.tool(), &params, &target, ("tool", need)) {
+            Ok(tool) => tool,
             Err(reply) => return reply,
         };
+        let name = tool.def.name;
         let mut arguments =
             match arguments_param(&mut params, "params.arguments must be a JSON object") {
                 Ok(arguments) => arguments,
                 Err(reply) => return reply,
             };
-        let Some(tool) = target.tool() else {
-            return unknown_name("tool", &name);
-        };
         // An app-only tool is called by a host's view; a client that did not declare the
         // MCP Apps extension has no view, so the call is refused with -32021 naming the
         // extension: the tool exists (so not "unknown tool"), the arguments may be right
@@ -61,7 +56,7 @@ impl Core {
         let key = if tool.def.idempotency {
             match take_key(&mut arguments) {
                 Ok(key) => key,
-                Err(problem) => return invalid_arguments(&name, &[problem]),
+                Err(problem) => return invalid_arguments(name, &[problem]),
             }
         } else {
             None
@@ -74,7 +69,7 @@ impl Core {
             ctx.set_paging(Paging::new(
                 self.live.sealer(),
                 self.cursor_ttl,
-                tool.def.continues.unwrap_or(&name),
+                tool.def.continues.unwrap_or(name),
                 &arguments,
                 &ctx,
             ));
@@ -86,7 +81,7 @@ impl Core {
             tool: tool.def,
             arguments: &arguments,
         };
-        if let Err(reply) = self.check(&ctx, &action, ("tool", &name)).await {
+        if let Err(reply) = self.check(&ctx, &action, ("tool", name)).await {
             return reply;
         }
         // A task tool runs as a task only for a client that takes tasks on this very
@@ -102,13 +97,13 @@ impl Core {
                 _ => None,
             },
         };
-        let target = Called::new("tool", &name);
+        let target = Called::new("tool", name);
         if let Err(error) = self.limiter.check_arguments(&target, &arguments) {
             return Reply::Error(error);
         }
         let args_value = Value::Object(arguments);
         if let Err(problems) = tool.validator.check(&args_value) {
-            return invalid_arguments(&name, &problems);
+            return invalid_arguments(name, &problems);
         }
         let arguments = match args_value {
             Value::Object(arguments) => arguments,
@@ -116,7 +111,7 @@ impl Core {
         };
         // The rounds of one call share its key: a state opens only with the same key.
         let binding = Binding::when_needed(&ctx, &params, || {
-            Binding::new("tools/call", &name, &arguments, ctx.principal_subject())
+            Binding::new("tools/call", name, &arguments, ctx.principal_subject())
                 .with_idempotency_key(key.as_deref())
         });
         if let Err(error) = self
@@ -130,7 +125,7 @@ impl Core {
                 self.execute(
                     ctx,
                     tool,
-                    (&name, target),
+                    (name, target),
                     arguments,
                     tasks,
                     binding.as_ref(),
@@ -144,7 +139,7 @@ impl Core {
                 Box::pin(self.execute_once(
                     ctx,
                     tool,
-                    (&name, target),
+                    (name, target),
                     arguments,
                     tasks,
                     binding.as_ref(),

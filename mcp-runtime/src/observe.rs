@@ -178,10 +178,38 @@ pub(crate) fn input_required(keys: usize) {
     tracing::debug!(requests = keys, "request needs client input");
 }
 
-/// A copy of the `name` label a request will be counted under, kept only when metrics
-/// are on (the request's target, which the label is read from, goes to the core).
-pub(crate) fn kept_label(core: &impl Observed, label: &str) -> Option<String> {
-    core.metrics().map(|_| label.to_owned())
+/// A request being served, as its metrics will count it: when it started, and the `name`
+/// label it is counted under (kept only when metrics are on: the request's target, which
+/// the label is read from, goes on to the core).
+pub(crate) struct Counted {
+    started: Instant,
+    label: Option<String>,
+}
+
+impl Counted {
+    /// Count the request, ended with `outcome`.
+    pub(crate) fn count(&self, core: &impl Observed, method: &str, outcome: Outcome) {
+        let label = self.label.as_deref().unwrap_or("");
+        count(core, method, label, outcome, self.started);
+    }
+}
+
+/// Start watching a request, in either era: its span (the trace continued from its
+/// `_meta`) and what its metrics will count, under `label`.
+pub(crate) fn watch(
+    core: &impl Observed,
+    transport: impl Into<&'static str>,
+    (method, name, id): (&str, Option<&str>, &RequestId),
+    label: &str,
+    meta: Option<&crate::protocol::meta::Meta>,
+) -> (tracing::Span, Counted) {
+    let counted = Counted {
+        started: Instant::now(),
+        label: core.metrics().map(|_| label.to_owned()),
+    };
+    let span = request_span(core, transport, method, name, id);
+    continue_trace(&span, meta);
+    (span, counted)
 }
 
 /// Count a finished request in the server's metrics, when they are on, under `label`

@@ -40,7 +40,9 @@ mod rounds;
 mod task;
 
 pub(crate) use form::form_schema;
-pub(crate) use rounds::{Binding, RoundEnd, Rounds, INPUT_CAPABILITIES};
+#[cfg(feature = "legacy")]
+pub(crate) use rounds::INPUT_CAPABILITIES;
+pub(crate) use rounds::{Binding, RoundEnd, Rounds};
 pub(crate) use task::{open_task, task_end, task_state, InputNeed};
 
 /// Largest sealed `requestState` accepted or produced, in bytes.

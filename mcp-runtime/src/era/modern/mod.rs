@@ -42,24 +42,23 @@ pub(crate) async fn handle_resolved(
     target: Resolved,
     inbound: Inbound,
 ) -> Answer {
-    let started = std::time::Instant::now();
     let params = params.unwrap_or_default();
     let name = params.target(target.method()).map(str::to_owned);
-    let span = observe::request_span(core, inbound.transport, &method, name.as_deref(), &id);
-    observe::continue_trace(&span, meta.as_ref());
+    let request = (method.as_str(), name.as_deref(), &id);
+    let label = target.metric_label();
+    let (span, counted) = observe::watch(core, inbound.transport, request, label, meta.as_ref());
     async move {
         let admission = match admit(core, (&method, target.is_served()), meta) {
             Ok(a) => a,
             Err((error, status)) => {
                 let outcome = Outcome::of_error(&error);
                 observe::finish(outcome, Some(&error));
-                observe::count(core, &method, target.metric_label(), outcome, started);
+                counted.count(core, &method, outcome);
                 return Answer::error(Some(&id), &error, status);
             }
         };
         tracing::Span::current().record("protocol_version", admission.protocol_version);
         let ctx = core.request_context(&id, method, name, admission, inbound);
-        let label = observe::kept_label(core, target.metric_label());
         let reply = core
             .handle(Call {
                 ctx: ctx.clone(),
@@ -72,13 +71,7 @@ pub(crate) async fn handle_resolved(
             notifier.close();
         }
         let outcome = observe::finish_reply(&reply);
-        observe::count(
-            core,
-            ctx.method(),
-            label.as_deref().unwrap_or(""),
-            outcome,
-            started,
-        );
+        counted.count(core, ctx.method(), outcome);
         render(core, id, reply)
     }
     .instrument(span)

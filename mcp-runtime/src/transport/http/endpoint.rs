@@ -35,13 +35,7 @@ pub(super) async fn endpoint(State(shared): State<Shared>, request: Request) -> 
     // GET and DELETE exist only for handshake-era sessions.
     #[cfg(feature = "legacy")]
     if super::session::names_session_stream(&parts.method, &parts.headers) {
-        let incoming = super::session::Incoming {
-            core: &shared.core,
-            sessions: &shared.sessions,
-            auth: shared.config.auth.as_ref(),
-            headers: &parts.headers,
-            principal,
-        };
+        let incoming = incoming(&shared, &parts.headers, principal);
         return super::session::get_or_delete(incoming, &parts.method);
     }
     if let Some(refusal) = refuse_unless_json_post(&shared.core, &parts) {
@@ -53,16 +47,26 @@ pub(super) async fn endpoint(State(shared): State<Shared>, request: Request) -> 
     };
     #[cfg(feature = "legacy")]
     if super::session::claims(&shared.eras, &parts.headers, &frame) {
-        let incoming = super::session::Incoming {
-            core: &shared.core,
-            sessions: &shared.sessions,
-            auth: shared.config.auth.as_ref(),
-            headers: &parts.headers,
-            principal,
-        };
+        let incoming = incoming(&shared, &parts.headers, principal);
         return super::session::post(incoming, frame).await;
     }
     modern_post(&shared, &parts.headers, frame, principal).await
+}
+
+/// What the handshake era's HTTP sessions need of a request.
+#[cfg(feature = "legacy")]
+fn incoming<'a>(
+    shared: &'a Shared,
+    headers: &'a HeaderMap,
+    principal: Option<Principal>,
+) -> super::session::Incoming<'a> {
+    super::session::Incoming {
+        core: &shared.core,
+        sessions: &shared.sessions,
+        auth: shared.config.auth.as_ref(),
+        headers,
+        principal,
+    }
 }
 
 /// Trace and count a request this transport refused before any JSON-RPC handling.

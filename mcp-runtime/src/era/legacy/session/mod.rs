@@ -235,13 +235,13 @@ impl Session {
         target: Resolved,
         inbound: Inbound,
     ) -> Response {
-        let started = std::time::Instant::now();
         let params = params.unwrap_or_default();
         let name = params.target(target.method()).map(str::to_owned);
-        let label = observe::kept_label(core, target.metric_label());
-        let span = observe::request_span(core, inbound.transport, &method, name.as_deref(), &id);
+        let request = (method.as_str(), name.as_deref(), &id);
+        let label = target.metric_label();
+        let (span, counted) =
+            observe::watch(core, inbound.transport, request, label, meta.as_ref());
         span.record("protocol_version", self.version);
-        observe::continue_trace(&span, meta.as_ref());
         async move {
             // A `_meta` that is no object is ignored, as older revisions define no use for it.
             let meta = meta.filter(Meta::is_object).unwrap_or_default();
@@ -266,13 +266,7 @@ impl Session {
                 notifier.close();
             }
             let outcome = observe::finish_reply(&reply);
-            observe::count(
-                core,
-                &method,
-                label.as_deref().unwrap_or(""),
-                outcome,
-                started,
-            );
+            counted.count(core, &method, outcome);
             self.render(&id, &method, reply)
         }
         .instrument(span)

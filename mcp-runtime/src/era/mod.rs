@@ -16,6 +16,45 @@ pub(crate) mod select;
 
 pub(crate) use select::{Era, Facts};
 
+/// A request as either era starts serving it: its params, the name of its target (which
+/// its context carries), and its span and count (`observe::watch`).
+pub(crate) struct Started {
+    pub(crate) params: crate::protocol::Params,
+    pub(crate) name: Option<String>,
+    pub(crate) span: tracing::Span,
+    pub(crate) counted: crate::observe::Counted,
+}
+
+/// Start serving a request resolved as `target`.
+pub(crate) fn start(
+    core: &crate::core::Core,
+    inbound: &Inbound,
+    id: &crate::protocol::RequestId,
+    (method, params, meta): (
+        &str,
+        Option<crate::protocol::Params>,
+        Option<&crate::protocol::meta::Meta>,
+    ),
+    target: &crate::core::Resolved,
+) -> Started {
+    let params = params.unwrap_or_default();
+    let name = params.target(target.method()).map(str::to_owned);
+    let request = (method, name.as_deref(), id);
+    let (span, counted) = crate::observe::watch(
+        core,
+        inbound.transport,
+        request,
+        target.metric_label(),
+        meta,
+    );
+    Started {
+        params,
+        name,
+        span,
+        counted,
+    }
+}
+
 /// What a transport knows about one request besides the message itself (a core type:
 /// the context is built from it).
 pub use crate::core::Inbound;

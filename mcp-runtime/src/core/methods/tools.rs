@@ -97,8 +97,10 @@ impl Core {
                 _ => None,
             },
         };
-        let target = Called::new("tool", name);
-        if let Err(error) = self.limiter.check_arguments(&target, &arguments) {
+        if let Err(error) = self
+            .limiter
+            .check_arguments(&Called::new("tool", name), &arguments)
+        {
             return Reply::Error(error);
         }
         let args_value = Value::Object(arguments);
@@ -122,62 +124,40 @@ impl Core {
         }
         match key {
             None => {
-                self.execute(
-                    ctx,
-                    tool,
-                    (name, target),
-                    arguments,
-                    tasks,
-                    binding.as_ref(),
-                    None,
-                )
-                .await
+                self.execute(ctx, tool, arguments, tasks, binding.as_ref(), None)
+                    .await
             }
             // Boxed: the claim's lease renewal and record would otherwise make every call's
             // future larger.
             Some(key) => {
-                Box::pin(self.execute_once(
-                    ctx,
-                    tool,
-                    (name, target),
-                    arguments,
-                    tasks,
-                    binding.as_ref(),
-                    &key,
-                ))
-                .await
+                Box::pin(self.execute_once(ctx, tool, arguments, tasks, binding.as_ref(), &key))
+                    .await
             }
         }
     }
 
     /// A call under an idempotency key: claim the key (or answer from its record), run
     /// with the claim's lease renewed, record how it ended.
-    #[allow(clippy::too_many_arguments)]
     async fn execute_once(
         &self,
         ctx: RequestContext,
         tool: &CatalogTool,
-        (name, target): (&str, Called<'_>),
         arguments: Map<String, Value>,
         tasks: Option<Arc<TaskRuntime>>,
         binding: Option<&Binding>,
         key: &str,
     ) -> Reply {
-        let claim = match self.idempotency.begin(&ctx, name, key, &arguments).await {
+        let claim = match self
+            .idempotency
+            .begin(&ctx, tool.def.name, key, &arguments)
+            .await
+        {
             Begin::Run(claim) => claim,
             Begin::Answer(Answer::Result(result)) => return Reply::Tool(result),
             Begin::Answer(Answer::Task(body)) => return Reply::Task { body },
             Begin::Answer(Answer::Error(error)) => return Reply::Error(error),
         };
-        let run = self.execute(
-            ctx,
-            tool,
-            (name, target),
-            arguments,
-            tasks,
-            binding,
-            Some(claim.progress()),
-        );
+        let run = self.execute(ctx, tool, arguments, tasks, binding, Some(claim.progress()));
         let reply = claim.renewing(run).await;
         let progress = claim.handler_progress();
         claim.settle(settled(&reply, progress)).await;
@@ -186,32 +166,24 @@ impl Core {
 
     /// Run the handler: as a task-capable call, or within the caller's limits; its reply,
     /// or `input_required` when it asked.
-    #[allow(clippy::too_many_arguments)]
     async fn execute(
         &self,
         ctx: RequestContext,
         tool: &CatalogTool,
-        (name, target): (&str, Called<'_>),
         arguments: Map<String, Value>,
         tasks: Option<Arc<TaskRuntime>>,
         binding: Option<&Binding>,
         progress: Option<Arc<AtomicU8>>,
     ) -> Reply {
+        let name = tool.def.name;
+        let target = Called::new("tool", name);
         match tasks {
             Some(runtime) => {
                 let handler = self.handler(tool, &ctx, arguments.clone(), progress);
                 let handler = self.inlined(tool, &ctx, name, handler);
                 // Boxed: its timer and select would otherwise make every call's future
                 // larger.
-                Box::pin(self.call_as_task(
-                    runtime,
-                    ctx,
-                    (name, target),
-                    arguments,
-                    handler,
-                    binding,
-                ))
-                .await
+                Box::pin(self.call_as_task(runtime, ctx, name, arguments, handler, binding)).await
             }
             None => {
                 let handler = self.handler(tool, &ctx, arguments, progress);
@@ -308,11 +280,12 @@ impl Core {
         &self,
         runtime: Arc<TaskRuntime>,
         ctx: RequestContext,
-        (name, target): (&str, Called<'_>),
+        name: &str,
         arguments: Map<String, Value>,
         handler: BoxFuture<'static, Result<CallToolResult, RpcError>>,
         binding: Option<&Binding>,
     ) -> Reply {
+        let target = Called::new("tool", name);
         let link = TaskLink::new(runtime.clone());
         ctx.attach_task(link.clone());
         let slot = match self.limiter.admit(ctx.principal_subject(), &target) {

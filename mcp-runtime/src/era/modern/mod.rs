@@ -19,6 +19,7 @@ pub(crate) use render::render;
 pub use render::status_of;
 
 pub use super::Inbound;
+use super::Started;
 
 /// Serve one request end to end in the modern era, its target looked up as it arrives.
 pub async fn handle_request(
@@ -42,11 +43,13 @@ pub(crate) async fn handle_resolved(
     target: Resolved,
     inbound: Inbound,
 ) -> Answer {
-    let params = params.unwrap_or_default();
-    let name = params.target(target.method()).map(str::to_owned);
-    let request = (method.as_str(), name.as_deref(), &id);
-    let label = target.metric_label();
-    let (span, counted) = observe::watch(core, inbound.transport, request, label, meta.as_ref());
+    let request = (method.as_str(), params, meta.as_ref());
+    let Started {
+        params,
+        name,
+        span,
+        counted,
+    } = super::start(core, &inbound, &id, request, &target);
     async move {
         let admission = match admit(core, (&method, target.is_served()), meta) {
             Ok(a) => a,

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
 use crate::core::{ClientCapabilities, ContextParts, Core, Reply, RequestContext, Resolved};
-use crate::era::Inbound;
+use crate::era::{Inbound, Started};
 use crate::observe;
 use crate::policy::auth::Principal;
 use crate::protocol::jsonrpc::{error_response, result_response, Message};
@@ -235,12 +235,13 @@ impl Session {
         target: Resolved,
         inbound: Inbound,
     ) -> Response {
-        let params = params.unwrap_or_default();
-        let name = params.target(target.method()).map(str::to_owned);
-        let request = (method.as_str(), name.as_deref(), &id);
-        let label = target.metric_label();
-        let (span, counted) =
-            observe::watch(core, inbound.transport, request, label, meta.as_ref());
+        let request = (method.as_str(), params, meta.as_ref());
+        let Started {
+            params,
+            name,
+            span,
+            counted,
+        } = crate::era::start(core, &inbound, &id, request, &target);
         span.record("protocol_version", self.version);
         async move {
             // A `_meta` that is no object is ignored, as older revisions define no use for it.

@@ -3,6 +3,8 @@
 //! Types here carry data only. Behaviour (admission, dispatch, rendering per era) lives in
 //! `core` and `era`, the way the `http` crate holds types and hyper holds behaviour.
 
+#[cfg(any(feature = "testing", feature = "client"))]
+pub(crate) mod answers;
 pub mod cache;
 pub(crate) mod checks;
 pub mod completion;
@@ -19,6 +21,8 @@ pub mod resources;
 #[cfg(any(feature = "testing", feature = "client"))]
 pub(crate) mod sse;
 pub mod tools;
+#[cfg(any(feature = "testing", feature = "client"))]
+pub(crate) mod typed;
 pub mod version;
 
 pub use completion::Completion;

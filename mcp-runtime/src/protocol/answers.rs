@@ -78,15 +78,6 @@ impl fmt::Debug for Answers {
     }
 }
 
-/// A handler, boxed.
-fn boxed<F, Fut>(answer: F) -> Handler
-where
-    F: Fn(Value) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Value> + Send + 'static,
-{
-    Arc::new(move |params| answer(params).boxed())
-}
-
 impl Answers {
     /// No answers yet: a client given these answers nothing and declares no capability
     /// for it.
@@ -94,42 +85,20 @@ impl Answers {
         Answers::default()
     }
 
-    /// Answer the server's elicitations (`elicitation/create`, a form or a URL to visit)
-    /// with `answer(params)`, which gives the `ElicitResult`:
-    /// `{"action": "accept", "content": {..}}`, `{"action": "decline"}` or
-    /// `{"action": "cancel"}`. Declares the `elicitation` capability.
-    pub fn on_elicit<F, Fut>(mut self, answer: F) -> Answers
-    where
-        F: Fn(Value) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Value> + Send + 'static,
-    {
-        self.elicit = Some(boxed(answer));
-        self
-    }
+    crate::protocol::answers::answering_methods!(@handlers);
 
-    /// Answer the server's sampling requests (`sampling/createMessage`) with
-    /// `answer(params)`, which gives the `CreateMessageResult`:
-    /// `{"role": "assistant", "content": {"type": "text", "text": ".."}, "model": ".."}`.
-    /// Declares the `sampling` capability.
-    pub fn on_sample<F, Fut>(mut self, answer: F) -> Answers
+    /// Answer `question` with `answer` from now on.
+    pub(crate) fn set<F, Fut>(&mut self, question: Question, answer: F)
     where
         F: Fn(Value) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Value> + Send + 'static,
     {
-        self.sample = Some(boxed(answer));
-        self
-    }
-
-    /// Answer the server's `roots/list` with `answer(params)`, which gives the
-    /// `ListRootsResult`: `{"roots": [{"uri": "file:///work"}]}`. Declares the `roots`
-    /// capability.
-    pub fn on_roots<F, Fut>(mut self, answer: F) -> Answers
-    where
-        F: Fn(Value) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Value> + Send + 'static,
-    {
-        self.roots = Some(boxed(answer));
-        self
+        let handler: Handler = Arc::new(move |params| answer(params).boxed());
+        match question {
+            Question::Elicit => self.elicit = Some(handler),
+            Question::Sample => self.sample = Some(handler),
+            Question::Roots => self.roots = Some(handler),
+        }
     }
 
     /// Whether these answer nothing at all (a test client then answers no round).
@@ -347,54 +316,46 @@ pub(crate) struct Unanswered {
 
 /// The methods by which a client takes its [`Answers`], the same on each client of this
 /// crate (so that one value works with all of them, under the same names): `answers`,
-/// `on_elicit`, `on_sample` and `on_roots`. Expands inside an `impl` block of a type whose
-/// field `$field` (a path of field names) holds its answers, as methods that take and give
-/// back `self`; `Answers` must be in scope where it expands.
+/// `on_elicit`, `on_sample` and `on_roots`, written once here. `answering_methods!(a.b)`
+/// expands inside an `impl` block of a client whose field `self.a.b` holds its answers
+/// (`Answers` must be in scope there); `answering_methods!(@handlers)` gives `Answers`
+/// itself the three `on_*` methods. Each method takes and gives back `self`.
 macro_rules! answering_methods {
     ($($field:ident).+) => {
         /// Answer the server's questions with `answers`, in place of any handlers given
-        /// before; the same [`Answers`] value works with every client of this crate. Each
-        /// handler also declares its client capability.
+        /// before (the `on_*` methods add to them); the same [`Answers`] value works with
+        /// every client of this crate. Each handler also declares its client capability.
         pub fn answers(mut self, answers: Answers) -> Self {
             self.$($field).+ = answers;
             self
         }
 
-        /// Answer the server's elicitations (`elicitation/create`) with `answer(params)`,
-        /// which gives the `ElicitResult` (`{"action": "accept", "content": {..}}`,
-        /// `{"action": "decline"}` or `{"action": "cancel"}`): see
-        /// [`Answers::on_elicit`]. Declares the `elicitation` capability.
-        pub fn on_elicit<F, Fut>(mut self, answer: F) -> Self
+        $crate::protocol::answers::answering_methods!(@handlers $(.$field)+);
+    };
+    (@handlers $(.$field:ident)*) => {
+        $crate::protocol::answers::answering_methods!(@handler $(.$field)*; on_elicit, Elicit,
+            "Answer the server's elicitations (`elicitation/create`: a form, or a URL to \
+            visit) with `answer(params)`, which gives the `ElicitResult`: \
+            `{\"action\": \"accept\", \"content\": {..}}`, `{\"action\": \"decline\"}` or \
+            `{\"action\": \"cancel\"}`. Declares the `elicitation` capability.");
+        $crate::protocol::answers::answering_methods!(@handler $(.$field)*; on_sample, Sample,
+            "Answer the server's sampling requests (`sampling/createMessage`) with \
+            `answer(params)`, which gives the `CreateMessageResult`: `{\"role\": \
+            \"assistant\", \"content\": {\"type\": \"text\", \"text\": \"..\"}, \"model\": \
+            \"..\"}`. Declares the `sampling` capability.");
+        $crate::protocol::answers::answering_methods!(@handler $(.$field)*; on_roots, Roots,
+            "Answer the server's `roots/list` with `answer(params)`, which gives the \
+            `ListRootsResult`: `{\"roots\": [{\"uri\": \"file:///work\"}]}`. Declares the \
+            `roots` capability.");
+    };
+    (@handler $(.$field:ident)*; $name:ident, $question:ident, $doc:literal) => {
+        #[doc = $doc]
+        pub fn $name<F, Fut>(mut self, answer: F) -> Self
         where
             F: Fn(::serde_json::Value) -> Fut + Send + Sync + 'static,
             Fut: ::std::future::Future<Output = ::serde_json::Value> + Send + 'static,
         {
-            self.$($field).+ = ::std::mem::take(&mut self.$($field).+).on_elicit(answer);
-            self
-        }
-
-        /// Answer the server's sampling requests (`sampling/createMessage`) with
-        /// `answer(params)`, which gives the `CreateMessageResult` (`{"role": "assistant",
-        /// "content": {..}, "model": ".."}`): see [`Answers::on_sample`]. Declares the
-        /// `sampling` capability.
-        pub fn on_sample<F, Fut>(mut self, answer: F) -> Self
-        where
-            F: Fn(::serde_json::Value) -> Fut + Send + Sync + 'static,
-            Fut: ::std::future::Future<Output = ::serde_json::Value> + Send + 'static,
-        {
-            self.$($field).+ = ::std::mem::take(&mut self.$($field).+).on_sample(answer);
-            self
-        }
-
-        /// Answer the server's `roots/list` with `answer(params)`, which gives the
-        /// `ListRootsResult` (`{"roots": [{"uri": "file:///work"}]}`): see
-        /// [`Answers::on_roots`]. Declares the `roots` capability.
-        pub fn on_roots<F, Fut>(mut self, answer: F) -> Self
-        where
-            F: Fn(::serde_json::Value) -> Fut + Send + Sync + 'static,
-            Fut: ::std::future::Future<Output = ::serde_json::Value> + Send + 'static,
-        {
-            self.$($field).+ = ::std::mem::take(&mut self.$($field).+).on_roots(answer);
+            self$(.$field)*.set($crate::protocol::exchange::Question::$question, answer);
             self
         }
     };

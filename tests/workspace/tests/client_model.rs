@@ -349,7 +349,10 @@ async fn call_tool_as_on_the_client_reads_structured_content_or_says_why_not() {
         said.contains("square") && said.contains("Vec<u32>"),
         "{said}"
     );
-    assert!(said.contains("invalid type: map, expected a sequence"), "{said}");
+    assert!(
+        said.contains("invalid type: map, expected a sequence"),
+        "{said}"
+    );
     match &error {
         ClientError::UnexpectedResult { result, .. } => {
             assert_eq!(result["structuredContent"]["width"], 3)
@@ -366,7 +369,9 @@ async fn call_tool_as_on_the_client_reads_structured_content_or_says_why_not() {
         "{error:?}"
     );
     assert!(
-        error.to_string().contains("greet returned no structured content"),
+        error
+            .to_string()
+            .contains("greet returned no structured content"),
         "{error}"
     );
 

@@ -1,6 +1,7 @@
 //! One request and all its rounds: the `_meta` a 2026-07-28 request carries, the
-//! `input_required` rounds answered by the client's handlers within the client's limits,
-//! one deadline for all of it, and what is learned from the final result.
+//! `input_required` rounds answered by the client's [`Answers`](super::Answers) within the
+//! client's limits (driven by `protocol::answers`, as in the test clients; here is how one
+//! round travels), one deadline for all of it, and what is learned from the final result.
 
 use std::future::IntoFuture;
 use std::sync::atomic::Ordering;

@@ -2,22 +2,22 @@
 //! handlers that answer the server's questions and declare their capabilities, the cache,
 //! the limits and the deadline, then the era found out as [`Client`] says.
 
-use std::future::Future;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::FutureExt as _;
 use serde_json::{json, Value};
 
 use super::connection::Wire;
 use super::limits::Deadline;
 use super::opening::{Opening, Probed};
-use super::wire::{Answer, Host};
+use super::wire::Host;
 use super::{
-    cache, http, result_of, stdio, Cache, Client, ClientBuilder, ClientError, ContentPolicy, Era,
-    Inner, Limits, Target, DEFAULT_PROBE_TIMEOUT, DEFAULT_TIMEOUT, LEGACY_OFFERED,
+    cache, http, result_of, stdio, Answers, Cache, Client, ClientBuilder, ClientError,
+    ContentPolicy, Era, Inner, Limits, Target, DEFAULT_PROBE_TIMEOUT, DEFAULT_TIMEOUT,
+    LEGACY_OFFERED,
 };
+use crate::protocol::answers::answering_methods;
 use crate::protocol::exchange;
 use crate::protocol::{meta, version, LogLevel};
 
@@ -112,41 +112,7 @@ impl ClientBuilder {
         self
     }
 
-    /// Answer the server's elicitations with `answer(params)`, which gives the
-    /// `ElicitResult` (`{"action": "accept", "content": {..}}`, `{"action": "decline"}`
-    /// or `{"action": "cancel"}`). Declares the `elicitation` capability.
-    pub fn on_elicit<F, Fut>(mut self, answer: F) -> Self
-    where
-        F: Fn(Value) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Value> + Send + 'static,
-    {
-        self.host.elicit = Some(boxed(answer));
-        self
-    }
-
-    /// Answer the server's sampling requests with `answer(params)`, which gives the
-    /// `CreateMessageResult` (`{"role": "assistant", "content": {..}, "model": ".."}`).
-    /// Declares the `sampling` capability.
-    pub fn on_sample<F, Fut>(mut self, answer: F) -> Self
-    where
-        F: Fn(Value) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Value> + Send + 'static,
-    {
-        self.host.sample = Some(boxed(answer));
-        self
-    }
-
-    /// Answer the server's `roots/list` with `answer(params)`, which gives the
-    /// `ListRootsResult` (`{"roots": [{"uri": "file:///work"}]}`). Declares the `roots`
-    /// capability.
-    pub fn on_roots<F, Fut>(mut self, answer: F) -> Self
-    where
-        F: Fn(Value) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Value> + Send + 'static,
-    {
-        self.host.roots = Some(boxed(answer));
-        self
-    }
+    answering_methods!(host.answers);
 
     /// Ask for the server's log messages at `level` and above (2026-07-28: the `logLevel`
     /// of each request's `_meta`; handshake era: `logging/setLevel` after the handshake,
@@ -191,7 +157,7 @@ impl ClientBuilder {
         if let Some(error) = self.header_error {
             return Err(ClientError::transport(error));
         }
-        let declared = exchange::declare(self.capabilities.as_ref(), self.host.answered());
+        let declared = self.host.answers.declare(self.capabilities.as_ref());
         let cache = self.bound_cache(&declared);
         let invalidate = cache.clone();
         self.host.changed = Some(Arc::new(move |notification| {
@@ -293,15 +259,6 @@ impl ClientBuilder {
             inner: Arc::new(client),
         })
     }
-}
-
-/// An async handler, boxed.
-fn boxed<F, Fut>(answer: F) -> Answer
-where
-    F: Fn(Value) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Value> + Send + 'static,
-{
-    Arc::new(move |params| answer(params).boxed())
 }
 
 impl ClientBuilder {

@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::protocol::answers::{Stop, Unanswered};
 use crate::protocol::codes;
+use crate::protocol::typed::Untyped;
 
 /// Why a [`Client`](super::Client) call did not give a result. Each variant belongs to one
 /// [`Layer`]: see [`ClientError::layer`].
@@ -86,9 +88,19 @@ pub enum ClientError {
         /// The question's params.
         params: Value,
     },
+    /// The tool's result is not what the caller asked to read it as
+    /// ([`Client::call_tool_as`](super::Client::call_tool_as)): it has no
+    /// `structuredContent`, or its `structuredContent` does not deserialize into the type.
+    /// Layer: mcp.
+    UnexpectedResult {
+        /// What was expected and what was wrong, with the deserializer's error.
+        message: String,
+        /// The whole `CallToolResult`.
+        result: Value,
+    },
     /// The tool ran and reported failure: the whole `CallToolResult`, with
-    /// `isError: true` (only [`Client::call_tool`](super::Client::call_tool) gives it).
-    /// Layer: business.
+    /// `isError: true` (only [`Client::call_tool`](super::Client::call_tool) and
+    /// [`Client::call_tool_as`](super::Client::call_tool_as) give it). Layer: business.
     Business(Value),
 }
 
@@ -133,7 +145,9 @@ impl ClientError {
             | ClientError::Closed
             | ClientError::LimitExceeded { .. } => Layer::Transport,
             ClientError::JsonRpc { .. } | ClientError::Malformed { .. } => Layer::JsonRpc,
-            ClientError::Mcp { .. } | ClientError::InputUnanswered { .. } => Layer::Mcp,
+            ClientError::Mcp { .. }
+            | ClientError::InputUnanswered { .. }
+            | ClientError::UnexpectedResult { .. } => Layer::Mcp,
             ClientError::Business(_) => Layer::Business,
         }
     }
@@ -195,6 +209,55 @@ impl ClientError {
             message: message.into(),
         }
     }
+
+    /// Why the rounds of `method` stopped short of a final result, within `limits`.
+    pub(crate) fn stopped(stop: Stop, method: &str, limits: &super::Limits) -> ClientError {
+        match stop {
+            Stop::Unanswered(unanswered) => unanswered.into(),
+            Stop::TooManyQuestions(asked) => ClientError::limit(
+                "max_questions",
+                limits.questions,
+                format!(
+                    "the server asked {asked} questions in one round; none was put to a handler"
+                ),
+            ),
+            Stop::TooManyRounds(rounds) => ClientError::limit(
+                "max_rounds",
+                rounds,
+                format!("the server still asked for input after {rounds} rounds of {method}"),
+            ),
+            Stop::UnknownResult(kind) => ClientError::malformed(format!(
+                "a result of type {kind:?}, which this client did not ask for"
+            )),
+            Stop::Malformed => ClientError::malformed(
+                "an input_required result whose inputRequests is not an object",
+            ),
+        }
+    }
+
+    /// Why `result`, the result of the tool `name`, is not a `T`.
+    pub(crate) fn untyped<T>(untyped: Untyped, name: &str, result: Value) -> ClientError {
+        let wanted = std::any::type_name::<T>();
+        let message = match untyped {
+            Untyped::ToolError => return ClientError::Business(result),
+            Untyped::NoStructuredContent => {
+                format!("{name} returned no structured content to read as a {wanted}")
+            }
+            Untyped::NotThisType(error) => {
+                format!("the structured content {name} returned is not a {wanted}: {error}")
+            }
+        };
+        ClientError::UnexpectedResult { message, result }
+    }
+}
+
+impl From<Unanswered> for ClientError {
+    fn from(unanswered: Unanswered) -> ClientError {
+        ClientError::InputUnanswered {
+            method: unanswered.method,
+            params: unanswered.params,
+        }
+    }
 }
 
 impl fmt::Display for ClientError {
@@ -225,6 +288,7 @@ impl fmt::Display for ClientError {
                 f,
                 "the server asked {method}, and this client has no handler for it"
             ),
+            ClientError::UnexpectedResult { message, .. } => f.write_str(message),
             ClientError::Business(result) => {
                 let text = result
                     .pointer("/content/0/text")

@@ -1,9 +1,15 @@
 //! An MCP client (feature `client`): call any MCP server, over stdio (a process it spawns)
 //! or Streamable HTTP, in 2026-07-28 or in the handshake era, found out without guessing.
 //!
-//! See [`Client`]. It shares its request/answer model (the `_meta` of a 2026-07-28
-//! request, `input_required` rounds, the capabilities a handler declares) with the
-//! in-process [`TestClient`](crate::testing::TestClient) of the `testing` feature.
+//! See [`Client`]. It shares its request/answer model with the in-process `TestClient`
+//! and `HttpTestClient` of the `testing` feature: the `_meta` of a 2026-07-28 request,
+//! the [`Answers`] that answer the server's questions (the same value works with all
+//! three, given with the same methods), the `input_required` rounds they answer, and
+//! `call_tool_as`. That model lives in `protocol` (`protocol/answers.rs`,
+//! `protocol/exchange.rs`, `protocol/typed.rs`): neither this module nor the test kit may
+//! depend on the other, and both stand on the wire model; it does no I/O, so each client
+//! passes the way one round travels (here: [`Request`] over stdio or HTTP, within its
+//! deadline and limits).
 
 mod builder;
 mod cache;
@@ -24,8 +30,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::Stream;
+use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
+pub use crate::protocol::answers::Answers;
 pub use cache::Cache;
 use connection::Wire;
 pub use error::{ClientError, Layer};
@@ -36,6 +44,7 @@ pub use safety::{ContentPolicy, Removal, RemovalReason, ToolHints, REMOVED_META_
 use wire::{Call, Host};
 
 use crate::protocol::exchange;
+use crate::protocol::typed;
 use crate::protocol::{version, LogLevel};
 
 /// The default deadline of each operation.
@@ -76,8 +85,9 @@ pub enum Era {
 /// Requests have integer ids and a timeout; dropping a request's future cancels it on the
 /// server (stdio: `notifications/cancelled`; HTTP: the response is closed, and in the
 /// handshake era `notifications/cancelled` is posted too). Questions the server asks
-/// (elicitation, sampling, roots) go to the handlers given to the builder, in both eras;
-/// each handler also declares its client capability. A question the client declared but
+/// (elicitation, sampling, roots) go to the [`Answers`] given to the builder
+/// ([`answers`](ClientBuilder::answers), [`on_elicit`](ClientBuilder::on_elicit)...), in
+/// both eras; each handler also declares its client capability. A question the client declared but
 /// has no handler for ends the call with [`ClientError::InputUnanswered`] (in 2026-07-28,
 /// and over handshake-era HTTP, where the question comes on the call's own stream; over
 /// handshake-era stdio a question names no call, so the server's request is refused with
@@ -239,6 +249,31 @@ impl Client {
         let mut request = self.request("tools/call", json!({"name": name, "arguments": arguments}));
         request.tool = true;
         request
+    }
+
+    /// Call a tool and read its structured content as a `T`, as the test kit's
+    /// `TestClient::call_tool_as` does (feature `testing`). A
+    /// result with `isError: true` is [`ClientError::Business`]; one without
+    /// `structuredContent`, or whose `structuredContent` does not deserialize into `T`, is
+    /// [`ClientError::UnexpectedResult`], which names `T` and gives the deserializer's
+    /// error. For a deadline or progress of the call's own, use
+    /// [`call_tool`](Client::call_tool).
+    ///
+    /// ```no_run
+    /// # async fn demo(client: mcp_runtime::client::Client) -> Result<(), mcp_runtime::client::ClientError> {
+    /// let sum: i64 = client.call_tool_as("add", serde_json::json!({"a": 2, "b": 3})).await?;
+    /// assert_eq!(sum, 5);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn call_tool_as<T: DeserializeOwned>(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<T, ClientError> {
+        let result = self.call_tool(name, arguments).await?;
+        typed::structured(&result)
+            .map_err(|untyped| ClientError::untyped::<T>(untyped, name, result))
     }
 
     /// Read a resource: its `ReadResourceResult`.

@@ -1,6 +1,7 @@
 //! One request and all its rounds: the `_meta` a 2026-07-28 request carries, the
-//! `input_required` rounds answered by the client's handlers within the client's limits,
-//! one deadline for all of it, and what is learned from the final result.
+//! `input_required` rounds answered by the client's [`Answers`](super::Answers) within the
+//! client's limits (driven by `protocol::answers`, as in the test clients; here is how one
+//! round travels), one deadline for all of it, and what is learned from the final result.
 
 use std::future::IntoFuture;
 use std::sync::atomic::Ordering;
@@ -9,13 +10,14 @@ use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt as _;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::cache;
 use super::connection::Wire;
 use super::limits::Deadline;
 use super::wire::{Call, Sink};
 use super::{collect, result_of, Client, ClientError, Era, Trace};
+use crate::protocol::answers::{Bounds, RoundTrip};
 use crate::protocol::exchange::{self, Round};
 use crate::protocol::{codes, meta};
 
@@ -68,82 +70,37 @@ impl Client {
             method,
             name: name.as_deref().unwrap_or_default(),
         };
-        let mut relisted = false;
-        let rounds = inner.limits.rounds;
-        for round in 0..rounds {
-            let id = self.next_id();
-            let call = Call {
-                id: Some(id),
-                method,
-                params: &params,
-                version: &inner.version,
-                modern,
-                progress: token.as_ref().zip(progress.as_ref()),
-                headers,
-                cancel: Some(self.cancellation(id)),
-            };
-            trace.event(id, "sent", None);
-            let response = deadline.wait(method, inner.wire.send(call)).await;
-            let mut result = match response.and_then(result_of) {
-                Ok(result) => result,
-                Err(error) if self.relist_for(method, &error, &mut relisted) => {
-                    trace.event(id, "failed", Some(error.layer()));
-                    // The server wants `Mcp-Param-*` headers this client did not know the
-                    // tool has: learn them from `tools/list`, then send the call again
-                    // (streamable-http, "Client Behavior"). A cached list is stale, then.
-                    inner
-                        .cache
-                        .notified(&json!({"method": "notifications/tools/list_changed"}));
-                    let listed = self.pages("tools/list", "tools", deadline.left());
-                    deadline.wait("tools/list", collect(listed)).await?;
-                    continue;
-                }
-                Err(error) => {
-                    trace.event(id, "failed", Some(error.layer()));
-                    return Err(error);
-                }
-            };
-            let answers = match exchange::round(&result) {
-                Round::Final => {
-                    trace.event(id, "completed", None);
-                    self.learn(method, &mut result);
-                    // The result of a retry answered questions: not for anyone else.
-                    if let (0, Some(asked)) = (round, &asked) {
-                        inner
-                            .cache
-                            .store(&inner.version, method, asked, headers, &result);
-                    }
-                    return Ok(result);
-                }
-                Round::Unknown(kind) => {
-                    let error = ClientError::malformed(format!(
-                        "a result of type {kind:?}, which this client did not ask for"
-                    ));
-                    trace.event(id, "failed", Some(error.layer()));
-                    return Err(error);
-                }
-                Round::InputRequired { requests, state } => {
-                    trace.event(id, "input_required", None);
-                    let state = state.cloned();
-                    let none = Map::new();
-                    (self.answer(requests.unwrap_or(&none)).await, state)
-                }
-            };
-            match answers {
-                (Ok(responses), state) => {
-                    params = exchange::next_round(&params, responses, state.as_ref());
-                }
-                (Err(error), _) => {
-                    trace.event(id, "failed", Some(error.layer()));
-                    return Err(error);
-                }
-            }
+        let mut trip = Network {
+            client: self,
+            method,
+            modern,
+            progress: token.as_ref().zip(progress.as_ref()),
+            headers,
+            deadline,
+            trace: &trace,
+            relisted: false,
+            last_id: 0,
+            results: 0,
+        };
+        let bounds = Bounds {
+            rounds: inner.limits.rounds,
+            questions: inner.limits.questions,
+        };
+        let ended = inner.host.answers.rounds(&mut trip, params, bounds).await?;
+        if let Some(stop) = ended.stop {
+            let error = ClientError::stopped(stop, method, &inner.limits);
+            trace.event(trip.last_id, "failed", Some(error.layer()));
+            return Err(error);
         }
-        Err(ClientError::limit(
-            "max_rounds",
-            rounds,
-            format!("the server still asked for input after {rounds} rounds of {method}"),
-        ))
+        let mut result = ended.reply;
+        self.learn(method, &mut result);
+        // The result of a retry answered questions: not for anyone else.
+        if let (1, Some(asked)) = (trip.results, &asked) {
+            inner
+                .cache
+                .store(&inner.version, method, asked, headers, &result);
+        }
+        Ok(result)
     }
 
     /// What the transport learns from a final result (the HTTP headers each tool mirrors),
@@ -168,39 +125,6 @@ impl Client {
         retry
     }
 
-    /// The `inputResponses` for an `input_required` result's questions.
-    async fn answer(
-        &self,
-        requests: &Map<String, Value>,
-    ) -> Result<Map<String, Value>, ClientError> {
-        let most = self.inner.limits.questions;
-        if requests.len() > most {
-            return Err(ClientError::limit(
-                "max_questions",
-                most,
-                format!(
-                    "the server asked {} questions in one round; none was put to a handler",
-                    requests.len()
-                ),
-            ));
-        }
-        let mut responses = Map::new();
-        for (key, request) in requests {
-            let (method, params) = exchange::asked(request);
-            let method = method.unwrap_or_default();
-            let answer = exchange::Question::of_method(method)
-                .and_then(|question| self.inner.host.answer(question));
-            let Some(answer) = answer else {
-                return Err(ClientError::InputUnanswered {
-                    method: method.to_owned(),
-                    params: params.clone(),
-                });
-            };
-            responses.insert(key.clone(), answer(params.clone()).await);
-        }
-        Ok(responses)
-    }
-
     /// The notification that cancels request `id`.
     pub(super) fn cancellation(&self, id: u64) -> Value {
         let mut params = json!({"requestId": id, "reason": "the client no longer waits for it"});
@@ -208,6 +132,82 @@ impl Client {
             params = exchange::with_meta(params, self.inner.meta.clone());
         }
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
+    }
+}
+
+/// How a round of a request travels over the client's connection: within the request's
+/// deadline, traced, and sent again once after listing the tools when an HTTP server wants
+/// `Mcp-Param-*` headers the client did not know the tool has.
+struct Network<'a> {
+    client: &'a Client,
+    method: &'a str,
+    modern: bool,
+    progress: Option<(&'a Value, &'a Sink)>,
+    headers: &'a [(String, String)],
+    deadline: &'a mut Deadline,
+    trace: &'a Trace<'a>,
+    /// Whether the tools were listed again for this request already.
+    relisted: bool,
+    /// The id of the last message sent.
+    last_id: u64,
+    /// How many results came back.
+    results: usize,
+}
+
+impl RoundTrip for Network<'_> {
+    type Reply = Value;
+    type Error = ClientError;
+
+    async fn send(&mut self, params: &Value) -> Result<Value, ClientError> {
+        let (client, method) = (self.client, self.method);
+        let inner = &*client.inner;
+        loop {
+            let id = client.next_id();
+            self.last_id = id;
+            let call = Call {
+                id: Some(id),
+                method,
+                params,
+                version: &inner.version,
+                modern: self.modern,
+                progress: self.progress,
+                headers: self.headers,
+                cancel: Some(client.cancellation(id)),
+            };
+            self.trace.event(id, "sent", None);
+            let response = self.deadline.wait(method, inner.wire.send(call)).await;
+            match response.and_then(result_of) {
+                Ok(result) => {
+                    self.results += 1;
+                    match exchange::round(&result) {
+                        Round::Final => self.trace.event(id, "completed", None),
+                        Round::InputRequired { .. } => self.trace.event(id, "input_required", None),
+                        // Reported as failed once the rounds stop at it.
+                        Round::Unknown(_) => {}
+                    }
+                    return Ok(result);
+                }
+                Err(error) if client.relist_for(method, &error, &mut self.relisted) => {
+                    self.trace.event(id, "failed", Some(error.layer()));
+                    // The server wants `Mcp-Param-*` headers this client did not know the
+                    // tool has: learn them from `tools/list`, then send the call again
+                    // (streamable-http, "Client Behavior"). A cached list is stale, then.
+                    inner
+                        .cache
+                        .notified(&json!({"method": "notifications/tools/list_changed"}));
+                    let listed = client.pages("tools/list", "tools", self.deadline.left());
+                    self.deadline.wait("tools/list", collect(listed)).await?;
+                }
+                Err(error) => {
+                    self.trace.event(id, "failed", Some(error.layer()));
+                    return Err(error);
+                }
+            }
+        }
+    }
+
+    fn result(result: &Value) -> Option<&Value> {
+        Some(result)
     }
 }
 

@@ -5,18 +5,14 @@
 
 use std::sync::Arc;
 
-use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
 use super::error::ClientError;
-use crate::protocol::codes;
-use crate::protocol::exchange::Question;
+use crate::protocol::answers::Answers;
 
 /// How many notifications of one subscription may wait for the program to take them.
 pub(crate) const SUBSCRIPTION_BACKLOG: usize = 1024;
 
-/// An async answer to one kind of question: its `params` in, its result out.
-pub(crate) type Answer = Arc<dyn Fn(Value) -> BoxFuture<'static, Value> + Send + Sync>;
 /// A sink for notifications' `params` (log messages, progress).
 pub(crate) type Sink = Arc<dyn Fn(Value) + Send + Sync>;
 
@@ -76,9 +72,8 @@ impl<'a> Call<'a> {
 /// What the client does when the server talks first.
 #[derive(Default)]
 pub(crate) struct Host {
-    pub(crate) elicit: Option<Answer>,
-    pub(crate) sample: Option<Answer>,
-    pub(crate) roots: Option<Answer>,
+    /// The answers to the server's questions.
+    pub(crate) answers: Answers,
     pub(crate) log: Option<Sink>,
     /// Notifications that something changed on the server (`list_changed`, resource
     /// `updated`), whole, for the client's cache.
@@ -86,53 +81,12 @@ pub(crate) struct Host {
 }
 
 impl Host {
-    pub(crate) fn answer(&self, question: Question) -> Option<&Answer> {
-        match question {
-            Question::Elicit => self.elicit.as_ref(),
-            Question::Sample => self.sample.as_ref(),
-            Question::Roots => self.roots.as_ref(),
-        }
-    }
-
-    /// The questions this client answers.
-    pub(crate) fn answered(&self) -> impl Iterator<Item = Question> + '_ {
-        [Question::Elicit, Question::Sample, Question::Roots]
-            .into_iter()
-            .filter(|question| self.answer(*question).is_some())
-    }
-
-    /// The response to a request the server sent (handshake era): `ping` answered empty,
-    /// a question answered by its handler. A question without a handler is refused with
-    /// -32601; the `Err` names it, for the transport that knows which call it belongs to.
+    /// The response to a request the server sent (handshake era), as
+    /// [`Answers::reply`] gives it; a question without a handler is refused, and the
+    /// `Err` names it, for the transport that knows which call it belongs to.
     pub(crate) async fn reply(&self, request: &Value) -> (Value, Result<(), ClientError>) {
-        let id = request.get("id").cloned().unwrap_or(Value::Null);
-        let method = request
-            .get("method")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let params = request.get("params").cloned().unwrap_or(Value::Null);
-        if method == "ping" {
-            return (json!({"jsonrpc": "2.0", "id": id, "result": {}}), Ok(()));
-        }
-        match Question::of_method(method).and_then(|q| self.answer(q)) {
-            Some(answer) => {
-                let result = answer(params).await;
-                (
-                    json!({"jsonrpc": "2.0", "id": id, "result": result}),
-                    Ok(()),
-                )
-            }
-            None => (
-                json!({"jsonrpc": "2.0", "id": id, "error": {
-                    "code": codes::METHOD_NOT_FOUND,
-                    "message": format!("this client does not answer {method}"),
-                }}),
-                Err(ClientError::InputUnanswered {
-                    method: method.to_owned(),
-                    params,
-                }),
-            ),
-        }
+        let (reply, unanswered) = self.answers.reply(request).await;
+        (reply, unanswered.map_or(Ok(()), |u| Err(u.into())))
     }
 
     /// A notification from the server: log messages to the log handler, progress to the

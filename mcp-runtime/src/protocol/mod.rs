@@ -7,6 +7,12 @@
 //! dispatch, rendering per era) lives in `core` and `era`, the way the `http` crate holds
 //! types and hyper holds behaviour.
 
+// The model every client of this crate shares (features `client` and `testing`): how a
+// client answers a server's questions (`answers`) and reads a tool's result as a type
+// (`typed`). It lives here because the client and the test kit may not depend on each
+// other; it does no I/O (answers.rs says more).
+#[cfg(any(feature = "testing", feature = "client"))]
+pub(crate) mod answers;
 pub mod cache;
 pub(crate) mod checks;
 pub mod completion;
@@ -26,6 +32,8 @@ pub mod resources;
 #[cfg(any(feature = "testing", feature = "client"))]
 pub(crate) mod sse;
 pub mod tools;
+#[cfg(any(feature = "testing", feature = "client"))]
+pub(crate) mod typed;
 pub mod version;
 
 pub use completion::Completion;

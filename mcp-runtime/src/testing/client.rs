@@ -2,17 +2,17 @@
 //! handshake-era one, with the same methods for both.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
-use super::answers::{Answers, MAX_ROUNDS};
-use super::with_meta;
+use super::{bounds, with_meta, Answers};
 use crate::core::{Notifier, Subscription, Transport};
 use crate::era::modern::{self, Answer, Inbound};
 use crate::policy::auth::Principal;
+use crate::protocol::answers::{answering_methods, RoundTrip};
 use crate::protocol::jsonrpc::Message;
+use crate::protocol::typed;
 use crate::App;
 
 /// Calls a built server in process, without a transport: as a 2026-07-28 client
@@ -20,14 +20,16 @@ use crate::App;
 /// `initialize` ([`TestClient::legacy`], feature `legacy`). Every method works the same in
 /// both eras, so one test can run against both.
 ///
-/// Given handlers ([`on_elicit`](TestClient::on_elicit), [`on_sample`](TestClient::on_sample),
-/// [`on_roots`](TestClient::on_roots)), the client answers what the server asks, as a host
-/// would: in 2026-07-28 it answers each `input_required` round and sends the call again
-/// with `inputResponses` and the `requestState`, until the result is final; in the
-/// handshake era it answers the server's `elicitation/create`, `sampling/createMessage`
-/// and `roots/list` requests. Each handler also declares its capability. A client without
-/// handlers hands `input_required` results back as they are, and refuses the server's
-/// requests with -32601.
+/// Given [`Answers`] ([`answers`](TestClient::answers), or one handler at a time with
+/// [`on_elicit`](TestClient::on_elicit), [`on_sample`](TestClient::on_sample) and
+/// [`on_roots`](TestClient::on_roots), as on every client of this crate), the client
+/// answers what the server asks, as a host would: in 2026-07-28 it answers each
+/// `input_required` round and sends the call again with `inputResponses` and the
+/// `requestState`, until the result is final (32 rounds at most); in the handshake era it
+/// answers the server's `elicitation/create`, `sampling/createMessage` and `roots/list`
+/// requests. Each handler also declares its capability. A client without handlers hands
+/// `input_required` results back as they are, and refuses the server's requests with
+/// -32601; one with handlers hands back a result that asks what it has no handler for.
 ///
 /// ```no_run
 /// # async fn demo(app: mcp_runtime::App) {
@@ -35,7 +37,7 @@ use crate::App;
 /// use serde_json::json;
 ///
 /// let client = TestClient::new(app)
-///     .on_elicit(|_question| json!({"action": "accept", "content": {"confirm": true}}));
+///     .on_elicit(|_question| async { json!({"action": "accept", "content": {"confirm": true}}) });
 /// let result = client.call_tool("delete_order", json!({"id": 2})).await;
 /// assert_eq!(result["content"][0]["text"], "Order 2 deleted.");
 /// # }
@@ -95,28 +97,7 @@ impl TestClient {
         self
     }
 
-    /// Answer the server's elicitations (`elicitation/create`) with `answer(params)`,
-    /// which returns the `ElicitResult`, e.g.
-    /// `{"action": "accept", "content": {"confirm": true}}` or `{"action": "decline"}`.
-    pub fn on_elicit(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
-        self.answers.set_elicit(Arc::new(answer));
-        self
-    }
-
-    /// Answer the server's sampling requests (`sampling/createMessage`) with
-    /// `answer(params)`, which returns the `CreateMessageResult`, e.g.
-    /// `{"role": "assistant", "content": {"type": "text", "text": ".."}, "model": "test"}`.
-    pub fn on_sample(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
-        self.answers.set_sample(Arc::new(answer));
-        self
-    }
-
-    /// Answer the server's `roots/list` with `answer(params)`, which returns the
-    /// `ListRootsResult`, e.g. `{"roots": [{"uri": "file:///work"}]}`.
-    pub fn on_roots(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
-        self.answers.set_roots(Arc::new(answer));
-        self
-    }
+    answering_methods!(answers);
 
     /// The client capabilities this client declares.
     fn declared_capabilities(&self) -> Value {
@@ -155,21 +136,15 @@ impl TestClient {
         if let Some(handshake) = &self.handshake {
             return handshake.request(&self.caller(), method, params).await;
         }
-        let mut params = self.with_meta(params);
-        let mut notifications = Vec::new();
-        for _ in 0..MAX_ROUNDS {
-            let (mut sent, response) = self.modern_round(method, params.clone()).await;
-            notifications.append(&mut sent);
-            let next = response
-                .get("result")
-                .and_then(|result| self.answers.next_round(&params, result));
-            match next {
-                Some(next) => params = next,
-                None => return (notifications, response),
-            }
-        }
-        let response = self.modern_round(method, params).await.1;
-        (notifications, response)
+        let params = self.with_meta(params);
+        let mut trip = InProcess {
+            client: self,
+            method,
+            notifications: Vec::new(),
+        };
+        let bounds = bounds(&self.answers);
+        let Ok(ended) = self.answers.rounds(&mut trip, params, bounds).await;
+        (trip.notifications, ended.reply)
     }
 
     /// Send one raw JSON-RPC message as it is (no `_meta` added, no rounds answered);
@@ -222,13 +197,7 @@ impl TestClient {
         arguments: Value,
     ) -> Result<T, Value> {
         let result = self.call_tool(name, arguments).await;
-        if result.get("isError") == Some(&Value::Bool(true)) {
-            return Err(result);
-        }
-        match result.get("structuredContent") {
-            Some(content) => T::deserialize(content).map_err(|_| result.clone()),
-            None => Err(result),
-        }
+        typed::structured(&result).map_err(|_| result)
     }
 
     /// Read a resource: the `result` object (or the whole error response).
@@ -327,6 +296,29 @@ impl TestClient {
             notifications.push(serde_json::from_slice(&frame).unwrap_or(Value::Null));
         }
         (notifications, answer.into_message())
+    }
+}
+
+/// How a round of a 2026-07-28 request reaches the server in process, keeping the
+/// notifications sent for each.
+struct InProcess<'a> {
+    client: &'a TestClient,
+    method: &'a str,
+    notifications: Vec<Value>,
+}
+
+impl RoundTrip for InProcess<'_> {
+    type Reply = Value;
+    type Error = std::convert::Infallible;
+
+    async fn send(&mut self, params: &Value) -> Result<Value, Self::Error> {
+        let (mut sent, response) = self.client.modern_round(self.method, params.clone()).await;
+        self.notifications.append(&mut sent);
+        Ok(response)
+    }
+
+    fn result(response: &Value) -> Option<&Value> {
+        response.get("result")
     }
 }
 

@@ -2,16 +2,15 @@
 //! sends them to a router in process (no socket).
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Request};
 use serde_json::{json, Value};
 use tower::ServiceExt as _;
 
-use super::answers::{Answers, MAX_ROUNDS};
 use super::client::result_or_response;
-use super::with_meta;
+use super::{bounds, with_meta, Answers};
+use crate::protocol::answers::{answering_methods, RoundTrip};
 use crate::App;
 
 /// Build the POST a conforming client would send for `body`, mirroring headers from it.
@@ -94,9 +93,10 @@ pub fn http_request_for(
 /// By default it posts to `/mcp` of [`App::router`]. Give it your own service with
 /// [`via`](HttpTestClient::via) (the MCP endpoint mounted in it, your middleware in
 /// front) and the path with [`path`](HttpTestClient::path). Like
-/// [`TestClient`](super::TestClient), it answers the server's questions with the handlers given to
+/// [`TestClient`](super::TestClient), it answers the server's questions with the
+/// [`Answers`] given to [`answers`](HttpTestClient::answers) (or to
 /// [`on_elicit`](HttpTestClient::on_elicit), [`on_sample`](HttpTestClient::on_sample) and
-/// [`on_roots`](HttpTestClient::on_roots).
+/// [`on_roots`](HttpTestClient::on_roots)), each round a new HTTP request.
 ///
 /// ```no_run
 /// # async fn demo(app: mcp_runtime::App) {
@@ -172,49 +172,20 @@ impl HttpTestClient {
         self
     }
 
-    /// Answer elicitations with `answer(params)` (an `ElicitResult`), as
-    /// [`TestClient::on_elicit`](super::TestClient::on_elicit) does.
-    pub fn on_elicit(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
-        self.answers.set_elicit(Arc::new(answer));
-        self
-    }
-
-    /// Answer sampling requests with `answer(params)` (a `CreateMessageResult`).
-    pub fn on_sample(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
-        self.answers.set_sample(Arc::new(answer));
-        self
-    }
-
-    /// Answer `roots/list` with `answer(params)` (a `ListRootsResult`).
-    pub fn on_roots(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
-        self.answers.set_roots(Arc::new(answer));
-        self
-    }
+    answering_methods!(answers);
 
     /// Send `method` with `params` (an object; `_meta` is added when absent) and return
     /// the last HTTP response, after answering the server's questions with the client's
     /// handlers (each round is a new HTTP request).
     pub async fn request(&self, method: &str, params: Value) -> HttpResponse {
-        let mut params = self.with_meta(params);
-        let mut rounds = 0;
-        loop {
-            let body = json!({
-                "jsonrpc": "2.0",
-                "id": self.next_id.fetch_add(1, Ordering::Relaxed),
-                "method": method,
-                "params": params,
-            });
-            let response = self.post(&body.to_string()).await;
-            rounds += 1;
-            let next = response
-                .response()
-                .get("result")
-                .and_then(|result| self.answers.next_round(&params, result));
-            match next {
-                Some(next) if rounds < MAX_ROUNDS => params = next,
-                _ => return response,
-            }
-        }
+        let params = self.with_meta(params);
+        let mut trip = Posted {
+            client: self,
+            method,
+        };
+        let bounds = bounds(&self.answers);
+        let Ok(ended) = self.answers.rounds(&mut trip, params, bounds).await;
+        ended.reply.0
     }
 
     /// Call a tool: the HTTP response (its [`result`](HttpResponse::result) is the tool's
@@ -266,6 +237,34 @@ impl HttpTestClient {
 
     fn with_meta(&self, params: Value) -> Value {
         with_meta(params, || self.answers.declare(self.capabilities.as_ref()))
+    }
+}
+
+/// How a round of a request reaches the router: a POST of its own, whose JSON-RPC response
+/// is read once.
+struct Posted<'a> {
+    client: &'a HttpTestClient,
+    method: &'a str,
+}
+
+impl RoundTrip for Posted<'_> {
+    type Reply = (HttpResponse, Value);
+    type Error = std::convert::Infallible;
+
+    async fn send(&mut self, params: &Value) -> Result<Self::Reply, Self::Error> {
+        let body = json!({
+            "jsonrpc": "2.0",
+            "id": self.client.next_id.fetch_add(1, Ordering::Relaxed),
+            "method": self.method,
+            "params": params,
+        });
+        let response = self.client.post(&body.to_string()).await;
+        let message = response.response();
+        Ok((response, message))
+    }
+
+    fn result((_, message): &Self::Reply) -> Option<&Value> {
+        message.get("result")
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{Mutex, OnceCell};
 
-use super::answers::Answers;
+use super::Answers;
 use crate::policy::auth::Principal;
 use crate::protocol::error::codes;
 use crate::App;
@@ -176,21 +176,8 @@ impl Session {
         loop {
             let frame = self.read().await?;
             match (frame.get("method").and_then(Value::as_str), frame.get("id")) {
-                (Some(asked), Some(asked_id)) => {
-                    let params = frame.get("params").unwrap_or(&Value::Null);
-                    let reply = match client.answers.for_method(asked) {
-                        Some(answer) => json!({
-                            "jsonrpc": "2.0", "id": asked_id, "result": answer(params),
-                        }),
-                        None => json!({
-                            "jsonrpc": "2.0",
-                            "id": asked_id,
-                            "error": {
-                                "code": codes::METHOD_NOT_FOUND,
-                                "message": format!("this test client does not answer {asked}"),
-                            },
-                        }),
-                    };
+                (Some(_), Some(_)) => {
+                    let (reply, _) = client.answers.reply(&frame).await;
                     self.write(&reply).await?;
                 }
                 (Some(_), None) => notifications.push(frame),

@@ -1,8 +1,11 @@
 //! Test support (feature `testing`): everything a test of your server needs, in process.
 //!
 //! - [`TestClient`] calls a built server as a 2026-07-28 client, or (feature `legacy`) as
-//!   a handshake-era one, with the same methods; given `on_elicit`, `on_sample` or
-//!   `on_roots` handlers, it answers the server's questions as a host would.
+//!   a handshake-era one, with the same methods; given [`Answers`] (or `on_elicit`,
+//!   `on_sample` and `on_roots` handlers), it answers the server's questions as a host
+//!   would. The same `Answers` work with [`HttpTestClient`] and with the network
+//!   `client::Client`: one model of answering, shared from `protocol` (the test kit and
+//!   the client may not depend on each other).
 //! - [`HttpTestClient`] sends real Streamable HTTP requests, headers included, to a
 //!   router (yours, or [`App::router`](crate::App::router)) without a socket.
 //! - [`Transcript`] replays a recorded exchange over both transports.
@@ -22,9 +25,9 @@
 
 use serde_json::{json, Value};
 
+use crate::protocol::answers::Bounds;
 use crate::protocol::{exchange, meta, version};
 
-mod answers;
 mod client;
 mod http;
 #[cfg(feature = "oauth")]
@@ -36,6 +39,7 @@ mod transcript;
 
 /// The notification stream [`TestClient::listen`] opens.
 pub use crate::core::Subscription;
+pub use crate::protocol::answers::Answers;
 pub use client::TestClient;
 pub use http::{http_request, http_request_for, HttpResponse, HttpTestClient};
 #[cfg(feature = "oauth")]
@@ -51,6 +55,17 @@ pub fn default_meta() -> Value {
         json!({"name": "mcp-runtime-test-client", "version": "0"}),
     )
 }
+/// How far a test client answers one request: a client without answers answers no round,
+/// handing every `input_required` result back as it is (for tests of the rounds
+/// themselves); one with answers answers up to 32 rounds, so a server that keeps asking
+/// cannot hold a test forever, and any number of questions in each.
+fn bounds(answers: &Answers) -> Bounds {
+    Bounds {
+        rounds: if answers.is_empty() { 0 } else { 32 },
+        questions: usize::MAX,
+    }
+}
+
 /// `params` (an object) with a 2026-07-28 client's `_meta` fields added where the caller
 /// put none (say, next to its own `progressToken`): the caller's win.
 fn with_meta(params: Value, capabilities: impl FnOnce() -> Value) -> Value {

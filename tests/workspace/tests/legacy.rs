@@ -1356,7 +1356,7 @@ async fn the_test_client_answers_the_servers_questions_in_the_handshake_era() {
     let app = build(interactive());
     let client = TestClient::legacy(app.clone(), "2025-06-18")
         .with_capabilities(all_caps())
-        .on_elicit(|question| {
+        .on_elicit(|question| async move {
             assert_eq!(question["message"], "Send 5 cents to ann?");
             json!({"action": "accept", "content": {"confirm": true}})
         });

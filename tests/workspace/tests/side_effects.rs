@@ -333,7 +333,7 @@ async fn a_handshake_era_retry_with_the_same_key_gets_the_recorded_result() {
     let payments = Payments::new();
     let app = app(&payments);
     let client = mcp_runtime::testing::TestClient::legacy(app, "2025-11-25")
-        .on_elicit(|_| json!({"action": "accept", "content": {"confirm": true}}));
+        .on_elicit(|_| async { json!({"action": "accept", "content": {"confirm": true}}) });
     let args = json!({"payee": "legacy", "amount_cents": 30, "idempotencyKey": "legacy-1"});
     let first = client.call_tool("pay", args.clone()).await;
     assert_eq!(first["structuredContent"]["number"], 1, "{first}");

@@ -80,7 +80,7 @@ mod tokens;
 #[tokio::test]
 async fn a_confirmed_cancellation() {
     let client = TestClient::new(shop())
-        .on_elicit(|_| json!({"action": "accept", "content": {"confirm": true}}));
+        .on_elicit(|_| async { json!({"action": "accept", "content": {"confirm": true}}) });
     let result = client.call_tool("cancel_order", json!({"id": 7})).await;
     assert_eq!(result["content"][0]["text"], "Order 7 cancelled.");
 }
@@ -118,7 +118,7 @@ async fn both_eras_answer_alike() {
         TestClient::legacy(shop(), "2025-06-18"),
     ];
     for client in clients {
-        let client = client.on_elicit(|question| {
+        let client = client.on_elicit(|question| async move {
             assert_eq!(question["message"], "Cancel order 9?");
             json!({"action": "accept", "content": {"confirm": true}})
         });
@@ -227,12 +227,12 @@ async fn handlers_declare_their_capability_and_answer_every_kind_of_question() {
         .expect("builds");
     for client in every_era(&app) {
         let client = client
-            .on_elicit(|_| json!({"action": "accept", "content": {"confirm": true}}))
-            .on_sample(|request| {
+            .on_elicit(|_| async { json!({"action": "accept", "content": {"confirm": true}}) })
+            .on_sample(|request| async move {
                 assert_eq!(request["messages"][0]["content"]["text"], "Summarize");
                 json!({"role": "assistant", "content": {"type": "text", "text": "short"}, "model": "test"})
             })
-            .on_roots(|_| json!({"roots": [{"uri": "file:///work"}]}));
+            .on_roots(|_| async { json!({"roots": [{"uri": "file:///work"}]}) });
         let result = client.call_tool("gather", json!({})).await;
         assert_eq!(
             result["content"][0]["text"], "true / short / file:///work",

@@ -35,7 +35,7 @@ async fn through_our_own_service() {
     let client = HttpTestClient::new(&app)
         .via(service)
         .header("x-user", "ann")
-        .on_elicit(|_| json!({"action": "accept", "content": {"confirm": true}}));
+        .on_elicit(|_| async { json!({"action": "accept", "content": {"confirm": true}}) });
     let refunded = client.call_tool("refund", json!({"id": 4})).await;
     assert_eq!(
         refunded.result()["content"][0]["text"],

@@ -16,7 +16,6 @@ use crate::registry::ListPage;
 use super::input::Rounds;
 use super::live::Live;
 use super::resolved::Resolved;
-use super::served::Served;
 use super::{RequestContext, StateMap};
 
 pub use crate::protocol::cache::CacheHints;
@@ -140,29 +139,15 @@ pub struct Core {
     pub(crate) span_level: tracing::Level,
 }
 
-/// Whether `method`'s family is on for this server (the core answers only the methods of
-/// its families, `server/discover` and `subscriptions/listen`).
-pub(crate) fn served_by(method: Method, served: &Served) -> bool {
-    match method {
-        Method::Discover | Method::Listen => true,
-        Method::ToolsList | Method::ToolsCall => served.tools,
-        Method::ResourcesList | Method::TemplatesList | Method::ResourcesRead => served.resources,
-        Method::PromptsList | Method::PromptsGet => served.prompts,
-        Method::Complete => served.completions,
-        Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => served.tasks,
-        // The handshake era's own methods are its adapter's.
-        Method::Initialize
-        | Method::Ping
-        | Method::ResourcesSubscribe
-        | Method::ResourcesUnsubscribe
-        | Method::SetLevel => false,
-    }
-}
-
 impl Core {
+    /// Read `method` and look its target up: once per request, when it arrives.
+    pub(crate) fn resolve(&self, method: &str, params: Option<&Params>) -> Resolved {
+        Resolved::new(self.live.load(), method, params)
+    }
+
     /// Whether `method` is served (known and its capability advertised).
     pub fn serves(&self, method: &str) -> bool {
-        Method::parse(method).is_some_and(|m| served_by(m, &self.live.load().served))
+        Method::parse(method).is_some_and(|m| self.live.load().served.serves(m))
     }
 
     /// A handle to change what this server serves while it runs.
@@ -234,7 +219,7 @@ impl Core {
     pub async fn handle(&self, call: Call) -> Reply {
         let snapshot = call.target.snapshot();
         let method = match call.target.method() {
-            Some(method) if served_by(method, &snapshot.served) => method,
+            Some(method) if snapshot.served.serves(method) => method,
             _ => return Reply::Error(RpcError::method_not_found(call.ctx.method())),
         };
         let lists = &snapshot.lists;

@@ -14,7 +14,6 @@ use crate::protocol::Params;
 use crate::registry::uri::{UriParams, MAX_URI_BYTES};
 use crate::registry::{CatalogPrompt, CatalogResource, CatalogTool, ResourceAt};
 
-use super::dispatch::Core;
 use super::live::Snapshot;
 
 /// A request's method, read once, and what its target is in the catalog it is served
@@ -39,10 +38,9 @@ enum Found {
     Resource(ResourceAt, UriParams),
 }
 
-impl Core {
-    /// Read `method` and look its target up: once per request, when it arrives.
-    pub(crate) fn resolve(&self, method: &str, params: Option<&Params>) -> Resolved {
-        let snapshot = self.live.load();
+impl Resolved {
+    /// Read `method` and look its target up in `snapshot` (`Core::resolve`).
+    pub(crate) fn new(snapshot: Arc<Snapshot>, method: &str, params: Option<&Params>) -> Resolved {
         let method = Method::parse(method);
         let kind = method.and_then(Method::target);
         let catalog = &snapshot.catalog;
@@ -65,9 +63,7 @@ impl Core {
             found,
         }
     }
-}
 
-impl Resolved {
     /// The method, when it is one a server answers.
     pub(crate) fn method(&self) -> Option<Method> {
         self.method
@@ -76,7 +72,7 @@ impl Resolved {
     /// Whether the server answers the method (known, and its family served).
     pub(crate) fn is_served(&self) -> bool {
         self.method
-            .is_some_and(|method| super::dispatch::served_by(method, &self.snapshot.served))
+            .is_some_and(|method| self.snapshot.served.serves(method))
     }
 
     /// The catalog (and what is served) as it was when the request arrived.

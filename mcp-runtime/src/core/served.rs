@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::policy::paging::Cursors;
+use crate::protocol::method::Method;
 use crate::registry::{Catalog, ListPage, Listed, Listing};
 
 /// Which primitives are served, decided once at start from the catalog.
@@ -22,6 +23,25 @@ pub(crate) struct Served {
 }
 
 impl Served {
+    /// Whether `method`'s family is on (the core answers only the methods of its families,
+    /// `server/discover` and `subscriptions/listen`).
+    pub(crate) fn serves(&self, method: Method) -> bool {
+        match method {
+            Method::Discover | Method::Listen => true,
+            Method::ToolsList | Method::ToolsCall => self.tools,
+            Method::ResourcesList | Method::TemplatesList | Method::ResourcesRead => self.resources,
+            Method::PromptsList | Method::PromptsGet => self.prompts,
+            Method::Complete => self.completions,
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => self.tasks,
+            // The handshake era's own methods are its adapter's.
+            Method::Initialize
+            | Method::Ping
+            | Method::ResourcesSubscribe
+            | Method::ResourcesUnsubscribe
+            | Method::SetLevel => false,
+        }
+    }
+
     pub(crate) fn of(catalog: &Catalog) -> Served {
         Served {
             tools: !catalog.tools().is_empty(),

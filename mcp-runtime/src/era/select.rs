@@ -83,18 +83,25 @@ mod tests {
         Eras::new(LegacyConfig::default()).select(&facts)
     }
 
+    /// A message whose `MCP-Protocol-Version` header names `version`.
+    fn by_header(method: Option<&'static str>, version: &'static str) -> Facts<'static> {
+        Facts {
+            method,
+            header_version: Some(version),
+            ..Facts::default()
+        }
+    }
+
     #[test]
     fn a_message_naming_the_stateless_revision_is_modern() {
         let meta = Meta::from_value(json!({meta::PROTOCOL_VERSION: "2026-07-28"}));
         let mut facts = Facts::of(Some("initialize"), Some(&meta));
         facts.in_session = true;
         assert_eq!(select(facts), Era::Modern);
-        let header = Facts {
-            method: Some("initialize"),
-            header_version: Some("2026-07-28"),
-            ..Facts::default()
-        };
-        assert_eq!(select(header), Era::Modern);
+        assert_eq!(
+            select(by_header(Some("initialize"), "2026-07-28")),
+            Era::Modern
+        );
     }
 
     #[test]
@@ -104,16 +111,10 @@ mod tests {
         let mut in_session = Facts::of(Some("tools/list"), None);
         in_session.in_session = true;
         assert_eq!(select(in_session), Era::Legacy);
-        let header = Facts {
-            method: Some("tools/list"),
-            header_version: Some("2025-06-18"),
-            ..Facts::default()
-        };
-        assert_eq!(select(header), Era::Legacy);
-        let unknown = Facts {
-            header_version: Some("2024-01-01"),
-            ..Facts::default()
-        };
-        assert_eq!(select(unknown), Era::Modern);
+        assert_eq!(
+            select(by_header(Some("tools/list"), "2025-06-18")),
+            Era::Legacy
+        );
+        assert_eq!(select(by_header(None, "2024-01-01")), Era::Modern);
     }
 }

@@ -14,11 +14,7 @@ use super::params::{arguments_param, complete_reply, served};
 
 impl Core {
     pub(crate) async fn get_prompt(&self, call: Call) -> Reply {
-        let Call {
-            ctx,
-            mut params,
-            target,
-        } = call;
+        let (ctx, mut params, target) = (call.ctx, call.params, call.target);
         let need = "prompts/get needs params.name, the prompt's name as a string";
         let prompt = match served(target.prompt(), &params, &target, ("prompt", need)) {
             Ok(prompt) => prompt,

@@ -26,11 +26,7 @@ use super::params::{arguments_param, served};
 
 impl Core {
     pub(crate) async fn call_tool(&self, call: Call) -> Reply {
-        let Call {
-            ctx,
-            mut params,
-            target,
-        } = call;
+        let (ctx, mut params, target) = (call.ctx, call.params, call.target);
         let need = "tools/call needs params.name, the tool's name as a string";
         let tool = match served(target.tool(), &params, &target, ("tool", need)) {
             Ok(tool) => tool,

@@ -42,6 +42,9 @@ mod framing;
 pub(crate) use framing::pipes;
 use framing::{read_line, send, write_frames, Line, PartialLine};
 
+/// A request as read from its line: id, method, params and `_meta` apart.
+type Request = (RequestId, String, Option<Params>, Option<Meta>);
+
 /// stdio limits.
 #[derive(Debug, Clone)]
 pub struct StdioConfig {
@@ -278,7 +281,7 @@ impl Connection {
                 method,
                 params,
                 meta,
-            }) => self.request(id, method, params, meta, tasks).await,
+            }) => self.request((id, method, params, meta), tasks).await,
             Ok(Message::Notification { method, params, .. }) => {
                 if method == "notifications/cancelled" {
                     self.in_flight.cancel(params.as_ref());
@@ -301,14 +304,8 @@ impl Connection {
         }
     }
 
-    async fn request(
-        &mut self,
-        id: RequestId,
-        method: String,
-        params: Option<Params>,
-        meta: Option<Meta>,
-        tasks: &mut JoinSet<()>,
-    ) {
+    async fn request(&mut self, request: Request, tasks: &mut JoinSet<()>) {
+        let (id, method, params, meta) = request;
         let facts = Facts {
             in_session: self.in_session(),
             ..Facts::of(Some(&method), meta.as_ref())
@@ -324,12 +321,12 @@ impl Connection {
                     self.refuse_handshake(&id).await;
                     return;
                 }
-                self.modern_request(id, method, params, meta, tasks).await;
+                self.modern_request((id, method, params, meta), tasks).await;
             }
             #[cfg(feature = "legacy")]
             (Selected::Legacy, Era::Legacy(session)) => {
                 let session = session.clone();
-                self.legacy_request(session, id, method, params, meta, tasks)
+                self.legacy_request(session, (id, method, params, meta), tasks)
                     .await;
             }
             // Not in a session: this is an `initialize`.
@@ -392,10 +389,7 @@ impl Connection {
     async fn legacy_request(
         &mut self,
         session: Arc<Session>,
-        id: RequestId,
-        method: String,
-        params: Option<Params>,
-        meta: Option<Meta>,
+        (id, method, params, meta): Request,
         tasks: &mut JoinSet<()>,
     ) {
         let core = self.core.clone();
@@ -438,14 +432,9 @@ impl Connection {
         }
     }
 
-    async fn modern_request(
-        &mut self,
-        id: RequestId,
-        method: String,
-        params: Option<Params>,
-        meta: Option<Meta>,
-        tasks: &mut JoinSet<()>,
-    ) {
+    async fn modern_request(&mut self, request: Request, tasks: &mut JoinSet<()>) {
+        let (id, method, params, meta) = request;
+
         if method == "subscriptions/listen" {
             let mut subscription =
                 match modern::listen(&self.core, &id, params, meta, self.principal.as_ref()) {

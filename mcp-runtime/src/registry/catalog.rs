@@ -82,7 +82,7 @@ impl Catalog {
         let tools = tools::tools(&defs, has_state, inline_limit, &mut errors);
         let (resources, templates) = resources::resources(&defs, has_state, &mut errors);
         let prompts = prompts::prompts(&defs, has_state, &mut errors);
-        errors.extend(checks::check_views(&tools, &resources));
+        errors.extend(check_views(&tools, &resources));
 
         if !errors.is_empty() {
             return Err(errors);
@@ -266,4 +266,45 @@ impl Catalog {
             self.page_size,
         )
     }
+}
+
+/// The MCP Apps rules between items, checked once the catalog is known (the macros check
+/// each item alone): a `#[tool]`'s `ui` names a view this server serves (a `#[view]` left
+/// out by `only_module`, say, would leave the host a URI it cannot read); a tool that
+/// continues another's pages takes a cursor, and so does the tool it names.
+fn check_views(tools: &[CatalogTool], resources: &[CatalogResource]) -> Vec<BuildError> {
+    let mut errors = Vec::new();
+    for tool in tools {
+        let mut problems = Vec::new();
+        // A tool added at run time publishes its `_meta` as given: a gateway's upstream
+        // serves the view itself, and may leave it out of its `resources/list`.
+        if let Some(uri) = tool.def.ui.filter(|_| tool.dynamic.is_none()) {
+            let served = resources
+                .iter()
+                .any(|r| r.def.uri == uri && r.def.view.is_some());
+            if !served {
+                problems.push(format!(
+                    "its `ui` names the view `{uri}`, which this server does not serve: declare it with #[view(\"{uri}\")] (and keep it in the server's selection)"
+                ));
+            }
+        }
+        if let Some(other) = tool.def.continues {
+            match tools.iter().find(|t| t.def.name == other) {
+                None => problems.push(format!(
+                    "it continues the pages of `{other}`, which this server does not serve"
+                )),
+                Some(t) if !t.paged || !tool.paged => problems.push(format!(
+                    "it continues the pages of `{other}`: both tools take a `Cursor` parameter"
+                )),
+                Some(_) => {}
+            }
+        }
+        if !problems.is_empty() {
+            errors.push(BuildError::InvalidTool {
+                name: tool.def.name.to_owned(),
+                problems,
+            });
+        }
+    }
+    errors
 }

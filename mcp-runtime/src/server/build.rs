@@ -22,7 +22,7 @@ use crate::store::Records;
 use crate::transport::http::HttpConfig;
 use crate::Error;
 
-use super::{select, store, App, Server, METRICS_ENV, PAGE_SIZE_ENV};
+use super::{config, select, store, App, Server, METRICS_ENV, PAGE_SIZE_ENV};
 
 impl Server {
     /// Check everything (duplicate names, schemas, state) and build the served app.
@@ -116,11 +116,6 @@ impl Server {
         crate::process::init_logging();
         self.build()?.serve(mode).await
     }
-}
-
-/// A build error about the server's configuration.
-pub(super) fn config(message: String) -> Error {
-    Error::Build(vec![BuildError::Config(message)])
 }
 
 /// The key given, else the one `MCP_SEAL_KEY` holds, else a random key.

@@ -29,6 +29,11 @@ mod store;
 pub use app::App;
 use select::{AddedItems, Selection};
 
+/// A build error about the server's configuration.
+fn config(message: String) -> crate::Error {
+    crate::Error::Build(vec![crate::registry::BuildError::Config(message)])
+}
+
 /// The environment variable that sets the list page size when the code does not.
 pub const PAGE_SIZE_ENV: &str = "MCP_PAGE_SIZE";
 

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::build::config;
+use super::config;
 use crate::Error;
 
 /// The store the environment names (`MCP_STORE`), else one in memory.

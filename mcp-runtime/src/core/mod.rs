@@ -1,11 +1,15 @@
 //! The era-neutral server: a [`Call`] goes in, a [`Reply`] comes out.
 //!
-//! The core looks names up in the catalog, builds the [`RequestContext`], runs the
+//! The core looks a request's target up in the catalog (once), builds the [`RequestContext`], runs the
 //! `Authorize` hook, validates arguments, runs the generated glue (catching panics) and
 //! maps the outcome. It never sees a session, a header or an era-specific field.
 //!
 //! A request flows one way through it:
 //!
+//! - `resolved`: the request's method and target, looked up in the catalog once as it
+//!   arrives ([`Core::resolve`]), carried in the [`Call`];
+//! - `inbound`: what a transport knows of a request besides the message, made into its
+//!   [`RequestContext`];
 //! - `dispatch`: the [`Core`] and its entry, [`Core::handle`], which routes each method to
 //!   its family;
 //! - `methods/`: one file per family (tools, resources, prompts, completion, lists, tasks,

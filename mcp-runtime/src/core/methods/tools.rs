@@ -1,5 +1,6 @@
-//! `tools/call`: find, authorize, validate, claim the idempotency key, run (a single-use
-//! tool's presented state recorded as used first), map the outcome.
+//! `tools/call`: take the tool the request resolved to (`Resolved::tool`), authorize,
+//! validate, claim the idempotency key, run (a single-use tool's presented state recorded
+//! as used first), map the outcome.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;

@@ -1,5 +1,11 @@
 //! The 2026-07-28 adapter: per-request `_meta` admission (`admission`), the core call,
 //! and result rendering (`render`, [`Answer`]).
+//!
+//! [`handle_request`] looks the request's target up once and goes on in
+//! [`handle_resolved`], where the HTTP transport, which resolves a request itself to check
+//! its headers, joins: the request's span and count (`era::start`), admission, the
+//! context, `Core::handle`, the notifier closed, the outcome counted, the answer
+//! rendered.
 
 use tracing::Instrument as _;
 

@@ -1,7 +1,10 @@
 //! `POST /mcp` (and, for handshake-era sessions, `GET` and `DELETE`), step by step: the
 //! guards that need no body (Host/Origin, bearer token, method, `Content-Type`), the body
-//! read within its size and time limits, the declared-scope check, the era the message
-//! belongs to, and the modern adapter's answer as JSON or as an event stream.
+//! read within its size and time limits, the era the message belongs to; for a 2026-07-28
+//! request, its target resolved once (`Core::resolve`) and its headers checked against
+//! it, then the modern adapter's answer as JSON or as an event stream. A refusal for want
+//! of scopes, made by the core's one check, is rendered as a 403 with its challenge
+//! (`auth`).
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};

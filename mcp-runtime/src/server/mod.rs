@@ -21,8 +21,6 @@ use crate::transport::stdio::StdioConfig;
 
 mod app;
 mod build;
-#[cfg(test)]
-mod resolve_once;
 mod select;
 mod store;
 
@@ -657,3 +655,6 @@ impl Server {
         self
     }
 }
+
+#[cfg(test)]
+mod resolve_once;

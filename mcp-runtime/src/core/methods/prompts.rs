@@ -55,7 +55,7 @@ impl Core {
         let outcome = self
             .run(&ctx, &target, prompt.get(ctx.clone(), arguments))
             .await
-            .and_then(|result| checked_prompt_result(&target, result));
+            .and_then(|result| checked_prompt_result(target, result));
         let failed = outcome.is_err();
         self.finish_round(&ctx, binding.as_ref(), failed, || match outcome {
             Ok(result) => complete_reply(result, "prompt", None),

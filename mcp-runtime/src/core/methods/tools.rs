@@ -189,7 +189,7 @@ impl Core {
                 let outcome = match self
                     .run(&ctx, &target, handler)
                     .await
-                    .and_then(|result| checked_tool_result(&target, result))
+                    .and_then(|result| checked_tool_result(target, result))
                 {
                     Ok(result) => Ok(spill_over(
                         &self.artifacts,

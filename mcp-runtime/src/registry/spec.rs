@@ -284,19 +284,7 @@ impl ParamSpec {
         // Definitions the generator collected join any the schema brings itself (a
         // hand-written `JsonSchema` impl may carry its own `$defs`, `$schema`, `$anchor`s
         // and composition keywords: they are published as written).
-        let defs = self.generator.take_definitions(true);
-        if !defs.is_empty() {
-            match schema.get_mut("$defs") {
-                Some(Value::Object(own)) => {
-                    for (name, def) in defs {
-                        own.entry(name).or_insert(def);
-                    }
-                }
-                _ => {
-                    schema.insert("$defs".into(), Value::Object(defs));
-                }
-            }
-        }
+        join_definitions(&mut schema, self.generator.take_definitions(true));
         Ok(Value::Object(schema))
     }
 }
@@ -450,20 +438,26 @@ pub(crate) fn output_schema(
         alternatives.push(spilled_schema());
     }
     composed.insert("anyOf".into(), Value::Array(alternatives));
-    let defs = generator.take_definitions(true);
-    if !defs.is_empty() {
-        match composed.get_mut("$defs") {
-            Some(Value::Object(own)) => {
-                for (name, def) in defs {
-                    own.entry(name).or_insert(def);
-                }
-            }
-            _ => {
-                composed.insert("$defs".into(), Value::Object(defs));
+    join_definitions(&mut composed, generator.take_definitions(true));
+    Some(Value::Object(composed))
+}
+
+/// The definitions a generator collected joined to the `$defs` of `schema` (a definition
+/// the schema brings itself wins), or made its `$defs` when it has none.
+fn join_definitions(schema: &mut Map<String, Value>, defs: Map<String, Value>) {
+    if defs.is_empty() {
+        return;
+    }
+    match schema.get_mut("$defs") {
+        Some(Value::Object(own)) => {
+            for (name, def) in defs {
+                own.entry(name).or_insert(def);
             }
         }
+        _ => {
+            schema.insert("$defs".into(), Value::Object(defs));
+        }
     }
-    Some(Value::Object(composed))
 }
 
 /// `schema` as a single JSON type: `Option<T>`'s null dropped, a `$ref` to a definition

@@ -49,8 +49,8 @@ pub(super) fn prompts(
             // Published as given, answered by its handler.
             Some(prompt) => Ok(CatalogPrompt {
                 def,
-                prompt: prompt.prompt.clone(),
-                dynamic: Some(prompt.get.clone()),
+                prompt: prompt.entry.clone(),
+                dynamic: Some(prompt.handler.clone()),
             }),
             None => prepare(def, has_state),
         },

@@ -549,6 +549,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// What `finish` finds wrong once `describe` has described the parameters.
+    fn problems(describe: impl FnOnce(&mut ParamSpec)) -> Vec<String> {
+        let mut spec = ParamSpec::default();
+        describe(&mut spec);
+        spec.finish().unwrap_err()
+    }
+
     /// A type whose schema is written by hand, with its own dialect and definitions.
     struct HandWritten;
 
@@ -701,26 +708,21 @@ mod tests {
             Some(Skipped::json_schema as fn(&mut SchemaGenerator) -> Schema),
             None,
         ] {
-            let mut spec = ParamSpec::default();
-            spec.constrained_argument::<u32>("quantity", None, wrapper);
-            let problems = spec.finish().unwrap_err();
+            let problems =
+                problems(|spec| spec.constrained_argument::<u32>("quantity", None, wrapper));
             assert!(problems[0].contains("argument `quantity`"), "{problems:?}");
         }
     }
 
     #[test]
     fn mirroring_something_that_is_no_argument_is_reported() {
-        let mut spec = ParamSpec::default();
-        spec.mirror("ghost", "Ghost");
-        let problems = spec.finish().unwrap_err();
+        let problems = problems(|spec| spec.mirror("ghost", "Ghost"));
         assert!(problems[0].contains("`ghost`"), "{problems:?}");
     }
 
     #[test]
     fn an_arguments_type_that_is_not_an_object_is_refused() {
-        let mut spec = ParamSpec::default();
-        spec.root::<u32>();
-        let problems = spec.finish().unwrap_err();
+        let problems = problems(|spec| spec.root::<u32>());
         // S-183: tool arguments are an object, so no other root is published.
         assert!(
             problems[0].contains("must describe a JSON object"),

@@ -43,7 +43,6 @@ pub(super) fn prompts(
     by_name(
         &defs.prompts,
         &defs.dynamic_prompts,
-        |prompt| prompt.def,
         |name, places| BuildError::DuplicatePrompt { name, places },
         |def, added| match added {
             // Published as given, answered by its handler.

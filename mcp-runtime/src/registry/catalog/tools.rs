@@ -57,7 +57,6 @@ pub(super) fn tools(
     by_name(
         &defs.tools,
         &defs.dynamic,
-        |tool| tool.def,
         |name, places| BuildError::DuplicateTool { name, places },
         |def, added| match added {
             Some(tool) => prepare_dynamic(tool),

@@ -56,6 +56,7 @@ use crate::client::{Client, ClientBuilder, ClientError, Layer, Limits};
 use crate::core::Progress;
 use crate::policy::auth::Denied;
 use crate::protocol::codes;
+use crate::server::setters;
 use crate::{
     CallToolResult, GetPromptResult, Principal, RequestContext, ResourceContents, RpcError, Server,
 };
@@ -223,38 +224,28 @@ impl Upstream {
         })
     }
 
-    /// Bound what the upstream may send to each caller's client: the tighter of these and
-    /// the [`Limits`] of the builder the caller's function returns apply. Default:
-    /// [`Limits::default`] with [`max_message_bytes`](Limits::max_message_bytes) of 4 MiB,
-    /// since every answer is relayed to a caller whole.
-    pub fn limits(mut self, limits: Limits) -> Self {
-        self.quota.limits = limits;
-        self
-    }
+    setters! {
+        /// Bound what the upstream may send to each caller's client: the tighter of these and
+        /// the [`Limits`] of the builder the caller's function returns apply. Default:
+        /// [`Limits::default`] with [`max_message_bytes`](Limits::max_message_bytes) of 4 MiB,
+        /// since every answer is relayed to a caller whole.
+        fn limits(limits: Limits) => quota.limits = limits;
 
-    /// The deadline of each upstream call (the tighter of this and the builder's
-    /// [`timeout`](ClientBuilder::timeout)). Default: 60 seconds.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.quota.timeout = timeout;
-        self
-    }
+        /// The deadline of each upstream call (the tighter of this and the builder's
+        /// [`timeout`](ClientBuilder::timeout)). Default: 60 seconds.
+        fn timeout(timeout: Duration) => quota.timeout = timeout;
 
-    /// How many requests of one caller may be with the upstream at once; one more is
-    /// refused at once (-31429, with `data.retryAfterMs`), so no caller holds more of the
-    /// gateway than this many answers in flight. Default: 8.
-    pub fn max_calls_per_caller(mut self, calls: usize) -> Self {
-        self.quota.calls = calls;
-        self
-    }
+        /// How many requests of one caller may be with the upstream at once; one more is
+        /// refused at once (-31429, with `data.retryAfterMs`), so no caller holds more of the
+        /// gateway than this many answers in flight. Default: 8.
+        fn max_calls_per_caller(calls: usize) => quota.calls = calls;
 
-    /// Publish the upstream's tool hints (`readOnlyHint`, `destructiveHint`,
-    /// `idempotentHint`, `openWorldHint`) as this gateway's own. Off by default: they are
-    /// the upstream's claims, and a gateway that republished them would vouch for a server
-    /// it does not control, so it drops them and its callers see the cautious defaults. Turn
-    /// it on only for an upstream you operate or otherwise trust.
-    pub fn trust_annotations(mut self, trust: bool) -> Self {
-        self.trust_annotations = trust;
-        self
+        /// Publish the upstream's tool hints (`readOnlyHint`, `destructiveHint`,
+        /// `idempotentHint`, `openWorldHint`) as this gateway's own. Off by default: they are
+        /// the upstream's claims, and a gateway that republished them would vouch for a server
+        /// it does not control, so it drops them and its callers see the cautious defaults. Turn
+        /// it on only for an upstream you operate or otherwise trust.
+        fn trust_annotations(trust: bool) => trust_annotations = trust;
     }
 
     /// The prefix of the served names.
@@ -484,9 +475,39 @@ impl Callers {
         }
     }
 
+    /// One `prompts/get` or `resources/read` (a `kind`, about `target`; `what` names it in
+    /// messages), forwarded with the caller's client once the caller is admitted: the
+    /// upstream's answer, or the error to answer with. Upstream protocol errors keep their
+    /// code; a failed connection is an internal error, and the caller's client is
+    /// forgotten when its connection is gone.
+    async fn relay(
+        &self,
+        ctx: &RequestContext,
+        kind: &str,
+        target: &str,
+        what: &str,
+        request: impl FnOnce(&Client) -> crate::client::Request,
+    ) -> Result<Value, RpcError> {
+        let unreachable = |error: &ClientError| {
+            RpcError::internal(format!(
+                "The upstream server of {what} failed ({} error): {error}",
+                error.layer()
+            ))
+        };
+        let (key, slot, client) = match self.caller(ctx, kind, target).await {
+            Ok(found) => found,
+            Err(Ok(error)) => return Err(unreachable(&error)),
+            Err(Err(refused)) => return Err(refused),
+        };
+        let _in_flight = slot.admit(target, self.quota.calls)?;
+        request(&client).await.map_err(|error| {
+            self.failed(&key, &slot, &error);
+            upstream_error(error, unreachable)
+        })
+    }
+
     /// One `prompts/get` of `served` (upstream name `name`), forwarded with the caller's
-    /// client. Upstream protocol errors keep their code; a failed connection is an
-    /// internal error.
+    /// client.
     async fn get_prompt(
         &self,
         ctx: &RequestContext,
@@ -494,65 +515,40 @@ impl Callers {
         name: &str,
         arguments: Map<String, Value>,
     ) -> Result<GetPromptResult, RpcError> {
-        let unreachable = |error: &ClientError| {
+        let what = format!("prompt `{served}`");
+        let result = self
+            .relay(ctx, "prompt", served, &what, |client| {
+                client.get_prompt(name, Value::Object(arguments))
+            })
+            .await?;
+        serde_json::from_value(result).map_err(|e| {
             RpcError::internal(format!(
-                "The upstream server of prompt `{served}` failed ({} error): {error}",
-                error.layer()
+                "The upstream server's result for prompt `{served}` could not be read: {e}"
             ))
-        };
-        let (key, slot, client) = match self.caller(ctx, "prompt", served).await {
-            Ok(found) => found,
-            Err(Ok(error)) => return Err(unreachable(&error)),
-            Err(Err(refused)) => return Err(refused),
-        };
-        let _in_flight = slot.admit(served, self.quota.calls)?;
-        match client.get_prompt(name, Value::Object(arguments)).await {
-            Ok(result) => serde_json::from_value(result).map_err(|e| {
-                RpcError::internal(format!(
-                    "The upstream server's result for prompt `{served}` could not be read: {e}"
-                ))
-            }),
-            Err(error) => {
-                self.failed(&key, &slot, &error);
-                Err(upstream_error(error, unreachable))
-            }
-        }
+        })
     }
 
-    /// One `resources/read` of `uri`, forwarded with the caller's client. Upstream
-    /// protocol errors keep their code; a failed connection is an internal error.
+    /// One `resources/read` of `uri`, forwarded with the caller's client.
     async fn read(
         &self,
         ctx: &RequestContext,
         uri: &str,
     ) -> Result<Vec<ResourceContents>, RpcError> {
-        let unreachable = |error: &ClientError| {
-            RpcError::internal(format!(
-                "The upstream server of resource {uri} failed ({} error): {error}",
-                error.layer()
-            ))
-        };
-        let (key, slot, client) = match self.caller(ctx, "resource", uri).await {
-            Ok(found) => found,
-            Err(Ok(error)) => return Err(unreachable(&error)),
-            Err(Err(refused)) => return Err(refused),
-        };
-        let _in_flight = slot.admit(uri, self.quota.calls)?;
-        match client.read_resource(uri).await {
-            Ok(result) => result
-                .get("contents")
-                .cloned()
-                .and_then(|contents| serde_json::from_value(contents).ok())
-                .ok_or_else(|| {
-                    RpcError::internal(format!(
-                        "The upstream server's contents of {uri} could not be read"
-                    ))
-                }),
-            Err(error) => {
-                self.failed(&key, &slot, &error);
-                Err(upstream_error(error, unreachable))
-            }
-        }
+        let what = format!("resource {uri}");
+        let result = self
+            .relay(ctx, "resource", uri, &what, |client| {
+                client.read_resource(uri)
+            })
+            .await?;
+        result
+            .get("contents")
+            .cloned()
+            .and_then(|contents| serde_json::from_value(contents).ok())
+            .ok_or_else(|| {
+                RpcError::internal(format!(
+                    "The upstream server's contents of {uri} could not be read"
+                ))
+            })
     }
 
     /// One call of `served` (upstream name `name`), forwarded with the caller's client.

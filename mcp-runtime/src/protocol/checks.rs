@@ -261,26 +261,34 @@ mod tests {
     use crate::protocol::{PromptMessage, Role};
     use serde_json::json;
 
+    /// `check` accepts each of `good`, and refuses each of `bad` saying `says`.
+    fn sorts(check: fn(&str) -> Result<(), String>, good: &[&str], bad: &[&str], says: &str) {
+        for good in good {
+            assert_eq!(check(good), Ok(()), "{good:?}");
+        }
+        for bad in bad {
+            let problem = check(bad).unwrap_err();
+            assert!(problem.contains(says), "{bad:?}: {problem}");
+        }
+    }
+
     #[test]
     fn uris_are_absolute() {
-        for good in [
+        let good = [
             "file:///a.txt",
             "vault://alpha",
             "x://1",
             "urn:isbn:0451450523",
-        ] {
-            assert_eq!(absolute_uri(good), Ok(()), "{good}");
-        }
-        for bad in [
+        ];
+        let bad = [
             "",
             "a.txt",
             "/etc/passwd",
             "not a uri",
             "ürl://x",
             "x://a b",
-        ] {
-            assert!(absolute_uri(bad).is_err(), "{bad}");
-        }
+        ];
+        sorts(absolute_uri, &good, &bad, "");
     }
 
     #[test]
@@ -321,15 +329,13 @@ mod tests {
 
     #[test]
     fn mime_types_and_base64_have_their_forms() {
-        for good in [
+        let good = [
             "text/plain",
             "image/svg+xml",
             "text/html; charset=utf-8",
             "application/vnd.a.b-c",
-        ] {
-            assert_eq!(mime_type(good), Ok(()), "{good}");
-        }
-        for bad in [
+        ];
+        let bad = [
             "",
             "text",
             "text/",
@@ -337,21 +343,17 @@ mod tests {
             "text plain",
             "text/plain; charset",
             "täxt/plain",
-        ] {
-            assert!(mime_type(bad).is_err(), "{bad}");
-        }
-        for good in ["", "AQID", "AQI=", "AQ==", "+/+/"] {
-            assert_eq!(base64(good), Ok(()), "{good}");
-        }
-        for bad in ["AQI", "A===", "AQ=D", "AQ ID", "AQID\n", "AQ-_"] {
-            assert!(base64(bad).is_err(), "{bad}");
-        }
+        ];
+        sorts(mime_type, &good, &bad, "");
+        let good = ["", "AQID", "AQI=", "AQ==", "+/+/"];
+        let bad = ["AQI", "A===", "AQ=D", "AQ ID", "AQID\n", "AQ-_"];
+        sorts(base64, &good, &bad, "");
     }
 
     #[test]
     fn meta_keys_follow_the_grammar_outside_the_reserved_prefixes() {
         // S-035: the grammar of prefix and name.
-        for good in [
+        let good = [
             "",
             "x",
             "traceparent",
@@ -361,10 +363,8 @@ mod tests {
             "com.example.mcp/x",
             "mcp/x",
             "a/b",
-        ] {
-            assert_eq!(meta_key(good), Ok(()), "{good:?}");
-        }
-        for bad in [
+        ];
+        let bad = [
             "-x",
             "x-",
             "_",
@@ -376,10 +376,8 @@ mod tests {
             "com.example/x/",
             "com.example/x y",
             "com.example/.x",
-        ] {
-            let problem = meta_key(bad).unwrap_err();
-            assert!(problem.contains("_meta key"), "{bad:?}: {problem}");
-        }
+        ];
+        sorts(meta_key, &good, &bad, "_meta key");
         // S-037: a prefix whose second label is the protocol's is not a handler's to mint.
         for reserved in [
             "io.modelcontextprotocol/serverInfo",

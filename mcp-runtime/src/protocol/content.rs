@@ -219,14 +219,7 @@ impl Content {
         mime_type: impl Into<String>,
         text: impl Into<String>,
     ) -> Self {
-        Content::Resource(EmbeddedResource {
-            resource: ResourceContents::Text {
-                uri: uri.into(),
-                mime_type: Some(mime_type.into()),
-                text: text.into(),
-            },
-            annotations: None,
-        })
+        Content::embedded(ResourceContents::text(uri, mime_type, text))
     }
 
     /// An embedded binary resource (base64-encoded here).
@@ -235,12 +228,13 @@ impl Content {
         mime_type: impl Into<String>,
         bytes: impl AsRef<[u8]>,
     ) -> Self {
+        Content::embedded(ResourceContents::blob(uri, mime_type, bytes))
+    }
+
+    /// `resource` embedded, without annotations.
+    fn embedded(resource: ResourceContents) -> Self {
         Content::Resource(EmbeddedResource {
-            resource: ResourceContents::Blob {
-                uri: uri.into(),
-                mime_type: Some(mime_type.into()),
-                blob: b64(bytes.as_ref()),
-            },
+            resource,
             annotations: None,
         })
     }

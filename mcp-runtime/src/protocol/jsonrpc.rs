@@ -4,8 +4,34 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::RpcError;
+use super::member::{member_name, MemberName};
 use super::meta::Meta;
 use super::params::{self, Params, Slot};
+
+/// The methods of a `serde::de::Visitor` for the scalar JSON values (a boolean, a number,
+/// and a string when `str` is named) that read one and answer `$value`, whatever it was.
+macro_rules! scalars_answer {
+    ($value:expr) => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+    };
+    ($value:expr, str) => {
+        scalars_answer!($value);
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+    };
+}
 
 /// A request id: a string or a number, echoed verbatim (its JSON type is preserved).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -298,21 +324,7 @@ impl<'de> Deserialize<'de> for ParamsRead {
                 while seq.next_element::<Value>()?.is_some() {}
                 Ok(ParamsRead::Other)
             }
-            fn visit_bool<E>(self, _: bool) -> Result<ParamsRead, E> {
-                Ok(ParamsRead::Other)
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<ParamsRead, E> {
-                Ok(ParamsRead::Other)
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<ParamsRead, E> {
-                Ok(ParamsRead::Other)
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<ParamsRead, E> {
-                Ok(ParamsRead::Other)
-            }
-            fn visit_str<E>(self, _: &str) -> Result<ParamsRead, E> {
-                Ok(ParamsRead::Other)
-            }
+            scalars_answer!(ParamsRead::Other, str);
             fn visit_unit<E>(self) -> Result<ParamsRead, E> {
                 Ok(ParamsRead::Null)
             }
@@ -340,22 +352,18 @@ impl ParamsKey {
     }
 }
 
+impl MemberName for ParamsKey {
+    fn borrowed(name: &str) -> ParamsKey {
+        ParamsKey::known(name).unwrap_or_else(|| ParamsKey::Other(name.to_owned()))
+    }
+    fn owned(name: String) -> ParamsKey {
+        ParamsKey::known(&name).unwrap_or(ParamsKey::Other(name))
+    }
+}
+
 impl<'de> Deserialize<'de> for ParamsKey {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl serde::de::Visitor<'_> for KeyVisitor {
-            type Value = ParamsKey;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a member name")
-            }
-            fn visit_str<E>(self, name: &str) -> Result<ParamsKey, E> {
-                Ok(ParamsKey::known(name).unwrap_or_else(|| ParamsKey::Other(name.to_owned())))
-            }
-            fn visit_string<E>(self, name: String) -> Result<ParamsKey, E> {
-                Ok(ParamsKey::known(&name).unwrap_or(ParamsKey::Other(name)))
-            }
-        }
-        deserializer.deserialize_str(KeyVisitor)
+        member_name(deserializer)
     }
 }
 
@@ -447,25 +455,7 @@ impl<'de> serde::de::Visitor<'de> for FrameVisitor {
         Ok(Frame::Batch(items))
     }
 
-    fn visit_bool<E>(self, _: bool) -> Result<Frame, E> {
-        Ok(Frame::Scalar)
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<Frame, E> {
-        Ok(Frame::Scalar)
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<Frame, E> {
-        Ok(Frame::Scalar)
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Frame, E> {
-        Ok(Frame::Scalar)
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<Frame, E> {
-        Ok(Frame::Scalar)
-    }
+    scalars_answer!(Frame::Scalar, str);
 
     fn visit_unit<E>(self) -> Result<Frame, E> {
         Ok(Frame::Scalar)
@@ -488,18 +478,7 @@ impl<'de> Deserialize<'de> for IsVersion2 {
             fn visit_str<E>(self, version: &str) -> Result<bool, E> {
                 Ok(version == "2.0")
             }
-            fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
-                Ok(false)
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
-                Ok(false)
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
-                Ok(false)
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
-                Ok(false)
-            }
+            scalars_answer!(false);
             fn visit_unit<E>(self) -> Result<bool, E> {
                 Ok(false)
             }
@@ -527,27 +506,23 @@ enum Key {
     Other,
 }
 
+impl MemberName for Key {
+    fn borrowed(name: &str) -> Key {
+        match name {
+            "jsonrpc" => Key::Jsonrpc,
+            "id" => Key::Id,
+            "method" => Key::Method,
+            "params" => Key::Params,
+            "result" => Key::Result,
+            "error" => Key::Error,
+            _ => Key::Other,
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for Key {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl serde::de::Visitor<'_> for KeyVisitor {
-            type Value = Key;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a member name")
-            }
-            fn visit_str<E>(self, name: &str) -> Result<Key, E> {
-                Ok(match name {
-                    "jsonrpc" => Key::Jsonrpc,
-                    "id" => Key::Id,
-                    "method" => Key::Method,
-                    "params" => Key::Params,
-                    "result" => Key::Result,
-                    "error" => Key::Error,
-                    _ => Key::Other,
-                })
-            }
-        }
-        deserializer.deserialize_str(KeyVisitor)
+        member_name(deserializer)
     }
 }
 

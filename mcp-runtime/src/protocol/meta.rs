@@ -20,6 +20,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::member::MemberName;
 use super::{Implementation, LogLevel};
 
 /// A request's `params._meta`, as read from the message: the members the 2026-07-28
@@ -298,28 +299,24 @@ enum MetaKey {
     Other(String),
 }
 
+impl MemberName for MetaKey {
+    fn borrowed(name: &str) -> MetaKey {
+        match reserved(name) {
+            Some(reserved) => MetaKey::Reserved(reserved),
+            None => MetaKey::Other(name.to_owned()),
+        }
+    }
+    fn owned(name: String) -> MetaKey {
+        match reserved(&name) {
+            Some(reserved) => MetaKey::Reserved(reserved),
+            None => MetaKey::Other(name),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for MetaKey {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl serde::de::Visitor<'_> for KeyVisitor {
-            type Value = MetaKey;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a member name")
-            }
-            fn visit_str<E>(self, name: &str) -> Result<MetaKey, E> {
-                Ok(match reserved(name) {
-                    Some(reserved) => MetaKey::Reserved(reserved),
-                    None => MetaKey::Other(name.to_owned()),
-                })
-            }
-            fn visit_string<E>(self, name: String) -> Result<MetaKey, E> {
-                Ok(match reserved(&name) {
-                    Some(reserved) => MetaKey::Reserved(reserved),
-                    None => MetaKey::Other(name),
-                })
-            }
-        }
-        deserializer.deserialize_str(KeyVisitor)
+        super::member::member_name(deserializer)
     }
 }
 

@@ -22,6 +22,7 @@ pub mod error;
 pub(crate) mod exchange;
 pub(crate) mod extensions;
 pub mod jsonrpc;
+pub(crate) mod member;
 pub mod meta;
 pub(crate) mod method;
 pub(crate) mod mirror;

@@ -120,12 +120,16 @@ mod tests {
         std::iter::from_fn(|| reader.next_event()).collect()
     }
 
+    /// A reader of lines up to 1 KiB that has read `stream`.
+    fn fed(stream: &[u8]) -> SseReader {
+        let mut reader = SseReader::new(1024);
+        reader.feed(stream).unwrap();
+        reader
+    }
+
     #[test]
     fn events_are_split_on_blank_lines_and_comments_skipped() {
-        let mut reader = SseReader::new(1024);
-        reader
-            .feed(b": keep-alive\n\ndata: {\"a\":1}\r\n\r\ndata: {\"b\"")
-            .unwrap();
+        let mut reader = fed(b": keep-alive\n\ndata: {\"a\":1}\r\n\r\ndata: {\"b\"");
         assert_eq!(events(&mut reader), ["{\"a\":1}"]);
         reader.feed(b":2}\n\n").unwrap();
         assert_eq!(events(&mut reader), ["{\"b\":2}"]);
@@ -133,18 +137,15 @@ mod tests {
 
     #[test]
     fn data_lines_are_joined_and_other_fields_ignored() {
-        let mut reader = SseReader::new(1024);
-        reader
-            .feed(b"event: message\nid: 7\ndata: {\"id\":1,\ndata:\"result\":{}}\nretry: 5\n\n")
-            .unwrap();
+        let mut reader =
+            fed(b"event: message\nid: 7\ndata: {\"id\":1,\ndata:\"result\":{}}\nretry: 5\n\n");
         assert_eq!(events(&mut reader), ["{\"id\":1,\n\"result\":{}}"]);
     }
 
     #[test]
     fn any_chunking_gives_the_same_events() {
         let stream = b"data: one\n\n: c\ndata: two\ndata: lines\r\n\r\ndata\n\n";
-        let mut whole = SseReader::new(1024);
-        whole.feed(stream).unwrap();
+        let mut whole = fed(stream);
         let expected = events(&mut whole);
         assert_eq!(expected, ["one", "two\nlines", ""]);
         for size in 1..stream.len() {

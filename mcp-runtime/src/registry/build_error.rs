@@ -61,31 +61,25 @@ pub enum BuildError {
 impl std::fmt::Display for BuildError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            BuildError::DuplicateTool { name, places } => write!(
-                f,
-                "tool name `{name}` is defined more than once: {}; rename one with #[tool(name = \"..\")] or leave one out with Server::only",
-                places.join(" and ")
-            ),
-            BuildError::InvalidTool { name, problems } => {
-                write!(f, "tool `{name}` cannot be served: {}", problems.join("; "))
+            BuildError::DuplicateTool { name, places } => {
+                defined_twice(f, format_args!("tool name `{name}`"), places, RENAME_TOOL)
             }
-            BuildError::DuplicateResource { uri, places } => write!(
-                f,
-                "resource URI `{uri}` is defined more than once: {}",
-                places.join(" and ")
-            ),
+            BuildError::InvalidTool { name, problems } => {
+                unusable(f, format_args!("tool `{name}`"), problems)
+            }
+            BuildError::DuplicateResource { uri, places } => {
+                defined_twice(f, format_args!("resource URI `{uri}`"), places, "")
+            }
             BuildError::OverlappingTemplates { templates, places } => write!(
                 f,
                 "resource templates `{}` ({}) and `{}` ({}) can match the same URI, so a read would be ambiguous; make one more specific",
                 templates[0], places[0], templates[1], places[1]
             ),
-            BuildError::DuplicatePrompt { name, places } => write!(
-                f,
-                "prompt name `{name}` is defined more than once: {}; rename one with #[prompt(name = \"..\")]",
-                places.join(" and ")
-            ),
+            BuildError::DuplicatePrompt { name, places } => {
+                defined_twice(f, format_args!("prompt name `{name}`"), places, RENAME_PROMPT)
+            }
             BuildError::InvalidItem { item, problems } => {
-                write!(f, "{item} cannot be served: {}", problems.join("; "))
+                unusable(f, format_args!("{item}"), problems)
             }
             BuildError::MissingState { item, type_name } => write!(
                 f,
@@ -94,6 +88,36 @@ impl std::fmt::Display for BuildError {
             BuildError::Config(message) => f.write_str(message),
         }
     }
+}
+
+/// What to do about a tool name defined twice.
+const RENAME_TOOL: &str =
+    "; rename one with #[tool(name = \"..\")] or leave one out with Server::only";
+
+/// What to do about a prompt name defined twice.
+const RENAME_PROMPT: &str = "; rename one with #[prompt(name = \"..\")]";
+
+/// `what` is defined at each of `places`; `hint` says what to do about it.
+fn defined_twice(
+    f: &mut std::fmt::Formatter<'_>,
+    what: std::fmt::Arguments<'_>,
+    places: &[String],
+    hint: &str,
+) -> std::fmt::Result {
+    write!(
+        f,
+        "{what} is defined more than once: {}{hint}",
+        places.join(" and ")
+    )
+}
+
+/// `what` cannot be served, for `problems`.
+fn unusable(
+    f: &mut std::fmt::Formatter<'_>,
+    what: std::fmt::Arguments<'_>,
+    problems: &[String],
+) -> std::fmt::Result {
+    write!(f, "{what} cannot be served: {}", problems.join("; "))
 }
 
 impl std::error::Error for BuildError {}

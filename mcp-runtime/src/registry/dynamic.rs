@@ -11,6 +11,7 @@
 
 use std::sync::Arc;
 
+use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
 
 use crate::core::RequestContext;
@@ -20,8 +21,8 @@ use crate::protocol::{Prompt, Resource, ResourceTemplate, RpcError, Tool};
 use super::tool::ToolFuture;
 use super::uri::Piece;
 use super::{
-    BuildError, ErrorDetail, InlineLimit, PromptDef, PromptFuture, ReadFuture, ReadRequest,
-    ResourceDef, TaskSupport, ToolDef,
+    BuildError, ErrorDetail, InlineLimit, PromptDef, PromptFuture, ReadFuture, ResourceDef,
+    TaskSupport, ToolDef,
 };
 
 /// The handler of a dynamic tool.
@@ -38,27 +39,38 @@ const DYNAMIC_PLACE: &str = "Server::tool_from_json";
 /// Where duplicate-name errors say a dynamic prompt comes from.
 const DYNAMIC_PROMPT_PLACE: &str = "Server::prompt_from_json";
 
+/// What errors call an item before its JSON is read: the first of `keys` it has, when that
+/// is a string, else `missing`.
+fn shown(description: &Value, keys: &[&str], missing: &str) -> String {
+    keys.iter()
+        .find_map(|key| description.get(*key))
+        .and_then(Value::as_str)
+        .unwrap_or(missing)
+        .to_owned()
+}
+
 /// A string kept for the rest of the process, as a definition's strings are.
 fn leak(s: &str) -> &'static str {
     Box::leak(s.to_owned().into_boxed_str())
 }
 
-/// A prompt added at run time: its definition, its published form, its handler.
-pub(crate) struct DynamicPrompt {
-    pub(crate) def: &'static PromptDef,
-    /// The `prompts/list` entry, from the JSON as given.
-    pub(crate) prompt: Prompt,
-    pub(crate) get: DynamicGet,
+/// An item added at run time: its definition (made once, kept for the rest of the
+/// process), its list entry as given, and its handler.
+pub(crate) struct Added<D: 'static, E, H> {
+    pub(crate) def: &'static D,
+    /// The list entry (`tools/list`, `prompts/list`, `resources/list` or
+    /// `resources/templates/list`), from the JSON as given.
+    pub(crate) entry: E,
+    pub(crate) handler: H,
 }
+
+/// A prompt added at run time.
+pub(crate) type DynamicPrompt = Added<PromptDef, Prompt, DynamicGet>;
 
 impl DynamicPrompt {
     /// Read `description` (a `Prompt` object of `prompts/list`).
     pub(crate) fn new(description: Value, get: DynamicGet) -> Result<DynamicPrompt, BuildError> {
-        let shown = description
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or("(no name)");
-        let item = format!("prompt `{shown}`");
+        let item = format!("prompt `{}`", shown(&description, &["name"], "(no name)"));
         let prompt: Prompt =
             serde_json::from_value(description.clone()).map_err(|e| BuildError::InvalidItem {
                 item: item.clone(),
@@ -81,35 +93,25 @@ impl DynamicPrompt {
             file: DYNAMIC_PROMPT_PLACE,
             line: 0,
             params: |_| {},
-            get: no_prompt_by_pointer,
+            get: not_by_pointer,
             completions: &[],
         }));
-        Ok(DynamicPrompt { def, prompt, get })
+        Ok(Added {
+            def,
+            entry: prompt,
+            handler: get,
+        })
     }
 }
 
-/// As [`not_by_pointer`], for prompts.
-fn no_prompt_by_pointer(_: RequestContext, _: Map<String, Value>) -> PromptFuture {
-    Box::pin(async { Err(RpcError::internal("this prompt has no handler")) })
-}
-
-/// A tool added at run time: its definition, its published form, its handler.
-pub(crate) struct DynamicTool {
-    pub(crate) def: &'static ToolDef,
-    /// The `tools/list` entry, from the JSON as given.
-    pub(crate) tool: Tool,
-    pub(crate) call: DynamicCall,
-}
+/// A tool added at run time.
+pub(crate) type DynamicTool = Added<ToolDef, Tool, DynamicCall>;
 
 impl DynamicTool {
     /// Read `description` (a `Tool` object of `tools/list`) and check what the catalog
     /// does not: the name's characters and the input schema's type.
     pub(crate) fn new(description: Value, call: DynamicCall) -> Result<DynamicTool, BuildError> {
-        let shown = description
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or("(no name)")
-            .to_owned();
+        let shown = shown(&description, &["name"], "(no name)");
         let tool: Tool = serde_json::from_value(description).map_err(|e| BuildError::InvalidTool {
             name: shown.clone(),
             problems: vec![format!(
@@ -192,14 +194,19 @@ impl DynamicTool {
             error_detail: |_| ErrorDetail::None,
             call: not_by_pointer,
         }));
-        Ok(DynamicTool { def, tool, call })
+        Ok(Added {
+            def,
+            entry: tool,
+            handler: call,
+        })
     }
 }
 
-/// A dynamic tool's definition is never called through its pointer: the catalog holds its
-/// handler. Should that ever change by mistake, the call fails plainly.
-fn not_by_pointer(_: RequestContext, _: Map<String, Value>) -> ToolFuture {
-    Box::pin(async { Err(RpcError::internal("this tool has no handler")) })
+/// The definition of an item added at run time is never called through its pointer
+/// (`call`, `get`, `read`): the catalog holds its handler. Should that ever change by
+/// mistake, the request fails plainly.
+fn not_by_pointer<A, T>(_: RequestContext, _: A) -> BoxFuture<'static, Result<T, RpcError>> {
+    Box::pin(async { Err(RpcError::internal("this item has no handler")) })
 }
 
 /// The spec's tool-name rule: 1 to 128 characters of `A-Za-z0-9_-.`.
@@ -216,14 +223,9 @@ pub(crate) type DynamicRead = Arc<dyn Fn(RequestContext, String) -> ReadFuture +
 /// Where duplicate-URI errors say a dynamic resource comes from.
 const DYNAMIC_RESOURCE_PLACE: &str = "Server::resource_from_json";
 
-/// A resource or resource template added at run time: its definition, its list entry,
-/// its handler.
-pub(crate) struct DynamicResource {
-    pub(crate) def: &'static ResourceDef,
-    /// The `resources/list` or `resources/templates/list` entry, from the JSON as given.
-    pub(crate) entry: Value,
-    pub(crate) read: DynamicRead,
-}
+/// A resource or resource template added at run time (its entry as given, whichever of
+/// the two lists it belongs in).
+pub(crate) type DynamicResource = Added<ResourceDef, Value, DynamicRead>;
 
 impl DynamicResource {
     /// Read `description`: a `Resource` of `resources/list` (with `uri`) or a
@@ -232,12 +234,7 @@ impl DynamicResource {
         description: Value,
         read: DynamicRead,
     ) -> Result<DynamicResource, BuildError> {
-        let shown = description
-            .get("uri")
-            .or_else(|| description.get("uriTemplate"))
-            .and_then(Value::as_str)
-            .unwrap_or("(no uri)")
-            .to_owned();
+        let shown = shown(&description, &["uri", "uriTemplate"], "(no uri)");
         let invalid = |problem: String| BuildError::InvalidItem {
             item: format!("resource `{shown}`"),
             problems: vec![problem],
@@ -302,20 +299,15 @@ impl DynamicResource {
             file: DYNAMIC_RESOURCE_PLACE,
             line: 0,
             params: |_| {},
-            read: no_read_by_pointer,
+            read: not_by_pointer,
             completions: &[],
         }));
-        Ok(DynamicResource {
+        Ok(Added {
             def,
             entry: description,
-            read,
+            handler: read,
         })
     }
-}
-
-/// As [`not_by_pointer`], for resources.
-fn no_read_by_pointer(_: RequestContext, _: ReadRequest) -> ReadFuture {
-    Box::pin(async { Err(RpcError::internal("this resource has no handler")) })
 }
 
 /// The pieces of an RFC 6570 template of the forms the server matches: `{name}` (one path

@@ -284,19 +284,7 @@ impl ParamSpec {
         // Definitions the generator collected join any the schema brings itself (a
         // hand-written `JsonSchema` impl may carry its own `$defs`, `$schema`, `$anchor`s
         // and composition keywords: they are published as written).
-        let defs = self.generator.take_definitions(true);
-        if !defs.is_empty() {
-            match schema.get_mut("$defs") {
-                Some(Value::Object(own)) => {
-                    for (name, def) in defs {
-                        own.entry(name).or_insert(def);
-                    }
-                }
-                _ => {
-                    schema.insert("$defs".into(), Value::Object(defs));
-                }
-            }
-        }
+        join_definitions(&mut schema, self.generator.take_definitions(true));
         Ok(Value::Object(schema))
     }
 }
@@ -450,20 +438,26 @@ pub(crate) fn output_schema(
         alternatives.push(spilled_schema());
     }
     composed.insert("anyOf".into(), Value::Array(alternatives));
-    let defs = generator.take_definitions(true);
-    if !defs.is_empty() {
-        match composed.get_mut("$defs") {
-            Some(Value::Object(own)) => {
-                for (name, def) in defs {
-                    own.entry(name).or_insert(def);
-                }
-            }
-            _ => {
-                composed.insert("$defs".into(), Value::Object(defs));
+    join_definitions(&mut composed, generator.take_definitions(true));
+    Some(Value::Object(composed))
+}
+
+/// The definitions a generator collected joined to the `$defs` of `schema` (a definition
+/// the schema brings itself wins), or made its `$defs` when it has none.
+fn join_definitions(schema: &mut Map<String, Value>, defs: Map<String, Value>) {
+    if defs.is_empty() {
+        return;
+    }
+    match schema.get_mut("$defs") {
+        Some(Value::Object(own)) => {
+            for (name, def) in defs {
+                own.entry(name).or_insert(def);
             }
         }
+        _ => {
+            schema.insert("$defs".into(), Value::Object(defs));
+        }
     }
-    Some(Value::Object(composed))
 }
 
 /// `schema` as a single JSON type: `Option<T>`'s null dropped, a `$ref` to a definition
@@ -554,6 +548,13 @@ pub(crate) fn finish_output(schema: Schema, generator: &mut SchemaGenerator) -> 
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// What `finish` finds wrong once `describe` has described the parameters.
+    fn problems(describe: impl FnOnce(&mut ParamSpec)) -> Vec<String> {
+        let mut spec = ParamSpec::default();
+        describe(&mut spec);
+        spec.finish().unwrap_err()
+    }
 
     /// A type whose schema is written by hand, with its own dialect and definitions.
     struct HandWritten;
@@ -707,26 +708,21 @@ mod tests {
             Some(Skipped::json_schema as fn(&mut SchemaGenerator) -> Schema),
             None,
         ] {
-            let mut spec = ParamSpec::default();
-            spec.constrained_argument::<u32>("quantity", None, wrapper);
-            let problems = spec.finish().unwrap_err();
+            let problems =
+                problems(|spec| spec.constrained_argument::<u32>("quantity", None, wrapper));
             assert!(problems[0].contains("argument `quantity`"), "{problems:?}");
         }
     }
 
     #[test]
     fn mirroring_something_that_is_no_argument_is_reported() {
-        let mut spec = ParamSpec::default();
-        spec.mirror("ghost", "Ghost");
-        let problems = spec.finish().unwrap_err();
+        let problems = problems(|spec| spec.mirror("ghost", "Ghost"));
         assert!(problems[0].contains("`ghost`"), "{problems:?}");
     }
 
     #[test]
     fn an_arguments_type_that_is_not_an_object_is_refused() {
-        let mut spec = ParamSpec::default();
-        spec.root::<u32>();
-        let problems = spec.finish().unwrap_err();
+        let problems = problems(|spec| spec.root::<u32>());
         // S-183: tool arguments are an object, so no other root is published.
         assert!(
             problems[0].contains("must describe a JSON object"),

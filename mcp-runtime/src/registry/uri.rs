@@ -286,32 +286,21 @@ mod tests {
 
     #[test]
     fn segments_match_one_segment_and_decode_once() {
-        assert_eq!(
-            get(DATA, "test://template/123/data", "id").as_deref(),
-            Some("123")
-        );
-        assert_eq!(
-            get(DATA, "test://template/a%20b/data", "id").as_deref(),
-            Some("a b")
-        );
-        // Decoded once: %2541 is "%41", not "A".
-        assert_eq!(
-            get(DATA, "test://template/%2541/data", "id").as_deref(),
-            Some("%41")
-        );
-        assert_eq!(get(DATA, "test://template//data", "id"), None);
-        assert_eq!(get(DATA, "test://template/1/2/data", "id"), None);
-        assert_eq!(get(DATA, "test://template/1/data?x=1", "id"), None);
-        assert_eq!(get(DATA, "TEST://template/1/data", "id"), None);
-        assert_eq!(get(DATA, "test://template/1/datax", "id"), None);
-        assert_eq!(
-            get(REPORT, "reports://q3.json", "name").as_deref(),
-            Some("q3")
-        );
-        assert_eq!(
-            get(REPORT, "reports://q3.v2.json", "name").as_deref(),
-            Some("q3.v2")
-        );
+        for (pieces, uri, name, value) in [
+            (DATA, "test://template/123/data", "id", Some("123")),
+            (DATA, "test://template/a%20b/data", "id", Some("a b")),
+            // Decoded once: %2541 is "%41", not "A".
+            (DATA, "test://template/%2541/data", "id", Some("%41")),
+            (DATA, "test://template//data", "id", None),
+            (DATA, "test://template/1/2/data", "id", None),
+            (DATA, "test://template/1/data?x=1", "id", None),
+            (DATA, "TEST://template/1/data", "id", None),
+            (DATA, "test://template/1/datax", "id", None),
+            (REPORT, "reports://q3.json", "name", Some("q3")),
+            (REPORT, "reports://q3.v2.json", "name", Some("q3.v2")),
+        ] {
+            assert_eq!(get(pieces, uri, name).as_deref(), value, "{uri}");
+        }
     }
 
     #[test]

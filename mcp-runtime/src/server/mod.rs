@@ -1,20 +1,30 @@
 //! The `Server` builder and the built [`App`]: the face of the crate.
 //!
-//! `mod.rs` holds the builder's settings; `build` checks them and builds the [`App`] part
+//! `mod.rs` holds the builder's settings, in sections by what they configure (an `impl`
+//! block each, so the API docs show them grouped); `build` checks them and builds the [`App`] part
 //! by part, with `select` (what is served) and `store` (the store the environment
 //! names); `app` serves the built app on each transport and drains it on shutdown.
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
-use crate::core::StateMap;
+use serde_json::{Map, Value};
+
+use crate::core::{RequestContext, StateMap};
 use crate::policy::auth::{Authorize, ListFilter, Listed, SharedAuthorize};
 use crate::policy::limits::{Limits, RateLimit};
 use crate::policy::oauth::{HttpAuth, ProtectedResource, TokenVerifier};
 use crate::policy::principal::Principal;
 use crate::policy::seal::SealKey;
 use crate::protocol::cache::CacheHints;
-use crate::protocol::Implementation;
+use crate::protocol::{
+    CallToolResult, GetPromptResult, Implementation, ResourceContents, RpcError,
+};
+use crate::registry::dynamic::{
+    DynamicCall, DynamicGet, DynamicPrompt, DynamicRead, DynamicResource, DynamicTool,
+};
 use crate::registry::{PromptRef, ResourceRef, ToolRef};
 use crate::transport::http::HttpConfig;
 use crate::transport::stdio::StdioConfig;
@@ -22,10 +32,12 @@ use crate::transport::stdio::StdioConfig;
 mod app;
 mod build;
 mod select;
+mod setters;
 mod store;
 
 pub use app::App;
 use select::{AddedItems, Selection};
+pub(crate) use setters::setters;
 
 /// A build error about the server's configuration.
 fn config(message: String) -> crate::Error {
@@ -67,7 +79,7 @@ pub struct Server {
     tasks: crate::core::tasks::TaskConfig,
     idempotency: crate::core::idempotency::IdempotencyConfig,
     artifacts: crate::core::artifacts::ArtifactConfig,
-    cursor_ttl: std::time::Duration,
+    cursor_ttl: Duration,
     only: Option<Selection>,
     /// Tools, prompts and resources added with `tool_from_json` and the others, or why
     /// one could not be read (reported by `build`).
@@ -78,8 +90,8 @@ pub struct Server {
     read_cache: CacheHints,
     discover_cache: CacheHints,
     seal_key: Option<SealKey>,
-    request_state_ttl: std::time::Duration,
-    shutdown_grace: Option<std::time::Duration>,
+    request_state_ttl: Duration,
+    shutdown_grace: Option<Duration>,
     request_span_level: Option<tracing::Level>,
     metrics_addr: Option<SocketAddr>,
     http: HttpConfig,
@@ -88,6 +100,7 @@ pub struct Server {
     legacy: crate::era::legacy::LegacyConfig,
 }
 
+/// Who the server is, and what its handlers share.
 impl Server {
     /// A server named `name` at `version` (shown to clients as `serverInfo`).
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
@@ -118,7 +131,7 @@ impl Server {
             read_cache: CacheHints::default(),
             discover_cache: CacheHints::default(),
             seal_key: None,
-            request_state_ttl: std::time::Duration::from_secs(600),
+            request_state_ttl: Duration::from_secs(600),
             shutdown_grace: None,
             request_span_level: None,
             metrics_addr: None,
@@ -129,16 +142,12 @@ impl Server {
         }
     }
 
-    /// Display title shown by hosts.
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.info.title = Some(title.into());
-        self
-    }
+    setters! {
+        /// Display title shown by hosts.
+        fn title(title: impl Into<String>) => info.title = Some(title.into());
 
-    /// Guidance for the model on using this server as a whole (sent in `server/discover`).
-    pub fn instructions(mut self, text: impl Into<String>) -> Self {
-        self.instructions = Some(text.into());
-        self
+        /// Guidance for the model on using this server as a whole (sent in `server/discover`).
+        fn instructions(text: impl Into<String>) => instructions = Some(text.into());
     }
 
     /// Share a value with handlers; they take it as `State<T>`. One value per type.
@@ -146,7 +155,11 @@ impl Server {
         self.states.insert(value);
         self
     }
+}
 
+/// Who may call, and what each caller sees: the token check on HTTP, the caller on stdio,
+/// the authorization hook, and the filter of list results.
+impl Server {
     /// The hook that runs before every tool call, resource read, prompt get and
     /// completion, after the built-in check of the scopes the target declares
     /// ([`DeclaredScopes`](crate::policy::auth::DeclaredScopes)). Default: allow what the scopes allow.
@@ -214,185 +227,102 @@ impl Server {
         })
     }
 
-    /// All limits at once (see [`Limits`] for each and its default).
-    pub fn limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
+    setters! {
+        /// The caller on stdio, instead of the one the environment names
+        /// ([`Principal::from_env`]).
+        fn stdio_principal(principal: Principal) => stdio.principal = Some(principal);
+    }
+}
+
+/// What one message, one call and one caller may consume: all at once with
+/// [`Server::limits`], or one at a time (see [`Limits`] for each and its default).
+impl Server {
+    setters! {
+        /// All limits at once (see [`Limits`] for each and its default).
+        fn limits(limits: Limits) => limits = limits;
+
+        /// Deepest accepted nesting of arrays and objects in a message (default 64); deeper
+        /// messages get -32600 before they are parsed.
+        fn max_json_depth(depth: usize) => limits.max_json_depth = depth.max(2);
+
+        /// Largest `arguments` of one `tools/call` or `prompts/get`, in bytes of JSON (default
+        /// 1 MiB); larger ones get -32602.
+        fn max_argument_bytes(bytes: usize) => limits.max_argument_bytes = bytes;
+
+        /// Most calls one principal may have running at once (default 64); more get -31429
+        /// (HTTP 429) with `data.retryAfterMs`.
+        fn max_concurrent_calls(calls: usize) => limits.max_concurrent_calls = calls.max(1);
+
+        /// Longest a handler may run (default 5 minutes; `None`: no limit). The call then fails
+        /// with -31408 and its cancellation fires.
+        fn call_timeout(timeout: Option<Duration>) => limits.call_timeout = timeout;
+
+        /// Limit how fast each principal may call (`tools/call`, `resources/read`,
+        /// `prompts/get`; default unlimited). Refused calls get -31429 (HTTP 429 with
+        /// `Retry-After`) and `data.retryAfterMs`.
+        fn rate_limit(limit: RateLimit) => limits.rate = Some(limit);
+    }
+}
+
+/// The transports' own bounds, and the hosts HTTP requests may name.
+impl Server {
+    /// Hosts accepted in `Host` and `Origin` on HTTP (default: localhost, 127.0.0.1, `[::1]`).
+    /// Requests naming any other host get 403, which defeats DNS rebinding.
+    pub fn allowed_hosts<S: Into<String>>(mut self, hosts: impl IntoIterator<Item = S>) -> Self {
+        self.http.allowed_hosts = hosts.into_iter().map(Into::into).collect();
         self
     }
 
-    /// Deepest accepted nesting of arrays and objects in a message (default 64); deeper
-    /// messages get -32600 before they are parsed.
-    pub fn max_json_depth(mut self, depth: usize) -> Self {
-        self.limits.max_json_depth = depth.max(2);
+    setters! {
+        /// Largest accepted HTTP request body (default 4 MiB); larger bodies get 413.
+        fn max_body_bytes(bytes: usize) => http.max_body_bytes = bytes;
+
+        /// Longest time a client may take to send a request body (default 30 s); slower
+        /// clients get 408.
+        fn request_body_timeout(timeout: Duration) => http.body_timeout = timeout;
+
+        /// Longest accepted stdio line (default 4 MiB); longer lines get a -32600 error.
+        fn max_line_bytes(bytes: usize) => stdio.max_line_bytes = bytes;
+    }
+}
+
+/// What is served: the functions linked into the binary, or those picked by name or
+/// module, and tools, prompts and resources known only at run time.
+impl Server {
+    /// Serve only these tools (name them with `tools![a, module::b]`), instead of every
+    /// `#[tool]`, `#[resource]` and `#[prompt]` in the binary. Combines with
+    /// [`Server::only_resources`], [`Server::only_prompts`] and [`Server::only_module`].
+    pub fn only(mut self, tools: impl IntoIterator<Item = ToolRef>) -> Self {
+        self.only
+            .get_or_insert_with(Selection::default)
+            .tools
+            .extend(tools.into_iter().map(|t| t.0));
         self
     }
 
-    /// Largest `arguments` of one `tools/call` or `prompts/get`, in bytes of JSON (default
-    /// 1 MiB); larger ones get -32602.
-    pub fn max_argument_bytes(mut self, bytes: usize) -> Self {
-        self.limits.max_argument_bytes = bytes;
+    /// Serve only these resources (`resources![a, module::b]`); see [`Server::only`].
+    pub fn only_resources(mut self, resources: impl IntoIterator<Item = ResourceRef>) -> Self {
+        self.only
+            .get_or_insert_with(Selection::default)
+            .resources
+            .extend(resources.into_iter().map(|r| r.0));
         self
     }
 
-    /// Most calls one principal may have running at once (default 64); more get -31429
-    /// (HTTP 429) with `data.retryAfterMs`.
-    pub fn max_concurrent_calls(mut self, calls: usize) -> Self {
-        self.limits.max_concurrent_calls = calls.max(1);
+    /// Serve only these prompts (`prompts![a, module::b]`); see [`Server::only`].
+    pub fn only_prompts(mut self, prompts: impl IntoIterator<Item = PromptRef>) -> Self {
+        self.only
+            .get_or_insert_with(Selection::default)
+            .prompts
+            .extend(prompts.into_iter().map(|p| p.0));
         self
     }
 
-    /// Longest a handler may run (default 5 minutes; `None`: no limit). The call then fails
-    /// with -31408 and its cancellation fires.
-    pub fn call_timeout(mut self, timeout: Option<std::time::Duration>) -> Self {
-        self.limits.call_timeout = timeout;
-        self
-    }
-
-    /// Limit how fast each principal may call (`tools/call`, `resources/read`,
-    /// `prompts/get`; default unlimited). Refused calls get -31429 (HTTP 429 with
-    /// `Retry-After`) and `data.retryAfterMs`.
-    pub fn rate_limit(mut self, limit: RateLimit) -> Self {
-        self.limits.rate = Some(limit);
-        self
-    }
-
-    /// How long calls and tasks already running may take to finish once shutdown starts
-    /// (SIGTERM, Ctrl-C, EOF on stdio, or [`App::shutdown`]); default 20 s. Calls still
-    /// running then are stopped and answer with -31503 (HTTP 503), and running tasks
-    /// fail with the same reason. Keep it below your orchestrator's own limit (Kubernetes'
-    /// `terminationGracePeriodSeconds` is 30 s by default). Without this call, the
-    /// `MCP_SHUTDOWN_GRACE_MS` environment variable sets it.
-    pub fn shutdown_grace(mut self, grace: std::time::Duration) -> Self {
-        self.shutdown_grace = Some(grace);
-        self
-    }
-
-    /// The level of each request's `mcp.request` span (target `mcp_runtime::request`).
-    /// Default: `DEBUG`, so the usual `info` filter creates no span and the request path
-    /// pays nothing for it; `INFO` when the `MCP_LOG_REQUESTS` environment variable asks
-    /// for a log line per request. A subscriber of your own (an OpenTelemetry exporter,
-    /// say) sees the spans when its filter admits this level for that target, e.g.
-    /// `RUST_LOG=info,mcp_runtime::request=debug`, or when you raise the level here.
-    pub fn request_span_level(mut self, level: tracing::Level) -> Self {
-        self.request_span_level = Some(level);
-        self
-    }
-
-    /// Count requests (by method, target, outcome and error layer, with latency) and
-    /// serve them in the Prometheus text format at `http://addr/metrics`, a listener of
-    /// its own so the MCP port does not expose them. Without this call, the
-    /// `MCP_METRICS_ADDR` environment variable (e.g. `127.0.0.1:9464`) turns it on.
-    /// [`App::metrics`] renders the same text for a router of your own.
-    pub fn metrics_endpoint(mut self, addr: SocketAddr) -> Self {
-        self.metrics_addr = Some(addr);
-        self
-    }
-
-    /// Longest time a client may take to send a request body (default 30 s); slower
-    /// clients get 408.
-    pub fn request_body_timeout(mut self, timeout: std::time::Duration) -> Self {
-        self.http.body_timeout = timeout;
-        self
-    }
-
-    /// The caller on stdio, instead of the one the environment names
-    /// ([`Principal::from_env`]).
-    pub fn stdio_principal(mut self, principal: Principal) -> Self {
-        self.stdio.principal = Some(principal);
-        self
-    }
-
-    /// Where the server keeps what it remembers between requests: tasks, confirmations
-    /// already used (single-use `requestState`) and outcomes recorded under idempotency
-    /// keys. Default: the store the `MCP_STORE` environment variable names (a
-    /// `postgres://` URL with the `postgres` feature, else the path of a SQLite file with
-    /// the `sqlite` feature), else a [`MemoryStore`](crate::store::MemoryStore), which
-    /// forgets everything when the process exits. Instances behind one load balancer share
-    /// one PostgreSQL store (and one seal key), so they behave as one server.
-    pub fn store<S: crate::store::Store>(mut self, store: S) -> Self {
-        self.store = Some(Arc::new(store));
-        self
-    }
-
-    /// How long a task stays readable after it was created (default one hour; `None`:
-    /// until deleted). After it, `tasks/get` answers -32602 and the task is deleted.
-    pub fn task_ttl(mut self, ttl: Option<std::time::Duration>) -> Self {
-        self.tasks.ttl = ttl;
-        self
-    }
-
-    /// The polling interval suggested to clients (`pollIntervalMs`, default 500 ms).
-    pub fn task_poll_interval(mut self, interval: std::time::Duration) -> Self {
-        self.tasks.poll_interval = interval.max(std::time::Duration::from_millis(1));
-        self
-    }
-
-    /// How long an instance's claim on work it runs lasts unless renewed (default 15 s;
-    /// renewed every third of it): a running task, or a call under an idempotency key.
-    /// When the instance dies, the next `tasks/get` after this long fails its task, and a
-    /// retry under the key is answered `outcome_unknown`.
-    pub fn lease(mut self, lease: std::time::Duration) -> Self {
-        self.tasks.lease = lease.max(std::time::Duration::from_millis(150));
-        self
-    }
-
-    /// How long the outcome of a call under an idempotency key is kept (default 24 hours):
-    /// a retry with the same key within this time gets it back without running the tool
-    /// again. See `#[tool(idempotency)]`.
-    pub fn idempotency_ttl(mut self, ttl: std::time::Duration) -> Self {
-        self.idempotency.ttl = ttl;
-        self
-    }
-
-    /// How long a retry waits for the first call under the same idempotency key to finish
-    /// before answering `in_progress` (default 10 s).
-    pub fn idempotency_wait(mut self, wait: std::time::Duration) -> Self {
-        self.idempotency.wait = wait;
-        self
-    }
-
-    /// Tool results larger than this, serialized, are stored whole as an artifact and the
-    /// model gets a link to it, their size and their first lines instead (see
-    /// [`Artifact`](crate::Artifact)); `None` sends every result whole. Default: 64 KiB.
-    /// `#[tool(inline_limit = ..)]` sets a tool's own.
-    pub fn inline_result_limit(mut self, limit: Option<usize>) -> Self {
-        self.artifacts.inline_limit = limit;
-        self
-    }
-
-    /// How long an artifact can be read after it was made (default one hour).
-    pub fn artifact_ttl(mut self, ttl: std::time::Duration) -> Self {
-        self.artifacts.ttl = ttl;
-        self
-    }
-
-    /// The largest artifact the server stores, in bytes (default 256 MiB); a larger one
-    /// fails the tool call that makes it.
-    pub fn artifact_max_size(mut self, bytes: u64) -> Self {
-        self.artifacts.max_bytes = bytes;
-        self
-    }
-
-    /// The most one `resources/read` of an artifact serves, in bytes before base64
-    /// (default 1 MiB): larger artifacts are read in parts of this size,
-    /// `artifact://<id>/part/<n>`.
-    pub fn artifact_part_size(mut self, bytes: usize) -> Self {
-        self.artifacts.part_bytes = bytes.max(4);
-        self
-    }
-
-    /// How long the cursor of a paged tool result ([`Page`](crate::Page)) can be used
-    /// (default one hour). After it, the model is told to start again from the first page.
-    pub fn page_cursor_ttl(mut self, ttl: std::time::Duration) -> Self {
-        self.cursor_ttl = ttl;
-        self
-    }
-
-    /// A task tool's call still running after this long becomes a task (default 1 s);
-    /// one that finishes sooner answers directly. `ctx.start_task()` makes it a task at
-    /// once.
-    pub fn task_after(mut self, after: std::time::Duration) -> Self {
-        self.tasks.task_after = after;
+    /// Serve the tools, resources and prompts defined in module `path` (as `module_path!()`
+    /// names it, e.g. `"my_crate::billing"`) and its submodules. Combines with
+    /// [`Server::only`].
+    pub fn only_module(mut self, path: impl Into<String>) -> Self {
+        self.modules.push(path.into());
         self
     }
 
@@ -439,21 +369,15 @@ impl Server {
     /// );
     /// # server.build().map(drop).expect("builds");
     /// ```
-    pub fn tool_from_json<F, Fut>(mut self, tool: serde_json::Value, handler: F) -> Self
+    pub fn tool_from_json<F, Fut>(mut self, tool: Value, handler: F) -> Self
     where
-        F: Fn(crate::RequestContext, serde_json::Map<String, serde_json::Value>) -> Fut
-            + Send
-            + Sync
-            + 'static,
-        Fut: std::future::Future<Output = Result<crate::CallToolResult, crate::RpcError>>
-            + Send
-            + 'static,
+        F: Fn(RequestContext, Map<String, Value>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult, RpcError>> + Send + 'static,
     {
-        let call: crate::registry::dynamic::DynamicCall =
-            Arc::new(move |ctx, arguments| Box::pin(handler(ctx, arguments)));
+        let call: DynamicCall = Arc::new(move |ctx, arguments| Box::pin(handler(ctx, arguments)));
         self.added
             .tools
-            .push(crate::registry::dynamic::DynamicTool::new(tool, call).map(Arc::new));
+            .push(DynamicTool::new(tool, call).map(Arc::new));
         self
     }
 
@@ -467,21 +391,15 @@ impl Server {
     /// protocol eras, whatever [`Server::only_prompts`] picks. [`Server::build`] fails when
     /// the JSON is not a prompt or another prompt has the same name. Its definition is kept
     /// for the life of the process: add dynamic prompts at start.
-    pub fn prompt_from_json<F, Fut>(mut self, prompt: serde_json::Value, handler: F) -> Self
+    pub fn prompt_from_json<F, Fut>(mut self, prompt: Value, handler: F) -> Self
     where
-        F: Fn(crate::RequestContext, serde_json::Map<String, serde_json::Value>) -> Fut
-            + Send
-            + Sync
-            + 'static,
-        Fut: std::future::Future<Output = Result<crate::GetPromptResult, crate::RpcError>>
-            + Send
-            + 'static,
+        F: Fn(RequestContext, Map<String, Value>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<GetPromptResult, RpcError>> + Send + 'static,
     {
-        let get: crate::registry::dynamic::DynamicGet =
-            Arc::new(move |ctx, arguments| Box::pin(handler(ctx, arguments)));
+        let get: DynamicGet = Arc::new(move |ctx, arguments| Box::pin(handler(ctx, arguments)));
         self.added
             .prompts
-            .push(crate::registry::dynamic::DynamicPrompt::new(prompt, get).map(Arc::new));
+            .push(DynamicPrompt::new(prompt, get).map(Arc::new));
         self
     }
 
@@ -501,125 +419,162 @@ impl Server {
     /// sits under a prefix it reserves, or the URI is served twice (or two templates
     /// overlap). Its definition is kept for the life of the process: add dynamic
     /// resources at start.
-    pub fn resource_from_json<F, Fut>(mut self, resource: serde_json::Value, handler: F) -> Self
+    pub fn resource_from_json<F, Fut>(mut self, resource: Value, handler: F) -> Self
     where
-        F: Fn(crate::RequestContext, String) -> Fut + Send + Sync + 'static,
-        Fut: std::future::Future<Output = Result<Vec<crate::ResourceContents>, crate::RpcError>>
-            + Send
-            + 'static,
+        F: Fn(RequestContext, String) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<ResourceContents>, RpcError>> + Send + 'static,
     {
-        let read: crate::registry::dynamic::DynamicRead =
-            Arc::new(move |ctx, uri| Box::pin(handler(ctx, uri)));
+        let read: DynamicRead = Arc::new(move |ctx, uri| Box::pin(handler(ctx, uri)));
         self.added
             .resources
-            .push(crate::registry::dynamic::DynamicResource::new(resource, read).map(Arc::new));
+            .push(DynamicResource::new(resource, read).map(Arc::new));
+        self
+    }
+}
+
+/// List pages, and the cache hints on lists, reads and `server/discover`.
+impl Server {
+    setters! {
+        /// Entries per page of every list method (default 100; without this call, the
+        /// `MCP_PAGE_SIZE` environment variable sets it).
+        fn page_size(size: usize) => page_size = Some(size.max(1));
+
+        /// Cache hints on list results (default one minute, public).
+        fn list_cache(hints: CacheHints) => list_cache = hints;
+
+        /// Cache hints on `resources/read` results (default one minute, public). A resource's
+        /// own `ttl` / `cache` options take precedence.
+        fn read_cache(hints: CacheHints) => read_cache = hints;
+
+        /// Cache hints on the `server/discover` result (default one minute, public).
+        fn discover_cache(hints: CacheHints) => discover_cache = hints;
+    }
+}
+
+/// What the server remembers between requests, and what instances behind one load
+/// balancer share so that they behave as one server.
+impl Server {
+    /// Where the server keeps what it remembers between requests: tasks, confirmations
+    /// already used (single-use `requestState`) and outcomes recorded under idempotency
+    /// keys. Default: the store the `MCP_STORE` environment variable names (a
+    /// `postgres://` URL with the `postgres` feature, else the path of a SQLite file with
+    /// the `sqlite` feature), else a [`MemoryStore`](crate::store::MemoryStore), which
+    /// forgets everything when the process exits. Instances behind one load balancer share
+    /// one PostgreSQL store (and one seal key), so they behave as one server.
+    pub fn store<S: crate::store::Store>(mut self, store: S) -> Self {
+        self.store = Some(Arc::new(store));
         self
     }
 
-    /// Serve only these tools (name them with `tools![a, module::b]`), instead of every
-    /// `#[tool]`, `#[resource]` and `#[prompt]` in the binary. Combines with
-    /// [`Server::only_resources`], [`Server::only_prompts`] and [`Server::only_module`].
-    pub fn only(mut self, tools: impl IntoIterator<Item = ToolRef>) -> Self {
-        self.only
-            .get_or_insert_with(Selection::default)
-            .tools
-            .extend(tools.into_iter().map(|t| t.0));
-        self
-    }
+    setters! {
+        /// The key that seals list cursors and `requestState`. Default: the `MCP_SEAL_KEY`
+        /// environment variable, else a random key per process. Give every instance behind one
+        /// load balancer the same key, so any of them can resume a listing or finish a call
+        /// that asked the user for input.
+        fn seal_key(key: SealKey) => seal_key = Some(key);
 
-    /// Serve only these resources (`resources![a, module::b]`); see [`Server::only`].
-    pub fn only_resources(mut self, resources: impl IntoIterator<Item = ResourceRef>) -> Self {
-        self.only
-            .get_or_insert_with(Selection::default)
-            .resources
-            .extend(resources.into_iter().map(|r| r.0));
-        self
+        /// How long a client has to answer an `input_required` result (default 10 minutes).
+        /// The retry must arrive within this time, or the `requestState` is refused as
+        /// expired and the call starts over.
+        fn request_state_ttl(ttl: Duration) => request_state_ttl = ttl;
     }
+}
 
-    /// Serve only these prompts (`prompts![a, module::b]`); see [`Server::only`].
-    pub fn only_prompts(mut self, prompts: impl IntoIterator<Item = PromptRef>) -> Self {
-        self.only
-            .get_or_insert_with(Selection::default)
-            .prompts
-            .extend(prompts.into_iter().map(|p| p.0));
-        self
+/// Long-running work: tasks, and calls under idempotency keys.
+impl Server {
+    setters! {
+        /// A task tool's call still running after this long becomes a task (default 1 s);
+        /// one that finishes sooner answers directly. `ctx.start_task()` makes it a task at
+        /// once.
+        fn task_after(after: Duration) => tasks.task_after = after;
+
+        /// How long a task stays readable after it was created (default one hour; `None`:
+        /// until deleted). After it, `tasks/get` answers -32602 and the task is deleted.
+        fn task_ttl(ttl: Option<Duration>) => tasks.ttl = ttl;
+
+        /// The polling interval suggested to clients (`pollIntervalMs`, default 500 ms).
+        fn task_poll_interval(interval: Duration) => tasks.poll_interval = interval.max(Duration::from_millis(1));
+
+        /// How long an instance's claim on work it runs lasts unless renewed (default 15 s;
+        /// renewed every third of it): a running task, or a call under an idempotency key.
+        /// When the instance dies, the next `tasks/get` after this long fails its task, and a
+        /// retry under the key is answered `outcome_unknown`.
+        fn lease(lease: Duration) => tasks.lease = lease.max(Duration::from_millis(150));
+
+        /// How long the outcome of a call under an idempotency key is kept (default 24 hours):
+        /// a retry with the same key within this time gets it back without running the tool
+        /// again. See `#[tool(idempotency)]`.
+        fn idempotency_ttl(ttl: Duration) => idempotency.ttl = ttl;
+
+        /// How long a retry waits for the first call under the same idempotency key to finish
+        /// before answering `in_progress` (default 10 s).
+        fn idempotency_wait(wait: Duration) => idempotency.wait = wait;
     }
+}
 
-    /// Serve the tools, resources and prompts defined in module `path` (as `module_path!()`
-    /// names it, e.g. `"my_crate::billing"`) and its submodules. Combines with
-    /// [`Server::only`].
-    pub fn only_module(mut self, path: impl Into<String>) -> Self {
-        self.modules.push(path.into());
-        self
+/// Large results: the results stored as artifacts, and the cursors of paged results.
+impl Server {
+    setters! {
+        /// Tool results larger than this, serialized, are stored whole as an artifact and the
+        /// model gets a link to it, their size and their first lines instead (see
+        /// [`Artifact`](crate::Artifact)); `None` sends every result whole. Default: 64 KiB.
+        /// `#[tool(inline_limit = ..)]` sets a tool's own.
+        fn inline_result_limit(limit: Option<usize>) => artifacts.inline_limit = limit;
+
+        /// How long an artifact can be read after it was made (default one hour).
+        fn artifact_ttl(ttl: Duration) => artifacts.ttl = ttl;
+
+        /// The largest artifact the server stores, in bytes (default 256 MiB); a larger one
+        /// fails the tool call that makes it.
+        fn artifact_max_size(bytes: u64) => artifacts.max_bytes = bytes;
+
+        /// The most one `resources/read` of an artifact serves, in bytes before base64
+        /// (default 1 MiB): larger artifacts are read in parts of this size,
+        /// `artifact://<id>/part/<n>`.
+        fn artifact_part_size(bytes: usize) => artifacts.part_bytes = bytes.max(4);
+
+        /// How long the cursor of a paged tool result ([`Page`](crate::Page)) can be used
+        /// (default one hour). After it, the model is told to start again from the first page.
+        fn page_cursor_ttl(ttl: Duration) => cursor_ttl = ttl;
     }
+}
 
-    /// Entries per page of every list method (default 100; without this call, the
-    /// `MCP_PAGE_SIZE` environment variable sets it).
-    pub fn page_size(mut self, size: usize) -> Self {
-        self.page_size = Some(size.max(1));
-        self
+/// Operations: the shutdown grace, the request spans and the metrics endpoint.
+impl Server {
+    setters! {
+        /// How long calls and tasks already running may take to finish once shutdown starts
+        /// (SIGTERM, Ctrl-C, EOF on stdio, or [`App::shutdown`]); default 20 s. Calls still
+        /// running then are stopped and answer with -31503 (HTTP 503), and running tasks
+        /// fail with the same reason. Keep it below your orchestrator's own limit (Kubernetes'
+        /// `terminationGracePeriodSeconds` is 30 s by default). Without this call, the
+        /// `MCP_SHUTDOWN_GRACE_MS` environment variable sets it.
+        fn shutdown_grace(grace: Duration) => shutdown_grace = Some(grace);
+
+        /// The level of each request's `mcp.request` span (target `mcp_runtime::request`).
+        /// Default: `DEBUG`, so the usual `info` filter creates no span and the request path
+        /// pays nothing for it; `INFO` when the `MCP_LOG_REQUESTS` environment variable asks
+        /// for a log line per request. A subscriber of your own (an OpenTelemetry exporter,
+        /// say) sees the spans when its filter admits this level for that target, e.g.
+        /// `RUST_LOG=info,mcp_runtime::request=debug`, or when you raise the level here.
+        fn request_span_level(level: tracing::Level) => request_span_level = Some(level);
+
+        /// Count requests (by method, target, outcome and error layer, with latency) and
+        /// serve them in the Prometheus text format at `http://addr/metrics`, a listener of
+        /// its own so the MCP port does not expose them. Without this call, the
+        /// `MCP_METRICS_ADDR` environment variable (e.g. `127.0.0.1:9464`) turns it on.
+        /// [`App::metrics`] renders the same text for a router of your own.
+        fn metrics_endpoint(addr: SocketAddr) => metrics_addr = Some(addr);
     }
+}
 
-    /// Cache hints on list results (default one minute, public).
-    pub fn list_cache(mut self, hints: CacheHints) -> Self {
-        self.list_cache = hints;
-        self
-    }
-
-    /// Cache hints on `resources/read` results (default one minute, public). A resource's
-    /// own `ttl` / `cache` options take precedence.
-    pub fn read_cache(mut self, hints: CacheHints) -> Self {
-        self.read_cache = hints;
-        self
-    }
-
-    /// Cache hints on the `server/discover` result (default one minute, public).
-    pub fn discover_cache(mut self, hints: CacheHints) -> Self {
-        self.discover_cache = hints;
-        self
-    }
-
-    /// The key that seals list cursors and `requestState`. Default: the `MCP_SEAL_KEY`
-    /// environment variable, else a random key per process. Give every instance behind one
-    /// load balancer the same key, so any of them can resume a listing or finish a call
-    /// that asked the user for input.
-    pub fn seal_key(mut self, key: SealKey) -> Self {
-        self.seal_key = Some(key);
-        self
-    }
-
-    /// How long a client has to answer an `input_required` result (default 10 minutes).
-    /// The retry must arrive within this time, or the `requestState` is refused as
-    /// expired and the call starts over.
-    pub fn request_state_ttl(mut self, ttl: std::time::Duration) -> Self {
-        self.request_state_ttl = ttl;
-        self
-    }
-
-    /// Hosts accepted in `Host` and `Origin` on HTTP (default: localhost, 127.0.0.1, `[::1]`).
-    /// Requests naming any other host get 403, which defeats DNS rebinding.
-    pub fn allowed_hosts<S: Into<String>>(mut self, hosts: impl IntoIterator<Item = S>) -> Self {
-        self.http.allowed_hosts = hosts.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// Largest accepted HTTP request body (default 4 MiB); larger bodies get 413.
-    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
-        self.http.max_body_bytes = bytes;
-        self
-    }
-
-    /// Longest accepted stdio line (default 4 MiB); longer lines get a -32600 error.
-    pub fn max_line_bytes(mut self, bytes: usize) -> Self {
-        self.stdio.max_line_bytes = bytes;
-        self
-    }
-
+/// The handshake era (the `legacy` feature): the revisions `initialize` may settle on,
+/// its server-to-client requests and its HTTP sessions.
+#[cfg(feature = "legacy")]
+impl Server {
     /// The handshake-era revisions `initialize` may settle on (default: 2025-11-25,
     /// 2025-06-18 and 2025-03-26). Versions this crate does not know are ignored; with none
     /// left, `initialize` is refused with the 2026-07-28 versions named, as in a build
     /// without the `legacy` feature.
-    #[cfg(feature = "legacy")]
     pub fn legacy_versions<'a>(mut self, versions: impl IntoIterator<Item = &'a str>) -> Self {
         let wanted: Vec<&str> = versions.into_iter().collect();
         self.legacy.versions = crate::protocol::version::LEGACY_VERSIONS
@@ -630,29 +585,19 @@ impl Server {
         self
     }
 
-    /// How long a handshake-era request waits for the client to answer the server's own
-    /// request (an elicitation, a sampling request, `roots/list`; default 5 minutes). The
-    /// call then fails and the server cancels its request.
-    #[cfg(feature = "legacy")]
-    pub fn client_request_timeout(mut self, timeout: std::time::Duration) -> Self {
-        self.legacy.client_request_timeout = timeout;
-        self
-    }
+    setters! {
+        /// How long a handshake-era request waits for the client to answer the server's own
+        /// request (an elicitation, a sampling request, `roots/list`; default 5 minutes). The
+        /// call then fails and the server cancels its request.
+        fn client_request_timeout(timeout: Duration) => legacy.client_request_timeout = timeout;
 
-    /// A handshake-era HTTP session with no request and no open stream for this long ends
-    /// (default 30 minutes); its client gets 404 and initializes again.
-    #[cfg(feature = "legacy")]
-    pub fn session_idle_timeout(mut self, timeout: std::time::Duration) -> Self {
-        self.legacy.session_idle_timeout = timeout;
-        self
-    }
+        /// A handshake-era HTTP session with no request and no open stream for this long ends
+        /// (default 30 minutes); its client gets 404 and initializes again.
+        fn session_idle_timeout(timeout: Duration) => legacy.session_idle_timeout = timeout;
 
-    /// Most handshake-era HTTP sessions held at once (default 10 000); opening one more
-    /// ends the least recently used.
-    #[cfg(feature = "legacy")]
-    pub fn max_sessions(mut self, sessions: usize) -> Self {
-        self.legacy.max_sessions = sessions.max(1);
-        self
+        /// Most handshake-era HTTP sessions held at once (default 10 000); opening one more
+        /// ends the least recently used.
+        fn max_sessions(sessions: usize) => legacy.max_sessions = sessions.max(1);
     }
 }
 

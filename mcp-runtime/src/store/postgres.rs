@@ -69,23 +69,35 @@ impl PostgresStore {
             .await
             .map_err(failed)
     }
-}
 
-impl Store for PostgresStore {
-    async fn insert(&self, record: &Record, now_ms: u64) -> Result<bool, StoreError> {
+    /// `statement` (`INSERT` or `REPLACE`) with the record's columns and `condition` (the
+    /// time now, before which the record it overwrites must have expired, or the version
+    /// it replaces): whether it wrote the record.
+    async fn write(
+        &self,
+        statement: &str,
+        record: &Record,
+        condition: u64,
+    ) -> Result<bool, StoreError> {
         let rows = self
             .execute(
-                super::INSERT,
+                statement,
                 &[
                     &record.key,
                     &as_i64(record.version),
                     &as_i64(record.expires_at_ms),
                     &record.body,
-                    &as_i64(now_ms),
+                    &as_i64(condition),
                 ],
             )
             .await?;
         Ok(rows == 1)
+    }
+}
+
+impl Store for PostgresStore {
+    async fn insert(&self, record: &Record, now_ms: u64) -> Result<bool, StoreError> {
+        self.write(super::INSERT, record, now_ms).await
     }
 
     async fn load(&self, key: &str, now_ms: u64) -> Result<Option<Record>, StoreError> {
@@ -107,19 +119,8 @@ impl Store for PostgresStore {
     }
 
     async fn replace(&self, record: &Record) -> Result<bool, StoreError> {
-        let rows = self
-            .execute(
-                super::REPLACE,
-                &[
-                    &record.key,
-                    &as_i64(record.version),
-                    &as_i64(record.expires_at_ms),
-                    &record.body,
-                    &as_i64(record.version.saturating_sub(1)),
-                ],
-            )
-            .await?;
-        Ok(rows == 1)
+        self.write(super::REPLACE, record, record.version.saturating_sub(1))
+            .await
     }
 
     async fn remove(&self, key: &str, version: u64) -> Result<bool, StoreError> {

@@ -96,23 +96,35 @@ impl SqliteStore {
         .await
         .map_err(failed)?
     }
-}
 
-impl Store for SqliteStore {
-    async fn insert(&self, record: &Record, now_ms: u64) -> Result<bool, StoreError> {
+    /// `statement` (`INSERT` or `REPLACE`) with the record's columns and `condition` (the
+    /// time now, before which the record it overwrites must have expired, or the version
+    /// it replaces): whether it wrote the record.
+    async fn write(
+        &self,
+        statement: &'static str,
+        record: &Record,
+        condition: u64,
+    ) -> Result<bool, StoreError> {
         let record = record.clone();
         self.with_connection(move |c| {
-            c.prepare_cached(&sql(super::INSERT))?
+            c.prepare_cached(&sql(statement))?
                 .execute(params![
                     record.key,
                     as_i64(record.version),
                     as_i64(record.expires_at_ms),
                     record.body,
-                    as_i64(now_ms)
+                    as_i64(condition)
                 ])
                 .map(|rows| rows == 1)
         })
         .await
+    }
+}
+
+impl Store for SqliteStore {
+    async fn insert(&self, record: &Record, now_ms: u64) -> Result<bool, StoreError> {
+        self.write(super::INSERT, record, now_ms).await
     }
 
     async fn load(&self, key: &str, now_ms: u64) -> Result<Option<Record>, StoreError> {
@@ -133,19 +145,8 @@ impl Store for SqliteStore {
     }
 
     async fn replace(&self, record: &Record) -> Result<bool, StoreError> {
-        let record = record.clone();
-        self.with_connection(move |c| {
-            c.prepare_cached(&sql(super::REPLACE))?
-                .execute(params![
-                    record.key,
-                    as_i64(record.version),
-                    as_i64(record.expires_at_ms),
-                    record.body,
-                    as_i64(record.version.saturating_sub(1))
-                ])
-                .map(|rows| rows == 1)
-        })
-        .await
+        self.write(super::REPLACE, record, record.version.saturating_sub(1))
+            .await
     }
 
     async fn remove(&self, key: &str, version: u64) -> Result<bool, StoreError> {

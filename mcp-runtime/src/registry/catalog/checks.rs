@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::BuildError;
+use crate::registry::dynamic::Added;
 use crate::registry::{Defined, ParamSpec};
 
 /// `defs` with each `key` once, in key order; each key defined more than once is left
@@ -34,19 +35,18 @@ pub(super) fn one_per_key<T: Copy>(
 }
 
 /// One namespace of names (the tools', or the prompts'): the definitions the macros
-/// `emitted` and those `added` at run time (`def_of` each), each name once, in name order (a
-/// clash, between either kind, is `duplicate`'s error), each prepared by `prepare`, given
-/// what was added at run time when it was.
-pub(super) fn by_name<D: Defined + 'static, A, S>(
+/// `emitted` and the items `added` at run time, each name once, in name order (a clash,
+/// between either kind, is `duplicate`'s error), each prepared by `prepare`, given the item
+/// added at run time when it was one.
+pub(super) fn by_name<D: Defined, E, H, S>(
     emitted: &[&'static D],
-    added: &[Arc<A>],
-    def_of: fn(&A) -> &'static D,
+    added: &[Arc<Added<D, E, H>>],
     duplicate: fn(String, Vec<String>) -> BuildError,
-    prepare: impl Fn(&'static D, Option<&A>) -> Result<S, Vec<BuildError>>,
+    prepare: impl Fn(&'static D, Option<&Added<D, E, H>>) -> Result<S, Vec<BuildError>>,
     errors: &mut Vec<BuildError>,
 ) -> Vec<S> {
     let emitted = emitted.iter().map(|def| (*def, None));
-    let added = added.iter().map(|a| (def_of(a), Some(&**a)));
+    let added = added.iter().map(|item| (item.def, Some(&**item)));
     let unique = one_per_key(
         emitted.chain(added),
         |(def, _)| def.name().to_owned(),

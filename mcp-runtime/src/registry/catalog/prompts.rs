@@ -43,14 +43,13 @@ pub(super) fn prompts(
     by_name(
         &defs.prompts,
         &defs.dynamic_prompts,
-        |prompt| prompt.def,
         |name, places| BuildError::DuplicatePrompt { name, places },
         |def, added| match added {
             // Published as given, answered by its handler.
             Some(prompt) => Ok(CatalogPrompt {
                 def,
-                prompt: prompt.prompt.clone(),
-                dynamic: Some(prompt.get.clone()),
+                prompt: prompt.entry.clone(),
+                dynamic: Some(prompt.handler.clone()),
             }),
             None => prepare(def, has_state),
         },

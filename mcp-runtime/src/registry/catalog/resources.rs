@@ -104,7 +104,7 @@ fn prepare(
             published,
             entry: added.entry.clone(),
             private: true,
-            dynamic: Some(added.read.clone()),
+            dynamic: Some(added.handler.clone()),
         });
     }
     check_states(&ParamSpec::of(def.params), &item, has_state)?;

@@ -57,7 +57,6 @@ pub(super) fn tools(
     by_name(
         &defs.tools,
         &defs.dynamic,
-        |tool| tool.def,
         |name, places| BuildError::DuplicateTool { name, places },
         |def, added| match added {
             Some(tool) => prepare_dynamic(tool),
@@ -142,20 +141,20 @@ fn prepare(
 /// A tool added at run time: its schemas as given, compiled (the output schema only to
 /// check it is one), its `x-mcp-header` arguments found as for a `#[tool]`.
 fn prepare_dynamic(dynamic: &DynamicTool) -> Result<CatalogTool, Vec<BuildError>> {
-    let invalid = |problems: Vec<String>| invalid(&dynamic.tool.name, problems);
-    let mirrored = mirror::scan(&dynamic.tool.input_schema).map_err(invalid)?;
-    let validator = compile(&dynamic.tool.input_schema, "input", &invalid)?;
-    if let Some(schema) = &dynamic.tool.output_schema {
+    let invalid = |problems: Vec<String>| invalid(&dynamic.entry.name, problems);
+    let mirrored = mirror::scan(&dynamic.entry.input_schema).map_err(invalid)?;
+    let validator = compile(&dynamic.entry.input_schema, "input", &invalid)?;
+    if let Some(schema) = &dynamic.entry.output_schema {
         compile(schema, "output", &invalid)?;
     }
     Ok(CatalogTool {
         def: dynamic.def,
-        tool: dynamic.tool.clone(),
+        tool: dynamic.entry.clone(),
         validator,
         mirrored,
         paged: false,
         inline_limit: None,
-        dynamic: Some(dynamic.call.clone()),
+        dynamic: Some(dynamic.handler.clone()),
     })
 }
 

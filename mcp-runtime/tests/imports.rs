@@ -8,7 +8,10 @@
 //! top-level `use` items (`pub use` and `#[cfg(..)]` ones included; `mod` declarations
 //! may stand between them), no item of an earlier group follows one of a later group.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+mod sources;
+use sources::sources;
 
 /// The crates whose sources are checked, by their directory beside this one.
 const CRATES: &[&str] = &["mcp-runtime", "mcp-macros", "mcp-cli"];
@@ -80,20 +83,6 @@ fn describe(tree: &syn::UseTree) -> String {
         syn::UseTree::Rename(r) => format!("{} as {}", r.ident, r.rename),
         syn::UseTree::Glob(_) => "*".to_owned(),
         syn::UseTree::Group(_) => "{..}".to_owned(),
-    }
-}
-
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
     }
 }
 

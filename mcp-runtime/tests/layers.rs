@@ -37,6 +37,9 @@ use std::path::{Path, PathBuf};
 
 use syn::visit::Visit;
 
+mod sources;
+use sources::sources;
+
 /// A part of the architecture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Part {
@@ -386,20 +389,6 @@ fn collect_use(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<Vec<
             for tree in &g.items {
                 collect_use(tree, prefix, out);
             }
-        }
-    }
-}
-
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
         }
     }
 }

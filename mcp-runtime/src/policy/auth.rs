@@ -130,8 +130,8 @@ impl Denied {
     ///
     /// The client gets the JSON-RPC error -31403 with `data.requiredScopes`, the same error
     /// a scope declared with `scopes(..)` gives. On Streamable HTTP one rule holds for every
-    /// such refusal, whichever check made it (the declared scopes, checked before the body
-    /// is handed on, or this refusal from your [`Authorize`] hook) and whatever named the
+    /// such refusal, whichever check made it (the declared scopes, checked before your
+    /// hook, or this refusal from your [`Authorize`] hook) and whatever named the
     /// caller (a token verifier, or your own layer inserting a [`Principal`] into the
     /// request's extensions): the response is HTTP 403 with
     /// `WWW-Authenticate: Bearer error="insufficient_scope", scope="<needed>"` (plus

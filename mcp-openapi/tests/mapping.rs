@@ -1,0 +1,263 @@
+//! The mapping of one document (`tests/documents/shop.yaml`) that exercises each rule:
+//! names, parameters, bodies, results, errors, annotations, retry keys, paging, scopes,
+//! credentials, curation and the reasons operations are skipped.
+
+use mcp_openapi::{
+    map, Credential, Curation, Hidden, Location, Method, OutputKind, Pagination, Placement, Style,
+};
+use serde_json::json;
+
+const SHOP: &str = include_str!("documents/shop.yaml");
+
+fn tool<'a>(api: &'a mcp_openapi::Api, name: &str) -> &'a mcp_openapi::Operation {
+    api.operations
+        .iter()
+        .find(|o| o.tool == name)
+        .unwrap_or_else(|| {
+            panic!(
+                "no tool {name}: {:?}",
+                api.operations.iter().map(|o| &o.tool).collect::<Vec<_>>()
+            )
+        })
+}
+
+#[test]
+fn the_document_maps_to_tools_with_the_api_s_own_shape() {
+    let api = map(SHOP, &Curation::default()).unwrap();
+    assert_eq!(api.title, "Shop");
+    assert_eq!(api.base_url.as_deref(), Some("https://eu.shop.example/v2"));
+    let names: Vec<&str> = api.operations.iter().map(|o| o.tool.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "list_events",
+            "list_items",
+            "create_item",
+            "put_items_item_id",
+            "delete_item"
+        ]
+    );
+
+    let list = tool(&api, "list_items");
+    assert_eq!(list.method, Method::Get);
+    assert!(list.annotations.read_only && list.annotations.idempotent && !list.confirm);
+    // The description is the summary and the first paragraph; the rest stays in the docs.
+    assert!(
+        list.description
+            .starts_with("List items. Lists the shop's items"),
+        "{}",
+        list.description
+    );
+    assert!(!list.description.contains("Archived"));
+    assert!(list.docs.as_deref().is_some_and(|d| d.contains("Archived")));
+    let arguments: Vec<&str> = list.params.iter().map(|p| p.argument.as_str()).collect();
+    // The API key is a credential of the deployment, never an argument.
+    assert_eq!(arguments, ["page", "per_page", "tag"]);
+    assert_eq!(list.params[2].style, Style::Form { explode: false });
+    assert_eq!(
+        list.pagination,
+        Some(Pagination::Page {
+            page: "page".into(),
+            size: Some("perPage".into())
+        })
+    );
+    assert_eq!(list.scopes, ["shop:read"]);
+    assert_eq!(list.output.status, "200");
+    assert_eq!(
+        list.output_schema(&api.schemas).unwrap()["properties"]["items"]["items"],
+        json!({"$ref": "#/$defs/Item"})
+    );
+
+    let create = tool(&api, "create_item");
+    assert!(create.idempotency);
+    assert_eq!(create.idempotency_key.as_deref(), Some("Idempotency-Key"));
+    assert!(
+        create.params.is_empty(),
+        "the retry key is the framework's argument"
+    );
+    assert_eq!(create.scopes, ["shop:write"]);
+    let body = create.body.as_ref().unwrap();
+    assert_eq!(body.content_type, "application/json");
+    assert_eq!(
+        body.placement,
+        Placement::Flattened(vec![
+            ("name".into(), "name".into()),
+            ("priceCents".into(), "price_cents".into()),
+            ("sku".into(), "sku".into()),
+            ("type".into(), "type_".into()),
+        ])
+    );
+    let input = create.input_schema(&api.schemas);
+    assert_eq!(input["required"], json!(["name", "sku"]));
+    assert_eq!(
+        input["properties"]["type_"]["enum"],
+        json!(["tool", "part"])
+    );
+    assert_eq!(input["additionalProperties"], json!(false));
+    assert_eq!(create.errors.len(), 1);
+    assert_eq!(create.errors[0].status, "409");
+    // `id` is only read: not required of a created item's input, allowed in its output.
+    let item = &api.schemas["Item"];
+    assert_eq!(item["allOf"][1]["required"], json!([]));
+
+    let delete = tool(&api, "delete_item");
+    assert!(delete.annotations.destructive && delete.annotations.idempotent && delete.confirm);
+    assert_eq!(delete.output.kind, OutputKind::Empty);
+    assert_eq!(delete.params[0].location, Location::Path);
+    assert_eq!(delete.params[0].argument, "item_id");
+
+    // A body property named like a parameter keeps the body whole; a result that is no
+    // object is wrapped.
+    let put = tool(&api, "put_items_item_id");
+    assert_eq!(
+        put.body.as_ref().unwrap().placement,
+        Placement::Argument("body".into())
+    );
+    assert_eq!(
+        put.output_schema(&api.schemas).unwrap(),
+        json!({"type": "object", "properties": {"result": {"type": "array", "items": {"type": "string"}}}, "required": ["result"]})
+    );
+
+    let events = tool(&api, "list_events");
+    assert_eq!(
+        events.pagination,
+        Some(Pagination::Cursor {
+            param: "cursor".into(),
+            next: "next_cursor".into()
+        })
+    );
+
+    // Only the schemes some tool uses; OAuth is a bearer token.
+    assert_eq!(api.credentials.get("oauth"), Some(&Credential::Bearer));
+    assert_eq!(api.credentials.get("key"), None);
+}
+
+#[test]
+fn what_cannot_be_mapped_is_skipped_with_its_reason() {
+    let api = map(SHOP, &Curation::default()).unwrap();
+    let reasons: Vec<(&str, &str)> = api
+        .skipped
+        .iter()
+        .map(|s| (s.operation.as_str(), s.reason.as_str()))
+        .collect();
+    assert_eq!(reasons.len(), 2, "{reasons:?}");
+    assert!(reasons.contains(&(
+        "GET /orders/{orderId}",
+        "the path names `{orderId}`, which no parameter describes"
+    )));
+    assert!(reasons
+        .iter()
+        .any(|(op, why)| *op == "PUT /items/{itemId}/photo" && why.contains("image/png")));
+}
+
+#[test]
+fn every_published_schema_compiles() {
+    let api = map(SHOP, &Curation::default()).unwrap();
+    for operation in &api.operations {
+        let input = operation.input_schema(&api.schemas);
+        assert!(
+            jsonschema::draft202012::new(&input).is_ok(),
+            "{}",
+            operation.tool
+        );
+        assert_eq!(input["type"], "object");
+        if let Some(output) = operation.output_schema(&api.schemas) {
+            assert!(
+                jsonschema::draft202012::new(&output).is_ok(),
+                "{}",
+                operation.tool
+            );
+            assert_eq!(output["type"], "object", "{}", operation.tool);
+        }
+    }
+}
+
+#[test]
+fn the_curation_file_selects_renames_hides_and_decides() {
+    let curation = Curation::from_toml(
+        r#"
+        [select]
+        tags = ["items", "events"]
+        exclude = ["deleteItem"]
+        tag_prefix = true
+
+        [operations.listItems]
+        name = "browse"
+        description = "Browse the catalogue."
+        scopes = ["catalogue:read"]
+
+        [operations.listItems.arguments]
+        perPage = { rename = "page_size", description = "Items per page." }
+        tag = { fixed = ["featured"] }
+
+        [operations.listEvents.arguments]
+        tenant = { from = "tenant" }
+
+        [operations.createItem]
+        confirm = true
+        idempotency = false
+        "#,
+    )
+    .unwrap();
+    let api = map(SHOP, &curation).unwrap();
+    let names: Vec<&str> = api.operations.iter().map(|o| o.tool.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "events_list_events",
+            "browse",
+            "items_create_item",
+            "items_put_items_item_id"
+        ]
+    );
+    let browse = tool(&api, "browse");
+    assert_eq!(browse.description, "Browse the catalogue.");
+    assert_eq!(browse.scopes, ["catalogue:read"]);
+    let input = browse.input_schema(&api.schemas);
+    assert_eq!(
+        input["properties"]["page_size"]["description"],
+        "Items per page."
+    );
+    assert!(
+        input["properties"].get("tag").is_none(),
+        "a fixed argument is hidden"
+    );
+    assert_eq!(
+        browse.params[2].hidden,
+        Some(Hidden::Fixed(json!(["featured"])))
+    );
+    let events = tool(&api, "events_list_events");
+    assert_eq!(events.params[1].hidden, Some(Hidden::Tenant));
+    assert!(events.input_schema(&api.schemas)["properties"]
+        .get("tenant")
+        .is_none());
+    let create = tool(&api, "items_create_item");
+    assert!(create.confirm && !create.idempotency);
+}
+
+#[test]
+fn a_curation_naming_what_is_not_there_is_an_error() {
+    for (toml, expected) in [
+        ("[operations.nope]\nname = \"x\"\n", "`nope`"),
+        (
+            "[operations.listItems.arguments.nope]\nrename = \"y\"\n",
+            "argument `nope`",
+        ),
+        (
+            "[operations.listItems]\nname = \"has space\"\n",
+            "has space",
+        ),
+        (
+            "[operations.listItems.arguments.page]\nrename = \"Page\"\n",
+            "snake_case",
+        ),
+        (
+            "[operations.listItems.arguments.page]\nfixed = 1\nfrom = \"tenant\"\n",
+            "exclude each other",
+        ),
+    ] {
+        let curation = Curation::from_toml(toml).unwrap();
+        let error = map(SHOP, &curation).unwrap_err().to_string();
+        assert!(error.contains(expected), "{toml}: {error}");
+    }
+}

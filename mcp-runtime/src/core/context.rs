@@ -147,6 +147,8 @@ struct Inner {
     task: std::sync::OnceLock<Arc<crate::core::tasks::TaskLink>>,
     /// Set for a call of a paged tool: what its cursors are sealed to.
     paging: std::sync::OnceLock<Arc<super::pages::Paging>>,
+    /// The retry key of a call of an `idempotency` tool, when it came with one.
+    idempotency_key: std::sync::OnceLock<String>,
 }
 
 /// What a handler may know about the request it serves. Cheap to clone.
@@ -178,6 +180,7 @@ impl RequestContext {
             last_progress: Mutex::default(),
             task: std::sync::OnceLock::new(),
             paging: std::sync::OnceLock::new(),
+            idempotency_key: std::sync::OnceLock::new(),
         }))
     }
 
@@ -218,6 +221,18 @@ impl RequestContext {
 
     pub(crate) fn set_paging(&self, paging: super::pages::Paging) {
         let _ = self.0.paging.set(Arc::new(paging));
+    }
+
+    pub(crate) fn set_idempotency_key(&self, key: String) {
+        let _ = self.0.idempotency_key.set(key);
+    }
+
+    /// The retry key (`idempotencyKey`) this call came with, for a tool with
+    /// `#[tool(idempotency)]`: the framework already runs a call once per key; a tool that
+    /// calls an API which takes keys of its own forwards it (as an `Idempotency-Key`
+    /// header, say), so a retry the framework could not answer is still done once there.
+    pub fn idempotency_key(&self) -> Option<&str> {
+        self.0.idempotency_key.get().map(String::as_str)
     }
 
     pub(crate) fn paging(&self) -> Option<&Arc<super::pages::Paging>> {

@@ -161,6 +161,21 @@ pub async fn pay_then_crash(
     panic!("the connection to the bank dropped after the payment")
 }
 
+/// Books a payment at a bank that takes retry keys of its own: the call's key is forwarded.
+#[tool(idempotency)]
+pub async fn pay_via_bank(
+    /// Who to pay.
+    payee: String,
+    ctx: RequestContext,
+    payments: State<Payments>,
+) -> String {
+    let number = payments.pay(&payee, 1);
+    match ctx.idempotency_key() {
+        Some(key) => format!("payment {number} sent with Idempotency-Key {key}"),
+        None => format!("payment {number} sent without a key"),
+    }
+}
+
 /// Hands out a voucher once the user confirms; single use although not destructive.
 #[tool(once)]
 pub async fn voucher(

@@ -299,6 +299,35 @@ async fn a_retry_with_the_same_key_gets_the_recorded_result_and_the_payment_happ
 }
 
 #[tokio::test]
+async fn a_handler_reads_the_key_to_forward_it_and_never_sees_it_among_its_arguments() {
+    let payments = Payments::new();
+    let app = app(&payments);
+    for (wire, mut conn) in Conn::all(&app, None) {
+        let payee = format!("bank-{wire}");
+        let keyed = conn
+            .call(params(
+                "pay_via_bank",
+                json!({"payee": payee, "idempotencyKey": format!("k-{wire}")}),
+                json!({}),
+            ))
+            .await;
+        assert_eq!(
+            keyed["result"]["content"][0]["text"],
+            format!("payment 1 sent with Idempotency-Key k-{wire}"),
+            "{wire}"
+        );
+        let unkeyed = conn
+            .call(params("pay_via_bank", json!({"payee": payee}), json!({})))
+            .await;
+        assert_eq!(
+            unkeyed["result"]["content"][0]["text"],
+            "payment 2 sent without a key",
+            "{wire}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_retry_gets_the_very_bytes_of_the_first_answer() {
     // The receipt's members are written in the type's order (payee, amount_cents,
     // number), not sorted: the record keeps the result as that text.

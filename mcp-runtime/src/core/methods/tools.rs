@@ -52,7 +52,12 @@ impl Core {
         // arguments. A malformed one is an argument error the model can fix.
         let key = if tool.def.idempotency {
             match take_key(&mut arguments) {
-                Ok(key) => key,
+                Ok(key) => {
+                    if let Some(key) = &key {
+                        ctx.set_idempotency_key(key.clone());
+                    }
+                    key
+                }
                 Err(problem) => return invalid_arguments(name, &[problem]),
             }
         } else {

@@ -23,7 +23,8 @@
 //! let tool = &api.operations[0];
 //! assert_eq!(tool.tool, "delete_item");
 //! assert!(tool.annotations.destructive && tool.confirm);
-//! assert_eq!(tool.params[0].argument, "item_id");
+//! assert_eq!(tool.params[0].argument, "itemId");
+//! assert_eq!(tool.params[0].field, "item_id");
 //! ```
 
 mod curation;

@@ -262,16 +262,25 @@ impl Mapper<'_> {
                     ))
                 }
             };
-            let mut argument = names::field(&name);
-            if params.iter().any(|p| p.argument == argument) {
-                argument = names::field(&format!("{} {name}", location.as_str()));
-            }
-            let argument = names::unique(&argument, usize::MAX, |a| {
-                params.iter().any(|p| p.argument == a)
+            // The argument keeps the API's name; two parameters of one name in different
+            // places are told apart by their place.
+            let (argument, field) = if params
+                .iter()
+                .any(|p| p.argument == name || p.field == names::field(&name))
+            {
+                let qualified = format!("{}_{name}", location.as_str());
+                let field = names::field(&qualified);
+                (qualified, field)
+            } else {
+                (name.clone(), names::field(&name))
+            };
+            let field = names::unique(&field, usize::MAX, |f| {
+                params.iter().any(|p| p.field == f) || f == "body"
             });
             params.push(Param {
                 name,
                 argument,
+                field,
                 location,
                 required,
                 description: text_of(param.get("description")),
@@ -363,9 +372,15 @@ impl Mapper<'_> {
                 .keys()
                 .map(|name| (name.clone(), names::field(name)))
                 .collect();
-            let mut seen: Vec<&str> = params.iter().map(|p| p.argument.as_str()).collect();
-            let clash = fields.iter().any(|(_, field)| {
-                let clash = seen.contains(&field.as_str()) || field == "idempotency_key";
+            let mut seen: Vec<&str> = params
+                .iter()
+                .flat_map(|p| [p.argument.as_str(), p.field.as_str()])
+                .collect();
+            let clash = fields.iter().any(|(property, field)| {
+                let clash = seen.contains(&field.as_str())
+                    || seen.contains(&property.as_str())
+                    || property == "idempotencyKey"
+                    || field == "idempotency_key";
                 seen.push(field);
                 clash
             });
@@ -815,14 +830,19 @@ fn curate_argument(
         (None, None) => None,
     };
     if let Some(rename) = &decided.rename {
-        let field = names::field(rename);
-        if &field != rename {
-            return Err(Error::Curation(format!("argument `{name}` of `{label}`: `{rename}` is not a snake_case name (try `{field}`)")));
+        let valid = rename.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && rename.len() <= 64
+            && rename
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        if !valid {
+            return Err(Error::Curation(format!("argument `{name}` of `{label}`: `{rename}` is not a name an argument can have (a letter or `_`, then letters, digits, `_`, `-` or `.`; at most 64)")));
         }
+        let field = names::field(rename);
         let taken = operation
             .params
             .iter()
-            .any(|p| p.argument == *rename && p.name != name);
+            .any(|p| (p.argument == *rename || p.field == field) && p.name != name);
         if taken {
             return Err(Error::Curation(format!(
                 "argument `{name}` of `{label}`: another argument is already called `{rename}`"
@@ -832,6 +852,7 @@ fn curate_argument(
     if let Some(param) = operation.params.iter_mut().find(|p| p.name == name) {
         if let Some(rename) = &decided.rename {
             param.argument = rename.clone();
+            param.field = names::field(rename);
         }
         if let Some(description) = &decided.description {
             param.description = Some(description.clone());

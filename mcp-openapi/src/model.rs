@@ -112,17 +112,18 @@ impl Operation {
                 Placement::Flattened(fields) => {
                     let object = resolve(&body.schema, schemas);
                     let needed = object.get("required").and_then(Value::as_array);
-                    for (name, field) in fields {
-                        let schema = object.pointer(&format!(
-                            "/properties/{}",
-                            name.replace('~', "~0").replace('/', "~1")
-                        ));
-                        properties
-                            .insert(field.clone(), schema.cloned().unwrap_or(Value::Bool(true)));
+                    for (name, _) in fields {
+                        let pointer =
+                            format!("/properties/{}", name.replace('~', "~0").replace('/', "~1"));
+                        let schema = object
+                            .pointer(&pointer)
+                            .cloned()
+                            .unwrap_or(Value::Bool(true));
+                        properties.insert(name.clone(), schema);
                         if body.required
                             && needed.is_some_and(|n| n.contains(&Value::from(name.as_str())))
                         {
-                            required.push(Value::from(field.clone()));
+                            required.push(Value::from(name.clone()));
                         }
                     }
                 }
@@ -326,8 +327,11 @@ pub enum Style {
 pub struct Param {
     /// The parameter's name in the request.
     pub name: String,
-    /// The argument's name in the tool's input (snake_case, a Rust identifier).
+    /// The argument's name in the tool's input: the parameter's own, unless two
+    /// parameters share it (then `query_id`, `path_id`) or the curation renames it.
     pub argument: String,
+    /// The argument as a Rust identifier (snake_case, never a keyword).
+    pub field: String,
     /// Where it goes.
     pub location: Location,
     /// The call needs it.
@@ -375,8 +379,8 @@ pub enum Placement {
     /// As one argument of this name.
     Argument(String),
     /// Its properties are arguments themselves, beside the parameters (an object body whose
-    /// property names do not collide with them). The names are the body's, with their
-    /// argument names.
+    /// property names do not collide with them): each property's name (also the
+    /// argument's), with its Rust identifier.
     Flattened(Vec<(String, String)>),
 }
 

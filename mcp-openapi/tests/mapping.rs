@@ -50,9 +50,17 @@ fn the_document_maps_to_tools_with_the_api_s_own_shape() {
     );
     assert!(!list.description.contains("Archived"));
     assert!(list.docs.as_deref().is_some_and(|d| d.contains("Archived")));
-    let arguments: Vec<&str> = list.params.iter().map(|p| p.argument.as_str()).collect();
-    // The API key is a credential of the deployment, never an argument.
-    assert_eq!(arguments, ["page", "per_page", "tag"]);
+    let arguments: Vec<(&str, &str)> = list
+        .params
+        .iter()
+        .map(|p| (p.argument.as_str(), p.field.as_str()))
+        .collect();
+    // Arguments keep the API's names, with Rust identifiers for the code. The API key is a
+    // credential of the deployment, never an argument.
+    assert_eq!(
+        arguments,
+        [("page", "page"), ("perPage", "per_page"), ("tag", "tag")]
+    );
     assert_eq!(list.params[2].style, Style::Form { explode: false });
     assert_eq!(
         list.pagination,
@@ -89,10 +97,7 @@ fn the_document_maps_to_tools_with_the_api_s_own_shape() {
     );
     let input = create.input_schema(&api.schemas);
     assert_eq!(input["required"], json!(["name", "sku"]));
-    assert_eq!(
-        input["properties"]["type_"]["enum"],
-        json!(["tool", "part"])
-    );
+    assert_eq!(input["properties"]["type"]["enum"], json!(["tool", "part"]));
     assert_eq!(input["additionalProperties"], json!(false));
     assert_eq!(create.errors.len(), 1);
     assert_eq!(create.errors[0].status, "409");
@@ -104,7 +109,8 @@ fn the_document_maps_to_tools_with_the_api_s_own_shape() {
     assert!(delete.annotations.destructive && delete.annotations.idempotent && delete.confirm);
     assert_eq!(delete.output.kind, OutputKind::Empty);
     assert_eq!(delete.params[0].location, Location::Path);
-    assert_eq!(delete.params[0].argument, "item_id");
+    assert_eq!(delete.params[0].argument, "itemId");
+    assert_eq!(delete.params[0].field, "item_id");
 
     // A body property named like a parameter keeps the body whole; a result that is no
     // object is wrapped.
@@ -188,6 +194,7 @@ fn the_curation_file_selects_renames_hides_and_decides() {
 
         [operations.listItems.arguments]
         perPage = { rename = "page_size", description = "Items per page." }
+        page = { rename = "pageNumber" }
         tag = { fixed = ["featured"] }
 
         [operations.listEvents.arguments]
@@ -248,8 +255,12 @@ fn a_curation_naming_what_is_not_there_is_an_error() {
             "has space",
         ),
         (
-            "[operations.listItems.arguments.page]\nrename = \"Page\"\n",
-            "snake_case",
+            "[operations.listItems.arguments.page]\nrename = \"9 lives\"\n",
+            "not a name",
+        ),
+        (
+            "[operations.listItems.arguments.page]\nrename = \"perPage\"\n",
+            "already called",
         ),
         (
             "[operations.listItems.arguments.page]\nfixed = 1\nfrom = \"tenant\"\n",

@@ -10,6 +10,7 @@
 //! follows what the server answers (see `mcp_runtime::client`).
 
 mod ask;
+mod openapi;
 mod render;
 mod safe;
 #[cfg(test)]
@@ -67,6 +68,8 @@ enum Command {
         #[command(flatten)]
         target: Target,
     },
+    /// Generate a crate of tools from an OpenAPI document (3.0 or 3.1, JSON or YAML).
+    Openapi(openapi::OpenApiArgs),
     /// Get a prompt's messages.
     Get {
         /// The prompt's name.
@@ -221,6 +224,7 @@ fn complain(message: &str) {
 
 async fn run(command: Command) -> Result<(), Failure> {
     match command {
+        Command::Openapi(args) => openapi::run(args)?,
         Command::Info(target) => {
             let client = connect(&target).await?;
             let info = json!({

@@ -28,6 +28,7 @@
 //! ```
 
 mod curation;
+pub mod generate;
 mod load;
 mod map;
 mod model;

@@ -475,9 +475,7 @@ impl Mapper<'_> {
                 }
                 None => Value::Bool(true),
             };
-            let resolved = self.schemas.resolved(&schema);
-            let object = resolved.get("type") == Some(&Value::from("object"))
-                || (resolved.get("type").is_none() && resolved.get("properties").is_some());
+            let object = self.is_object(&schema, 0);
             let wrapped_in = (!object).then(|| "result".to_owned());
             return OutputKind::Json { schema, wrapped_in };
         }
@@ -485,6 +483,23 @@ impl Mapper<'_> {
             return OutputKind::Text;
         }
         OutputKind::Binary(content.keys().next().cloned().unwrap_or_default())
+    }
+
+    /// Whether every value of `schema` is a JSON object: its type says so, or it has
+    /// properties and no other type, or one of its `allOf` is an object.
+    fn is_object(&mut self, schema: &Value, depth: usize) -> bool {
+        let resolved = self.schemas.resolved(schema);
+        match resolved.get("type") {
+            Some(kind) => kind == "object",
+            None if resolved.get("properties").is_some() => true,
+            None => {
+                depth < 8
+                    && resolved
+                        .get("allOf")
+                        .and_then(Value::as_array)
+                        .is_some_and(|all| all.iter().any(|s| self.is_object(s, depth + 1)))
+            }
+        }
     }
 
     /// The names of the credential schemes the operation accepts (its own `security`, or

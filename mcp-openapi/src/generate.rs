@@ -122,6 +122,8 @@ struct Writer<'a> {
     wanted: Vec<String>,
     /// Type names in use.
     taken: BTreeSet<String>,
+    /// Some named type's code names `Value`.
+    types_use_value: bool,
 }
 
 impl<'a> Writer<'a> {
@@ -139,6 +141,7 @@ impl<'a> Writer<'a> {
             typed,
             wanted: Vec::new(),
             taken,
+            types_use_value: false,
         }
     }
 
@@ -207,9 +210,13 @@ impl<'a> Writer<'a> {
                 }
             }
         }
-        let mutable = if body.is_empty() { "" } else { "mut " };
+        let build = if body.is_empty() {
+            "        Api::new(base_url)\n".to_owned()
+        } else {
+            format!("        let mut api = Api::new(base_url);\n{body}        api\n")
+        };
         format!(
-            "impl Api {{\n    /// The API as this deployment's environment configures it:\n    ///\n{docs}    ///\n    /// A credential left unset is not sent. These are the deployment's own: the MCP caller's\n    /// token is never passed on to the API.\n    pub fn from_env() -> Api {{\n        let base_url = std::env::var(\"{prefix}_BASE_URL\").unwrap_or_else(|_| BASE_URL.to_owned());\n        let {mutable}api = Api::new(base_url);\n{body}        api\n    }}\n}}\n"
+            "impl Api {{\n    /// The API as this deployment's environment configures it:\n    ///\n{docs}    ///\n    /// A credential left unset is not sent. These are the deployment's own: the MCP caller's\n    /// token is never passed on to the API.\n    pub fn from_env() -> Api {{\n        let base_url = std::env::var(\"{prefix}_BASE_URL\").unwrap_or_else(|_| BASE_URL.to_owned());\n{build}    }}\n}}\n"
         )
     }
 
@@ -632,7 +639,7 @@ impl<'a> Writer<'a> {
         out.push_str("        _ => None,\n    }\n}\n\n");
         out.push_str(&consts);
         if !items.is_empty() {
-            let value = if items.contains("Value") {
+            let value = if self.types_use_value {
                 "\nuse serde_json::Value;"
             } else {
                 ""
@@ -697,6 +704,7 @@ impl<'a> Writer<'a> {
             && !kind_of(schema).1
             && is_plain(schema);
         let Some(properties) = properties.filter(|_| struct_like) else {
+            self.types_use_value = true;
             out.push_str("pub type ");
             let _ = writeln!(out, "{rust} = Value;\n");
             return out;
@@ -717,6 +725,7 @@ impl<'a> Writer<'a> {
             if self.contains(&ty, rust) {
                 ty = format!("Box<{ty}>");
             }
+            self.types_use_value |= uses_ident(&ty, "Value");
             let description = property_schema.get("description").and_then(Value::as_str);
             fields.push_str(&field(
                 &rust_field,
@@ -728,6 +737,7 @@ impl<'a> Writer<'a> {
         }
         let extra = schema.get("additionalProperties") != Some(&Value::Bool(false));
         if extra {
+            self.types_use_value = true;
             fields.push_str("    /// Members the document does not name.\n    #[serde(flatten)]\n    pub other: serde_json::Map<String, Value>,\n");
         }
         out.push_str("#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]\n");
@@ -784,6 +794,12 @@ impl<'a> Writer<'a> {
         self.taken.insert(name.clone());
         name
     }
+}
+
+/// Whether `code` uses the identifier `name` (not merely a longer one containing it).
+fn uses_ident(code: &str, name: &str) -> bool {
+    code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|token| token == name)
 }
 
 /// Lints the document's own text can set off in generated items.

@@ -536,6 +536,11 @@ impl Mapper<'_> {
                     .collect::<Vec<_>>()
             })
             .find(|scopes| !scopes.is_empty())
+            .map(|mut scopes| {
+                let mut seen = std::collections::BTreeSet::new();
+                scopes.retain(|scope| seen.insert(scope.clone()));
+                scopes
+            })
             .unwrap_or_default()
     }
 
@@ -817,7 +822,9 @@ fn apply(operations: &mut [Operation], curation: &Curation) -> Result<(), Error>
         if let Some(idempotency) = decided.idempotency {
             operation.idempotency = idempotency;
         }
-        if let Some(scopes) = decided.scopes {
+        if let Some(mut scopes) = decided.scopes {
+            let mut seen = std::collections::BTreeSet::new();
+            scopes.retain(|scope| seen.insert(scope.clone()));
             operation.scopes = scopes;
         }
         for (name, argument) in &decided.arguments {

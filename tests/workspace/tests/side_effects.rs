@@ -320,8 +320,7 @@ async fn a_handler_reads_the_key_to_forward_it_and_never_sees_it_among_its_argum
             .call(params("pay_via_bank", json!({"payee": payee}), json!({})))
             .await;
         assert_eq!(
-            unkeyed["result"]["content"][0]["text"],
-            "payment 2 sent without a key",
+            unkeyed["result"]["content"][0]["text"], "payment 2 sent without a key",
             "{wire}"
         );
     }

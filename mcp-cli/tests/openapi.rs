@@ -1,0 +1,156 @@
+//! `mcp openapi`: the files it writes and keeps, what it reports, and how it refuses what
+//! it cannot read. (That the generated crates build, pass clippy and serve is the test
+//! command's `scripts/openapi-corpus.sh` step, over real documents.)
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const SHOP: &str = include_str!("../../mcp-openapi/tests/documents/shop.yaml");
+
+fn mcp(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcp"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("mcp runs")
+}
+
+fn folder(name: &str) -> std::path::PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("shop.yaml"), SHOP).unwrap();
+    dir
+}
+
+#[test]
+fn a_crate_is_written_and_regenerating_keeps_the_team_s_files() {
+    let dir = folder("openapi-regenerate");
+    let first = mcp(&["openapi", "shop.yaml", "--out", "shop"], &dir);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert!(stderr.contains("5 tools, 2 operations skipped"), "{stderr}");
+    assert!(
+        stderr.contains("skipped PUT /items/{itemId}/photo: a request body of type image/png"),
+        "{stderr}"
+    );
+    let crate_dir = dir.join("shop");
+    for file in [
+        "Cargo.toml",
+        "mcp-openapi.toml",
+        "src/lib.rs",
+        "src/main.rs",
+        "src/api/mod.rs",
+        "src/api/client.rs",
+        "src/api/types.rs",
+        "src/api/tools.rs",
+    ] {
+        assert!(crate_dir.join(file).exists(), "{file} written");
+    }
+    let tools = std::fs::read_to_string(crate_dir.join("src/api/tools.rs")).unwrap();
+    assert!(
+        tools.contains("Do not edit"),
+        "the header says generated files are not edited"
+    );
+    assert!(tools.contains("pub async fn create_item("));
+    assert!(tools.contains("#[serde(rename = \"perPage\""), "{tools}");
+    let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains("name = \"shop-mcp\"") && manifest.contains("mcp-runtime = \"0.1\""),
+        "{manifest}"
+    );
+
+    // The team edits its own files and curates; generating again keeps them and follows
+    // the curation file found in the crate.
+    std::fs::write(crate_dir.join("src/lib.rs"), "// the team's own\n").unwrap();
+    std::fs::write(
+        crate_dir.join("mcp-openapi.toml"),
+        "[select]\ntags = [\"items\"]\n\n[operations.listItems]\nname = \"browse\"\n",
+    )
+    .unwrap();
+    std::fs::write(crate_dir.join("src/api/tools.rs"), "// edited by hand\n").unwrap();
+    let again = mcp(&["openapi", "shop.yaml", "--out", "shop"], &dir);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(crate_dir.join("src/lib.rs")).unwrap(),
+        "// the team's own\n"
+    );
+    let tools = std::fs::read_to_string(crate_dir.join("src/api/tools.rs")).unwrap();
+    assert!(
+        !tools.contains("edited by hand"),
+        "generated files are written again"
+    );
+    assert!(
+        tools.contains("pub async fn browse(") && !tools.contains("pub async fn list_events("),
+        "curated"
+    );
+}
+
+#[test]
+fn a_dry_run_reports_and_writes_nothing() {
+    let dir = folder("openapi-dry-run");
+    let output = mcp(
+        &["openapi", "shop.yaml", "--out", "shop", "--dry-run"],
+        &dir,
+    );
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("5 tools"));
+    assert!(!dir.join("shop").exists());
+}
+
+#[test]
+fn what_cannot_be_read_is_refused_with_exit_2_and_the_reason() {
+    let dir = folder("openapi-refused");
+    std::fs::write(dir.join("swagger.yaml"), "swagger: '2.0'\npaths: {}\n").unwrap();
+    std::fs::write(dir.join("bad.toml"), "[operations.nope]\nname = \"x\"\n").unwrap();
+    for (args, expected) in [
+        (
+            vec!["openapi", "swagger.yaml", "--out", "x"],
+            "swagger2openapi",
+        ),
+        (
+            vec!["openapi", "missing.yaml", "--out", "x"],
+            "cannot read missing.yaml",
+        ),
+        (
+            vec!["openapi", "shop.yaml", "--out", "x", "--config", "bad.toml"],
+            "`nope`",
+        ),
+    ] {
+        let output = mcp(&args, &dir);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+    assert!(!dir.join("x").exists(), "nothing written");
+}
+
+#[test]
+fn text_from_the_document_cannot_take_over_the_terminal() {
+    let dir = folder("openapi-terminal");
+    // A path (quoted in the report of what was skipped) with escape sequences in it.
+    let hostile = SHOP.replace(
+        "  /orders/{orderId}:",
+        "  \"/orders\\e]0;owned\\a\\e[2J/{orderId}\":",
+    );
+    assert_ne!(hostile, SHOP);
+    std::fs::write(dir.join("shop.yaml"), hostile).unwrap();
+    let output = mcp(
+        &["openapi", "shop.yaml", "--out", "shop", "--dry-run"],
+        &dir,
+    );
+    assert!(output.status.success());
+    assert!(
+        !output.stderr.contains(&0x1b),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

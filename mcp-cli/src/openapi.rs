@@ -82,7 +82,14 @@ pub(crate) fn run(args: OpenApiArgs) -> Result<(), Failure> {
             "no operation could be made a tool; nothing written".into(),
         ));
     }
-    let crate_name = args.name.clone().unwrap_or_else(|| crate_name(&api.title));
+    // The name given, else the name of the crate generated before, else one from the title.
+    let crate_name = args
+        .name
+        .clone()
+        .or_else(|| existing_name(&args.out.join("Cargo.toml")))
+        .unwrap_or_else(|| crate_name(&api.title));
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", args.out.display())))?;
     let document = relative(&args.spec, &args.out);
     let options = generate::Options {
         crate_name,
@@ -126,6 +133,17 @@ fn format(files: &[PathBuf]) {
     if !matches!(status, Ok(s) if s.success()) {
         eprintln!("warning: rustfmt did not run; the generated files are left unformatted");
     }
+}
+
+/// The package name of an existing manifest.
+fn existing_name(manifest: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(manifest).ok()?;
+    text.lines()
+        .skip_while(|line| line.trim() != "[package]")
+        .find_map(|line| {
+            let (key, value) = line.split_once('=')?;
+            (key.trim() == "name").then(|| value.trim().trim_matches('"').to_owned())
+        })
 }
 
 /// A crate name from a title: lowercase words joined by `-`, ending in `-mcp`.

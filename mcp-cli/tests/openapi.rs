@@ -154,3 +154,44 @@ fn text_from_the_document_cannot_take_over_the_terminal() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+#[test]
+fn the_committed_example_is_what_generation_writes_today() {
+    // `examples/inventory-mcp` is generated from `examples/inventory-api/openapi.json`;
+    // generating it again must give the very same files, or the commit is stale.
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("openapi-example");
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.join("examples/inventory-mcp");
+    std::fs::create_dir_all(dir.join("examples/inventory-api")).unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::copy(
+        examples.join("inventory-api/openapi.json"),
+        dir.join("examples/inventory-api/openapi.json"),
+    )
+    .unwrap();
+    // The team's files, which the generation reads (the curation, the crate's name).
+    for file in ["mcp-openapi.toml", "Cargo.toml"] {
+        std::fs::copy(examples.join("inventory-mcp").join(file), out.join(file)).unwrap();
+    }
+    let output = mcp(
+        &["openapi", "../inventory-api/openapi.json", "--out", "."],
+        &out,
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for file in ["mod.rs", "client.rs", "types.rs", "tools.rs"] {
+        let committed =
+            std::fs::read_to_string(examples.join("inventory-mcp/src/api").join(file)).unwrap();
+        let generated = std::fs::read_to_string(out.join("src/api").join(file)).unwrap();
+        assert!(
+            committed == generated,
+            "examples/inventory-mcp/src/api/{file} differs from what `mcp openapi` writes today; \
+             run `cargo run -p mcp-cli -- openapi ../inventory-api/openapi.json --out .` in \
+             examples/inventory-mcp and commit the result"
+        );
+    }
+}

@@ -446,3 +446,26 @@ fn refs_in(value: &Value, names: &mut Vec<String>) {
 pub fn fixed(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or(Value::Null)
 }
+
+/// A new retry key for a call that came without one: unique to this process and moment
+/// (not a secret), so the API runs the call once under it.
+pub fn fresh_key() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let state = std::collections::hash_map::RandomState::new();
+    let mut halves = [0u64; 2];
+    for half in &mut halves {
+        let mut hasher = state.build_hasher();
+        hasher.write_u64(COUNT.fetch_add(1, Ordering::Relaxed));
+        hasher.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or_default(),
+        );
+        hasher.write_u32(std::process::id());
+        *half = hasher.finish();
+    }
+    format!("{:016x}{:016x}", halves[0], halves[1])
+}

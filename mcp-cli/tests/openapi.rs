@@ -47,16 +47,18 @@ fn a_crate_is_written_and_regenerating_keeps_the_team_s_files() {
         "src/api/mod.rs",
         "src/api/client.rs",
         "src/api/types.rs",
-        "src/api/tools.rs",
+        "src/api/tools/mod.rs",
+        "src/api/tools/create_item.rs",
+        "src/api/tools/list_events.rs",
     ] {
         assert!(crate_dir.join(file).exists(), "{file} written");
     }
-    let tools = std::fs::read_to_string(crate_dir.join("src/api/tools.rs")).unwrap();
+    let tools = std::fs::read_to_string(crate_dir.join("src/api/tools/list_items.rs")).unwrap();
     assert!(
         tools.contains("Do not edit"),
         "the header says generated files are not edited"
     );
-    assert!(tools.contains("pub async fn create_item("));
+    assert!(tools.contains("pub async fn list_items("));
     assert!(tools.contains("#[serde(rename = \"perPage\""), "{tools}");
     let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).unwrap();
     assert!(
@@ -72,7 +74,11 @@ fn a_crate_is_written_and_regenerating_keeps_the_team_s_files() {
         "[select]\ntags = [\"items\"]\n\n[operations.listItems]\nname = \"browse\"\n",
     )
     .unwrap();
-    std::fs::write(crate_dir.join("src/api/tools.rs"), "// edited by hand\n").unwrap();
+    let edited = crate_dir.join("src/api/tools/create_item.rs");
+    let text = std::fs::read_to_string(&edited).unwrap();
+    std::fs::write(&edited, format!("{text}// edited by hand\n")).unwrap();
+    // A file of the team's own in the generated folder is left alone.
+    std::fs::write(crate_dir.join("src/api/notes.txt"), "ours\n").unwrap();
     let again = mcp(&["openapi", "shop.yaml", "--out", "shop"], &dir);
     assert!(
         again.status.success(),
@@ -83,14 +89,19 @@ fn a_crate_is_written_and_regenerating_keeps_the_team_s_files() {
         std::fs::read_to_string(crate_dir.join("src/lib.rs")).unwrap(),
         "// the team's own\n"
     );
-    let tools = std::fs::read_to_string(crate_dir.join("src/api/tools.rs")).unwrap();
+    let text = std::fs::read_to_string(&edited).unwrap();
     assert!(
-        !tools.contains("edited by hand"),
+        !text.contains("edited by hand"),
         "generated files are written again"
     );
-    assert!(
-        tools.contains("pub async fn browse(") && !tools.contains("pub async fn list_events("),
-        "curated"
+    let tools = crate_dir.join("src/api/tools");
+    let browse = std::fs::read_to_string(tools.join("browse.rs")).unwrap();
+    assert!(browse.contains("pub async fn browse("), "curated");
+    // A tool no longer selected leaves no file behind.
+    assert!(!tools.join("list_events.rs").exists() && !tools.join("list_items.rs").exists());
+    assert_eq!(
+        std::fs::read_to_string(crate_dir.join("src/api/notes.txt")).unwrap(),
+        "ours\n"
     );
 }
 
@@ -183,15 +194,37 @@ fn the_committed_example_is_what_generation_writes_today() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    for file in ["mod.rs", "client.rs", "types.rs", "tools.rs"] {
-        let committed =
-            std::fs::read_to_string(examples.join("inventory-mcp/src/api").join(file)).unwrap();
-        let generated = std::fs::read_to_string(out.join("src/api").join(file)).unwrap();
+    let committed = files(&examples.join("inventory-mcp/src/api"));
+    let generated = files(&out.join("src/api"));
+    assert_eq!(
+        committed.keys().collect::<Vec<_>>(),
+        generated.keys().collect::<Vec<_>>(),
+        "the generated files"
+    );
+    for (file, text) in &committed {
         assert!(
-            committed == generated,
+            generated.get(file) == Some(text),
             "examples/inventory-mcp/src/api/{file} differs from what `mcp openapi` writes today; \
              run `cargo run -p mcp-cli -- openapi ../inventory-api/openapi.json --out .` in \
              examples/inventory-mcp and commit the result"
         );
     }
+}
+
+/// Every file under `dir`, by its path relative to `dir`.
+fn files(dir: &Path) -> std::collections::BTreeMap<String, String> {
+    let mut found = std::collections::BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(at) = pending.pop() {
+        for entry in std::fs::read_dir(&at).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let name = path.strip_prefix(dir).unwrap().display().to_string();
+                found.insert(name, std::fs::read_to_string(&path).unwrap());
+            }
+        }
+    }
+    found
 }

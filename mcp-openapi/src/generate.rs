@@ -69,7 +69,7 @@ pub fn generate(api: &Api, options: &Options) -> Vec<File> {
     let mut writer = Writer::new(api, options);
     let tools = writer.tools();
     let types = writer.types();
-    vec![
+    let mut files = vec![
         File {
             path: "src/api/mod.rs".into(),
             contents: writer.module(),
@@ -83,11 +83,6 @@ pub fn generate(api: &Api, options: &Options) -> Vec<File> {
         File {
             path: "src/api/types.rs".into(),
             contents: types,
-            owner: Owner::Generator,
-        },
-        File {
-            path: "src/api/tools.rs".into(),
-            contents: tools,
             owner: Owner::Generator,
         },
         File {
@@ -110,7 +105,13 @@ pub fn generate(api: &Api, options: &Options) -> Vec<File> {
             contents: CURATION.to_owned(),
             owner: Owner::Team,
         },
-    ]
+    ];
+    files.extend(tools.into_iter().map(|(path, contents)| File {
+        path,
+        contents,
+        owner: Owner::Generator,
+    }));
+    files
 }
 
 struct Writer<'a> {
@@ -124,6 +125,8 @@ struct Writer<'a> {
     taken: BTreeSet<String>,
     /// Some named type's code names `Value`.
     types_use_value: bool,
+    /// The named types the tool being written uses.
+    used_now: BTreeSet<String>,
 }
 
 impl<'a> Writer<'a> {
@@ -142,6 +145,7 @@ impl<'a> Writer<'a> {
             wanted: Vec::new(),
             taken,
             types_use_value: false,
+            used_now: BTreeSet::new(),
         }
     }
 
@@ -223,49 +227,67 @@ impl<'a> Writer<'a> {
         )
     }
 
-    fn tools(&mut self) -> String {
-        let mut out = self.header(&format!(
-            "One tool per operation of {}.",
+    /// One module per tool (`src/api/tools/NAME.rs`, so a tool's diff and its review stand
+    /// alone), and the list of them (`src/api/tools/mod.rs`).
+    fn tools(&mut self) -> Vec<(PathBuf, String)> {
+        let operations = self.api.operations.clone();
+        let mut files = Vec::new();
+        let mut modules = Vec::new();
+        let mut taken_modules = BTreeSet::new();
+        for operation in &operations {
+            self.used_now.clear();
+            let items = self.tool(operation);
+            let module = names::unique(&names::field(&operation.tool), usize::MAX, |m| {
+                taken_modules.contains(m) || m == "mod"
+            });
+            taken_modules.insert(module.clone());
+            let mut out = self.header(&format!(
+                "The tool `{}`: {}.",
+                operation.tool,
+                operation.label()
+            ));
+            out.push_str(LINTS);
+            // Only what the items use, as a person would import it.
+            let used = |pattern: &str| items.contains(pattern);
+            out.push_str("\nuse mcp_runtime::prelude::*;\nuse schemars::{JsonSchema, Schema, SchemaGenerator};\nuse serde::{Deserialize, Serialize};\n");
+            if uses_ident(&items, "Value") {
+                out.push_str("use serde_json::Value;\n");
+            }
+            out.push('\n');
+            let helpers: Vec<&str> = [
+                ("confirm", "confirm(&ctx"),
+                ("fixed", "&fixed("),
+                ("fresh_key", "fresh_key"),
+                ("schema", "schema(generator"),
+                ("segment", "segment("),
+                ("Method", "Method::"),
+                ("Scheme", "Scheme::"),
+                ("Style", "Style::"),
+            ]
+            .into_iter()
+            .filter(|(_, pattern)| used(pattern))
+            .map(|(name, _)| name)
+            .collect();
+            let _ = writeln!(out, "use crate::api::client::{{{}}};", helpers.join(", "));
+            if !self.used_now.is_empty() {
+                let list: Vec<&str> = self.used_now.iter().map(String::as_str).collect();
+                let _ = writeln!(out, "use crate::api::types::{{{}}};", list.join(", "));
+            }
+            out.push_str("use crate::api::Api;\n\n");
+            out.push_str(&items);
+            files.push((PathBuf::from(format!("src/api/tools/{module}.rs")), out));
+            modules.push(module);
+        }
+        let mut list = self.header(&format!(
+            "The tools of {}, one module each.",
             self.api.title.replace('\n', " ")
         ));
-        out.push_str(LINTS);
-        let operations = self.api.operations.clone();
-        let mut items = String::new();
-        for operation in &operations {
-            items.push('\n');
-            items.push_str(&self.tool(operation));
+        list.push('\n');
+        for module in &modules {
+            let _ = writeln!(list, "pub mod {};", raw_ident(module));
         }
-        // Only what the items use, as a person would import it.
-        let used = |name: &str| items.contains(name);
-        out.push_str("\nuse mcp_runtime::prelude::*;\nuse schemars::{JsonSchema, Schema, SchemaGenerator};\nuse serde::{Deserialize, Serialize};\nuse serde_json::Value;\n\n");
-        let helpers: Vec<&str> = [
-            ("confirm", "confirm(&ctx"),
-            ("fresh_key", "fresh_key"),
-            ("fixed", "&fixed("),
-            ("schema", "schema(generator"),
-            ("segment", "segment("),
-            ("Method", "Method::"),
-            ("Scheme", "Scheme::"),
-            ("Style", "Style::"),
-        ]
-        .into_iter()
-        .filter(|(_, pattern)| used(pattern))
-        .map(|(name, _)| name)
-        .collect();
-        let _ = writeln!(out, "use super::client::{{{}}};", helpers.join(", "));
-        let types: Vec<&String> = self
-            .typed
-            .iter()
-            .filter(|(name, _)| self.wanted.contains(name))
-            .map(|(_, rust)| rust)
-            .collect();
-        if !types.is_empty() {
-            let list: Vec<&str> = types.iter().map(|t| t.as_str()).collect();
-            let _ = writeln!(out, "use super::types::{{{}}};", list.join(", "));
-        }
-        out.push_str("use super::Api;\n");
-        out.push_str(&items);
-        out
+        files.push((PathBuf::from("src/api/tools/mod.rs"), list));
+        files
     }
 
     fn tool(&mut self, op: &Operation) -> String {
@@ -578,6 +600,7 @@ impl<'a> Writer<'a> {
                 if !self.wanted.contains(&name.to_owned()) {
                     self.wanted.push(name.to_owned());
                 }
+                self.used_now.insert(rust.clone());
                 return rust;
             }
             return "Value".into();
@@ -819,6 +842,15 @@ impl<'a> Writer<'a> {
         let name = unique_type(name, &self.taken);
         self.taken.insert(name.clone());
         name
+    }
+}
+
+/// A module name as Rust writes it: a keyword as a raw identifier.
+fn raw_ident(name: &str) -> String {
+    if names::is_keyword(name) {
+        format!("r#{name}")
+    } else {
+        name.to_owned()
     }
 }
 

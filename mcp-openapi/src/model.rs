@@ -151,7 +151,14 @@ impl Operation {
                 "properties": { key.as_str(): schema },
                 "required": [key],
             }),
-            None => resolve(schema, schemas).clone(),
+            // An object by its `allOf` or its properties: MCP has the root say so.
+            None => match resolve(schema, schemas).clone() {
+                Value::Object(mut object) => {
+                    object.insert("type".into(), "object".into());
+                    Value::Object(object)
+                }
+                other => other,
+            },
         };
         Some(with_defs(object, schemas))
     }

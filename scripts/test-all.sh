@@ -293,6 +293,8 @@ expect_output() {
 }
 # The listing Getting started shows, as the book includes it.
 "$mcp" tools -- "$bins/quickstart" | diff -u mcp-cli/tests/quickstart-tools.txt -
+# The tools generated from the inventory API's document, as "From an existing API" shows them.
+"$mcp" tools -- "$bins/inventory-mcp" | diff -u mcp-cli/tests/inventory-tools.txt -
 expect_output 5 "$mcp" call add '{"a": 2, "b": 3}' -- "$bins/quickstart"
 expect_output 5 "$mcp" call --url "$quickstart_url" add '{"a": 2, "b": 3}'
 expect_output 5 "$mcp" call --era legacy --url "$quickstart_url" add '{"a": 2, "b": 3}'

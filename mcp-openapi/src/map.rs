@@ -584,7 +584,8 @@ fn path_names(path: &str) -> impl Iterator<Item = &str> {
         .filter_map(|s| s.split_once('}').map(|(name, _)| name))
 }
 
-/// A title, the description the model reads, and the whole text when that was shortened.
+/// A title (the summary), the description the model reads, and the whole text when that
+/// was shortened.
 fn describe(
     raw: &Map<String, Value>,
     method: Method,
@@ -592,11 +593,11 @@ fn describe(
 ) -> (Option<String>, String, Option<String>) {
     let summary = text_of(raw.get("summary"));
     let long = text_of(raw.get("description"));
+    // The summary is the tool's title, which clients show beside the description: the
+    // description does not repeat it, unless it is all there is.
     let full = match (&summary, &long) {
-        (Some(s), Some(d)) if d.starts_with(s.trim_end_matches('.')) => d.clone(),
-        (Some(s), Some(d)) => format!("{}. {d}", s.trim_end_matches('.')),
+        (_, Some(d)) => d.clone(),
         (Some(s), None) => s.clone(),
-        (None, Some(d)) => d.clone(),
         (None, None) => format!("{} {path}", method.as_str()),
     };
     let short = shorten(&full, MAX_DESCRIPTION);

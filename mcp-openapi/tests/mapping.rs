@@ -41,10 +41,11 @@ fn the_document_maps_to_tools_with_the_api_s_own_shape() {
     let list = tool(&api, "list_items");
     assert_eq!(list.method, Method::Get);
     assert!(list.annotations.read_only && list.annotations.idempotent && !list.confirm);
-    // The description is the summary and the first paragraph; the rest stays in the docs.
+    // The summary is the title; the description is the first paragraph of the document's,
+    // the rest stays in the docs.
+    assert_eq!(list.title.as_deref(), Some("List items"));
     assert!(
-        list.description
-            .starts_with("List items. Lists the shop's items"),
+        list.description.starts_with("Lists the shop's items"),
         "{}",
         list.description
     );

@@ -3,6 +3,7 @@
 //! responses name the types the handler returns, so the document and the service are
 //! written in one place.
 
+// ANCHOR: uses
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{Path, Query, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -17,6 +18,7 @@ use crate::model::{
     Reservation, DEFAULT_PER_PAGE, MAX_PER_PAGE,
 };
 use crate::AppState;
+// ANCHOR_END: uses
 
 /// The header that carries the caller's API key.
 pub const API_KEY_HEADER: &str = "x-api-key";
@@ -204,6 +206,7 @@ pub async fn get_item(
     }
 }
 
+// ANCHOR: create_item
 /// Create an item.
 ///
 /// Requires an `Idempotency-Key` header: a client that retries after a lost answer sends the
@@ -231,6 +234,7 @@ pub async fn create_item(
     headers: HeaderMap,
     body: Result<Json<NewItem>, JsonRejection>,
 ) -> Result<Response, ApiError> {
+    // ANCHOR_END: create_item
     let key = headers
         .get(IDEMPOTENCY_KEY_HEADER)
         .ok_or_else(|| ApiError::Invalid("the Idempotency-Key header is required".to_owned()))?

@@ -163,3 +163,82 @@ async fn a_delete_runs_once_and_only_when_confirmed() {
         "{again}"
     );
 }
+
+/// A server in front of an API at `base_url` with the key `test-key`.
+fn client_of(base_url: String) -> TestClient {
+    let api = Api::new(base_url).with_credential("api_key", Secret::ApiKey("test-key".into()));
+    TestClient::new(
+        inventory_mcp::server(api)
+            .build()
+            .expect("the server builds"),
+    )
+}
+
+#[tokio::test]
+async fn a_failing_or_absent_api_is_an_error_the_model_can_act_on() {
+    // An API that fails.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let failing =
+        axum::Router::new().fallback(|| async { axum::http::StatusCode::SERVICE_UNAVAILABLE });
+    tokio::spawn(async move { axum::serve(listener, failing).await.ok() });
+    let result = client_of(format!("http://{address}"))
+        .call_tool("get_item", json!({"itemId": 1}))
+        .await;
+    assert_eq!(result["isError"], true);
+    assert_eq!(
+        result["structuredContent"]["error"]["code"], "api_failed",
+        "{result}"
+    );
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("503"),
+        "{result}"
+    );
+
+    // No API at all (a port nothing listens on).
+    let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = closed.local_addr().unwrap();
+    drop(closed);
+    let result = client_of(format!("http://{address}"))
+        .call_tool("get_item", json!({"itemId": 1}))
+        .await;
+    assert_eq!(
+        result["structuredContent"]["error"]["code"], "api_unavailable",
+        "{result}"
+    );
+}
+
+#[tokio::test]
+async fn the_api_gets_the_deployment_s_key_and_nothing_of_the_caller_s() {
+    use std::sync::{Arc, Mutex};
+    let seen: Arc<Mutex<Vec<axum::http::HeaderMap>>> = Arc::default();
+    let record = seen.clone();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let recording = axum::Router::new().fallback(move |headers: axum::http::HeaderMap| {
+        let record = record.clone();
+        async move {
+            record.lock().unwrap().push(headers);
+            axum::Json(
+                json!({"id": 1, "name": "bolt", "sku": "BLT-1", "quantity": 1, "reserved": 0,
+                "available": 1, "priceCents": 1, "tags": [], "category": "parts"}),
+            )
+        }
+    });
+    tokio::spawn(async move { axum::serve(listener, recording).await.ok() });
+    let caller = mcp_runtime::Principal::new("alice").with_scopes(["inventory:read"]);
+    client_of(format!("http://{address}"))
+        .as_principal(caller)
+        .call_tool("get_item", json!({"itemId": 1}))
+        .await;
+    let seen = seen.lock().unwrap();
+    let headers = &seen[0];
+    assert_eq!(headers["x-api-key"], "test-key");
+    assert!(
+        headers.get("authorization").is_none() && headers.get("cookie").is_none(),
+        "{headers:?}"
+    );
+}

@@ -224,7 +224,7 @@ impl JsonSchema for CreateItemProblem {
     }
 }
 
-/// Create an item. Requires an `Idempotency-Key` header: a client that retries after a lost answer sends the
+/// Requires an `Idempotency-Key` header: a client that retries after a lost answer sends the
 /// same key and the same body, and gets the first answer again (same status, same body,
 /// with `Idempotent-Replayed: true`) instead of a second item. The outcome stored for a key
 /// is the 201 or the 409 it first got. The same key with another body is refused with 422
@@ -232,7 +232,7 @@ impl JsonSchema for CreateItemProblem {
 #[tool(
     name = "create_item",
     title = "Create an item.",
-    description = "Create an item. Requires an `Idempotency-Key` header: a client that retries after a lost answer sends the same key and the same body, and gets the first answer again (same status, same body, with `Idempotent-Replayed: true`) instead of a second item. The outcome stored for a key is the 201 or the 409 it first got. The same key with another body is refused with 422 `idempotency_conflict`.",
+    description = "Requires an `Idempotency-Key` header: a client that retries after a lost answer sends the same key and the same body, and gets the first answer again (same status, same body, with `Idempotent-Replayed: true`) instead of a second item. The outcome stored for a key is the 201 or the 409 it first got. The same key with another body is refused with 422 `idempotency_conflict`.",
     open_world,
     idempotency
 )]

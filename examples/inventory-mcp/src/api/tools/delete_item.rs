@@ -91,11 +91,11 @@ impl JsonSchema for DeleteItemProblem {
     }
 }
 
-/// Delete an item. Removes the item with this id, with its stock and reservations.
+/// Removes the item with this id, with its stock and reservations.
 #[tool(
     name = "delete_item",
     title = "Delete an item.",
-    description = "Delete an item. Removes the item with this id, with its stock and reservations.",
+    description = "Removes the item with this id, with its stock and reservations.",
     destructive,
     idempotent,
     open_world

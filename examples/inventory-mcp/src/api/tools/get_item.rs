@@ -177,11 +177,11 @@ impl JsonSchema for GetItemProblem {
     }
 }
 
-/// Get one item. The item with this id, with its stock.
+/// The item with this id, with its stock.
 #[tool(
     name = "get_item",
     title = "Get one item.",
-    description = "Get one item. The item with this id, with its stock.",
+    description = "The item with this id, with its stock.",
     read_only,
     open_world
 )]

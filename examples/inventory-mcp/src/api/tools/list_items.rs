@@ -25,7 +25,7 @@ pub struct ListItemsArgs {
     /// Which page, from 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page: Option<i64>,
-    /// How many items a page holds, 1 to 100.
+    /// How many items a page holds, 1 to 100 (20 when left out). Ask for 100 to see more at once.
     #[serde(rename = "perPage", default, skip_serializing_if = "Option::is_none")]
     pub per_page: Option<i64>,
 }
@@ -54,7 +54,7 @@ impl JsonSchema for ListItemsArgs {
     },
     "perPage": {
       "default": 20,
-      "description": "How many items a page holds, 1 to 100.",
+      "description": "How many items a page holds, 1 to 100 (20 when left out). Ask for 100 to see more at once.",
       "format": "int32",
       "maximum": 100,
       "minimum": 1,
@@ -156,13 +156,13 @@ impl JsonSchema for ListItemsProblem {
     }
 }
 
-/// List the items, a page at a time. Items come in the order of their ids, so walking the pages from 1 until one comes back
+/// Items come in the order of their ids, so walking the pages from 1 until one comes back
 /// short sees every item once. When there is a next page, the `Link` header points to it
 /// with `rel="next"`.
 #[tool(
     name = "list_items",
     title = "List the items, a page at a time.",
-    description = "List the items, a page at a time. Items come in the order of their ids, so walking the pages from 1 until one comes back short sees every item once. When there is a next page, the `Link` header points to it with `rel=\"next\"`.",
+    description = "Items come in the order of their ids, so walking the pages from 1 until one comes back short sees every item once. When there is a next page, the `Link` header points to it with `rel=\"next\"`.",
     read_only,
     open_world
 )]

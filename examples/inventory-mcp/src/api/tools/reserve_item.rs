@@ -16,7 +16,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::api::client::{schema, segment, Method, Scheme};
+use crate::api::client::{confirm, schema, segment, Method, Scheme};
 use crate::api::Api;
 
 /// The arguments of [`reserve_item`].
@@ -189,19 +189,27 @@ impl JsonSchema for ReserveItemProblem {
     }
 }
 
-/// Reserve stock of an item. Sets `quantity` of the item aside, if at least that many are available; the answer is
+/// Sets `quantity` of the item aside, if at least that many are available; the answer is
 /// the item with its new `reserved` and `available`. When fewer are available, nothing is
 /// reserved and the 409 `insufficient_stock` says how many are.
 #[tool(
     name = "reserve_item",
     title = "Reserve stock of an item.",
-    description = "Reserve stock of an item. Sets `quantity` of the item aside, if at least that many are available; the answer is the item with its new `reserved` and `available`. When fewer are available, nothing is reserved and the 409 `insufficient_stock` says how many are.",
+    description = "Sets `quantity` of the item aside, if at least that many are available; the answer is the item with its new `reserved` and `available`. When fewer are available, nothing is reserved and the 409 `insufficient_stock` says how many are.",
     open_world
 )]
 pub async fn reserve_item(
     api: State<Api>,
+    ctx: RequestContext,
     Args(args): Args<ReserveItemArgs>,
 ) -> Result<Json<ReserveItemResult>, Rejected<ReserveItemProblem>> {
+    confirm(
+        &ctx,
+        &format!(
+            "Reserve stock of an item: POST /items/{}/reserve. Go ahead?",
+            segment(&args.item_id)
+        ),
+    )?;
     let request = api
         .request(
             Method::POST,

@@ -1045,8 +1045,10 @@ tokio = {{ version = "1", features = ["macros", "rt-multi-thread"] }}
 
 fn library(api: &Api, options: &Options) -> String {
     format!(
-        r#"//! An MCP server for {title}: the tools `mcp openapi` generates from `{document}` (in
-//! `src/api/`, never edited by hand), and any tools of your own, here.
+        r#"//! An MCP server for {title}.
+//!
+//! `src/api/` holds the tools `mcp openapi` generates from
+//! `{document}` (never edited by hand); tools of your own go here.
 
 pub mod api;
 

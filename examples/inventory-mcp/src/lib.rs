@@ -1,5 +1,7 @@
-//! An MCP server for Inventory API: the tools `mcp openapi` generates from `../inventory-api/openapi.json` (in
-//! `src/api/`, never edited by hand), and any tools of your own, here.
+//! An MCP server for Inventory API.
+//!
+//! `src/api/` holds the tools `mcp openapi` generates from
+//! `../inventory-api/openapi.json` (never edited by hand); tools of your own go here.
 
 pub mod api;
 

@@ -60,8 +60,9 @@ for row in "${table[@]}"; do
   tools=$(echo "$summary" | awk '{print $1}')
   skipped=$(echo "$summary" | awk '{print $3}')
   warned=$(echo "$summary" | awk '{print $6}')
-  # Checked afresh even when an earlier run checked the same code: the time is the crate's.
-  touch "$out/crates/$name/src/lib.rs"
+  # Checked afresh even when an earlier run (of this or another such workspace, sharing
+  # the target directory) checked the same code: the time is the crate's.
+  (cd "$out" && cargo clean -q -p "$name")
   started=$(date +%s%N)
   if (cd "$out" && cargo clippy -q -p "$name" --all-targets -- -D warnings) >"$out/$name.check" 2>&1; then
     checked=$(( ($(date +%s%N) - started) / 1000000 ))

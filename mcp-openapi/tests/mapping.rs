@@ -204,6 +204,7 @@ fn the_curation_file_selects_renames_hides_and_decides() {
         [operations.createItem]
         confirm = true
         idempotency = false
+        scopes = []
         "#,
     )
     .unwrap();
@@ -241,6 +242,8 @@ fn the_curation_file_selects_renames_hides_and_decides() {
         .is_none());
     let create = tool(&api, "items_create_item");
     assert!(create.confirm && !create.idempotency);
+    // An empty list takes the document's scopes away.
+    assert!(create.scopes.is_empty());
 }
 
 #[test]

@@ -1,0 +1,174 @@
+//! What the document says around its operations: their text for the model, their paging,
+//! the credentials it takes and the server it is at.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use super::{text_of, MAX_DESCRIPTION};
+use crate::model::{Credential, Location, Method, Output, OutputKind, Pagination, Param};
+use crate::refs::follow;
+use crate::schema::Schemas;
+
+/// A title (the summary), the description the model reads, and the whole text when that
+/// was shortened.
+pub(super) fn describe(
+    raw: &Map<String, Value>,
+    method: Method,
+    path: &str,
+) -> (Option<String>, String, Option<String>) {
+    let summary = text_of(raw.get("summary"));
+    let long = text_of(raw.get("description"));
+    // The summary is the tool's title, which clients show beside the description: the
+    // description does not repeat it, unless it is all there is.
+    let full = match (&summary, &long) {
+        (_, Some(d)) => d.clone(),
+        (Some(s), None) => s.clone(),
+        (None, None) => format!("{} {path}", method.as_str()),
+    };
+    let short = shorten(&full, MAX_DESCRIPTION);
+    let docs = (short != full).then_some(full);
+    (summary, short, docs)
+}
+
+/// The first paragraph, cut at the last sentence that fits in `max` characters.
+pub(super) fn shorten(text: &str, max: usize) -> String {
+    let paragraph = text.split("\n\n").next().unwrap_or(text).trim();
+    let paragraph = paragraph.split_whitespace().collect::<Vec<_>>().join(" ");
+    if paragraph.chars().count() <= max {
+        return paragraph;
+    }
+    let cut: String = paragraph.chars().take(max).collect();
+    match cut.rfind(". ") {
+        Some(end) if end > max / 3 => cut[..=end].to_owned(),
+        _ => {
+            let at = cut.rfind(' ').unwrap_or(cut.len());
+            format!("{}…", cut[..at].trim_end_matches([',', ';', ':']))
+        }
+    }
+}
+
+/// Recognisable paging: a page number, an offset, or a cursor the response hands back.
+pub(super) fn pagination(
+    params: &[Param],
+    output: &Output,
+    schemas: &mut Schemas<'_>,
+) -> Option<Pagination> {
+    let query = |names: &[&str]| {
+        params
+            .iter()
+            .find(|p| {
+                p.location == Location::Query
+                    && names.contains(&p.name.to_ascii_lowercase().replace(['_', '-'], "").as_str())
+            })
+            .map(|p| p.name.clone())
+    };
+    let size = query(&[
+        "perpage",
+        "pagesize",
+        "limit",
+        "size",
+        "count",
+        "maxresults",
+    ]);
+    if let Some(page) = query(&["page", "pagenumber", "pageno"]) {
+        return Some(Pagination::Page { page, size });
+    }
+    if let Some(offset) = query(&["offset", "skip", "start"]) {
+        return Some(Pagination::Offset {
+            offset,
+            limit: size,
+        });
+    }
+    let param = query(&[
+        "cursor",
+        "after",
+        "pagetoken",
+        "nexttoken",
+        "startingafter",
+        "continuationtoken",
+        "marker",
+    ])?;
+    let OutputKind::Json { schema, .. } = &output.kind else {
+        return None;
+    };
+    let resolved = schemas.resolved(schema);
+    let properties = resolved.get("properties")?.as_object()?;
+    let next = properties.keys().find(|k| {
+        [
+            "nextcursor",
+            "next",
+            "nextpagetoken",
+            "nexttoken",
+            "cursor",
+            "continuationtoken",
+            "nextmarker",
+        ]
+        .contains(&k.to_ascii_lowercase().replace(['_', '-'], "").as_str())
+    })?;
+    Some(Pagination::Cursor {
+        param,
+        next: next.clone(),
+    })
+}
+
+/// The credential schemes the document declares that the mapping knows how to send.
+pub(super) fn credentials(document: &Value) -> BTreeMap<String, Credential> {
+    let mut out = BTreeMap::new();
+    let Some(schemes) = document
+        .pointer("/components/securitySchemes")
+        .and_then(Value::as_object)
+    else {
+        return out;
+    };
+    for (name, scheme) in schemes {
+        let Ok(scheme) = follow(document, scheme) else {
+            continue;
+        };
+        let credential = match scheme.get("type").and_then(Value::as_str) {
+            Some("apiKey") => {
+                let location = match scheme.get("in").and_then(Value::as_str) {
+                    Some("header") => Location::Header,
+                    Some("query") => Location::Query,
+                    Some("cookie") => Location::Cookie,
+                    _ => continue,
+                };
+                let Some(key) = scheme.get("name").and_then(Value::as_str) else {
+                    continue;
+                };
+                Credential::ApiKey {
+                    location,
+                    name: key.to_owned(),
+                }
+            }
+            Some("http") => match scheme
+                .get("scheme")
+                .and_then(Value::as_str)
+                .map(str::to_ascii_lowercase)
+                .as_deref()
+            {
+                Some("bearer") => Credential::Bearer,
+                Some("basic") => Credential::Basic,
+                _ => continue,
+            },
+            Some("oauth2" | "openIdConnect") => Credential::Bearer,
+            _ => continue,
+        };
+        out.insert(name.clone(), credential);
+    }
+    out
+}
+
+/// The first server's URL with its variables at their defaults.
+pub(super) fn base_url(document: &Value) -> Option<String> {
+    let server = document.pointer("/servers/0")?;
+    let mut url = server.get("url")?.as_str()?.to_owned();
+    if let Some(variables) = server.get("variables").and_then(Value::as_object) {
+        for (name, variable) in variables {
+            if let Some(default) = variable.get("default").and_then(Value::as_str) {
+                url = url.replace(&format!("{{{name}}}"), default);
+            }
+        }
+    }
+    Some(url.trim_end_matches('/').to_owned())
+}

@@ -1,0 +1,320 @@
+//! A cargo crate from a mapped [`Api`]: one `#[tool]` per operation, reading like tools a
+//! person writes from the book, in files the generator owns (`src/api/`, written again on
+//! every generation) beside files the team owns (`Cargo.toml`, `src/lib.rs`,
+//! `src/main.rs`, `mcp-openapi.toml`: written only when absent).
+//!
+//! Arguments are typed Rust structs whose fields keep the API's names
+//! (`#[serde(rename)]`), and publish the mapping's exact JSON Schema through a `JsonSchema`
+//! impl written out, so the schema the model sees is the document's and the runtime
+//! validates arguments against it before a tool runs. Results are the API's JSON as it
+//! answers, published with the document's schema; documented error bodies are the detail of
+//! the tool's `Rejected` errors.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use heck::ToShoutySnakeCase;
+
+use crate::model::{Api, Credential};
+use crate::names;
+
+mod team;
+mod text;
+mod tools;
+mod types;
+
+use team::{library, manifest, CURATION, MAIN};
+use types::unique_type;
+
+/// The runtime support every generated crate carries (`src/api/client.rs`).
+const CLIENT: &str = include_str!("../../templates/client.rs");
+
+/// What to generate.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The crate's name (`shop-mcp`).
+    pub crate_name: String,
+    /// How the crate depends on `mcp-runtime`.
+    pub runtime: Dependency,
+    /// The document, as the regeneration command names it (`openapi.json`).
+    pub document: String,
+}
+
+/// Where the generated crate takes `mcp-runtime` from.
+#[derive(Debug, Clone)]
+pub enum Dependency {
+    /// crates.io, this version requirement.
+    Version(String),
+    /// A path, relative to the generated crate.
+    Path(String),
+}
+
+/// Who owns a generated file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    /// The generator: written again on every generation, never edited by hand.
+    Generator,
+    /// The team: written once, when absent, and theirs from then on.
+    Team,
+}
+
+/// One file of the crate.
+#[derive(Debug, Clone)]
+pub struct File {
+    /// Its path in the crate.
+    pub path: PathBuf,
+    /// Its text.
+    pub contents: String,
+    /// Who owns it.
+    pub owner: Owner,
+}
+
+/// The crate for `api`.
+pub fn generate(api: &Api, options: &Options) -> Vec<File> {
+    let mut writer = Writer::new(api, options);
+    let tools = writer.tools();
+    let types = writer.types();
+    let mut files = vec![
+        File {
+            path: "src/api/mod.rs".into(),
+            contents: writer.module(),
+            owner: Owner::Generator,
+        },
+        File {
+            path: "src/api/client.rs".into(),
+            contents: CLIENT.to_owned(),
+            owner: Owner::Generator,
+        },
+        File {
+            path: "src/api/types.rs".into(),
+            contents: types,
+            owner: Owner::Generator,
+        },
+        File {
+            path: "Cargo.toml".into(),
+            contents: manifest(options),
+            owner: Owner::Team,
+        },
+        File {
+            path: "src/lib.rs".into(),
+            contents: library(api, options),
+            owner: Owner::Team,
+        },
+        File {
+            path: "src/main.rs".into(),
+            contents: MAIN.replace("{crate}", &options.crate_name.replace('-', "_")),
+            owner: Owner::Team,
+        },
+        File {
+            path: "mcp-openapi.toml".into(),
+            contents: CURATION.to_owned(),
+            owner: Owner::Team,
+        },
+    ];
+    files.extend(tools.into_iter().map(|(path, contents)| File {
+        path,
+        contents,
+        owner: Owner::Generator,
+    }));
+    files
+}
+
+struct Writer<'a> {
+    api: &'a Api,
+    options: &'a Options,
+    /// Named schemas that get a Rust type, with the type's name.
+    typed: BTreeMap<String, String>,
+    /// Named schemas waiting for their Rust type.
+    wanted: Vec<String>,
+    /// Type names in use.
+    taken: BTreeSet<String>,
+    /// Some named type's code names `Value`.
+    types_use_value: bool,
+    /// The named types the tool being written uses.
+    used_now: BTreeSet<String>,
+}
+
+impl<'a> Writer<'a> {
+    fn new(api: &'a Api, options: &'a Options) -> Self {
+        let mut taken = BTreeSet::new();
+        let mut typed = BTreeMap::new();
+        for name in api.schemas.keys() {
+            let rust = unique_type(&names::type_name(name), &taken);
+            taken.insert(rust.clone());
+            typed.insert(name.clone(), rust);
+        }
+        Writer {
+            api,
+            options,
+            typed,
+            wanted: Vec::new(),
+            taken,
+            types_use_value: false,
+            used_now: BTreeSet::new(),
+        }
+    }
+
+    fn header(&self, what: &str) -> String {
+        format!(
+            "//! {what}\n//!\n//! Generated by `mcp openapi` from `{}`\n//! ({} {}). Do not edit: change `mcp-openapi.toml`, then run\n//! `mcp openapi {} --out .` in the crate's folder.\n",
+            self.options.document,
+            self.api.title.replace('\n', " "),
+            self.api.version,
+            self.options.document
+        )
+    }
+
+    fn module(&self) -> String {
+        let mut out = self.header(&format!(
+            "The tools of {}.",
+            self.api.title.replace('\n', " ")
+        ));
+        out.push_str("\npub mod client;\npub mod tools;\npub mod types;\n\n");
+        out.push_str("pub use client::{Api, Secret};\n\n");
+        let _ = writeln!(
+            out,
+            "/// The API's base URL, as the document gives it; `{}_BASE_URL` overrides it.",
+            self.env_prefix()
+        );
+        let _ = writeln!(
+            out,
+            "pub const BASE_URL: &str = {:?};\n",
+            self.api.base_url.as_deref().unwrap_or("http://localhost")
+        );
+        out.push_str(&self.env_constructor());
+        out
+    }
+
+    fn env_prefix(&self) -> String {
+        self.options.crate_name.to_shouty_snake_case()
+    }
+
+    /// `Api::from_env`: the base URL and each security scheme's credential from the
+    /// environment, documented by name.
+    fn env_constructor(&self) -> String {
+        let prefix = self.env_prefix();
+        let mut docs = String::new();
+        let mut body = String::new();
+        let _ = writeln!(
+            docs,
+            "    /// - `{prefix}_BASE_URL`: the base URL (default [`BASE_URL`]);"
+        );
+        for (scheme, credential) in &self.api.credentials {
+            let var = format!("{prefix}_{}", scheme.to_shouty_snake_case());
+            match credential {
+                Credential::ApiKey { .. } => {
+                    let _ = writeln!(docs, "    /// - `{var}_KEY`: the key of `{scheme}`;");
+                    let _ = writeln!(body, "        if let Ok(key) = std::env::var(\"{var}_KEY\") {{\n            api = api.with_credential({scheme:?}, Secret::ApiKey(key));\n        }}");
+                }
+                Credential::Bearer => {
+                    let _ = writeln!(
+                        docs,
+                        "    /// - `{var}_TOKEN`: the bearer token of `{scheme}`;"
+                    );
+                    let _ = writeln!(body, "        if let Ok(token) = std::env::var(\"{var}_TOKEN\") {{\n            api = api.with_credential({scheme:?}, Secret::Bearer(token));\n        }}");
+                }
+                Credential::Basic => {
+                    let _ = writeln!(
+                        docs,
+                        "    /// - `{var}_USER` and `{var}_PASSWORD`: the login of `{scheme}`;"
+                    );
+                    let _ = writeln!(body, "        if let (Ok(user), Ok(password)) = (std::env::var(\"{var}_USER\"), std::env::var(\"{var}_PASSWORD\")) {{\n            api = api.with_credential({scheme:?}, Secret::Basic {{ user, password }});\n        }}");
+                }
+            }
+        }
+        let build = if body.is_empty() {
+            "        Api::new(base_url)\n".to_owned()
+        } else {
+            format!("        let mut api = Api::new(base_url);\n{body}        api\n")
+        };
+        format!(
+            "impl Api {{\n    /// The API as this deployment's environment configures it:\n    ///\n{docs}    ///\n    /// A credential left unset is not sent. These are the deployment's own: the MCP caller's\n    /// token is never passed on to the API.\n    pub fn from_env() -> Api {{\n        let base_url = std::env::var(\"{prefix}_BASE_URL\").unwrap_or_else(|_| BASE_URL.to_owned());\n{build}    }}\n}}\n"
+        )
+    }
+
+    fn claim(&mut self, name: &str) -> String {
+        let name = unique_type(name, &self.taken);
+        self.taken.insert(name.clone());
+        name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{map, Curation};
+
+    fn files(document: &str) -> BTreeMap<String, String> {
+        let api = map(document, &Curation::default()).unwrap();
+        let options = Options {
+            crate_name: "things".into(),
+            runtime: Dependency::Version("0.1".into()),
+            document: "openapi.yaml".into(),
+        };
+        generate(&api, &options)
+            .into_iter()
+            .map(|f| (f.path.display().to_string(), f.contents))
+            .collect()
+    }
+
+    #[test]
+    fn types_import_only_what_they_use() {
+        let files = files(include_str!("../../tests/documents/aliases.yaml"));
+        let types = &files["src/api/types.rs"];
+        assert!(types.contains("pub type Choice = Value;"), "{types}");
+        assert!(types.contains("use serde_json::Value;"));
+        assert!(
+            !types.contains("use serde::"),
+            "no derive, no serde import: {types}"
+        );
+        let tool = &files["src/api/tools/add_thing.rs"];
+        assert!(
+            tool.contains("use crate::api::types::{Choice};")
+                || tool.contains("use crate::api::types::Choice;"),
+            "{tool}"
+        );
+    }
+
+    #[test]
+    fn a_document_without_named_schemas_has_no_empty_match() {
+        let document = "openapi: 3.0.3\ninfo: {title: T, version: '1'}\npaths:\n  /a:\n    get:\n      responses: {'204': {description: ok}}\n";
+        let types = &files(document)["src/api/types.rs"];
+        assert!(
+            types.contains("fn named_schema(_name: &str) -> Option<&'static str> {\n    None\n}"),
+            "{types}"
+        );
+    }
+
+    #[test]
+    fn every_file_of_the_generator_says_it_is_generated_and_the_team_s_do_not() {
+        let api = map(
+            include_str!("../../tests/documents/shop.yaml"),
+            &Curation::default(),
+        )
+        .unwrap();
+        let options = Options {
+            crate_name: "shop-mcp".into(),
+            runtime: Dependency::Path("../mcp-runtime".into()),
+            document: "shop.yaml".into(),
+        };
+        for file in generate(&api, &options) {
+            let says = file
+                .contents
+                .lines()
+                .take(6)
+                .any(|l| l.contains("Generated by `mcp openapi`"));
+            assert_eq!(
+                says,
+                file.owner == Owner::Generator,
+                "{}",
+                file.path.display()
+            );
+            if file.path.ends_with("Cargo.toml") {
+                assert!(file
+                    .contents
+                    .contains("mcp-runtime = { path = \"../mcp-runtime\" }"));
+            }
+        }
+    }
+}

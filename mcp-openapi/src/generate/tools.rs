@@ -1,0 +1,385 @@
+//! The tools: one module each, its arguments, result and error types, and the function
+//! that makes the request.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use heck::ToUpperCamelCase;
+use serde_json::Value;
+
+use super::text::{
+    doc_lines, field, raw, raw_ident, schema_impl, use_line, uses_ident, without_defs, LINTS,
+};
+use super::Writer;
+use crate::model::{Credential, Hidden, Location, Operation, OutputKind, Placement, Style};
+use crate::names;
+impl Writer<'_> {
+    /// One module per tool (`src/api/tools/NAME.rs`, so a tool's diff and its review stand
+    /// alone), and the list of them (`src/api/tools/mod.rs`).
+    pub(super) fn tools(&mut self) -> Vec<(PathBuf, String)> {
+        let operations = self.api.operations.clone();
+        let mut files = Vec::new();
+        let mut modules = Vec::new();
+        let mut taken_modules = BTreeSet::new();
+        for operation in &operations {
+            self.used_now.clear();
+            let items = self.tool(operation);
+            let module = names::unique(&names::field(&operation.tool), usize::MAX, |m| {
+                taken_modules.contains(m) || m == "mod"
+            });
+            taken_modules.insert(module.clone());
+            let mut out = self.header(&format!(
+                "The tool `{}`: {}.",
+                operation.tool,
+                operation.label()
+            ));
+            out.push_str(LINTS);
+            // Only what the items use, as a person would import it.
+            let used = |pattern: &str| items.contains(pattern);
+            out.push_str("\nuse mcp_runtime::prelude::*;\nuse schemars::{JsonSchema, Schema, SchemaGenerator};\nuse serde::{Deserialize, Serialize};\n");
+            if uses_ident(&items, "Value") {
+                out.push_str("use serde_json::Value;\n");
+            }
+            out.push('\n');
+            let helpers: Vec<&str> = [
+                ("confirm", "confirm(&ctx"),
+                ("fixed", "&fixed("),
+                ("fresh_key", "fresh_key"),
+                ("schema", "schema(generator"),
+                ("segment", "segment("),
+                ("Method", "Method::"),
+                ("Scheme", "Scheme::"),
+                ("Style", "Style::"),
+            ]
+            .into_iter()
+            .filter(|(_, pattern)| used(pattern))
+            .map(|(name, _)| name)
+            .collect();
+            let _ = writeln!(out, "{}", use_line("crate::api::client", &helpers));
+            if !self.used_now.is_empty() {
+                let list: Vec<&str> = self.used_now.iter().map(String::as_str).collect();
+                let _ = writeln!(out, "{}", use_line("crate::api::types", &list));
+            }
+            out.push_str("use crate::api::Api;\n\n");
+            out.push_str(&items);
+            files.push((PathBuf::from(format!("src/api/tools/{module}.rs")), out));
+            modules.push(module);
+        }
+        let mut list = self.header(&format!(
+            "The tools of {}, one module each.",
+            self.api.title.replace('\n', " ")
+        ));
+        list.push('\n');
+        for module in &modules {
+            let _ = writeln!(list, "pub mod {};", raw_ident(module));
+        }
+        files.push((PathBuf::from("src/api/tools/mod.rs"), list));
+        files
+    }
+
+    pub(super) fn tool(&mut self, op: &Operation) -> String {
+        let camel = op.tool.to_upper_camel_case();
+        let args_type = self.claim(&format!("{camel}Args"));
+        let result_type = self.claim(&format!("{camel}Result"));
+        let problem_type = self.claim(&format!("{camel}Problem"));
+        let mut out = String::new();
+
+        // The arguments.
+        let mut fields = String::new();
+        let mut has_fields = false;
+        for param in op.params.iter().filter(|p| p.hidden.is_none()) {
+            has_fields = true;
+            let ty = self.rust_type(&param.schema);
+            fields.push_str(&field(
+                &param.field,
+                &param.argument,
+                &ty,
+                param.required,
+                param.description.as_deref(),
+            ));
+        }
+        let mut body_call = String::new();
+        if let Some(body) = &op.body {
+            let form = body
+                .content_type
+                .starts_with("application/x-www-form-urlencoded");
+            match &body.placement {
+                Placement::Flattened(properties) => {
+                    let object = self.resolved(&body.schema);
+                    let needed: Vec<&str> = object
+                        .get("required")
+                        .and_then(Value::as_array)
+                        .map(|r| r.iter().filter_map(Value::as_str).collect())
+                        .unwrap_or_default();
+                    for (property, rust) in properties {
+                        has_fields = true;
+                        let schema = object
+                            .get("properties")
+                            .and_then(|p| p.get(property))
+                            .cloned()
+                            .unwrap_or(Value::Bool(true));
+                        let ty = self.rust_type(&schema);
+                        let description = schema
+                            .get("description")
+                            .and_then(Value::as_str)
+                            .map(str::to_owned);
+                        let required = body.required && needed.contains(&property.as_str());
+                        fields.push_str(&field(
+                            rust,
+                            property,
+                            &ty,
+                            required,
+                            description.as_deref(),
+                        ));
+                    }
+                    let list: Vec<String> =
+                        properties.iter().map(|(p, _)| format!("{p:?}")).collect();
+                    let method = if form { "form_fields" } else { "json_fields" };
+                    let _ = write!(
+                        body_call,
+                        "\n        .{method}(&args, &[{}])",
+                        list.join(", ")
+                    );
+                }
+                Placement::Argument(argument) => {
+                    has_fields = true;
+                    let rust = names::field(argument);
+                    let ty = self.rust_type(&body.schema);
+                    fields.push_str(&field(
+                        &rust,
+                        argument,
+                        &ty,
+                        body.required,
+                        body.description.as_deref(),
+                    ));
+                    let text = body.content_type.starts_with("text/");
+                    let _ = match (form, text) {
+                        (true, _) => write!(body_call, "\n        .form_fields(&args.{rust}, &[])"),
+                        (_, true) if ty == "String" && body.required => write!(body_call, "\n        .text(&args.{rust})"),
+                        (_, true) => write!(body_call, "\n        .text(&serde_json::to_string(&args.{rust}).unwrap_or_default())"),
+                        _ => write!(body_call, "\n        .json(&args.{rust})"),
+                    };
+                }
+            }
+        }
+        if has_fields {
+            let _ = writeln!(out, "/// The arguments of [`{}`].", op.tool);
+            out.push_str("#[derive(Debug, Clone, Serialize, Deserialize)]\n");
+            let _ = writeln!(out, "pub struct {args_type} {{\n{fields}}}\n");
+            let input = without_defs(op.input_schema(&self.api.schemas));
+            out.push_str(&schema_impl(&args_type, &input));
+        }
+
+        // The result and the documented errors.
+        let json = matches!(op.output.kind, OutputKind::Json { .. });
+        if json {
+            let _ = writeln!(
+                out,
+                "/// What [`{}`] answers: the API's JSON, as the document describes it.",
+                op.tool
+            );
+            let _ = writeln!(out, "#[derive(Debug, Clone, Serialize, Deserialize)]\n#[serde(transparent)]\npub struct {result_type}(pub Value);\n");
+            let output = op
+                .output_schema(&self.api.schemas)
+                .map(without_defs)
+                .unwrap_or(Value::Bool(true));
+            out.push_str(&schema_impl(&result_type, &output));
+        }
+        let _ = writeln!(out, "/// The body of an error [`{}`] documents.", op.tool);
+        let _ = writeln!(out, "#[derive(Debug, Clone, Serialize, Deserialize)]\n#[serde(transparent)]\npub struct {problem_type}(pub Value);\n");
+        let problem = match op.errors.as_slice() {
+            [] => serde_json::json!({}),
+            [one] => one.schema.clone(),
+            many => {
+                serde_json::json!({ "anyOf": many.iter().map(|e| e.schema.clone()).collect::<Vec<_>>() })
+            }
+        };
+        out.push_str(&schema_impl(&problem_type, &problem));
+
+        // The tool.
+        for line in doc_lines(op.docs.as_deref().unwrap_or(&op.description)) {
+            let _ = writeln!(out, "///{line}");
+        }
+        let mut options = vec![format!("name = {:?}", op.tool)];
+        if let Some(title) = &op.title {
+            options.push(format!("title = {:?}", title));
+        }
+        options.push(format!("description = {:?}", op.description));
+        if op.annotations.read_only {
+            options.push("read_only".into());
+        }
+        if op.annotations.destructive {
+            options.push("destructive".into());
+        }
+        if op.annotations.idempotent && !op.annotations.read_only {
+            options.push("idempotent".into());
+        }
+        options.push("open_world".into());
+        if op.idempotency {
+            options.push("idempotency".into());
+        }
+        if !op.scopes.is_empty() {
+            let scopes: Vec<String> = op.scopes.iter().map(|s| format!("{s:?}")).collect();
+            options.push(format!("scopes({})", scopes.join(", ")));
+        }
+        let _ = writeln!(out, "#[tool(\n    {}\n)]", options.join(",\n    "));
+        let needs_ctx = op.confirm
+            || (op.idempotency && op.idempotency_key.is_some())
+            || op
+                .params
+                .iter()
+                .any(|p| p.hidden == Some(Hidden::Principal));
+        let needs_tenant = op.params.iter().any(|p| p.hidden == Some(Hidden::Tenant));
+        let mut params = vec!["api: State<Api>".to_owned()];
+        if needs_ctx {
+            params.push("ctx: RequestContext".into());
+        }
+        if needs_tenant {
+            params.push("tenant: Tenant".into());
+        }
+        if has_fields {
+            params.push(format!("Args(args): Args<{args_type}>"));
+        }
+        let output = if json {
+            format!("Json<{result_type}>")
+        } else {
+            "String".into()
+        };
+        let _ = writeln!(
+            out,
+            "pub async fn {}(\n    {},\n) -> Result<{output}, Rejected<{problem_type}>> {{",
+            op.tool,
+            params.join(",\n    ")
+        );
+        let (template, path_args) = self.path(op);
+        let path = if path_args.is_empty() {
+            format!("{template:?}")
+        } else {
+            format!("&format!({template:?}, {})", path_args.join(", "))
+        };
+        if op.confirm {
+            // The user reads what is about to happen: the operation and the path it acts on.
+            let what = op
+                .title
+                .as_deref()
+                .unwrap_or(&op.tool)
+                .trim_end_matches('.');
+            let message = format!("{what}: {} {template}. Go ahead?", op.method.as_str());
+            let message = if path_args.is_empty() {
+                format!("{:?}", message.replace("{{", "{").replace("}}", "}"))
+            } else {
+                format!("&format!({message:?}, {})", path_args.join(", "))
+            };
+            let _ = writeln!(out, "    confirm(&ctx, {message})?;");
+        }
+        let _ = write!(
+            out,
+            "    let request = api\n        .request(Method::{}, {path})",
+            op.method.as_str()
+        );
+        for param in op.params.iter().filter(|p| p.location != Location::Path) {
+            let value = self.value_of(param);
+            let _ = match param.location {
+                Location::Query => write!(
+                    out,
+                    "\n        .query({:?}, {value}, Style::{})",
+                    param.name,
+                    style_of(param.style)
+                ),
+                Location::Header => write!(out, "\n        .header({:?}, {value})", param.name),
+                Location::Cookie => write!(out, "\n        .cookie({:?}, {value})", param.name),
+                Location::Path => Ok(()),
+            };
+        }
+        if let (true, Some(header)) = (op.idempotency, &op.idempotency_key) {
+            // The API takes keys itself: the call's, or a fresh one for a call without.
+            let _ = write!(
+                out,
+                "\n        .header({header:?}, &ctx.idempotency_key().map_or_else(fresh_key, str::to_owned))"
+            );
+        }
+        out.push_str(&body_call);
+        out.push_str(";\n");
+        let schemes: Vec<String> = op
+            .security
+            .iter()
+            .filter_map(|name| {
+                let scheme = match self.api.credentials.get(name)? {
+                    Credential::ApiKey {
+                        location: Location::Query,
+                        name: key,
+                    } => format!("Scheme::Query({key:?})"),
+                    Credential::ApiKey {
+                        location: Location::Cookie,
+                        name: key,
+                    } => format!("Scheme::Cookie({key:?})"),
+                    Credential::ApiKey { name: key, .. } => format!("Scheme::Header({key:?})"),
+                    Credential::Bearer | Credential::Basic => "Scheme::Authorization".into(),
+                };
+                Some(format!("({name:?}, {scheme})"))
+            })
+            .collect();
+        let schemes = format!("&[{}]", schemes.join(", "));
+        match &op.output.kind {
+            OutputKind::Json { wrapped_in, .. } => {
+                let wrapped = match wrapped_in {
+                    Some(key) => format!("Some({key:?})"),
+                    None => "None".into(),
+                };
+                let _ = writeln!(out, "    api.json(request, {schemes}, {wrapped}).await\n}}");
+            }
+            _ => {
+                let _ = writeln!(out, "    api.text(request, {schemes}).await\n}}");
+            }
+        }
+        out
+    }
+
+    /// The path as a `format!` template and its arguments, each one segment.
+    pub(super) fn path(&self, op: &Operation) -> (String, Vec<String>) {
+        let mut template = String::new();
+        let mut arguments = Vec::new();
+        let mut rest = op.path.as_str();
+        while let Some(open) = rest.find('{') {
+            template.push_str(&rest[..open].replace('{', "{{").replace('}', "}}"));
+            let after = &rest[open + 1..];
+            let Some(close) = after.find('}') else { break };
+            let name = &after[..close];
+            match op
+                .params
+                .iter()
+                .find(|p| p.location == Location::Path && p.name == name)
+            {
+                Some(param) => {
+                    template.push_str("{}");
+                    arguments.push(format!("segment({})", self.value_of(param)));
+                }
+                None => template.push_str(&format!("{{{{{name}}}}}")),
+            }
+            rest = &after[close + 1..];
+        }
+        template.push_str(&rest.replace('{', "{{").replace('}', "}}"));
+        (template, arguments)
+    }
+
+    /// The expression of a parameter's value, a reference.
+    pub(super) fn value_of(&self, param: &crate::model::Param) -> String {
+        match &param.hidden {
+            None => format!("&args.{}", param.field),
+            Some(Hidden::Fixed(value)) => format!("&fixed({})", raw(&value.to_string())),
+            Some(Hidden::Tenant) => "&tenant.0".into(),
+            Some(Hidden::Principal) => "&ctx.principal().map(|p| p.subject.clone())".into(),
+        }
+    }
+}
+
+pub(super) fn style_of(style: Style) -> &'static str {
+    match style {
+        Style::Form { explode: true } | Style::Simple => "Exploded",
+        Style::Form { explode: false } => "Comma",
+        Style::SpaceDelimited => "Space",
+        Style::PipeDelimited => "Pipe",
+        Style::DeepObject => "DeepObject",
+    }
+}

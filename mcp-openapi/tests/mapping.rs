@@ -276,3 +276,42 @@ fn a_curation_naming_what_is_not_there_is_an_error() {
         assert!(error.contains(expected), "{toml}: {error}");
     }
 }
+
+#[test]
+fn an_operation_named_by_a_path_fragment_sends_it_as_a_fixed_parameter() {
+    let document = r##"
+openapi: 3.0.0
+info: { title: Aws, version: "1" }
+paths:
+  /#X-Amz-Target=Budgets.Describe:
+    post:
+      operationId: Describe
+      parameters:
+        - { name: X-Amz-Target, in: header, required: true, schema: { type: string, enum: [Budgets.Describe] } }
+      responses: { "200": { description: ok } }
+  /#Action=RunInstances:
+    get:
+      operationId: RunInstances
+      responses: { "200": { description: ok } }
+"##;
+    let api = map(document, &Curation::default()).unwrap();
+    let describe = tool(&api, "describe");
+    assert_eq!(describe.path, "/");
+    assert_eq!(
+        describe.params[0].hidden,
+        Some(Hidden::Fixed(json!("Budgets.Describe")))
+    );
+    let run = tool(&api, "run_instances");
+    assert_eq!(
+        (run.params[0].name.as_str(), run.params[0].location),
+        ("Action", Location::Query)
+    );
+    assert_eq!(
+        run.params[0].hidden,
+        Some(Hidden::Fixed(json!("RunInstances")))
+    );
+    assert!(run.input_schema(&api.schemas)["properties"]
+        .as_object()
+        .unwrap()
+        .is_empty());
+}

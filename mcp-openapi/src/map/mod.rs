@@ -9,7 +9,8 @@ use serde_json::{Map, Value};
 use crate::curation::Curation;
 use crate::load;
 use crate::model::{
-    Annotations, Api, Credential, Location, Method, Operation, Param, Skipped, Style, Warning,
+    Annotations, Api, Credential, Hidden, Location, Method, Operation, Param, Skipped, Style,
+    Warning,
 };
 use crate::names;
 use crate::refs::follow;
@@ -135,7 +136,33 @@ impl Mapper<'_> {
             .and_then(Value::as_str)
             .map(str::to_owned);
         let security = self.security(raw);
-        let (params, idempotency_key) = self.params(method, item, raw, &label)?;
+        let (mut params, idempotency_key) = self.params(method, item, raw, &label)?;
+        // Some documents name an operation by a fragment of its path (`/#Action=Describe`,
+        // `/#X-Amz-Target=Service.Op`), which HTTP never sends: each `name=value` of it is
+        // sent as the parameter of that name, or else in the query, always with that value.
+        let (path, fragment) = path.split_once('#').unwrap_or((path, ""));
+        let path = if path.is_empty() { "/" } else { path };
+        for pair in fragment.split('&').filter(|p| !p.is_empty()) {
+            let (name, fixed) = pair.split_once('=').unwrap_or((pair, ""));
+            let fixed = Some(Hidden::Fixed(Value::from(fixed)));
+            match params
+                .iter_mut()
+                .find(|p| p.name.eq_ignore_ascii_case(name))
+            {
+                Some(param) => param.hidden = fixed,
+                None => params.push(Param {
+                    name: name.to_owned(),
+                    argument: name.to_owned(),
+                    field: names::field(name),
+                    location: Location::Query,
+                    required: true,
+                    description: None,
+                    schema: serde_json::json!({"type": "string"}),
+                    style: Style::Form { explode: true },
+                    hidden: fixed,
+                }),
+            }
+        }
         let body = self.body(raw, &params, &label)?;
         let (output, errors) = self.responses(raw, &label)?;
         let pagination = pagination(&params, &output, &mut self.schemas);

@@ -17,8 +17,8 @@ pub(super) fn describe(
     method: Method,
     path: &str,
 ) -> (Option<String>, String, Option<String>) {
-    let summary = text_of(raw.get("summary"));
-    let long = text_of(raw.get("description"));
+    let summary = text_of(raw.get("summary")).map(|s| plain(&s));
+    let long = text_of(raw.get("description")).map(|d| plain(&d));
     // The summary is the tool's title, which clients show beside the description: the
     // description does not repeat it, unless it is all there is.
     let full = match (&summary, &long) {
@@ -29,6 +29,76 @@ pub(super) fn describe(
     let short = shorten(&full, MAX_DESCRIPTION);
     let docs = (short != full).then_some(full);
     (summary, short, docs)
+}
+
+/// Text written as HTML (as many generated documents are: `<p>Creates a budget.</p>`) as
+/// the plain text a model reads: paragraphs and line breaks kept, other tags dropped, the
+/// common entities decoded. Text without tags is returned as it is.
+pub(super) fn plain(text: &str) -> String {
+    if !text.contains('<') || !text.contains('>') {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('<') {
+        out.push_str(&rest[..open]);
+        // A tag starts right after its `<` (`a < b` is text).
+        let tag_like = rest[open + 1..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '/' || c == '!');
+        if !tag_like {
+            out.push('<');
+            rest = &rest[open + 1..];
+            continue;
+        }
+        let Some(close) = rest[open..].find('>') else {
+            out.push_str(&rest[open..]);
+            rest = "";
+            break;
+        };
+        let tag = rest[open + 1..open + close].trim().to_ascii_lowercase();
+        let name = tag
+            .trim_start_matches('/')
+            .split([' ', '/'])
+            .next()
+            .unwrap_or("");
+        match name {
+            "p" | "ul" | "ol" if tag.starts_with('/') => out.push_str("\n\n"),
+            "br" => out.push('\n'),
+            "li" if !tag.starts_with('/') => out.push_str("\n- "),
+            _ => {}
+        }
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    let decoded = out
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&nbsp;", " ")
+        .replace("&amp;", "&");
+    // Spaces and empty lines the tags left, tidied.
+    let lines: Vec<String> = decoded
+        .lines()
+        .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    let mut tidy = String::new();
+    for line in lines {
+        if line.is_empty() {
+            if !tidy.ends_with("\n\n") && !tidy.is_empty() {
+                tidy.push('\n');
+            }
+        } else {
+            if !tidy.is_empty() && !tidy.ends_with('\n') {
+                tidy.push('\n');
+            }
+            tidy.push_str(&line);
+            tidy.push('\n');
+        }
+    }
+    tidy.trim().to_owned()
 }
 
 /// The first paragraph, cut at the last sentence that fits in `max` characters.
@@ -171,4 +241,24 @@ pub(super) fn base_url(document: &Value) -> Option<String> {
         }
     }
     Some(url.trim_end_matches('/').to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_descriptions_become_plain_text() {
+        assert_eq!(
+            plain("<p>Creates a budget.</p> <important> <p>Only one of <code>A</code> &amp; <code>B</code>.</p> </important>"),
+            "Creates a budget.\n\nOnly one of A & B."
+        );
+        assert_eq!(
+            plain("<ul> <li> <p>one</p> </li> <li>two</li> </ul>"),
+            "- one\n\n- two"
+        );
+        assert_eq!(plain("a < b and c > d"), "a < b and c > d");
+        assert_eq!(plain("no tags at all"), "no tags at all");
+        assert_eq!(plain("cut <b"), "cut <b");
+    }
 }

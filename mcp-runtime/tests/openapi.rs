@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::http::{Request, Response, StatusCode};
+use axum::http::{Request, Response};
 use mcp_runtime::openapi::{Curation, OpenApiTools, Secret};
 use mcp_runtime::policy::api_keys::ApiKeys;
 use mcp_runtime::testing::{HttpTestClient, TestClient};

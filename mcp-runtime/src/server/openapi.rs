@@ -557,24 +557,26 @@ fn entry(
     if operation.idempotency && operation.idempotency_key.is_some() {
         input = with_idempotency_key(&input).map_err(invalid)?;
     }
-    let mut tool = json!({
-        "name": name,
-        "description": operation.description,
-        "inputSchema": input,
-        "annotations": {
+    let mut tool = Map::new();
+    tool.insert("name".into(), name.into());
+    if let Some(title) = &operation.title {
+        tool.insert("title".into(), title.as_str().into());
+    }
+    tool.insert("description".into(), operation.description.as_str().into());
+    tool.insert("inputSchema".into(), input);
+    if let Some(output) = published_output(operation, schemas).map_err(invalid)? {
+        tool.insert("outputSchema".into(), output);
+    }
+    tool.insert(
+        "annotations".into(),
+        json!({
             "readOnlyHint": operation.annotations.read_only,
             "destructiveHint": operation.annotations.destructive,
             "idempotentHint": operation.annotations.idempotent,
             "openWorldHint": true,
-        },
-    });
-    if let Some(title) = &operation.title {
-        tool["title"] = Value::String(title.clone());
-    }
-    if let Some(output) = published_output(operation, schemas).map_err(invalid)? {
-        tool["outputSchema"] = output;
-    }
-    Ok(tool)
+        }),
+    );
+    Ok(Value::Object(tool))
 }
 
 /// The output schema as a `#[tool]` returning `Rejected` publishes it: the success shape,

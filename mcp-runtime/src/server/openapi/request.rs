@@ -73,7 +73,7 @@ fn path<'a>(
             .params
             .iter()
             .find(|p| p.location == Location::Path && p.name == name);
-        match param.and_then(|p| value(p)) {
+        match param.and_then(value) {
             Some(value) => out.push_str(&simple(value, true)),
             None => return Err(format!("the path parameter `{name}` has no value")),
         }

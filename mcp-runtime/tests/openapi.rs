@@ -53,6 +53,7 @@ paths:
         - { name: format, in: query, schema: { type: string } }
         - { name: tenant, in: query, schema: { type: string } }
         - { name: X-Request-Id, in: header, schema: { type: string } }
+        - { name: X-User, in: header, schema: { type: string } }
         - { name: session, in: cookie, schema: { type: string } }
       responses:
         "200":
@@ -164,11 +165,13 @@ paths:
         "204": { description: eventually }
 "##;
 
-/// The curation: `format` is always `full`, `tenant` the caller's.
+/// The curation: `format` is always `full`, `tenant` the caller's tenant, `X-User` the
+/// caller's subject.
 const CURATION: &str = r#"
 [operations.listItems.arguments]
 format = { fixed = "full" }
 tenant = { from = "tenant" }
+X-User = { from = "principal" }
 "#;
 
 /// One request as the API received it.
@@ -407,6 +410,7 @@ async fn path_query_header_cookie_and_hidden_arguments_make_the_request() {
                 .into(),
             headers: headers(&[
                 ("x-request-id", "r-1"),
+                ("x-user", "alice"),
                 ("x-api-key", "api-key-1"),
                 ("cookie", "session=s%3D1"),
             ]),
@@ -708,6 +712,18 @@ async fn without_a_base_url_the_server_does_not_build() {
     let message = errors[0].to_string();
     assert!(message.contains("OpenAPI document `Shop`"), "{message}");
     assert!(message.contains("no base URL"), "{message}");
+    // A server URL relative to a document read from a file is no base URL either.
+    let document = DOCUMENT.replace("http://shop.invalid/v1", "/v1");
+    let tools = OpenApiTools::from_document(&document, &Curation::default()).unwrap();
+    let Err(Error::Build(errors)) = Server::new("shop", "1.0.0").only([]).openapi(tools).build()
+    else {
+        panic!("the server built with a relative base URL");
+    };
+    let message = errors[0].to_string();
+    assert!(
+        message.contains("the base URL `/v1` is not an absolute http(s) URL"),
+        "{message}"
+    );
 }
 
 #[tokio::test]

@@ -380,7 +380,12 @@ impl Endpoint {
         mut arguments: Map<String, Value>,
     ) -> Result<CallToolResult, RpcError> {
         let operation = &self.operation;
-        let key = arguments.remove(IDEMPOTENCY_KEY);
+        // The retry key, when the tool publishes it (else an argument of that name is the
+        // API's own).
+        let retry = match (operation.idempotency, &operation.idempotency_key) {
+            (true, Some(header)) => Some((header, arguments.remove(IDEMPOTENCY_KEY))),
+            _ => None,
+        };
         for param in &operation.params {
             let value = match &param.hidden {
                 None => continue,
@@ -399,7 +404,7 @@ impl Endpoint {
         let mut query = parts.query;
         let mut cookies = parts.cookies;
         let mut headers = parts.headers;
-        if let (true, Some(header)) = (operation.idempotency, &operation.idempotency_key) {
+        if let Some((header, key)) = retry {
             // The API runs a call once per key: the caller's, or a fresh one for a call
             // without, so that the API never sees a request without the header it takes.
             let key = match key {

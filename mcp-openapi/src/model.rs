@@ -120,9 +120,11 @@ impl Operation {
                             .cloned()
                             .unwrap_or(Value::Bool(true));
                         properties.insert(name.clone(), schema);
-                        if body.required
-                            && needed.is_some_and(|n| n.contains(&Value::from(name.as_str())))
-                        {
+                        // Required whether or not the document requires the body: a
+                        // flattened body is always sent (`{}` at least), so what its schema
+                        // requires must be in it. OpenAPI 3 bodies are optional unless said
+                        // otherwise, which many documents forget to say.
+                        if needed.is_some_and(|n| n.contains(&Value::from(name.as_str()))) {
                             required.push(Value::from(name.clone()));
                         }
                     }

@@ -334,3 +334,41 @@ fn scheme_names_become_environment_variable_names() {
     assert_eq!(mcp_openapi::env_name("oauth"), "OAUTH");
     assert_eq!(mcp_openapi::env_name("basic-auth"), "BASIC_AUTH");
 }
+
+#[test]
+fn a_path_fragment_naming_a_declared_parameter_leaves_it_to_the_caller() {
+    // AWS's documents tell `DELETE /tags/{Arn}` from the other `/tags/{Arn}` operations by
+    // the required query parameter it declares; an undeclared bare name is a flag.
+    let document = r##"
+openapi: 3.0.0
+info: { title: Aws, version: "1" }
+paths:
+  /tags/{ResourceArn}#TagKeys:
+    delete:
+      operationId: UntagResource
+      parameters:
+        - { name: ResourceArn, in: path, required: true, schema: { type: string } }
+        - { name: TagKeys, in: query, required: true, schema: { type: array, items: { type: string } } }
+      responses: { "200": { description: ok } }
+  /{Bucket}#uploads:
+    get:
+      operationId: ListUploads
+      parameters:
+        - { name: Bucket, in: path, required: true, schema: { type: string } }
+      responses: { "200": { description: ok } }
+"##;
+    let api = map(document, &Curation::default()).unwrap();
+    let untag = tool(&api, "untag_resource");
+    assert_eq!(untag.path, "/tags/{ResourceArn}");
+    let tag_keys = untag.params.iter().find(|p| p.name == "TagKeys").unwrap();
+    assert_eq!(tag_keys.hidden, None);
+    let input = untag.input_schema(&api.schemas);
+    assert_eq!(input["properties"]["TagKeys"]["type"], "array");
+    assert_eq!(input["required"], json!(["ResourceArn", "TagKeys"]));
+    let uploads = tool(&api, "list_uploads");
+    let flag = uploads.params.iter().find(|p| p.name == "uploads").unwrap();
+    assert_eq!(
+        (flag.location, flag.hidden.clone()),
+        (Location::Query, Some(Hidden::Fixed(json!(""))))
+    );
+}

@@ -277,6 +277,34 @@ mod tests {
     }
 
     #[test]
+    fn a_tool_named_as_a_helper_of_its_module_keeps_its_name_but_not_the_function_s() {
+        // An operation called `schema` met the `schema` its module imports from client.rs.
+        let document = "openapi: 3.0.3\ninfo: {title: T, version: '1'}\npaths:\n  /schema/{tld}:\n    get:\n      operationId: schema\n      parameters:\n        - {name: tld, in: path, required: true, schema: {type: string}}\n      responses: {'200': {description: ok, content: {application/json: {schema: {type: object}}}}}\n";
+        let tool = &files(document)["src/api/tools/schema.rs"];
+        assert!(
+            tool.contains("use crate::api::client::{schema, segment, Method};"),
+            "{tool}"
+        );
+        assert!(tool.contains("name = \"schema\","), "{tool}");
+        assert!(tool.contains("pub async fn schema_tool("), "{tool}");
+        assert!(!tool.contains("pub async fn schema("), "{tool}");
+    }
+
+    #[test]
+    fn what_an_optional_flattened_body_requires_is_a_required_argument() {
+        // The body is sent whenever the tool is called (`{}` at least), so its required
+        // properties must be there even when the document leaves the body optional.
+        let document = "openapi: 3.0.3\ninfo: {title: T, version: '1'}\npaths:\n  /notes:\n    post:\n      operationId: addNote\n      requestBody:\n        content:\n          application/json:\n            schema: {type: object, required: [text], properties: {text: {type: string}, tag: {type: string}}}\n      responses: {'204': {description: ok}}\n";
+        let tool = &files(document)["src/api/tools/add_note.rs"];
+        assert!(tool.contains("pub text: String,"), "{tool}");
+        assert!(tool.contains("pub tag: Option<String>,"), "{tool}");
+        assert!(
+            tool.contains("\"required\": [\n    \"text\"\n  ]"),
+            "{tool}"
+        );
+    }
+
+    #[test]
     fn a_document_without_named_schemas_has_no_empty_match() {
         let document = "openapi: 3.0.3\ninfo: {title: T, version: '1'}\npaths:\n  /a:\n    get:\n      responses: {'204': {description: ok}}\n";
         let types = &files(document)["src/api/types.rs"];

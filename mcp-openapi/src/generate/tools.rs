@@ -14,6 +14,30 @@ use super::text::{
 use super::Writer;
 use crate::model::{Credential, Hidden, Location, Operation, OutputKind, Placement, Style};
 use crate::names;
+/// What a tool's module imports from `client.rs`, each with the text that uses it; the
+/// functions among them are names a tool's own function must not take.
+const HELPERS: [(&str, &str); 8] = [
+    ("confirm", "confirm(&ctx"),
+    ("fixed", "&fixed("),
+    ("fresh_key", "fresh_key"),
+    ("schema", "schema(generator"),
+    ("segment", "segment("),
+    ("Method", "Method::"),
+    ("Scheme", "Scheme::"),
+    ("Style", "Style::"),
+];
+
+/// The Rust name of a tool's function: the tool's name, unless a helper its module
+/// imports has it (an operation called `schema`), then with `_tool` after it. The tool
+/// keeps its name (`#[tool(name = ...)]`).
+fn function_name(tool: &str) -> String {
+    if HELPERS.iter().any(|(helper, _)| *helper == tool) {
+        format!("{tool}_tool")
+    } else {
+        tool.to_owned()
+    }
+}
+
 impl Writer<'_> {
     /// One module per tool (`src/api/tools/NAME.rs`, so a tool's diff and its review stand
     /// alone), and the list of them (`src/api/tools/mod.rs`).
@@ -42,20 +66,11 @@ impl Writer<'_> {
                 out.push_str("use serde_json::Value;\n");
             }
             out.push('\n');
-            let helpers: Vec<&str> = [
-                ("confirm", "confirm(&ctx"),
-                ("fixed", "&fixed("),
-                ("fresh_key", "fresh_key"),
-                ("schema", "schema(generator"),
-                ("segment", "segment("),
-                ("Method", "Method::"),
-                ("Scheme", "Scheme::"),
-                ("Style", "Style::"),
-            ]
-            .into_iter()
-            .filter(|(_, pattern)| used(pattern))
-            .map(|(name, _)| name)
-            .collect();
+            let helpers: Vec<&str> = HELPERS
+                .into_iter()
+                .filter(|(_, pattern)| used(pattern))
+                .map(|(name, _)| name)
+                .collect();
             let _ = writeln!(out, "{}", use_line("crate::api::client", &helpers));
             if !self.used_now.is_empty() {
                 let list: Vec<&str> = self.used_now.iter().map(String::as_str).collect();
@@ -80,6 +95,7 @@ impl Writer<'_> {
 
     pub(super) fn tool(&mut self, op: &Operation) -> String {
         let camel = op.tool.to_upper_camel_case();
+        let function = function_name(&op.tool);
         let args_type = self.claim(&format!("{camel}Args"));
         let result_type = self.claim(&format!("{camel}Result"));
         let problem_type = self.claim(&format!("{camel}Problem"));
@@ -124,7 +140,8 @@ impl Writer<'_> {
                             .get("description")
                             .and_then(Value::as_str)
                             .map(str::to_owned);
-                        let required = body.required && needed.contains(&property.as_str());
+                        // As the input schema says (`Operation::input_schema`).
+                        let required = needed.contains(&property.as_str());
                         fields.push_str(&field(
                             rust,
                             property,
@@ -164,7 +181,7 @@ impl Writer<'_> {
             }
         }
         if has_fields {
-            let _ = writeln!(out, "/// The arguments of [`{}`].", op.tool);
+            let _ = writeln!(out, "/// The arguments of [`{function}`].");
             out.push_str("#[derive(Debug, Clone, Serialize, Deserialize)]\n");
             let _ = writeln!(out, "pub struct {args_type} {{\n{fields}}}\n");
             let input = without_defs(op.input_schema(&self.api.schemas));
@@ -176,8 +193,7 @@ impl Writer<'_> {
         if json {
             let _ = writeln!(
                 out,
-                "/// What [`{}`] answers: the API's JSON, as the document describes it.",
-                op.tool
+                "/// What [`{function}`] answers: the API's JSON, as the document describes it."
             );
             let _ = writeln!(out, "#[derive(Debug, Clone, Serialize, Deserialize)]\n#[serde(transparent)]\npub struct {result_type}(pub Value);\n");
             let output = op
@@ -186,7 +202,7 @@ impl Writer<'_> {
                 .unwrap_or(Value::Bool(true));
             out.push_str(&schema_impl(&result_type, &output));
         }
-        let _ = writeln!(out, "/// The body of an error [`{}`] documents.", op.tool);
+        let _ = writeln!(out, "/// The body of an error [`{function}`] documents.");
         let _ = writeln!(out, "#[derive(Debug, Clone, Serialize, Deserialize)]\n#[serde(transparent)]\npub struct {problem_type}(pub Value);\n");
         let problem = match op.errors.as_slice() {
             [] => serde_json::json!({}),
@@ -249,7 +265,7 @@ impl Writer<'_> {
         let _ = writeln!(
             out,
             "pub async fn {}(\n    {},\n) -> Result<{output}, Rejected<{problem_type}>> {{",
-            op.tool,
+            function,
             params.join(",\n    ")
         );
         let (template, path_args) = self.path(op);

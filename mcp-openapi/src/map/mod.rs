@@ -140,15 +140,22 @@ impl Mapper<'_> {
         // Some documents name an operation by a fragment of its path (`/#Action=Describe`,
         // `/#X-Amz-Target=Service.Op`), which HTTP never sends: each `name=value` of it is
         // sent as the parameter of that name, or else in the query, always with that value.
+        // A bare name is a flag sent empty (`/{Bucket}#uploads`), unless the operation
+        // declares a parameter of that name (`/tags/{Arn}#TagKeys`): the fragment only tells
+        // the path from another, and the caller gives that parameter's value.
         let (path, fragment) = path.split_once('#').unwrap_or((path, ""));
         let path = if path.is_empty() { "/" } else { path };
         for pair in fragment.split('&').filter(|p| !p.is_empty()) {
-            let (name, fixed) = pair.split_once('=').unwrap_or((pair, ""));
-            let fixed = Some(Hidden::Fixed(Value::from(fixed)));
+            let (name, value) = match pair.split_once('=') {
+                Some((name, value)) => (name, Some(value)),
+                None => (pair, None),
+            };
+            let fixed = Some(Hidden::Fixed(Value::from(value.unwrap_or(""))));
             match params
                 .iter_mut()
                 .find(|p| p.name.eq_ignore_ascii_case(name))
             {
+                Some(_) if value.is_none() => {}
                 Some(param) => param.hidden = fixed,
                 None => params.push(Param {
                     name: name.to_owned(),

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Packages mcp-runtime-macros and mcp-runtime as `cargo publish` would upload them, then
+# Packages mcp-runtime-macros, mcp-runtime and mcp-openapi (the document mapping behind
+# the runtime's `openapi` feature) as `cargo publish` would upload them, then
 # builds a server against the two tarballs alone (not the workspace's folders) and calls
 # it: a file left out of a package, a path dependency, or code reading outside its crate
 # fails here. The server is the example of mcp-runtime's README (its page on crates.io),
@@ -30,7 +31,7 @@ call() {
     echo "the packaged server answered add(2, 3) with: $got" >&2
     exit 1
   fi
-  echo "packaged mcp-runtime-macros and mcp-runtime $version: a server built from the tarballs with Rust $(cat "$work/toolchain")$(cat "$work/linked") answers"
+  echo "packaged mcp-runtime-macros, mcp-runtime and mcp-openapi $version: a server built from the tarballs with Rust $(cat "$work/toolchain")$(cat "$work/linked") answers"
 }
 case ${1:?usage: $0 MCP_CLI_BINARY | build | call MCP_CLI_BINARY} in
   call)
@@ -50,8 +51,8 @@ msrv=$(python3 -c 'import tomllib; print(tomllib.load(open("Cargo.toml", "rb"))[
 # own, so that this can run while other cargo commands hold the workspace's.
 rm -rf "$work/crates" "$work/server" "$work/package"
 mkdir -p "$work/crates" "$work/server/src"
-cargo package --locked --no-verify --allow-dirty -p mcp-runtime-macros -p mcp-runtime --target-dir "$work/package"
-for crate in mcp-runtime-macros mcp-runtime; do
+cargo package --locked --no-verify --allow-dirty -p mcp-runtime-macros -p mcp-runtime -p mcp-openapi --target-dir "$work/package"
+for crate in mcp-runtime-macros mcp-runtime mcp-openapi; do
   tar -xzf "$work/package/package/$crate-$version.crate" -C "$work/crates"
 done
 runtime=$work/crates/mcp-runtime-$version
@@ -87,10 +88,11 @@ publish = false
 mcp-runtime = { version = "=$version", features = $features }
 tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
 
-# Both crates from their tarballs; nothing of the workspace is reachable from here.
+# The crates from their tarballs; nothing of the workspace is reachable from here.
 [patch.crates-io]
 mcp-runtime = { path = "../crates/mcp-runtime-$version" }
 mcp-runtime-macros = { path = "../crates/mcp-runtime-macros-$version" }
+mcp-openapi = { path = "../crates/mcp-openapi-$version" }
 
 [profile.dev]
 debug = false

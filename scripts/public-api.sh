@@ -2,8 +2,8 @@
 # Lists every public item of the published crates with its full signature (functions and
 # methods, fields, variants, trait implementations, auto traits such as Send and Sync),
 # from rustdoc's JSON output read by the `public-api` library (scripts/public-api, built
-# into target/tools/bin/public-api-list): mcp-runtime with every feature, and
-# mcp-runtime-macros (its attribute macros). Compares each listing with the one checked in
+# into target/tools/bin/public-api-list): mcp-runtime with every feature,
+# mcp-runtime-macros (its attribute macros) and mcp-openapi (the document mapping). Compares each listing with the one checked in
 # beside the crate (tests/public-api.txt), so any change to the surface is a diff in
 # review. (mcp-runtime's tests/public-surface.txt, checked by `cargo test`, adds
 # the feature each path needs.)
@@ -29,15 +29,15 @@ case $phase in
 esac
 status=0
 # rustdoc's JSON output is unstable: rustdoc-unstable lets the installed toolchain write it
-# (the format the lister reads is that toolchain's). The two crates with every feature, as
+# (the format the lister reads is that toolchain's). The crates with every feature, as
 # the test command's `cargo doc` step documents them, so that its check of their
 # dependencies serves here too.
 if [ "$phase" != compare ]; then
   RUSTDOC="$(pwd)/scripts/lib/rustdoc-unstable" RUSTDOCFLAGS="--cfg docsrs -Z unstable-options --output-format json" \
-    cargo doc --locked --quiet -p mcp-runtime -p mcp-runtime-macros --all-features --no-deps
+    cargo doc --locked --quiet -p mcp-runtime -p mcp-runtime-macros -p mcp-openapi --all-features --no-deps
   if [ "$phase" = json ]; then exit 0; fi
 fi
-for crate in mcp-runtime:mcp-runtime mcp-runtime-macros:mcp-macros; do
+for crate in mcp-runtime:mcp-runtime mcp-runtime-macros:mcp-macros mcp-openapi:mcp-openapi; do
   name=${crate%%:*}
   list=${crate#*:}/tests/public-api.txt
   # Blanket implementations (`impl<T> From<T> for T` and the like) are left out: they

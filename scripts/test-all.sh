@@ -140,10 +140,10 @@ cargo test --workspace --bench dispatch
 step "cargo doc as docs.rs builds it (--cfg docsrs, every feature; broken or ambiguous doc links are errors): each feature-gated item of mcp-runtime names its feature; the runtime without optional features, linted; the rustdoc JSON of the public API step"
 # docs.rs builds with nightly; rustdoc-unstable lets the installed toolchain's rustdoc take
 # the same unstable `doc_cfg` (as cargo-semver-checks does), so no second toolchain is
-# needed. The two published crates with every feature, resolved without the rest of the
-# workspace, as docs.rs resolves them; the public API step below documents the same two,
+# needed. The published crates with every feature, resolved without the rest of the
+# workspace, as docs.rs resolves them; the public API step below documents the same ones,
 # so their dependencies are checked once for both.
-RUSTDOC=$root/scripts/lib/rustdoc-unstable RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo doc -p mcp-runtime -p mcp-runtime-macros --all-features --no-deps --quiet
+RUSTDOC=$root/scripts/lib/rustdoc-unstable RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo doc -p mcp-runtime -p mcp-runtime-macros -p mcp-openapi --all-features --no-deps --quiet
 # The runtime with no optional feature at all, linted by clippy (warnings are errors): a
 # check, whose dependencies are mostly the ones `cargo doc` just checked. (The refusal of
 # a store whose feature is off is a unit test of every build, above.)
@@ -412,10 +412,10 @@ python3 scripts/lib/check_link_order.py "$bins/bench-server" examples/bench-serv
 step "tools (in the background): the public API lister, cargo-deny, mdbook"
 await tools
 
-step "public API of mcp-runtime and mcp-runtime-macros: every item and signature, as pinned in each crate's tests/public-api.txt (rustdoc JSON read by the public-api library)"
+step "public API of mcp-runtime, mcp-runtime-macros and mcp-openapi: every item and signature, as pinned in each crate's tests/public-api.txt (rustdoc JSON read by the public-api library)"
 scripts/public-api.sh compare
 
-step "packaging: mcp-runtime-macros and mcp-runtime as cargo publish uploads them; a server built from the tarballs alone with the oldest supported Rust (rust-version) and glibc linked statically (the deployment build), called over stdio"
+step "packaging: mcp-runtime-macros, mcp-runtime and mcp-openapi as cargo publish uploads them; a server built from the tarballs alone with the oldest supported Rust (rust-version) and glibc linked statically (the deployment build), called over stdio"
 await packaging
 scripts/packaged-server.sh call "$bins/mcp"
 # Its build from the tarballs (about 1 GB) is read by nothing later: the disk goes back.

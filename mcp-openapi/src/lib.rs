@@ -43,7 +43,7 @@ pub use model::{
     Annotations, Api, Body, Credential, ErrorResponse, Hidden, Location, Method, Operation, Output,
     OutputKind, Pagination, Param, Placement, Skipped, Style, Warning,
 };
-pub use names::{type_name, MAX_TOOL_NAME};
+pub use names::{env_name, type_name, MAX_TOOL_NAME};
 
 /// Why a document, or a curation of it, cannot be mapped at all.
 #[derive(Debug, Clone, PartialEq, Eq)]

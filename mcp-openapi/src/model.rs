@@ -164,6 +164,20 @@ impl Operation {
         };
         Some(with_defs(object, schemas))
     }
+
+    /// The schema of the detail of the tool's errors: the body of its one documented error
+    /// response, or any of them (`anyOf`) when it documents several, with the named
+    /// schemas they use in `$defs`. `None` when it documents none.
+    pub fn error_schema(&self, schemas: &BTreeMap<String, Value>) -> Option<Value> {
+        let detail = match self.errors.as_slice() {
+            [] => return None,
+            [one] => one.schema.clone(),
+            many => serde_json::json!({
+                "anyOf": many.iter().map(|e| e.schema.clone()).collect::<Vec<_>>()
+            }),
+        };
+        Some(with_defs(detail, schemas))
+    }
 }
 
 /// A named schema's definition when `schema` only refers to one, else `schema`.

@@ -1,7 +1,7 @@
 //! Names a document's operations, parameters and schemas take as tools, arguments and
 //! Rust items: snake_case, ASCII, never a keyword, unique where they must be.
 
-use heck::{ToSnakeCase, ToUpperCamelCase};
+use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
 
 use crate::model::Method;
 
@@ -22,6 +22,12 @@ pub(crate) fn tool_name(operation_id: Option<&str>, method: Method, path: &str) 
             snake(&format!("{} {}", method.key(), words.join(" ")))
         });
     shorten(&base, MAX_TOOL_NAME)
+}
+
+/// A name as part of an environment variable's (`apiKey` is `API_KEY`): how the generated
+/// `Api::from_env` and the runtime's serving mode name a security scheme's variables.
+pub fn env_name(name: &str) -> String {
+    name.to_shouty_snake_case()
 }
 
 /// `name`, or `name_2`, `name_3`, ... : the first one `taken` says is free, within `max`.

@@ -317,6 +317,25 @@ paths:
 }
 
 #[test]
+fn an_operation_s_error_detail_is_its_documented_bodies_with_their_defs() {
+    let api = map(SHOP, &Curation::default()).unwrap();
+    let create = tool(&api, "create_item");
+    let detail = create.error_schema(&api.schemas).unwrap();
+    assert_eq!(detail["$ref"], "#/$defs/Problem");
+    assert_eq!(detail["$defs"]["Problem"], api.schemas["Problem"]);
+    assert!(jsonschema::draft202012::new(&detail).is_ok());
+    // None documented: no detail.
+    assert_eq!(tool(&api, "list_items").error_schema(&api.schemas), None);
+}
+
+#[test]
+fn scheme_names_become_environment_variable_names() {
+    assert_eq!(mcp_openapi::env_name("apiKey"), "API_KEY");
+    assert_eq!(mcp_openapi::env_name("oauth"), "OAUTH");
+    assert_eq!(mcp_openapi::env_name("basic-auth"), "BASIC_AUTH");
+}
+
+#[test]
 fn a_path_fragment_naming_a_declared_parameter_leaves_it_to_the_caller() {
     // AWS's documents tell `DELETE /tags/{Arn}` from the other `/tags/{Arn}` operations by
     // the required query parameter it declares; an undeclared bare name is a flag.

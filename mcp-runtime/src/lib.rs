@@ -40,6 +40,16 @@ mod props;
 pub mod protocol;
 pub(crate) mod registry;
 mod server;
+/// Serving an OpenAPI document's operations as tools, without generating code (feature
+/// `openapi`): read the document into [`OpenApiTools`](openapi::OpenApiTools), give it
+/// the API's base URL and this deployment's credentials, and hand it to
+/// [`Server::openapi`]. The mapping is the one `mcp openapi` generates code from, so both
+/// serve the same tools; see the book's "From an existing API".
+#[cfg(feature = "openapi")]
+pub mod openapi {
+    pub use crate::server::openapi::{OpenApiTools, Secret};
+    pub use mcp_openapi::{Api, Curation, Error};
+}
 pub mod store;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -22,6 +22,17 @@
 //! they are the upstream's claims. Then `--stdio` (the default) or `--http ADDR`, as for
 //! every example.
 //!
+//! `--openapi NAME=SPEC[,BASE_URL]` (repeatable) serves the operations of a REST API's
+//! OpenAPI document as tools named `NAME.tool` (as an upstream's are), each call one HTTP
+//! request to the API (`mcp_runtime::openapi`): SPEC is the document's path or URL,
+//! BASE_URL the API's (default: the document's first server). The API's credentials are
+//! the gateway's own, from the environment, per security scheme of the document: for NAME
+//! `crm` and the scheme `apiKey`, `CRM_API_KEY_KEY` (an API key), `CRM_API_KEY_TOKEN` (a
+//! bearer token) or `CRM_API_KEY_USER` and `CRM_API_KEY_PASSWORD` (basic). Every caller's
+//! calls use them, tenants included; the caller's own token never reaches the API. The
+//! hints of these tools come from the document's methods (`GET` is read-only, ...) and
+//! are published as they are.
+//!
 //! Tenants (environment): `GATEWAY_TENANTS` lists `tenant:api-key:upstream-credential`
 //! entries separated by commas. A caller presents its API key as a bearer token (on stdio,
 //! the host sets `MCP_ACCESS_TOKEN`); its calls reach each upstream through a connection of
@@ -40,6 +51,7 @@ use std::sync::Arc;
 
 use mcp_runtime::client::{Client, ClientBuilder};
 use mcp_runtime::gateway::Upstream;
+use mcp_runtime::openapi::{Curation, OpenApiTools};
 use mcp_runtime::policy::api_keys::ApiKeys;
 use mcp_runtime::process::{self, Mode};
 use mcp_runtime::{Error, Principal, Server};
@@ -49,7 +61,7 @@ const TENANTS_ENV: &str = "GATEWAY_TENANTS";
 /// The environment variable holding the credential used to list each upstream's tools.
 const DISCOVERY_ENV: &str = "GATEWAY_DISCOVERY_TOKEN";
 
-const USAGE: &str = "usage: gateway --upstream NAME=URL|'NAME=COMMAND ARGS' [--upstream ..] [--trust-annotations NAME ..] [--stdio | --http ADDR]";
+const USAGE: &str = "usage: gateway [--upstream NAME=URL|'NAME=COMMAND ARGS' ..] [--openapi NAME=SPEC[,BASE_URL] ..] [--trust-annotations NAME ..] [--stdio | --http ADDR]";
 
 /// Where an upstream is.
 #[derive(Clone)]
@@ -82,11 +94,62 @@ impl Target {
     }
 }
 
-/// The command line: the upstreams, those whose tool hints are trusted, and the rest (the
-/// serving mode).
+/// An OpenAPI document served as tools.
+struct OpenApi {
+    /// The tools' prefix, and the stem of the credentials' variables.
+    name: String,
+    /// The document's path or URL.
+    spec: String,
+    /// The API's base URL, when not the document's.
+    base_url: Option<String>,
+}
+
+impl OpenApi {
+    /// `NAME=SPEC[,BASE_URL]`: the base URL after the last comma, when it is an http(s) URL.
+    fn parse(value: &str) -> Result<OpenApi, Error> {
+        let wrong = || {
+            Error::Args(format!(
+                "--openapi {value:?} is not NAME=SPEC[,BASE_URL]\n\n{USAGE}"
+            ))
+        };
+        let (name, rest) = value.split_once('=').ok_or_else(wrong)?;
+        let (spec, base_url) = match rest.rsplit_once(',') {
+            Some((spec, base)) if base.starts_with("http://") || base.starts_with("https://") => {
+                (spec, Some(base.to_owned()))
+            }
+            _ => (rest, None),
+        };
+        if name.is_empty() || spec.trim().is_empty() {
+            return Err(wrong());
+        }
+        Ok(OpenApi {
+            name: name.to_owned(),
+            spec: spec.to_owned(),
+            base_url,
+        })
+    }
+
+    /// The document's tools, prefixed, with the API's base URL and the credentials the
+    /// environment holds.
+    async fn load(&self) -> Result<OpenApiTools, Error> {
+        let tools = OpenApiTools::load(&self.spec, &Curation::default())
+            .await
+            .map_err(|e| Error::Args(format!("--openapi {:?}: {e}", self.name)))?;
+        let stem = self.name.to_ascii_uppercase().replace(['-', '.'], "_");
+        let tools = tools.prefix(&self.name).credentials_from_env(&stem);
+        Ok(match &self.base_url {
+            Some(base) => tools.base_url(base),
+            None => tools,
+        })
+    }
+}
+
+/// The command line: the upstreams, those whose tool hints are trusted, the OpenAPI
+/// documents, and the rest (the serving mode).
 struct CommandLine {
     upstreams: Vec<(String, Target)>,
     trusted: Vec<String>,
+    openapi: Vec<OpenApi>,
     rest: Vec<String>,
 }
 
@@ -94,9 +157,21 @@ struct CommandLine {
 fn split_args(args: impl IntoIterator<Item = String>) -> Result<CommandLine, Error> {
     let mut upstreams = Vec::new();
     let mut trusted = Vec::new();
+    let mut openapi = Vec::new();
     let mut rest = Vec::new();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
+        let document = match arg.strip_prefix("--openapi=") {
+            Some(value) => Some(value.to_owned()),
+            None if arg == "--openapi" => Some(args.next().ok_or_else(|| {
+                Error::Args(format!("--openapi needs NAME=SPEC[,BASE_URL]\n\n{USAGE}"))
+            })?),
+            None => None,
+        };
+        if let Some(value) = document {
+            openapi.push(OpenApi::parse(&value)?);
+            continue;
+        }
         if arg == "--trust-annotations" {
             let name = args.next().ok_or_else(|| {
                 Error::Args(format!(
@@ -139,8 +214,13 @@ fn split_args(args: impl IntoIterator<Item = String>) -> Result<CommandLine, Err
         };
         upstreams.push((name.to_owned(), target));
     }
-    if upstreams.is_empty() && !rest.iter().any(|a| a == "-h" || a == "--help") {
-        return Err(Error::Args(format!("no --upstream given\n\n{USAGE}")));
+    if upstreams.is_empty()
+        && openapi.is_empty()
+        && !rest.iter().any(|a| a == "-h" || a == "--help")
+    {
+        return Err(Error::Args(format!(
+            "no --upstream or --openapi given\n\n{USAGE}"
+        )));
     }
     if let Some(unknown) = trusted
         .iter()
@@ -153,6 +233,7 @@ fn split_args(args: impl IntoIterator<Item = String>) -> Result<CommandLine, Err
     Ok(CommandLine {
         upstreams,
         trusted,
+        openapi,
         rest,
     })
 }
@@ -189,6 +270,7 @@ async fn main() -> Result<(), Error> {
     let CommandLine {
         upstreams,
         trusted,
+        openapi,
         rest,
     } = split_args(std::env::args().skip(1))?;
     let mode = process::parse_args(rest)?;
@@ -226,6 +308,16 @@ async fn main() -> Result<(), Error> {
         .trust_annotations(trusted.contains(&name));
         tracing::info!(upstream = %name, tools = upstream.tools().len(), "mounted");
         server = server.mount(upstream);
+    }
+    for document in openapi {
+        let tools = document.load().await?;
+        tracing::info!(
+            openapi = %document.name,
+            tools = tools.api().operations.len(),
+            skipped = tools.api().skipped.len(),
+            "served"
+        );
+        server = server.openapi(tools);
     }
     if let Some(tenants) = tenants {
         server = server.verify_tokens(tenants.keys);

@@ -201,7 +201,7 @@ impl<'a> Writer<'a> {
             "    /// - `{prefix}_BASE_URL`: the base URL (default [`BASE_URL`]);"
         );
         for (scheme, credential) in &self.api.credentials {
-            let var = format!("{prefix}_{}", scheme.to_shouty_snake_case());
+            let var = format!("{prefix}_{}", crate::names::env_name(scheme));
             match credential {
                 Credential::ApiKey { .. } => {
                     let _ = writeln!(docs, "    /// - `{var}_KEY`: the key of `{scheme}`;");

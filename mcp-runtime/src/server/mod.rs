@@ -31,6 +31,8 @@ use crate::transport::stdio::StdioConfig;
 
 mod app;
 mod build;
+#[cfg(feature = "openapi")]
+pub(crate) mod openapi;
 mod select;
 mod setters;
 mod store;

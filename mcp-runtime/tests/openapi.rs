@@ -1,0 +1,836 @@
+//! Serving an OpenAPI document without generating code (feature `openapi`): a small API
+//! runs in the test and records every request it gets; a document describing it is served
+//! with `Server::openapi`, and each tool call is checked twice, by the exact HTTP request
+//! the API received and by the exact tool result the caller got.
+//!
+//! Runs with `cargo test -p mcp-runtime --features openapi,testing --test openapi` (and in
+//! the workspace's `cargo test --workspace`, where the examples turn both features on).
+
+#![cfg(all(feature = "openapi", feature = "testing"))]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Request, Response};
+use mcp_runtime::openapi::{Curation, OpenApiTools, Secret};
+use mcp_runtime::policy::api_keys::ApiKeys;
+use mcp_runtime::testing::{HttpTestClient, TestClient};
+use mcp_runtime::{Error, Principal, Server};
+use serde_json::{json, Value};
+
+/// The API's document, served from `servers[0]` until the test gives the real address.
+const DOCUMENT: &str = r##"
+openapi: 3.0.3
+info: { title: Shop, version: "1" }
+servers: [{ url: "http://shop.invalid/v1" }]
+components:
+  securitySchemes:
+    key: { type: apiKey, in: header, name: X-Api-Key }
+    token: { type: http, scheme: bearer }
+  schemas:
+    Item:
+      type: object
+      required: [name]
+      properties:
+        name: { type: string }
+        price: { type: integer }
+    Problem:
+      type: object
+      required: [code]
+      properties:
+        code: { type: string }
+security: [{ key: [] }]
+paths:
+  /stores/{storeId}/items:
+    get:
+      operationId: listItems
+      summary: List items
+      description: The store's items.
+      parameters:
+        - { name: storeId, in: path, required: true, schema: { type: string } }
+        - { name: tag, in: query, schema: { type: array, items: { type: string } } }
+        - { name: format, in: query, schema: { type: string } }
+        - { name: tenant, in: query, schema: { type: string } }
+        - { name: X-Request-Id, in: header, schema: { type: string } }
+        - { name: X-User, in: header, schema: { type: string } }
+        - { name: session, in: cookie, schema: { type: string } }
+      responses:
+        "200":
+          description: A page.
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  items: { type: array, items: { $ref: "#/components/schemas/Item" } }
+        "403": { description: not yours }
+  /items:
+    post:
+      operationId: createItem
+      security: [{ token: [] }, { key: [] }]
+      parameters:
+        - { name: Idempotency-Key, in: header, required: true, schema: { type: string } }
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: { $ref: "#/components/schemas/Item" }
+      responses:
+        "201":
+          description: Created.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/Item" }
+        "409":
+          description: Taken.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/Problem" }
+  /items/{itemId}:
+    parameters:
+      - { name: itemId, in: path, required: true, schema: { type: integer } }
+    get:
+      operationId: getItem
+      responses:
+        "200":
+          description: The item.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/Item" }
+        "404":
+          description: No such item.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/Problem" }
+    put:
+      operationId: renameItem
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                itemId: { type: string }
+      responses:
+        "200":
+          description: The item's names.
+          content:
+            application/json:
+              schema: { type: array, items: { type: string } }
+    delete:
+      operationId: deleteItem
+      responses:
+        "204": { description: Deleted. }
+  /notes:
+    post:
+      operationId: addNote
+      security: []
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                title: { type: string }
+                tags: { type: array, items: { type: string } }
+      responses:
+        "200":
+          description: The note's text.
+          content:
+            text/plain:
+              schema: { type: string }
+  /reports/{id}:
+    get:
+      operationId: getReport
+      parameters:
+        - { name: id, in: path, required: true, schema: { type: string } }
+      responses:
+        "200":
+          description: The report.
+          content:
+            application/pdf:
+              schema: { type: string, format: binary }
+  /broken:
+    get:
+      operationId: broken
+      responses:
+        "200": { description: never }
+  /slow:
+    get:
+      operationId: slow
+      responses:
+        "204": { description: eventually }
+"##;
+
+/// The curation: `format` is always `full`, `tenant` the caller's tenant, `X-User` the
+/// caller's subject.
+const CURATION: &str = r#"
+[operations.listItems.arguments]
+format = { fixed = "full" }
+tenant = { from = "tenant" }
+X-User = { from = "principal" }
+"#;
+
+/// One request as the API received it.
+#[derive(Debug, Clone, PartialEq)]
+struct Received {
+    method: String,
+    /// The path and query, exactly as sent.
+    target: String,
+    /// Every header but those the HTTP client always sends (`host`, `accept`,
+    /// `content-length`), by name, in order.
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+type Log = Arc<Mutex<Vec<Received>>>;
+
+/// What the API answers each request with.
+fn answer(method: &str, path: &str) -> Response<Body> {
+    let json = |status: u16, body: Value| {
+        Response::builder()
+            .status(status)
+            .header("content-type", "application/json")
+            .body(Body::from(body.to_string()))
+            .unwrap()
+    };
+    match (method, path) {
+        ("GET", "/v1/stores/north%2Feast/items") => {
+            json(200, json!({"items": [{"name": "bolt", "price": 3}]}))
+        }
+        ("GET", "/v1/stores/south/items") => json(403, json!({"code": "not_yours"})),
+        ("POST", "/v1/items") => json(201, json!({"name": "nut", "price": 2})),
+        ("GET", "/v1/items/7") => json(404, json!({"code": "no_such_item"})),
+        ("PUT", "/v1/items/7") => json(200, json!(["nut", "bolt"])),
+        ("DELETE", "/v1/items/7") => Response::builder().status(204).body(Body::empty()).unwrap(),
+        ("POST", "/v1/notes") => Response::builder()
+            .status(200)
+            .header("content-type", "text/plain; charset=utf-8")
+            .body(Body::from("Noted: groceries."))
+            .unwrap(),
+        ("GET", "/v1/reports/q1") => Response::builder()
+            .status(200)
+            .header("content-type", "application/pdf")
+            .body(Body::from(&b"%PDF-1.7"[..]))
+            .unwrap(),
+        ("GET", "/v1/reports/huge") => Response::builder()
+            .status(200)
+            .header("content-type", "application/pdf")
+            .body(Body::from(vec![b'x'; 9 << 20]))
+            .unwrap(),
+        ("GET", "/v1/broken") => Response::builder()
+            .status(500)
+            .body(Body::from("stack trace: do not show"))
+            .unwrap(),
+        _ => json(418, json!({"unexpected": path})),
+    }
+}
+
+/// The API on a local port: it records each request in the log, then answers it
+/// (`/v1/slow` after two seconds).
+async fn api() -> (String, Log) {
+    let log: Log = Arc::default();
+    let recorded = log.clone();
+    let app = axum::Router::new().fallback(move |request: Request<Body>| {
+        let log = recorded.clone();
+        async move {
+            let (parts, body) = request.into_parts();
+            let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap();
+            let headers = parts
+                .headers
+                .iter()
+                .filter(|(name, _)| !matches!(name.as_str(), "host" | "accept" | "content-length"))
+                .map(|(name, value)| (name.to_string(), value.to_str().unwrap().to_owned()))
+                .collect();
+            let target = parts
+                .uri
+                .path_and_query()
+                .map(|p| p.as_str().to_owned())
+                .unwrap_or_default();
+            log.lock().unwrap().push(Received {
+                method: parts.method.to_string(),
+                target,
+                headers,
+                body: String::from_utf8_lossy(&bytes).into_owned(),
+            });
+            if parts.uri.path() == "/v1/slow" {
+                tokio::time::sleep(Duration::from_secs(2)).await;
+            }
+            answer(parts.method.as_str(), parts.uri.path())
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{address}/v1"), log)
+}
+
+/// The document's tools against the API at `base`, with an API key and a bearer token.
+fn tools(base: &str) -> OpenApiTools {
+    let curation = Curation::from_toml(CURATION).unwrap();
+    OpenApiTools::from_document(DOCUMENT, &curation)
+        .unwrap()
+        .base_url(base)
+        .credential("key", Secret::ApiKey("api-key-1".into()))
+        .credential("token", Secret::Bearer("api-token-2".into()))
+        .timeout(Duration::from_millis(500))
+}
+
+/// The one request the API received since the log was last taken.
+fn only(log: &Log) -> Received {
+    let mut log = log.lock().unwrap();
+    assert_eq!(log.len(), 1, "{log:#?}");
+    log.remove(0)
+}
+
+fn headers(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+        .collect()
+}
+
+/// A tool result without the envelope every 2026-07-28 result has (`resultType` and the
+/// server's `_meta`): what the tool made.
+fn made(mut result: Value) -> Value {
+    if let Some(members) = result.as_object_mut() {
+        members.remove("resultType");
+        members.remove("_meta");
+    }
+    result
+}
+
+/// The caller: `alice` of the tenant `acme`.
+async fn client() -> (TestClient, Log) {
+    let (base, log) = api().await;
+    let app = Server::new("shop", "1.0.0")
+        .only([])
+        .openapi(tools(&base))
+        .build()
+        .unwrap();
+    let client = TestClient::new(app).as_principal(Principal::new("alice").with_tenant("acme"));
+    (client, log)
+}
+
+#[tokio::test]
+async fn the_tools_are_the_document_s_operations_with_its_schemas_and_hints() {
+    let (client, _) = client().await;
+    let list = client.request("tools/list", json!({})).await;
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "add_note",
+            "broken",
+            "create_item",
+            "delete_item",
+            "get_item",
+            "get_report",
+            "list_items",
+            "rename_item",
+            "slow"
+        ]
+    );
+    let tool = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap();
+    let list_items = tool("list_items");
+    assert_eq!(list_items["title"], "List items");
+    assert_eq!(list_items["description"], "The store's items.");
+    // The hidden arguments are not the model's.
+    assert_eq!(
+        list_items["inputSchema"],
+        json!({
+            "type": "object",
+            "properties": {
+                "storeId": {"type": "string"},
+                "tag": {"type": "array", "items": {"type": "string"}},
+                "X-Request-Id": {"type": "string"},
+                "session": {"type": "string"}
+            },
+            "required": ["storeId"],
+            "additionalProperties": false
+        })
+    );
+    assert_eq!(
+        list_items["annotations"],
+        json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": true})
+    );
+    // The output schema admits the success shape and the framework's error shape.
+    let output = &list_items["outputSchema"];
+    assert_eq!(output["type"], "object");
+    assert_eq!(
+        output["anyOf"][0]["properties"]["items"]["items"]["$ref"],
+        "#/$defs/Item"
+    );
+    assert_eq!(output["$defs"]["Item"]["required"], json!(["name"]));
+    assert_eq!(output["anyOf"][1]["required"], json!(["error"]));
+    // A documented error's body is the errors' detail.
+    let create = tool("create_item");
+    assert_eq!(
+        create["outputSchema"]["anyOf"][1]["properties"]["error"]["properties"]["detail"],
+        json!({"$ref": "#/$defs/Problem"})
+    );
+    assert!(create["outputSchema"]["$defs"]["Problem"].is_object());
+    // The retry key is the framework's argument, forwarded in the API's header.
+    assert_eq!(
+        create["inputSchema"]["properties"]["idempotencyKey"]["type"],
+        "string"
+    );
+    assert_eq!(
+        tool("delete_item")["annotations"],
+        json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": true})
+    );
+    // Text and empty answers have no output schema.
+    assert!(tool("add_note").get("outputSchema").is_none());
+    assert!(tool("delete_item").get("outputSchema").is_none());
+}
+
+#[tokio::test]
+async fn path_query_header_cookie_and_hidden_arguments_make_the_request() {
+    let (client, log) = client().await;
+    let result = client
+        .call_tool(
+            "list_items",
+            json!({
+                "storeId": "north/east",
+                "tag": ["red", "big blue"],
+                "X-Request-Id": "r-1",
+                "session": "s=1"
+            }),
+        )
+        .await;
+    assert_eq!(
+        only(&log),
+        Received {
+            method: "GET".into(),
+            target: "/v1/stores/north%2Feast/items?tag=red&tag=big%20blue&format=full&tenant=acme"
+                .into(),
+            headers: headers(&[
+                ("x-request-id", "r-1"),
+                ("x-user", "alice"),
+                ("x-api-key", "api-key-1"),
+                ("cookie", "session=s%3D1"),
+            ]),
+            body: String::new(),
+        }
+    );
+    assert_eq!(
+        made(result),
+        json!({
+            "content": [{"type": "text", "text": r#"{"items":[{"name":"bolt","price":3}]}"#}],
+            "structuredContent": {"items": [{"name": "bolt", "price": 3}]}
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_flattened_json_body_goes_with_the_retry_key_and_the_first_configured_credential() {
+    let (client, log) = client().await;
+    let result = client
+        .call_tool(
+            "create_item",
+            json!({"name": "nut", "price": 2, "idempotencyKey": "k-42"}),
+        )
+        .await;
+    assert_eq!(
+        only(&log),
+        Received {
+            method: "POST".into(),
+            target: "/v1/items".into(),
+            headers: headers(&[
+                ("idempotency-key", "k-42"),
+                ("authorization", "Bearer api-token-2"),
+                ("content-type", "application/json"),
+            ]),
+            body: r#"{"name":"nut","price":2}"#.into(),
+        }
+    );
+    assert_eq!(
+        made(result),
+        json!({
+            "content": [{"type": "text", "text": r#"{"name":"nut","price":2}"#}],
+            "structuredContent": {"name": "nut", "price": 2}
+        })
+    );
+    // Without a key, the API still gets one: a fresh one per call.
+    client
+        .call_tool("create_item", json!({"name": "nut"}))
+        .await;
+    let received = only(&log);
+    let key = &received
+        .headers
+        .iter()
+        .find(|(n, _)| n == "idempotency-key")
+        .unwrap()
+        .1;
+    assert_eq!(key.len(), 32, "{key}");
+    assert_eq!(received.body, r#"{"name":"nut"}"#);
+}
+
+#[tokio::test]
+async fn a_body_argument_goes_whole_and_a_result_that_is_no_object_is_wrapped() {
+    let (client, log) = client().await;
+    let result = client
+        .call_tool(
+            "rename_item",
+            json!({"itemId": 7, "body": {"itemId": "nut-7"}}),
+        )
+        .await;
+    assert_eq!(
+        only(&log),
+        Received {
+            method: "PUT".into(),
+            target: "/v1/items/7".into(),
+            headers: headers(&[
+                ("x-api-key", "api-key-1"),
+                ("content-type", "application/json"),
+            ]),
+            body: r#"{"itemId":"nut-7"}"#.into(),
+        }
+    );
+    assert_eq!(
+        made(result),
+        json!({
+            "content": [{"type": "text", "text": r#"{"result":["nut","bolt"]}"#}],
+            "structuredContent": {"result": ["nut", "bolt"]}
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_form_body_is_sent_as_a_form_and_a_text_answer_is_text() {
+    let (client, log) = client().await;
+    let result = client
+        .call_tool(
+            "add_note",
+            json!({"title": "groceries & more", "tags": ["food", "weekly"]}),
+        )
+        .await;
+    // `security: []`: no credential at all.
+    assert_eq!(
+        only(&log),
+        Received {
+            method: "POST".into(),
+            target: "/v1/notes".into(),
+            headers: headers(&[("content-type", "application/x-www-form-urlencoded")]),
+            body: "tags=food&tags=weekly&title=groceries+%26+more".into(),
+        }
+    );
+    assert_eq!(
+        made(result),
+        json!({"content": [{"type": "text", "text": "Noted: groceries."}]})
+    );
+}
+
+#[tokio::test]
+async fn no_body_is_done_and_a_binary_answer_is_an_embedded_resource() {
+    let (client, log) = client().await;
+    let result = client.call_tool("delete_item", json!({"itemId": 7})).await;
+    assert_eq!(only(&log).target, "/v1/items/7");
+    assert_eq!(
+        made(result),
+        json!({"content": [{"type": "text", "text": "Done (HTTP 204)."}]})
+    );
+
+    let result = client.call_tool("get_report", json!({"id": "q1"})).await;
+    assert_eq!(only(&log).target, "/v1/reports/q1");
+    let resource = &result["content"][0]["resource"];
+    assert_eq!(result["content"][0]["type"], "resource");
+    assert_eq!(resource["mimeType"], "application/pdf");
+    // `%PDF-1.7` in base64.
+    assert_eq!(resource["blob"], "JVBERi0xLjc=");
+    assert!(
+        resource["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("/v1/reports/q1"),
+        "{resource}"
+    );
+    assert!(result.get("isError").is_none(), "{result}");
+
+    // Larger than 8 MiB: refused, not held.
+    let result = client.call_tool("get_report", json!({"id": "huge"})).await;
+    only(&log);
+    assert_eq!(result["isError"], true);
+    assert_eq!(
+        result["structuredContent"]["error"]["code"],
+        "answer_too_large"
+    );
+}
+
+#[tokio::test]
+async fn a_documented_4xx_carries_its_body_as_detail_an_undocumented_one_does_not() {
+    let (client, log) = client().await;
+    let result = client.call_tool("get_item", json!({"itemId": 7})).await;
+    only(&log);
+    assert_eq!(
+        made(result),
+        json!({
+            "content": [{"type": "text", "text": "The API refused the call: 404 Not Found."}],
+            "structuredContent": {"error": {
+                "code": "http_404",
+                "message": "The API refused the call: 404 Not Found.",
+                "detail": {"code": "no_such_item"}
+            }},
+            "isError": true
+        })
+    );
+    let result = client
+        .call_tool("list_items", json!({"storeId": "south"}))
+        .await;
+    only(&log);
+    assert_eq!(
+        made(result),
+        json!({
+            "content": [{"type": "text", "text": "The API refused the call: 403 Forbidden."}],
+            "structuredContent": {"error": {
+                "code": "http_403",
+                "message": "The API refused the call: 403 Forbidden."
+            }},
+            "isError": true
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_5xx_a_timeout_and_no_server_are_error_results_saying_a_retry_may_work() {
+    let (client, log) = client().await;
+    let result = client.call_tool("broken", json!({})).await;
+    only(&log);
+    let failed = "The API failed (500 Internal Server Error); trying again later may work.";
+    assert_eq!(
+        made(result),
+        json!({
+            "content": [{"type": "text", "text": failed}],
+            "structuredContent": {"error": {"code": "api_failed", "message": failed}},
+            "isError": true
+        })
+    );
+
+    let result = client.call_tool("slow", json!({})).await;
+    let late = "The API did not answer within 500ms; trying again later may work.";
+    assert_eq!(
+        made(result),
+        json!({
+            "content": [{"type": "text", "text": late}],
+            "structuredContent": {"error": {"code": "api_unavailable", "message": late}},
+            "isError": true
+        })
+    );
+
+    // Nothing listens there.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed = format!("http://{}/v1", listener.local_addr().unwrap());
+    drop(listener);
+    let app = Server::new("shop", "1.0.0")
+        .only([])
+        .openapi(tools(&closed))
+        .build()
+        .unwrap();
+    let result = TestClient::new(app).call_tool("broken", json!({})).await;
+    assert_eq!(result["isError"], true);
+    assert_eq!(
+        result["structuredContent"]["error"],
+        json!({"code": "api_unavailable", "message": "The API could not be reached; trying again later may work."})
+    );
+}
+
+#[tokio::test]
+async fn the_mcp_caller_s_token_never_reaches_the_api() {
+    let (base, log) = api().await;
+    let caller = "mcp-caller-token-0123456789";
+    let app = Server::new("shop", "1.0.0")
+        .only([])
+        .openapi(tools(&base))
+        .verify_tokens(
+            ApiKeys::new()
+                .key(caller, Principal::new("alice").with_tenant("acme"))
+                .unwrap(),
+        )
+        .build()
+        .unwrap();
+    // A tool whose operation uses the key, one using a bearer token of the deployment's,
+    // and one with no credential at all.
+    let http = HttpTestClient::new(&app).bearer(caller);
+    for (tool, arguments) in [
+        ("list_items", json!({"storeId": "north/east"})),
+        ("create_item", json!({"name": "nut"})),
+        ("add_note", json!({"title": "t"})),
+    ] {
+        let response = http.call_tool(tool, arguments).await;
+        assert_eq!(response.status, 200);
+        assert!(response.result().get("isError").is_none(), "{tool}");
+        let received = only(&log);
+        for (name, value) in &received.headers {
+            assert!(!value.contains(caller), "{tool}: {name}: {value}");
+        }
+        assert!(!received.target.contains(caller), "{tool}");
+        let authorization: Vec<&str> = received
+            .headers
+            .iter()
+            .filter(|(n, _)| n == "authorization")
+            .map(|(_, v)| v.as_str())
+            .collect();
+        let expected: &[&str] = match tool {
+            "create_item" => &["Bearer api-token-2"],
+            _ => &[],
+        };
+        assert_eq!(authorization, expected, "{tool}");
+    }
+}
+
+#[tokio::test]
+async fn a_hidden_tenant_needs_a_caller_with_one() {
+    let (base, log) = api().await;
+    let app = Server::new("shop", "1.0.0")
+        .only([])
+        .openapi(tools(&base))
+        .build()
+        .unwrap();
+    let response = TestClient::new(app)
+        .as_principal(Principal::new("bob"))
+        .request(
+            "tools/call",
+            json!({"name": "list_items", "arguments": {"storeId": "north/east"}}),
+        )
+        .await;
+    assert_eq!(response["error"]["code"], -31403, "{response}");
+    assert!(log.lock().unwrap().is_empty(), "nothing reached the API");
+}
+
+#[tokio::test]
+async fn without_a_base_url_the_server_does_not_build() {
+    let document = DOCUMENT.replace(r#"servers: [{ url: "http://shop.invalid/v1" }]"#, "");
+    let tools = OpenApiTools::from_document(&document, &Curation::default()).unwrap();
+    let Err(Error::Build(errors)) = Server::new("shop", "1.0.0").only([]).openapi(tools).build()
+    else {
+        panic!("the server built without a base URL");
+    };
+    let message = errors[0].to_string();
+    assert!(message.contains("OpenAPI document `Shop`"), "{message}");
+    assert!(message.contains("no base URL"), "{message}");
+    // A server URL relative to a document read from a file is no base URL either.
+    let document = DOCUMENT.replace("http://shop.invalid/v1", "/v1");
+    let tools = OpenApiTools::from_document(&document, &Curation::default()).unwrap();
+    let Err(Error::Build(errors)) = Server::new("shop", "1.0.0").only([]).openapi(tools).build()
+    else {
+        panic!("the server built with a relative base URL");
+    };
+    let message = errors[0].to_string();
+    assert!(
+        message.contains("the base URL `/v1` is not an absolute http(s) URL"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn a_prefix_names_the_tools_as_the_gateway_names_an_upstream_s() {
+    let (base, log) = api().await;
+    let app = Server::new("gateway", "1.0.0")
+        .only([])
+        .openapi(tools(&base).prefix("shop"))
+        .build()
+        .unwrap();
+    let client = TestClient::new(app);
+    let result = client
+        .call_tool("shop.delete_item", json!({"itemId": 7}))
+        .await;
+    assert_eq!(result["content"][0]["text"], "Done (HTTP 204).");
+    assert_eq!(only(&log).method, "DELETE");
+}
+
+#[tokio::test]
+async fn a_document_is_loaded_from_a_file_or_a_url() {
+    let dir = std::env::temp_dir().join(format!("mcp-openapi-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("shop.yaml");
+    std::fs::write(&file, DOCUMENT).unwrap();
+    let tools = OpenApiTools::load(file.to_str().unwrap(), &Curation::default())
+        .await
+        .unwrap();
+    assert_eq!(tools.api().operations.len(), 9);
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let missing = OpenApiTools::load("/nonexistent/shop.yaml", &Curation::default())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        missing.starts_with("/nonexistent/shop.yaml: cannot be read"),
+        "{missing}"
+    );
+
+    // Over HTTP, a relative server URL is the document's own.
+    let relative = DOCUMENT.replace("http://shop.invalid/v1", "/v1");
+    let app = axum::Router::new().fallback(move || {
+        let relative = relative.clone();
+        async move { relative }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let tools = OpenApiTools::load(
+        &format!("http://{address}/docs/openapi.yaml"),
+        &Curation::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        tools.api().base_url.as_deref(),
+        Some(format!("http://{address}/v1").as_str())
+    );
+}
+
+/// What the log says while `f` runs on this thread, at `warn` and above.
+fn warnings<T>(f: impl FnOnce() -> T) -> (T, String) {
+    #[derive(Clone, Default)]
+    struct Lines(Arc<Mutex<Vec<u8>>>);
+    impl std::io::Write for Lines {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let lines = Lines::default();
+    let writer = lines.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::WARN)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let out = tracing::subscriber::with_default(subscriber, f);
+    let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    (out, text)
+}
+
+#[tokio::test]
+async fn each_tool_that_should_confirm_or_deduplicate_is_served_with_one_warning() {
+    let (server, log) = warnings(|| {
+        Server::new("shop", "1.0.0")
+            .only([])
+            .openapi(tools("http://shop.invalid/v1"))
+    });
+    server.build().unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 2, "{log}");
+    // `DELETE`: confirmed by default; an `Idempotency-Key` header: deduplicated.
+    assert!(lines[0].contains("WARN"), "{log}");
+    assert!(
+        lines[0].contains("tool=create_item")
+            && lines[0].contains(
+                "at-most-once handling of retry keys (the key still reaches the API in its header)"
+            ),
+        "{log}"
+    );
+    assert!(
+        lines[1].contains("tool=delete_item")
+            && lines[1].contains("without the user's confirmation of each call"),
+        "{log}"
+    );
+}

@@ -311,8 +311,15 @@ async fn client() -> (TestClient, Log) {
         .openapi(tools(&base))
         .build()
         .unwrap();
-    let client = TestClient::new(app).as_principal(Principal::new("alice").with_tenant("acme"));
+    let client = TestClient::new(app)
+        .as_principal(Principal::new("alice").with_tenant("acme"))
+        .on_elicit(|_question| async { confirm(true) });
     (client, log)
+}
+
+/// The user's answer to a confirmation.
+fn confirm(yes: bool) -> Value {
+    json!({"action": "accept", "content": {"confirm": yes}})
 }
 
 #[tokio::test]
@@ -734,7 +741,7 @@ async fn a_prefix_names_the_tools_as_the_gateway_names_an_upstream_s() {
         .openapi(tools(&base).prefix("shop"))
         .build()
         .unwrap();
-    let client = TestClient::new(app);
+    let client = TestClient::new(app).on_elicit(|_question| async { confirm(true) });
     let result = client
         .call_tool("shop.delete_item", json!({"itemId": 7}))
         .await;
@@ -784,53 +791,163 @@ async fn a_document_is_loaded_from_a_file_or_a_url() {
     );
 }
 
-/// What the log says while `f` runs on this thread, at `warn` and above.
-fn warnings<T>(f: impl FnOnce() -> T) -> (T, String) {
-    #[derive(Clone, Default)]
-    struct Lines(Arc<Mutex<Vec<u8>>>);
-    impl std::io::Write for Lines {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
+/// The params of a `tools/call`, with `extra` beside the name and arguments.
+fn call_params(name: &str, arguments: Value, extra: Value) -> Value {
+    let mut params = json!({"name": name, "arguments": arguments});
+    if let (Value::Object(params), Value::Object(extra)) = (&mut params, extra) {
+        params.extend(extra);
     }
-    let lines = Lines::default();
-    let writer = lines.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::WARN)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let out = tracing::subscriber::with_default(subscriber, f);
-    let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
-    (out, text)
+    params
 }
 
 #[tokio::test]
-async fn each_tool_that_should_confirm_or_deduplicate_is_served_with_one_warning() {
-    let (server, log) = warnings(|| {
-        Server::new("shop", "1.0.0")
-            .only([])
-            .openapi(tools("http://shop.invalid/v1"))
-    });
-    server.build().unwrap();
-    let lines: Vec<&str> = log.lines().collect();
-    assert_eq!(lines.len(), 2, "{log}");
-    // `DELETE`: confirmed by default; an `Idempotency-Key` header: deduplicated.
-    assert!(lines[0].contains("WARN"), "{log}");
-    assert!(
-        lines[0].contains("tool=create_item")
-            && lines[0].contains(
-                "at-most-once handling of retry keys (the key still reaches the API in its header)"
+async fn a_delete_asks_the_user_first_and_a_confirmation_is_good_for_one_call() {
+    let (base, log) = api().await;
+    let app = Server::new("shop", "1.0.0")
+        .only([])
+        .openapi(tools(&base))
+        .build()
+        .unwrap();
+    // A client that answers no question itself: each round is the test's.
+    let client = TestClient::new(app.clone()).with_capabilities(json!({"elicitation": {"form": {}}}));
+    // Asked before anything reaches the API, naming the request.
+    let asked = client
+        .request("tools/call", call_params("delete_item", json!({"itemId": 7}), json!({})))
+        .await;
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    let question = &asked["result"]["inputRequests"]["confirm"];
+    assert_eq!(question["method"], "elicitation/create", "{asked}");
+    assert_eq!(
+        question["params"]["message"],
+        "delete_item: DELETE /items/7. Go ahead?"
+    );
+    assert!(log.lock().unwrap().is_empty());
+
+    // Confirmed: sent once.
+    let state = asked["result"]["requestState"].clone();
+    let answered = call_params(
+        "delete_item",
+        json!({"itemId": 7}),
+        json!({"inputResponses": {"confirm": confirm(true)}, "requestState": state}),
+    );
+    let done = client.request("tools/call", answered.clone()).await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Done (HTTP 204).",
+        "{done}"
+    );
+    assert_eq!(only(&log).method, "DELETE");
+    // The same confirmation again is refused before any request (S-130).
+    let replayed = client.request("tools/call", answered).await;
+    assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
+    assert_eq!(replayed["error"]["data"]["reason"], "it was already used");
+    assert!(log.lock().unwrap().is_empty());
+
+    // Declined: nothing sent, and the model is told why.
+    let unasked = client
+        .request(
+            "tools/call",
+            call_params(
+                "delete_item",
+                json!({"itemId": 7}),
+                json!({"inputResponses": {"confirm": confirm(true)}}),
             ),
-        "{log}"
+        )
+        .await;
+    // Without the state that asked, an answer counts for nothing: asked again (S-135).
+    assert_eq!(unasked["result"]["resultType"], "input_required");
+    assert!(log.lock().unwrap().is_empty());
+    let refusing = TestClient::new(app).on_elicit(|_question| async { confirm(false) });
+    let refused = refusing
+        .call_tool("delete_item", json!({"itemId": 7}))
+        .await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert_eq!(
+        refused["structuredContent"]["error"]["code"],
+        "not_confirmed"
     );
-    assert!(
-        lines[1].contains("tool=delete_item")
-            && lines[1].contains("without the user's confirmation of each call"),
-        "{log}"
+    assert!(log.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn the_curation_turns_a_confirmation_off_or_on() {
+    let curation = Curation::from_toml(
+        r#"
+[operations.deleteItem]
+confirm = false
+[operations.renameItem]
+confirm = true
+"#,
+    )
+    .unwrap();
+    let (base, log) = api().await;
+    let tools = OpenApiTools::from_document(DOCUMENT, &curation)
+        .unwrap()
+        .base_url(base)
+        .credential("key", Secret::ApiKey("api-key-1".into()));
+    let app = Server::new("shop", "1.0.0")
+        .only([])
+        .openapi(tools)
+        .build()
+        .unwrap();
+    // A client that cannot answer questions.
+    let client = TestClient::new(app);
+    let deleted = client.call_tool("delete_item", json!({"itemId": 7})).await;
+    assert_eq!(deleted["content"][0]["text"], "Done (HTTP 204).");
+    assert_eq!(only(&log).method, "DELETE");
+    let renamed = client
+        .call_tool("rename_item", json!({"itemId": 7, "body": {}}))
+        .await;
+    assert_eq!(renamed["error"]["code"], -32021, "{renamed}");
+    assert!(log.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_call_retried_under_its_key_reaches_the_api_once() {
+    let (client, log) = client().await;
+    let arguments = json!({"name": "nut", "price": 2, "idempotencyKey": "k-7"});
+    let first = client.call_tool("create_item", arguments.clone()).await;
+    let retried = client.call_tool("create_item", arguments).await;
+    assert_eq!(made(first.clone())["structuredContent"], json!({"name": "nut", "price": 2}));
+    assert_eq!(made(retried), made(first));
+    let received = only(&log);
+    assert!(received.headers.contains(&("idempotency-key".into(), "k-7".into())));
+    // The same key with other arguments is refused, not run.
+    let other = client
+        .call_tool("create_item", json!({"name": "bolt", "idempotencyKey": "k-7"}))
+        .await;
+    assert_eq!(
+        other["structuredContent"]["error"]["code"],
+        "idempotency_conflict"
     );
+    assert!(log.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn the_document_s_or_the_curation_s_scopes_are_checked_before_any_request() {
+    let curation = Curation::from_toml(
+        r#"
+[operations.getItem]
+scopes = ["items:read"]
+"#,
+    )
+    .unwrap();
+    let (base, log) = api().await;
+    let tools = OpenApiTools::from_document(DOCUMENT, &curation)
+        .unwrap()
+        .base_url(base)
+        .credential("key", Secret::ApiKey("api-key-1".into()));
+    let app = Server::new("shop", "1.0.0")
+        .only([])
+        .openapi(tools)
+        .build()
+        .unwrap();
+    let without = TestClient::new(app.clone()).as_principal(Principal::new("alice"));
+    let refused = without.call_tool("get_item", json!({"itemId": 7})).await;
+    assert_eq!(refused["error"]["data"]["requiredScopes"], json!(["items:read"]), "{refused}");
+    assert!(log.lock().unwrap().is_empty());
+    let with = TestClient::new(app)
+        .as_principal(Principal::new("alice").with_scopes(["items:read"]));
+    let answered = with.call_tool("get_item", json!({"itemId": 7})).await;
+    assert_eq!(answered["structuredContent"]["error"]["code"], "http_404");
+    assert_eq!(only(&log).target, "/v1/items/7");
 }

@@ -107,10 +107,33 @@ impl DynamicPrompt {
 /// A tool added at run time.
 pub(crate) type DynamicTool = Added<ToolDef, Tool, DynamicCall>;
 
+/// What the framework does around a dynamic tool's calls that its JSON cannot say: the
+/// handling a `#[tool]`'s attributes ask for. None of it by default
+/// (`Server::tool_from_json`); the OpenAPI serving mode sets it from the document.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Handling {
+    /// A confirmation (`requestState`) is used once, as a `destructive` `#[tool]`'s is.
+    pub(crate) once: bool,
+    /// `idempotencyKey` is the server's: taken out of the arguments and run at most once
+    /// per key, as `#[tool(idempotency)]` does. The entry's input schema must publish it.
+    pub(crate) idempotency: bool,
+    /// OAuth scopes a caller needs, checked as a `#[tool(scopes(..))]`'s are.
+    pub(crate) scopes: &'static [&'static str],
+}
+
 impl DynamicTool {
     /// Read `description` (a `Tool` object of `tools/list`) and check what the catalog
     /// does not: the name's characters and the input schema's type.
     pub(crate) fn new(description: Value, call: DynamicCall) -> Result<DynamicTool, BuildError> {
+        Self::handled(description, call, Handling::default())
+    }
+
+    /// As [`DynamicTool::new`], with the framework's `handling` of its calls.
+    pub(crate) fn handled(
+        description: Value,
+        call: DynamicCall,
+        handling: Handling,
+    ) -> Result<DynamicTool, BuildError> {
         let shown = shown(&description, &["name"], "(no name)");
         let tool: Tool = serde_json::from_value(description).map_err(|e| BuildError::InvalidTool {
             name: shown.clone(),
@@ -178,11 +201,11 @@ impl DynamicTool {
             idempotent: hints.idempotent_hint,
             open_world: hints.open_world_hint,
             task: TaskSupport::Forbidden,
-            once: false,
-            idempotency: false,
+            once: handling.once,
+            idempotency: handling.idempotency,
             // Results go back whole: the given output schema says nothing of artifacts.
             inline_limit: InlineLimit::Unlimited,
-            scopes: &[],
+            scopes: handling.scopes,
             ui,
             visibility,
             continues: None,

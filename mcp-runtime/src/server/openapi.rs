@@ -10,10 +10,11 @@ use std::time::Duration;
 use mcp_openapi::{Api, Credential, Curation, Error, Hidden, Location, Operation};
 use serde_json::{json, Map, Value};
 
-use crate::core::{FromContext, RequestContext};
+use crate::core::{Elicitation, FromContext, RequestContext};
 use crate::policy::principal::{Principal, Tenant};
 use crate::protocol::{CallToolResult, RpcError};
-use crate::registry::spec::{generator, output_schema, with_idempotency_key, IDEMPOTENCY_KEY};
+use crate::registry::spec::{generator, output_schema, with_idempotency_key};
+use crate::registry::dynamic::{DynamicCall, DynamicTool, Handling};
 use crate::registry::{BuildError, ErrorDetail};
 use crate::Server;
 
@@ -90,12 +91,11 @@ impl std::fmt::Debug for Secret {
 /// connection (`api_unavailable`) an error result saying whether trying again may help.
 /// Redirects are followed within the API's origin only.
 ///
-/// Not available to tools served this way, unlike generated ones: the user's confirmation
-/// of each call (`confirm`: `DELETE`s by default), the framework's own at-most-once
-/// handling of retry keys, and the document's OAuth scopes as the tools' declared scopes
-/// (enforce them with [`Server::authorize`] when callers must hold them). Such tools are
-/// served anyway, with one warning in the log per tool that should confirm or
-/// deduplicate.
+/// As generated tools do, a tool that confirms (`confirm`: `DELETE`s by default) asks the
+/// user before its request is sent, and the confirmation is good for that one call; a
+/// tool with `idempotency` takes an `idempotencyKey` the framework runs at most once per
+/// key (and sends in the API's retry header, when the document names one); the
+/// document's OAuth scopes (or the curation's) are the scopes a caller needs.
 ///
 /// ```no_run
 /// use std::time::Duration;
@@ -299,7 +299,6 @@ impl OpenApiTools {
                 None => operation.tool.clone(),
             };
             let entry = entry(&operation, &name, &self.api.schemas)?;
-            caution(&operation, &name);
             let auth = operation
                 .security
                 .iter()
@@ -336,10 +335,14 @@ impl Server {
             Err(problem) => self.added.tools.push(Err(problem)),
             Ok(tools) => {
                 for (entry, endpoint) in tools {
-                    self = self.tool_from_json(entry, move |ctx, arguments| {
+                    let handling = endpoint.handling();
+                    let call: DynamicCall = Arc::new(move |ctx, arguments| {
                         let endpoint = endpoint.clone();
-                        async move { endpoint.call(ctx, arguments).await }
+                        Box::pin(async move { endpoint.call(ctx, arguments).await })
                     });
+                    self.added
+                        .tools
+                        .push(DynamicTool::handled(entry, call, handling).map(Arc::new));
                 }
             }
         }
@@ -373,17 +376,35 @@ struct Endpoint {
 }
 
 impl Endpoint {
-    /// One call: the request made of `arguments`, sent, and its answer as the result.
+    /// What the framework does around this tool's calls, as for a generated `#[tool]`:
+    /// a confirmation used once, a retry key run at most once, the document's scopes.
+    fn handling(&self) -> Handling {
+        let operation = &self.operation;
+        let scopes: Vec<&'static str> = operation
+            .scopes
+            .iter()
+            .map(|scope| &*Box::leak(scope.clone().into_boxed_str()))
+            .collect();
+        Handling {
+            once: operation.confirm,
+            idempotency: operation.idempotency,
+            // Kept for the rest of the process, as every tool's definition is.
+            scopes: Box::leak(scopes.into_boxed_slice()),
+        }
+    }
+
+    /// One call: the request made of `arguments`, confirmed when the tool asks the user,
+    /// sent, and its answer as the result.
     async fn call(
         &self,
         ctx: RequestContext,
         mut arguments: Map<String, Value>,
     ) -> Result<CallToolResult, RpcError> {
         let operation = &self.operation;
-        // The retry key, when the tool publishes it (else an argument of that name is the
-        // API's own).
+        // The retry key the framework took out of the arguments (it runs the call at most
+        // once per key), for the API's header.
         let retry = match (operation.idempotency, &operation.idempotency_key) {
-            (true, Some(header)) => Some((header, arguments.remove(IDEMPOTENCY_KEY))),
+            (true, Some(header)) => Some((header, ctx.idempotency_key().map(str::to_owned))),
             _ => None,
         };
         for param in &operation.params {
@@ -399,6 +420,32 @@ impl Endpoint {
             Ok(parts) => parts,
             Err(problem) => return Ok(invalid(problem)),
         };
+        if operation.confirm {
+            // The user reads what is about to happen, as a generated tool says it: the
+            // operation and the path it acts on.
+            let what = format!(
+                "{}: {} {}. Go ahead?",
+                operation
+                    .title
+                    .as_deref()
+                    .unwrap_or(&operation.tool)
+                    .trim_end_matches('.'),
+                operation.method.as_str(),
+                parts.path
+            );
+            // Asked before anything is sent; in the 2026-07-28 era the call comes back
+            // with the answer, and the confirmation is good for that one call.
+            match ctx.elicit::<Confirm>("confirm", &what)? {
+                Elicitation::Accepted(Confirm { confirm: true }) => {}
+                _ => {
+                    return Ok(answer::refusal(
+                        "not_confirmed",
+                        "The user did not confirm the call.".to_owned(),
+                        None,
+                    ))
+                }
+            }
+        }
         let shared = &self.shared;
         let uri = format!("{}{}", shared.base, parts.path);
         let mut query = parts.query;
@@ -407,10 +454,7 @@ impl Endpoint {
         if let Some((header, key)) = retry {
             // The API runs a call once per key: the caller's, or a fresh one for a call
             // without, so that the API never sees a request without the header it takes.
-            let key = match key {
-                Some(Value::String(key)) => key,
-                _ => fresh_key(),
-            };
+            let key = key.unwrap_or_else(fresh_key);
             headers.push((header.clone(), key));
         }
         let mut basic = None;
@@ -479,6 +523,13 @@ impl Endpoint {
     }
 }
 
+/// The form asking the user to confirm a call, as generated tools ask it.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Confirm {
+    /// Go ahead?
+    confirm: bool,
+}
+
 /// The error result of arguments the request cannot carry.
 fn invalid(problem: String) -> CallToolResult {
     answer::refusal(
@@ -522,32 +573,6 @@ fn auths(api: &Api, secrets: &BTreeMap<String, Secret>, title: &str) -> BTreeMap
     auths
 }
 
-/// One warning for a tool that the document says should be confirmed or deduplicated:
-/// served this way, it is neither.
-fn caution(operation: &Operation, name: &str) {
-    let confirm = operation.confirm;
-    let retries = operation.idempotency;
-    if !confirm && !retries {
-        return;
-    }
-    let mut lacks = Vec::new();
-    if confirm {
-        lacks.push("the user's confirmation of each call");
-    }
-    if retries {
-        lacks.push(match operation.idempotency_key {
-            Some(_) => "the framework's at-most-once handling of retry keys (the key still reaches the API in its header)",
-            None => "the framework's at-most-once handling of retry keys",
-        });
-    }
-    tracing::warn!(
-        tool = %name,
-        operation = %operation.label(),
-        "served from an OpenAPI document without {}: generate the server with `mcp openapi` to have it",
-        lacks.join(", nor ")
-    );
-}
-
 /// The `tools/list` entry of `operation`, served as `name`.
 fn entry(
     operation: &Operation,
@@ -559,7 +584,7 @@ fn entry(
         problems: vec![problem],
     };
     let mut input = operation.input_schema(schemas);
-    if operation.idempotency && operation.idempotency_key.is_some() {
+    if operation.idempotency {
         input = with_idempotency_key(&input).map_err(invalid)?;
     }
     let mut tool = Map::new();

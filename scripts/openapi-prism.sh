@@ -16,7 +16,9 @@
 # `dynamic` (answers made from the response schemas, seeded so every run is the same);
 # both by default. TEMPLATE is the server's stdio command, split on spaces after these are
 # replaced: {bin} the generated server's binary, {doc} the document, {name} the crate's
-# name, {url} Prism's base URL. By default `{bin} --stdio`. The server's environment has
+# name, {url} Prism's base URL, {prefix} the generated crate's environment prefix in
+# lower case with hyphens (`lyft-com` for LYFT_COM_*: the name under which the `gateway`
+# example reads the same variables). By default `{bin} --stdio`. The server's environment has
 # `{PREFIX}_BASE_URL` set to Prism, a dummy credential in every `{PREFIX}_*` variable the
 # generated `Api::from_env` reads, and MCP_SCOPES granting every OAuth scope the document
 # names. Needs `npm ci` in tests/openapi.
@@ -137,6 +139,7 @@ run() {
     command=${command//\{doc\}/$doc}
     command=${command//\{name\}/$name}
     command=${command//\{url\}/$url}
+    command=${command//\{prefix\}/$(echo "$prefix" | tr 'A-Z_' 'a-z-')}
     local words
     read -ra words <<<"$command"
     if ! env "${env[@]}" "$python" "$root/tests/openapi/prism.py" call --label "$label" --document "$doc" \

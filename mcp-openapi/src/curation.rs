@@ -77,6 +77,10 @@ pub struct OperationCuration {
     pub idempotency: Option<bool>,
     /// OAuth scopes the caller needs, instead of the document's.
     pub scopes: Option<Vec<String>>,
+    /// `false`: the API's paging parameters stay arguments, and the result is its answer,
+    /// instead of a page of items the framework's cursor continues (the default where the
+    /// mapping recognises paging).
+    pub pages: Option<bool>,
     /// Per argument, by the parameter's name in the document (or `body`).
     #[serde(default)]
     pub arguments: BTreeMap<String, ArgumentCuration>,

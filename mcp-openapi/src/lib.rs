@@ -41,7 +41,7 @@ pub use load::Version;
 pub use map::map;
 pub use model::{
     Annotations, Api, Body, Credential, ErrorResponse, Hidden, Location, Method, Operation, Output,
-    OutputKind, Pagination, Param, Placement, Skipped, Style, Warning,
+    OutputKind, PageBy, Pagination, Param, Placement, Skipped, Style, Warning,
 };
 pub use names::{env_name, type_name, MAX_TOOL_NAME};
 

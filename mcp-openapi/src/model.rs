@@ -457,28 +457,62 @@ pub struct Annotations {
     pub destructive: bool,
 }
 
-/// How an operation pages its results.
+/// How an operation pages its results, when it does so recognisably: a `GET` whose answer
+/// is a list (or an object with one list in it) and that takes a page number, an offset
+/// or a cursor the answer hands back. A generated tool takes the framework's cursor
+/// instead of the paging parameter and returns a page of the list's items.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Pagination {
-    /// A page number and optionally a page size, both query parameters.
+pub struct Pagination {
+    /// How the API is asked for a page.
+    pub by: PageBy,
+    /// The answer's property holding the page's items; `None` when the answer is the list.
+    pub items: Option<String>,
+    /// The items' schema.
+    pub item_schema: Value,
+    /// The answer's integer property holding how many items there are in all, if any.
+    pub total: Option<String>,
+}
+
+impl Pagination {
+    /// The parameter a generated tool's cursor stands for (the page number, the offset or
+    /// the API's cursor), left out of its arguments.
+    pub fn param(&self) -> &str {
+        match &self.by {
+            PageBy::Page { page, .. } => page,
+            PageBy::Offset { offset, .. } => offset,
+            PageBy::Cursor { param, .. } => param,
+        }
+    }
+}
+
+/// How the API is asked for a page.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PageBy {
+    /// A page number, and optionally a page size, both query parameters.
     Page {
         /// The page number's parameter.
         page: String,
+        /// The first page's number: the parameter's default or minimum, else 1.
+        first: i64,
         /// The page size's parameter.
         size: Option<String>,
+        /// The page size when none is asked for (the size parameter's default).
+        size_default: Option<i64>,
     },
-    /// An offset and a limit.
+    /// An offset and optionally a limit, both query parameters.
     Offset {
         /// The offset's parameter.
         offset: String,
         /// The limit's parameter.
         limit: Option<String>,
+        /// The limit when none is asked for (the limit parameter's default).
+        limit_default: Option<i64>,
     },
-    /// A cursor parameter whose next value the response carries.
+    /// A cursor parameter whose next value the answer carries.
     Cursor {
         /// The cursor's parameter.
         param: String,
-        /// The response property holding the next cursor.
+        /// The answer's property holding the next cursor.
         next: String,
     },
 }

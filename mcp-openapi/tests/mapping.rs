@@ -3,7 +3,7 @@
 //! credentials, curation and the reasons operations are skipped.
 
 use mcp_openapi::{
-    map, Credential, Curation, Hidden, Location, Method, OutputKind, Pagination, Placement, Style,
+    map, Credential, Curation, Hidden, Location, Method, OutputKind, PageBy, Placement, Style,
 };
 use serde_json::json;
 
@@ -63,13 +63,24 @@ fn the_document_maps_to_tools_with_the_api_s_own_shape() {
         [("page", "page"), ("perPage", "per_page"), ("tag", "tag")]
     );
     assert_eq!(list.params[2].style, Style::Form { explode: false });
+    // Paged: the page number is the framework's cursor; the items and the total are the
+    // answer's properties.
+    let pages = list.pagination.as_ref().unwrap();
     assert_eq!(
-        list.pagination,
-        Some(Pagination::Page {
+        pages.by,
+        PageBy::Page {
             page: "page".into(),
-            size: Some("perPage".into())
-        })
+            first: 1,
+            size: Some("perPage".into()),
+            size_default: None,
+        }
     );
+    assert_eq!(pages.param(), "page");
+    assert_eq!(
+        (pages.items.as_deref(), pages.total.as_deref()),
+        (Some("items"), Some("total"))
+    );
+    assert_eq!(pages.item_schema, json!({"$ref": "#/$defs/Item"}));
     assert_eq!(list.scopes, ["shop:read"]);
     assert_eq!(list.output.status, "200");
     assert_eq!(
@@ -126,12 +137,17 @@ fn the_document_maps_to_tools_with_the_api_s_own_shape() {
     );
 
     let events = tool(&api, "list_events");
+    let pages = events.pagination.as_ref().unwrap();
     assert_eq!(
-        events.pagination,
-        Some(Pagination::Cursor {
+        pages.by,
+        PageBy::Cursor {
             param: "cursor".into(),
             next: "next_cursor".into()
-        })
+        }
+    );
+    assert_eq!(
+        (pages.items.as_deref(), pages.total.as_deref()),
+        (Some("events"), None)
     );
 
     // Only the schemes some tool uses; OAuth is a bearer token.
@@ -371,4 +387,89 @@ paths:
         (flag.location, flag.hidden.clone()),
         (Location::Query, Some(Hidden::Fixed(json!(""))))
     );
+}
+
+#[test]
+fn paging_is_recognised_only_where_it_is_certain_and_the_curation_can_turn_it_off() {
+    let document = r##"
+openapi: 3.0.0
+info: { title: Paging, version: "1" }
+paths:
+  /logs:
+    get:
+      operationId: listLogs
+      parameters:
+        - { name: offset, in: query, schema: { type: integer } }
+        - { name: limit, in: query, schema: { type: integer, default: 50 } }
+      responses:
+        "200":
+          description: A list.
+          content:
+            application/json:
+              schema: { type: array, items: { type: string } }
+  /pairs:
+    get:
+      operationId: listPairs
+      parameters:
+        - { name: page, in: query, schema: { type: integer, default: 0 } }
+      responses:
+        "200":
+          description: Two lists, which one is the page?
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  left: { type: array, items: { type: string } }
+                  right: { type: array, items: { type: string } }
+    post:
+      operationId: addPair
+      parameters:
+        - { name: page, in: query, schema: { type: integer } }
+      responses:
+        "200":
+          description: A list.
+          content:
+            application/json:
+              schema: { type: array, items: { type: string } }
+  /named:
+    get:
+      operationId: listNamed
+      parameters:
+        - { name: page, in: query, schema: { type: string } }
+        - { name: cursor, in: query, schema: { type: integer } }
+      responses:
+        "200":
+          description: A list.
+          content:
+            application/json:
+              schema: { type: array, items: { type: string } }
+"##;
+    let api = map(document, &Curation::default()).unwrap();
+    let logs = tool(&api, "list_logs").pagination.clone().unwrap();
+    assert_eq!(
+        logs.by,
+        PageBy::Offset {
+            offset: "offset".into(),
+            limit: Some("limit".into()),
+            limit_default: Some(50),
+        }
+    );
+    // The answer is the list itself.
+    assert_eq!(logs.items, None);
+    assert_eq!(logs.item_schema, json!({"type": "string"}));
+    // Two lists, a POST, a page number that is no integer beside an argument the cursor
+    // would take the name of: the API's own arguments.
+    for name in ["list_pairs", "add_pair", "list_named"] {
+        assert_eq!(tool(&api, name).pagination, None, "{name}");
+    }
+
+    // The curation keeps the API's paging, or takes it over.
+    let curation = Curation::from_toml("[operations.listLogs]\npages = false\n").unwrap();
+    let api = map(document, &curation).unwrap();
+    assert_eq!(tool(&api, "list_logs").pagination, None);
+    let curation =
+        Curation::from_toml("[operations.listLogs.arguments]\noffset = { fixed = 0 }\n").unwrap();
+    let api = map(document, &curation).unwrap();
+    assert_eq!(tool(&api, "list_logs").pagination, None);
 }

@@ -809,10 +809,14 @@ async fn a_delete_asks_the_user_first_and_a_confirmation_is_good_for_one_call() 
         .build()
         .unwrap();
     // A client that answers no question itself: each round is the test's.
-    let client = TestClient::new(app.clone()).with_capabilities(json!({"elicitation": {"form": {}}}));
+    let client =
+        TestClient::new(app.clone()).with_capabilities(json!({"elicitation": {"form": {}}}));
     // Asked before anything reaches the API, naming the request.
     let asked = client
-        .request("tools/call", call_params("delete_item", json!({"itemId": 7}), json!({})))
+        .request(
+            "tools/call",
+            call_params("delete_item", json!({"itemId": 7}), json!({})),
+        )
         .await;
     assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
     let question = &asked["result"]["inputRequests"]["confirm"];
@@ -907,13 +911,21 @@ async fn a_call_retried_under_its_key_reaches_the_api_once() {
     let arguments = json!({"name": "nut", "price": 2, "idempotencyKey": "k-7"});
     let first = client.call_tool("create_item", arguments.clone()).await;
     let retried = client.call_tool("create_item", arguments).await;
-    assert_eq!(made(first.clone())["structuredContent"], json!({"name": "nut", "price": 2}));
+    assert_eq!(
+        made(first.clone())["structuredContent"],
+        json!({"name": "nut", "price": 2})
+    );
     assert_eq!(made(retried), made(first));
     let received = only(&log);
-    assert!(received.headers.contains(&("idempotency-key".into(), "k-7".into())));
+    assert!(received
+        .headers
+        .contains(&("idempotency-key".into(), "k-7".into())));
     // The same key with other arguments is refused, not run.
     let other = client
-        .call_tool("create_item", json!({"name": "bolt", "idempotencyKey": "k-7"}))
+        .call_tool(
+            "create_item",
+            json!({"name": "bolt", "idempotencyKey": "k-7"}),
+        )
         .await;
     assert_eq!(
         other["structuredContent"]["error"]["code"],
@@ -943,10 +955,14 @@ scopes = ["items:read"]
         .unwrap();
     let without = TestClient::new(app.clone()).as_principal(Principal::new("alice"));
     let refused = without.call_tool("get_item", json!({"itemId": 7})).await;
-    assert_eq!(refused["error"]["data"]["requiredScopes"], json!(["items:read"]), "{refused}");
+    assert_eq!(
+        refused["error"]["data"]["requiredScopes"],
+        json!(["items:read"]),
+        "{refused}"
+    );
     assert!(log.lock().unwrap().is_empty());
-    let with = TestClient::new(app)
-        .as_principal(Principal::new("alice").with_scopes(["items:read"]));
+    let with =
+        TestClient::new(app).as_principal(Principal::new("alice").with_scopes(["items:read"]));
     let answered = with.call_tool("get_item", json!({"itemId": 7})).await;
     assert_eq!(answered["structuredContent"]["error"]["code"], "http_404");
     assert_eq!(only(&log).target, "/v1/items/7");

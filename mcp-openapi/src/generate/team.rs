@@ -74,6 +74,7 @@ pub(super) const CURATION: &str = r#"# What `mcp openapi` makes tools of, and ho
 # description = "Add an item to the inventory."
 # confirm = true
 # scopes = ["inventory:write"]
+# pages = false                    # keep the API's paging arguments (default: the framework's cursor)
 #
 # [operations.listItems.arguments]
 # perPage = { rename = "page_size", description = "Items per page (1 to 100)." }

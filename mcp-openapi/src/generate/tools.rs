@@ -12,16 +12,22 @@ use super::text::{
     doc_lines, field, raw, raw_ident, schema_impl, use_line, uses_ident, without_defs, LINTS,
 };
 use super::Writer;
-use crate::model::{Credential, Hidden, Location, Operation, OutputKind, Placement, Style};
+use crate::model::{
+    Credential, Hidden, Location, Operation, OutputKind, PageBy, Pagination, Placement, Style,
+};
 use crate::names;
 /// What a tool's module imports from `client.rs`, each with the text that uses it; the
 /// functions among them are names a tool's own function must not take.
-const HELPERS: [(&str, &str); 8] = [
+const HELPERS: [(&str, &str); 12] = [
     ("confirm", "confirm(&ctx"),
     ("fixed", "&fixed("),
     ("fresh_key", "fresh_key"),
+    ("next_cursor", "next_cursor("),
+    ("next_offset", "next_offset("),
+    ("next_page", "next_page("),
     ("schema", "schema(generator"),
     ("segment", "segment("),
+    ("with_total", "with_total("),
     ("Method", "Method::"),
     ("Scheme", "Scheme::"),
     ("Style", "Style::"),
@@ -61,7 +67,11 @@ impl Writer<'_> {
             out.push_str(LINTS);
             // Only what the items use, as a person would import it.
             let used = |pattern: &str| items.contains(pattern);
-            out.push_str("\nuse mcp_runtime::prelude::*;\nuse schemars::{JsonSchema, Schema, SchemaGenerator};\nuse serde::{Deserialize, Serialize};\n");
+            out.push_str("\nuse mcp_runtime::prelude::*;\n");
+            if used("Cursor<") {
+                out.push_str("use mcp_runtime::{Cursor, Page};\n");
+            }
+            out.push_str("use schemars::{JsonSchema, Schema, SchemaGenerator};\nuse serde::{Deserialize, Serialize};\n");
             if uses_ident(&items, "Value") {
                 out.push_str("use serde_json::Value;\n");
             }
@@ -100,11 +110,23 @@ impl Writer<'_> {
         let result_type = self.claim(&format!("{camel}Result"));
         let problem_type = self.claim(&format!("{camel}Problem"));
         let mut out = String::new();
+        // A recognised paging: the framework's cursor stands for the paging parameter.
+        let paged = match (&op.pagination, &op.output.kind) {
+            (Some(pagination), OutputKind::Json { .. }) => Some(pagination),
+            _ => None,
+        };
+        let paging_param = |p: &crate::model::Param| {
+            paged.is_some_and(|g| p.location == Location::Query && p.name == g.param())
+        };
 
         // The arguments.
         let mut fields = String::new();
         let mut has_fields = false;
-        for param in op.params.iter().filter(|p| p.hidden.is_none()) {
+        for param in op
+            .params
+            .iter()
+            .filter(|p| p.hidden.is_none() && !paging_param(p))
+        {
             has_fields = true;
             let ty = self.rust_type(&param.schema);
             fields.push_str(&field(
@@ -184,13 +206,27 @@ impl Writer<'_> {
             let _ = writeln!(out, "/// The arguments of [`{function}`].");
             out.push_str("#[derive(Debug, Clone, Serialize, Deserialize)]\n");
             let _ = writeln!(out, "pub struct {args_type} {{\n{fields}}}\n");
-            let input = without_defs(op.input_schema(&self.api.schemas));
+            let mut input = without_defs(op.input_schema(&self.api.schemas));
+            if let Some(pagination) = paged {
+                without_argument(&mut input, op, pagination.param());
+            }
             out.push_str(&schema_impl(&args_type, &input));
         }
 
         // The result and the documented errors.
         let json = matches!(op.output.kind, OutputKind::Json { .. });
-        if json {
+        let item_type = paged.map(|_| self.claim(&format!("{camel}Item")));
+        if let (Some(pagination), Some(item_type)) = (paged, &item_type) {
+            let _ = writeln!(
+                out,
+                "/// One item of a page [`{function}`] answers, as the document describes it."
+            );
+            let _ = writeln!(out, "#[derive(Debug, Clone, Serialize, Deserialize)]\n#[serde(transparent)]\npub struct {item_type}(pub Value);\n");
+            out.push_str(&schema_impl(
+                item_type,
+                &without_defs(pagination.item_schema.clone()),
+            ));
+        } else if json {
             let _ = writeln!(
                 out,
                 "/// What [`{function}`] answers: the API's JSON, as the document describes it."
@@ -254,10 +290,19 @@ impl Writer<'_> {
         if needs_tenant {
             params.push("tenant: Tenant".into());
         }
+        if let Some(pagination) = paged {
+            let position = match pagination.by {
+                PageBy::Cursor { .. } => "String",
+                _ => "i64",
+            };
+            params.push(format!("pages: Cursor<{position}>"));
+        }
         if has_fields {
             params.push(format!("Args(args): Args<{args_type}>"));
         }
-        let output = if json {
+        let output = if let Some(item_type) = &item_type {
+            format!("Page<{item_type}>")
+        } else if json {
             format!("Json<{result_type}>")
         } else {
             "String".into()
@@ -289,13 +334,33 @@ impl Writer<'_> {
             };
             let _ = writeln!(out, "    confirm(&ctx, {message})?;");
         }
+        if let Some(pagination) = paged {
+            let _ = match &pagination.by {
+                PageBy::Page { first, .. } => writeln!(
+                    out,
+                    "    let page = pages.position().copied().unwrap_or({first});"
+                ),
+                PageBy::Offset { .. } => writeln!(
+                    out,
+                    "    let offset = pages.position().copied().unwrap_or(0);"
+                ),
+                PageBy::Cursor { .. } => Ok(()),
+            };
+        }
         let _ = write!(
             out,
             "    let request = api\n        .request(Method::{}, {path})",
             op.method.as_str()
         );
         for param in op.params.iter().filter(|p| p.location != Location::Path) {
-            let value = self.value_of(param);
+            let value = match paged.map(|g| &g.by) {
+                Some(PageBy::Page { .. }) if paging_param(param) => "&page".to_owned(),
+                Some(PageBy::Offset { .. }) if paging_param(param) => "&offset".to_owned(),
+                Some(PageBy::Cursor { .. }) if paging_param(param) => {
+                    "&pages.position()".to_owned()
+                }
+                _ => self.value_of(param),
+            };
             let _ = match param.location {
                 Location::Query => write!(
                     out,
@@ -337,6 +402,10 @@ impl Writer<'_> {
             })
             .collect();
         let schemes = format!("&[{}]", schemes.join(", "));
+        if let Some(pagination) = paged {
+            Self::page_end(&mut out, op, pagination, &schemes);
+            return out;
+        }
         match &op.output.kind {
             OutputKind::Json { wrapped_in, .. } => {
                 let wrapped = match wrapped_in {
@@ -350,6 +419,71 @@ impl Writer<'_> {
             }
         }
         out
+    }
+
+    /// The end of a paged tool: the page asked for, its items, where the next one starts,
+    /// and the total when the answer says it.
+    fn page_end(out: &mut String, op: &Operation, pagination: &Pagination, schemes: &str) {
+        let items = match &pagination.items {
+            Some(key) => format!("Some({key:?})"),
+            None => "None".into(),
+        };
+        let _ = writeln!(
+            out,
+            "    let (items, answer) = api.page(request, {schemes}, {items}).await?;"
+        );
+        // The page size asked for: the argument, else the document's default.
+        let size = |name: &Option<String>, default: &Option<i64>| {
+            let default = match default {
+                Some(n) => format!("Some({n})"),
+                None => "None".into(),
+            };
+            let Some(param) = name
+                .as_ref()
+                .and_then(|name| op.params.iter().find(|p| &p.name == name))
+            else {
+                return default;
+            };
+            // An `i64` field, or an `Option` of one.
+            if param.hidden.is_some()
+                || param.schema.get("type").and_then(Value::as_str) != Some("integer")
+            {
+                return default;
+            }
+            match (param.required, default.as_str()) {
+                (true, _) => format!("Some(args.{})", param.field),
+                (false, "None") => format!("args.{}", param.field),
+                (false, _) => format!("args.{}.or({default})", param.field),
+            }
+        };
+        let next = match &pagination.by {
+            PageBy::Page {
+                size: name,
+                size_default,
+                ..
+            } => format!("next_page(page, items.len(), {})", size(name, size_default)),
+            PageBy::Offset {
+                limit,
+                limit_default,
+                ..
+            } => format!(
+                "next_offset(offset, items.len(), {})",
+                size(limit, limit_default)
+            ),
+            PageBy::Cursor { next, .. } => format!("next_cursor(&answer, {next:?})"),
+        };
+        let _ = writeln!(out, "    let next = {next};");
+        match &pagination.total {
+            Some(key) => {
+                let _ = writeln!(
+                    out,
+                    "    Ok(with_total(pages.page(items, next), &answer, {key:?}))\n}}"
+                );
+            }
+            None => {
+                let _ = writeln!(out, "    Ok(pages.page(items, next))\n}}");
+            }
+        }
     }
 
     /// The path as a `format!` template and its arguments, each one segment.
@@ -387,6 +521,25 @@ impl Writer<'_> {
             Some(Hidden::Tenant) => "&tenant.0".into(),
             Some(Hidden::Principal) => "&ctx.principal().map(|p| p.subject.clone())".into(),
         }
+    }
+}
+
+/// `input` without the argument of the parameter `name` (which the framework's cursor
+/// stands for).
+fn without_argument(input: &mut Value, op: &Operation, name: &str) {
+    let Some(argument) = op
+        .params
+        .iter()
+        .find(|p| p.name == name && p.location == Location::Query)
+        .map(|p| p.argument.clone())
+    else {
+        return;
+    };
+    if let Some(Value::Object(properties)) = input.get_mut("properties") {
+        properties.remove(&argument);
+    }
+    if let Some(Value::Array(required)) = input.get_mut("required") {
+        required.retain(|r| r.as_str() != Some(argument.as_str()));
     }
 }
 

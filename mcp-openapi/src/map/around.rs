@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::{text_of, MAX_DESCRIPTION};
-use crate::model::{Credential, Location, Method, Output, OutputKind, Pagination, Param};
+use crate::model::{Credential, Location, Method, Output, OutputKind, PageBy, Pagination, Param};
 use crate::refs::follow;
 use crate::schema::Schemas;
 
@@ -118,68 +118,146 @@ pub(super) fn shorten(text: &str, max: usize) -> String {
     }
 }
 
-/// Recognisable paging: a page number, an offset, or a cursor the response hands back.
+/// Recognisable paging: a `GET` answering a list (or an object holding one list) that
+/// takes a page number, an offset, or a cursor the answer hands back. Anything less
+/// certain is left to the API's own arguments.
 pub(super) fn pagination(
+    method: Method,
     params: &[Param],
     output: &Output,
     schemas: &mut Schemas<'_>,
 ) -> Option<Pagination> {
-    let query = |names: &[&str]| {
-        params
-            .iter()
-            .find(|p| {
-                p.location == Location::Query
-                    && names.contains(&p.name.to_ascii_lowercase().replace(['_', '-'], "").as_str())
-            })
-            .map(|p| p.name.clone())
-    };
-    let size = query(&[
-        "perpage",
-        "pagesize",
-        "limit",
-        "size",
-        "count",
-        "maxresults",
-    ]);
-    if let Some(page) = query(&["page", "pagenumber", "pageno"]) {
-        return Some(Pagination::Page { page, size });
+    if method != Method::Get {
+        return None;
     }
-    if let Some(offset) = query(&["offset", "skip", "start"]) {
-        return Some(Pagination::Offset {
-            offset,
-            limit: size,
-        });
-    }
-    let param = query(&[
-        "cursor",
-        "after",
-        "pagetoken",
-        "nexttoken",
-        "startingafter",
-        "continuationtoken",
-        "marker",
-    ])?;
     let OutputKind::Json { schema, .. } = &output.kind else {
         return None;
     };
-    let resolved = schemas.resolved(schema);
-    let properties = resolved.get("properties")?.as_object()?;
-    let next = properties.keys().find(|k| {
-        [
-            "nextcursor",
-            "next",
-            "nextpagetoken",
-            "nexttoken",
-            "cursor",
-            "continuationtoken",
-            "nextmarker",
-        ]
-        .contains(&k.to_ascii_lowercase().replace(['_', '-'], "").as_str())
-    })?;
-    Some(Pagination::Cursor {
-        param,
-        next: next.clone(),
-    })
+    let answer = schemas.resolved(schema);
+    let (items, item_schema, properties) = if has_type(&answer, "array") {
+        (None, answer.get("items")?.clone(), None)
+    } else {
+        let properties = answer.get("properties")?.as_object()?.clone();
+        let mut lists = properties
+            .iter()
+            .filter(|(_, p)| has_type(&schemas.resolved(p), "array"));
+        let (name, list) = lists.next()?;
+        if lists.next().is_some() {
+            return None;
+        }
+        let list = schemas.resolved(list);
+        (
+            Some(name.clone()),
+            list.get("items")?.clone(),
+            Some(properties),
+        )
+    };
+    let query = |names: &[&str], kind: &str| {
+        params.iter().find(|p| {
+            p.location == Location::Query
+                && p.hidden.is_none()
+                && has_type(&p.schema, kind)
+                && names.contains(&squashed(&p.name).as_str())
+        })
+    };
+    let integer = |param: Option<&Param>, key: &str| {
+        param
+            .and_then(|p| p.schema.get(key))
+            .and_then(Value::as_i64)
+    };
+    let size = query(
+        &[
+            "perpage",
+            "pagesize",
+            "limit",
+            "size",
+            "count",
+            "maxresults",
+        ],
+        "integer",
+    );
+    let by = if let Some(page) = query(&["page", "pagenumber", "pageno"], "integer") {
+        PageBy::Page {
+            page: page.name.clone(),
+            first: integer(Some(page), "default")
+                .or(integer(Some(page), "minimum"))
+                .unwrap_or(1),
+            size: size.map(|p| p.name.clone()),
+            size_default: integer(size, "default"),
+        }
+    } else if let Some(offset) = query(&["offset", "skip"], "integer") {
+        PageBy::Offset {
+            offset: offset.name.clone(),
+            limit: size.map(|p| p.name.clone()),
+            limit_default: integer(size, "default"),
+        }
+    } else {
+        let param = query(
+            &[
+                "cursor",
+                "after",
+                "pagetoken",
+                "nexttoken",
+                "startingafter",
+                "continuationtoken",
+                "marker",
+            ],
+            "string",
+        )
+        .filter(|p| !p.required)?;
+        let next = properties.as_ref()?.iter().find(|(name, property)| {
+            [
+                "nextcursor",
+                "next",
+                "nextpagetoken",
+                "nexttoken",
+                "cursor",
+                "continuationtoken",
+                "nextmarker",
+            ]
+            .contains(&squashed(name).as_str())
+                && has_type(&schemas.resolved(property), "string")
+        })?;
+        PageBy::Cursor {
+            param: param.name.clone(),
+            next: next.0.clone(),
+        }
+    };
+    let pagination = Pagination {
+        by,
+        items,
+        item_schema,
+        total: properties.as_ref().and_then(|properties| {
+            properties
+                .iter()
+                .find(|(name, property)| {
+                    ["total", "totalcount", "totalitems", "totalresults"]
+                        .contains(&squashed(name).as_str())
+                        && has_type(&schemas.resolved(property), "integer")
+                })
+                .map(|(name, _)| name.clone())
+        }),
+    };
+    // The framework's cursor is published as the argument `cursor`: no other argument
+    // may have that name.
+    let taken = params
+        .iter()
+        .any(|p| p.hidden.is_none() && p.argument == "cursor" && p.name != pagination.param());
+    (!taken).then_some(pagination)
+}
+
+/// A name in lower case without `_` and `-`, to compare names written in any case.
+fn squashed(name: &str) -> String {
+    name.to_ascii_lowercase().replace(['_', '-'], "")
+}
+
+/// Whether `schema` says its values may be of JSON type `kind`.
+fn has_type(schema: &Value, kind: &str) -> bool {
+    match schema.get("type") {
+        Some(Value::String(t)) => t == kind,
+        Some(Value::Array(types)) => types.iter().any(|t| t == kind),
+        _ => false,
+    }
 }
 
 /// The credential schemes the document declares that the mapping knows how to send.

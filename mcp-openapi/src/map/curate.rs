@@ -94,8 +94,24 @@ pub(super) fn apply(operations: &mut [Operation], curation: &Curation) -> Result
             scopes.retain(|scope| seen.insert(scope.clone()));
             operation.scopes = scopes;
         }
+        if decided.pages == Some(false) {
+            operation.pagination = None;
+        }
         for (name, argument) in &decided.arguments {
             curate_argument(operation, name, argument)?;
+        }
+        // A paging parameter given a value of its own, or an argument renamed to the
+        // framework's `cursor`, leaves the API's paging to the arguments.
+        let clash = operation.pagination.as_ref().is_some_and(|pagination| {
+            operation.params.iter().any(|p| {
+                (p.name == pagination.param() && p.hidden.is_some())
+                    || (p.name != pagination.param()
+                        && p.hidden.is_none()
+                        && p.argument == "cursor")
+            })
+        });
+        if clash {
+            operation.pagination = None;
         }
     }
     Ok(())

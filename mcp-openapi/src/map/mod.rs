@@ -172,7 +172,7 @@ impl Mapper<'_> {
         }
         let body = self.body(raw, &params, &label)?;
         let (output, errors) = self.responses(raw, &label)?;
-        let pagination = pagination(&params, &output, &mut self.schemas);
+        let pagination = pagination(method, &params, &output, &mut self.schemas);
         let (title, description, docs) = describe(raw, method, path);
         let annotations = Annotations {
             read_only: matches!(method, Method::Get | Method::Head),

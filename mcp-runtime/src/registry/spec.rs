@@ -238,6 +238,13 @@ impl ParamSpec {
     pub(crate) fn finish(mut self) -> Result<Value, Vec<String>> {
         let mut schema = match self.root.take() {
             Some((root, type_name)) => {
+                // The cursor is the framework's, taken out before `Args<T>` reads the
+                // arguments: it goes beside T's fields. Any other argument would be T's.
+                let cursor = if self.paged {
+                    self.properties.remove(CURSOR_ARGUMENT)
+                } else {
+                    None
+                };
                 if !self.properties.is_empty() {
                     let names: Vec<&str> = self.properties.keys().map(String::as_str).collect();
                     self.errors.push(format!(
@@ -246,9 +253,24 @@ impl ParamSpec {
                     ));
                 }
                 match root {
-                    Value::Object(obj)
+                    Value::Object(mut obj)
                         if obj.get("type").and_then(Value::as_str) == Some("object") =>
                     {
+                        if let Some(cursor) = cursor {
+                            let properties = obj
+                                .entry("properties")
+                                .or_insert_with(|| Value::Object(Map::new()));
+                            match properties {
+                                Value::Object(properties)
+                                    if !properties.contains_key(CURSOR_ARGUMENT) =>
+                                {
+                                    properties.insert(CURSOR_ARGUMENT.to_owned(), cursor);
+                                }
+                                _ => self.errors.push(format!(
+                                    "`Args<{type_name}>` has a field `{CURSOR_ARGUMENT}`, which `Cursor<S>` adds itself; rename the field"
+                                )),
+                            }
+                        }
                         obj
                     }
                     _ => {

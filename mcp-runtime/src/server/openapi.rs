@@ -13,8 +13,8 @@ use serde_json::{json, Map, Value};
 use crate::core::{Elicitation, FromContext, RequestContext};
 use crate::policy::principal::{Principal, Tenant};
 use crate::protocol::{CallToolResult, RpcError};
-use crate::registry::spec::{generator, output_schema, with_idempotency_key};
 use crate::registry::dynamic::{DynamicCall, DynamicTool, Handling};
+use crate::registry::spec::{generator, output_schema, with_idempotency_key};
 use crate::registry::{BuildError, ErrorDetail};
 use crate::Server;
 
@@ -95,7 +95,9 @@ impl std::fmt::Debug for Secret {
 /// user before its request is sent, and the confirmation is good for that one call; a
 /// tool with `idempotency` takes an `idempotencyKey` the framework runs at most once per
 /// key (and sends in the API's retry header, when the document names one); the
-/// document's OAuth scopes (or the curation's) are the scopes a caller needs.
+/// document's OAuth scopes (or the curation's) are the scopes a caller needs. Unlike a
+/// generated tool, a served one keeps the API's paging arguments (`page`, `offset`, the
+/// API's cursor) and answers the API's page whole.
 ///
 /// ```no_run
 /// use std::time::Duration;

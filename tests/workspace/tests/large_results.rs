@@ -826,3 +826,84 @@ fn a_resource_cannot_take_the_artifact_scheme() {
         "{error}"
     );
 }
+
+/// The numbers from `from` up to `upto`, a page of `size` at a time: a paged tool whose
+/// other arguments are one struct.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Span {
+    /// The first number.
+    from: u64,
+    /// The last number.
+    upto: u64,
+}
+
+#[mcp_runtime::tool(description = "Counts, a page at a time.")]
+async fn count_span(
+    after: mcp_runtime::Cursor<u64>,
+    mcp_runtime::Args(span): mcp_runtime::Args<Span>,
+) -> mcp_runtime::Page<u64> {
+    let start = after.position().map_or(span.from, |last| last + 1);
+    let items: Vec<u64> = (start..=span.upto).take(4).collect();
+    let next = items.last().copied().filter(|last| *last < span.upto);
+    after.page(items, next)
+}
+
+/// A struct of arguments that has a field of the cursor's name.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Clashing {
+    cursor: String,
+}
+
+#[mcp_runtime::tool(description = "Cannot be served.")]
+async fn clashing_span(
+    after: mcp_runtime::Cursor<u64>,
+    mcp_runtime::Args(clashing): mcp_runtime::Args<Clashing>,
+) -> mcp_runtime::Page<String> {
+    after.page(vec![clashing.cursor], None)
+}
+
+#[tokio::test]
+async fn a_paged_tool_takes_its_other_arguments_as_one_struct() {
+    use mcp_runtime::tools;
+    let app = Server::new("span", "1.0.0")
+        .only(tools![count_span])
+        .build()
+        .unwrap();
+    let client = TestClient::new(app);
+    let listed = client.request("tools/list", json!({})).await;
+    let input = &listed["result"]["tools"][0]["inputSchema"];
+    // The cursor is published beside the struct's fields, optional.
+    assert_eq!(input["properties"]["cursor"]["type"], "string", "{input}");
+    assert_eq!(input["properties"]["from"]["type"], "integer", "{input}");
+    assert_eq!(input["required"], json!(["from", "upto"]), "{input}");
+    let mut arguments = json!({"from": 3, "upto": 12});
+    let mut seen = Vec::new();
+    loop {
+        let page = client.call_tool("count_span", arguments.clone()).await;
+        let content = &page["structuredContent"];
+        seen.extend(
+            content["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n.as_u64().unwrap()),
+        );
+        match content["nextCursor"].as_str() {
+            Some(cursor) => arguments["cursor"] = json!(cursor),
+            None => break,
+        }
+    }
+    assert_eq!(seen, (3..=12).collect::<Vec<_>>());
+
+    // A field of the cursor's name is refused when the server starts.
+    let refused = Server::new("span", "1.0.0")
+        .only(tools![clashing_span])
+        .build()
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        refused.contains("has a field `cursor`, which `Cursor<S>` adds itself"),
+        "{refused}"
+    );
+}

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use mcp_runtime::prelude::*;
+use mcp_runtime::Page;
 use schemars::{Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -95,19 +96,7 @@ impl Api {
         schemes: &[(&str, Scheme)],
         wrapped_in: Option<&str>,
     ) -> Result<Json<T>, Rejected<E>> {
-        let body = self.send(request, schemes).await?;
-        let value: Value = match serde_json::from_slice(&body.bytes) {
-            Ok(value) => value,
-            Err(error) => {
-                return Err(Rejected::new(
-                    "bad_answer",
-                    format!(
-                        "The API answered {} with a body that is not JSON: {error}",
-                        body.status
-                    ),
-                ))
-            }
-        };
+        let value = self.value(request, schemes).await?;
         let value = match wrapped_in {
             Some(key) => serde_json::json!({ key: value }),
             None => value,
@@ -116,6 +105,50 @@ impl Api {
             Rejected::new(
                 "bad_answer",
                 format!("The API's answer does not have the documented shape: {error}"),
+            )
+        })
+    }
+
+    /// Send a request for one page: its items (the answer's property `items`, or the whole
+    /// answer when `None`; none when it is missing or `null`) and the whole answer, for
+    /// what else it says.
+    pub async fn page<T: DeserializeOwned, E: DeserializeOwned>(
+        &self,
+        request: Request,
+        schemes: &[(&str, Scheme)],
+        items: Option<&str>,
+    ) -> Result<(Vec<T>, Value), Rejected<E>> {
+        let answer = self.value(request, schemes).await?;
+        let list = match items {
+            Some(key) => answer.get(key).cloned().unwrap_or(Value::Null),
+            None => answer.clone(),
+        };
+        if list.is_null() {
+            return Ok((Vec::new(), answer));
+        }
+        match serde_json::from_value(list) {
+            Ok(items) => Ok((items, answer)),
+            Err(error) => Err(Rejected::new(
+                "bad_answer",
+                format!("The API's page does not have the documented shape: {error}"),
+            )),
+        }
+    }
+
+    /// Send `request`; the answer's JSON.
+    async fn value<E: DeserializeOwned>(
+        &self,
+        request: Request,
+        schemes: &[(&str, Scheme)],
+    ) -> Result<Value, Rejected<E>> {
+        let body = self.send(request, schemes).await?;
+        serde_json::from_slice(&body.bytes).map_err(|error| {
+            Rejected::new(
+                "bad_answer",
+                format!(
+                    "The API answered {} with a body that is not JSON: {error}",
+                    body.status
+                ),
             )
         })
     }
@@ -473,6 +506,43 @@ fn refs_in(value: &Value, names: &mut Vec<String>) {
         }
         Value::Array(items) => items.iter().for_each(|item| refs_in(item, names)),
         _ => {}
+    }
+}
+
+/// The number of the page after `page`, unless `page` was the last: it held no item, or
+/// fewer than the page size asked for (`size`).
+pub fn next_page(page: i64, count: usize, size: Option<i64>) -> Option<i64> {
+    more_after(count, size).then_some(page + 1)
+}
+
+/// The offset of the page after the one at `offset`, unless that one was the last: it
+/// held no item, or fewer than the limit asked for (`limit`).
+pub fn next_offset(offset: i64, count: usize, limit: Option<i64>) -> Option<i64> {
+    let step = i64::try_from(count).ok()?;
+    more_after(count, limit).then_some(offset + step)
+}
+
+fn more_after(count: usize, size: Option<i64>) -> bool {
+    let short = size.is_some_and(|size| i64::try_from(count).is_ok_and(|count| count < size));
+    count > 0 && !short
+}
+
+/// The API's cursor for the next page: the answer's string `key`, unless it is missing
+/// or empty (the last page).
+pub fn next_cursor(answer: &Value, key: &str) -> Option<String> {
+    answer
+        .get(key)
+        .and_then(Value::as_str)
+        .filter(|cursor| !cursor.is_empty())
+        .map(str::to_owned)
+}
+
+/// `page`, with how many items there are in all when the answer says it (its integer
+/// `key`).
+pub fn with_total<T>(page: Page<T>, answer: &Value, key: &str) -> Page<T> {
+    match answer.get(key).and_then(Value::as_u64) {
+        Some(total) => page.total(total),
+        None => page,
     }
 }
 

@@ -12,19 +12,17 @@
 )]
 
 use mcp_runtime::prelude::*;
+use mcp_runtime::{Cursor, Page};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::api::client::{schema, Method, Scheme, Style};
+use crate::api::client::{next_page, schema, with_total, Method, Scheme, Style};
 use crate::api::Api;
 
 /// The arguments of [`list_items`].
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ListItemsArgs {
-    /// Which page, from 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page: Option<i64>,
     /// How many items a page holds, 1 to 100 (20 when left out). Ask for 100 to see more at once.
     #[serde(rename = "perPage", default, skip_serializing_if = "Option::is_none")]
     pub per_page: Option<i64>,
@@ -45,13 +43,6 @@ impl JsonSchema for ListItemsArgs {
             r#"{
   "additionalProperties": false,
   "properties": {
-    "page": {
-      "default": 1,
-      "description": "Which page, from 1.",
-      "format": "int32",
-      "minimum": 1,
-      "type": "integer"
-    },
     "perPage": {
       "default": 20,
       "description": "How many items a page holds, 1 to 100 (20 when left out). Ask for 100 to see more at once.",
@@ -67,14 +58,14 @@ impl JsonSchema for ListItemsArgs {
     }
 }
 
-/// What [`list_items`] answers: the API's JSON, as the document describes it.
+/// One item of a page [`list_items`] answers, as the document describes it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct ListItemsResult(pub Value);
+pub struct ListItemsItem(pub Value);
 
-impl JsonSchema for ListItemsResult {
+impl JsonSchema for ListItemsItem {
     fn schema_name() -> std::borrow::Cow<'static, str> {
-        "ListItemsResult".into()
+        "ListItemsItem".into()
     }
 
     fn inline_schema() -> bool {
@@ -85,41 +76,7 @@ impl JsonSchema for ListItemsResult {
         schema(
             generator,
             r##"{
-  "description": "One page of items, in the order of their ids.",
-  "properties": {
-    "items": {
-      "description": "The items of this page; empty past the last one.",
-      "items": {
-        "$ref": "#/$defs/Item"
-      },
-      "type": "array"
-    },
-    "page": {
-      "description": "This page's number, from 1.",
-      "format": "int32",
-      "minimum": 0,
-      "type": "integer"
-    },
-    "perPage": {
-      "description": "The page size asked for.",
-      "format": "int32",
-      "minimum": 0,
-      "type": "integer"
-    },
-    "total": {
-      "description": "How many items the inventory holds in all.",
-      "format": "int64",
-      "minimum": 0,
-      "type": "integer"
-    }
-  },
-  "required": [
-    "items",
-    "page",
-    "perPage",
-    "total"
-  ],
-  "type": "object"
+  "$ref": "#/$defs/Item"
 }"##,
         )
     }
@@ -162,18 +119,27 @@ impl JsonSchema for ListItemsProblem {
 #[tool(
     name = "list_items",
     title = "List the items, a page at a time.",
-    description = "Items come in the order of their ids, so walking the pages from 1 until one comes back short sees every item once. When there is a next page, the `Link` header points to it with `rel=\"next\"`.",
+    description = "Lists the inventory's items in the order of their ids, a page at a time. To see more, call again with the `cursor` of the page before; the last page has none.",
     read_only,
     open_world
 )]
 pub async fn list_items(
     api: State<Api>,
+    pages: Cursor<i64>,
     Args(args): Args<ListItemsArgs>,
-) -> Result<Json<ListItemsResult>, Rejected<ListItemsProblem>> {
+) -> Result<Page<ListItemsItem>, Rejected<ListItemsProblem>> {
+    let page = pages.position().copied().unwrap_or(1);
     let request = api
         .request(Method::GET, "/items")
-        .query("page", &args.page, Style::Exploded)
+        .query("page", &page, Style::Exploded)
         .query("perPage", &args.per_page, Style::Exploded);
-    api.json(request, &[("api_key", Scheme::Header("X-Api-Key"))], None)
-        .await
+    let (items, answer) = api
+        .page(
+            request,
+            &[("api_key", Scheme::Header("X-Api-Key"))],
+            Some("items"),
+        )
+        .await?;
+    let next = next_page(page, items.len(), args.per_page.or(Some(20)));
+    Ok(with_total(pages.page(items, next), &answer, "total"))
 }

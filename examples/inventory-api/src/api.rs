@@ -206,6 +206,54 @@ pub async fn get_item(
     }
 }
 
+/// Print an item's shelf label.
+///
+/// The item's label as an SVG image: its name, SKU and category, to print and stick on
+/// the shelf.
+#[utoipa::path(
+    get,
+    path = "/items/{itemId}/label",
+    tag = "items",
+    params(("itemId" = i64, Path, description = "The item's id")),
+    security(("api_key" = [])),
+    responses(
+        (status = 200, description = "The label", content_type = "image/svg+xml", body = String),
+        (status = 400, description = "The id is not a number (`invalid_request`)", body = Error),
+        (status = 401, description = "No API key, or not this service's (`unauthorized`)", body = Error),
+        (status = 404, description = "No item has this id (`not_found`)", body = Error),
+    )
+)]
+pub async fn item_label(
+    State(state): State<AppState>,
+    id: Result<Path<i64>, PathRejection>,
+) -> Result<impl IntoResponse, ApiError> {
+    let Path(id) = id.map_err(invalid)?;
+    let Some(item) = state.inventory.get(id).await? else {
+        return Err(ApiError::NotFound(id));
+    };
+    let svg = format!(
+        concat!(
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="320" height="120">"#,
+            r#"<text x="10" y="40" font-size="24">{}</text>"#,
+            r#"<text x="10" y="75" font-size="18">{}</text>"#,
+            r#"<text x="10" y="105" font-size="14">{}</text></svg>"#
+        ),
+        xml_text(&item.name),
+        xml_text(&item.sku),
+        xml_text(item.category.as_str()),
+    );
+    Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg))
+}
+
+/// `text` with the characters XML gives a meaning escaped: a name is shown, never read as
+/// markup.
+fn xml_text(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
 // ANCHOR: create_item
 /// Create an item.
 ///

@@ -79,6 +79,7 @@ fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(api::list_items, api::create_item))
         .routes(routes!(api::get_item, api::delete_item))
         .routes(routes!(api::reserve_item))
+        .routes(routes!(api::item_label))
         .split_for_parts()
 }
 

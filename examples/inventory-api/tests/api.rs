@@ -365,10 +365,12 @@ async fn a_missing_or_wrong_api_key_is_401_on_every_operation() {
     let reserve = format!("/items/{id}/reserve");
     let new = hammer("H-2", 1).to_string();
     let one = json!({ "quantity": 1 }).to_string();
-    let operations: [(Method, &str, Option<&str>); 5] = [
+    let label = format!("/items/{id}/label");
+    let operations: [(Method, &str, Option<&str>); 6] = [
         (Method::GET, "/items", None),
         (Method::POST, "/items", Some(&new)),
         (Method::GET, &item, None),
+        (Method::GET, &label, None),
         (Method::DELETE, &item, None),
         (Method::POST, &reserve, Some(&one)),
     ];
@@ -395,4 +397,25 @@ async fn a_missing_or_wrong_api_key_is_401_on_every_operation() {
     let item: Item = get(&app, &item).await.json();
     assert_eq!(item.reserved, 0);
     assert_eq!(total(&app).await, 1);
+}
+
+#[tokio::test]
+async fn a_label_is_an_svg_whose_text_is_never_markup() {
+    let app = app().await;
+    let mut odd = hammer("H-<1>", 1);
+    odd["name"] = json!("Hammer & <tongs>");
+    let id = create(&app, "k", &odd).await.json::<Item>().id;
+    let label = get(&app, &format!("/items/{id}/label")).await;
+    assert_eq!(label.status, StatusCode::OK);
+    assert_eq!(label.header("content-type"), Some("image/svg+xml"));
+    let svg = String::from_utf8(label.body).unwrap();
+    assert!(
+        svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
+        "{svg}"
+    );
+    assert!(svg.contains(">Hammer &amp; &lt;tongs&gt;</text>"), "{svg}");
+    assert!(svg.contains(">H-&lt;1&gt;</text>"), "{svg}");
+    assert!(svg.contains(">tools</text>"), "{svg}");
+    let missing = get(&app, "/items/999/label").await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
 }

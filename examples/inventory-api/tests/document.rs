@@ -79,6 +79,7 @@ fn every_operation_is_named_described_tagged_secured_and_documents_its_answers()
             "create_item",
             "delete_item",
             "get_item",
+            "item_label",
             "list_items",
             "reserve_item"
         ]
@@ -104,6 +105,11 @@ fn every_operation_is_named_described_tagged_secured_and_documents_its_answers()
                 assert_eq!(status, "204", "{name} {status} has no body schema");
                 continue;
             };
+            // The label is a file; every other answer is JSON of a named schema.
+            if name == "get /items/{itemId}/label" && status == "200" {
+                assert_eq!(content["image/svg+xml"]["schema"]["type"], "string");
+                continue;
+            }
             let schema = &content["application/json"]["schema"]["$ref"];
             assert!(
                 schema

@@ -245,3 +245,28 @@ async fn the_api_gets_the_deployment_s_key_and_nothing_of_the_caller_s() {
         "{headers:?}"
     );
 }
+
+#[tokio::test]
+async fn a_label_is_handed_on_as_an_artifact_the_caller_reads() {
+    let client = setup(true).await;
+    client
+        .call_tool("create_item", with_key(item(7), "label"))
+        .await;
+    let linked = client.call_tool("item_label", json!({"itemId": 1})).await;
+    assert_eq!(linked["isError"], Value::Null, "{linked}");
+    // The model reads a line about the file, not the file.
+    let link = &linked["structuredContent"];
+    assert_eq!(link["mimeType"], "image/svg+xml", "{linked}");
+    assert_eq!(
+        link["summary"],
+        "Print an item's shelf label (image/svg+xml): GET /items/1/label"
+    );
+    let uri = link["uri"].as_str().unwrap();
+    assert!(uri.starts_with("artifact://"), "{uri}");
+    // The caller reads the whole label back.
+    let read = client.request("resources/read", json!({"uri": uri})).await;
+    let contents = &read["result"]["contents"][0];
+    // SVG is XML, so it comes back as text.
+    let svg = contents["text"].as_str().unwrap_or_default();
+    assert!(svg.contains(">BLT-007</text>"), "{read}");
+}

@@ -277,6 +277,58 @@ mod tests {
     }
 
     #[test]
+    fn a_paged_tool_takes_the_cursor_and_reads_of_the_answer_only_what_it_needs() {
+        let document = "openapi: 3.0.3\ninfo: {title: T, version: '1'}\npaths:\n  /logs:\n    get:\n      operationId: listLogs\n      parameters:\n        - {name: offset, in: query, schema: {type: integer}}\n        - {name: limit, in: query, schema: {type: integer, default: 50}}\n      responses: {'200': {description: ok, content: {application/json: {schema: {type: array, items: {type: string}}}}}}\n  /events:\n    get:\n      operationId: listEvents\n      parameters:\n        - {name: pageToken, in: query, schema: {type: string}}\n      responses: {'200': {description: ok, content: {application/json: {schema: {type: object, properties: {events: {type: array, items: {type: object}}, nextPageToken: {type: string}}}}}}}\n";
+        let files = files(document);
+        let logs = &files["src/api/tools/list_logs.rs"];
+        assert!(logs.contains("use mcp_runtime::{Cursor, Page};"), "{logs}");
+        assert!(logs.contains("pages: Cursor<i64>,"), "{logs}");
+        assert!(logs.contains("Page<ListLogsItem>"), "{logs}");
+        assert!(
+            !logs.contains("pub offset:"),
+            "the cursor stands for it: {logs}"
+        );
+        assert!(
+            logs.contains("let offset = pages.position().copied().unwrap_or(0);"),
+            "{logs}"
+        );
+        // Neither a total nor a next cursor: the answer past its items is not kept.
+        assert!(logs.contains("let (items, _) = api"), "{logs}");
+        assert!(
+            logs.contains("next_offset(offset, items.len(), args.limit.or(Some(50)))"),
+            "{logs}"
+        );
+        let events = &files["src/api/tools/list_events.rs"];
+        assert!(events.contains("pages: Cursor<String>,"), "{events}");
+        assert!(
+            events.contains(".query(\"pageToken\", &pages.position(), Style::Exploded)"),
+            "{events}"
+        );
+        assert!(events.contains("let (items, answer) = api"), "{events}");
+        assert!(
+            events.contains("next_cursor(&answer, \"nextPageToken\")"),
+            "{events}"
+        );
+    }
+
+    #[test]
+    fn a_file_the_api_answers_is_stored_as_an_artifact_named_by_its_request() {
+        let document = "openapi: 3.0.3\ninfo: {title: T, version: '1'}\npaths:\n  /reports/{id}:\n    get:\n      operationId: getReport\n      summary: 'The {quarterly} report.'\n      parameters:\n        - {name: id, in: path, required: true, schema: {type: string}}\n      responses: {'200': {description: ok, content: {application/pdf: {schema: {type: string, format: binary}}}}}\n";
+        let tool = &files(document)["src/api/tools/get_report.rs"];
+        assert!(tool.contains("use mcp_runtime::ArtifactLink;"), "{tool}");
+        assert!(tool.contains("ctx: RequestContext,"), "{tool}");
+        assert!(
+            tool.contains("-> Result<ArtifactLink, Rejected<GetReportProblem>>"),
+            "{tool}"
+        );
+        // The title's braces are text, not a format argument.
+        assert!(
+            tool.contains("\"The {{quarterly}} report (application/pdf): GET /reports/{}\""),
+            "{tool}"
+        );
+    }
+
+    #[test]
     fn a_tool_named_as_a_helper_of_its_module_keeps_its_name_but_not_the_function_s() {
         // An operation called `schema` met the `schema` its module imports from client.rs.
         let document = "openapi: 3.0.3\ninfo: {title: T, version: '1'}\npaths:\n  /schema/{tld}:\n    get:\n      operationId: schema\n      parameters:\n        - {name: tld, in: path, required: true, schema: {type: string}}\n      responses: {'200': {description: ok, content: {application/json: {schema: {type: object}}}}}\n";

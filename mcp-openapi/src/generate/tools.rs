@@ -71,6 +71,9 @@ impl Writer<'_> {
             if used("Cursor<") {
                 out.push_str("use mcp_runtime::{Cursor, Page};\n");
             }
+            if used("ArtifactLink") {
+                out.push_str("use mcp_runtime::ArtifactLink;\n");
+            }
             out.push_str("use schemars::{JsonSchema, Schema, SchemaGenerator};\nuse serde::{Deserialize, Serialize};\n");
             if uses_ident(&items, "Value") {
                 out.push_str("use serde_json::Value;\n");
@@ -276,7 +279,9 @@ impl Writer<'_> {
             options.push(format!("scopes({})", scopes.join(", ")));
         }
         let _ = writeln!(out, "#[tool(\n    {}\n)]", options.join(",\n    "));
+        let file = matches!(op.output.kind, OutputKind::Binary(_));
         let needs_ctx = op.confirm
+            || file
             || (op.idempotency && op.idempotency_key.is_some())
             || op
                 .params
@@ -304,6 +309,8 @@ impl Writer<'_> {
             format!("Page<{item_type}>")
         } else if json {
             format!("Json<{result_type}>")
+        } else if file {
+            "ArtifactLink".into()
         } else {
             "String".into()
         };
@@ -319,19 +326,27 @@ impl Writer<'_> {
         } else {
             format!("&format!({template:?}, {})", path_args.join(", "))
         };
-        if op.confirm {
-            // The user reads what is about to happen: the operation and the path it acts on.
-            let what = op
-                .title
+        // What the user and the model read of a call: the operation and the path it acts on.
+        // (Written as a `format!` template, as the path is: braces doubled.)
+        let braced = |text: &str| text.replace('{', "{{").replace('}', "}}");
+        let what = braced(
+            op.title
                 .as_deref()
                 .unwrap_or(&op.tool)
-                .trim_end_matches('.');
-            let message = format!("{what}: {} {template}. Go ahead?", op.method.as_str());
-            let message = if path_args.is_empty() {
-                format!("{:?}", message.replace("{{", "{").replace("}}", "}"))
+                .trim_end_matches('.'),
+        );
+        let said = |text: String| {
+            if path_args.is_empty() {
+                format!("{:?}", text.replace("{{", "{").replace("}}", "}"))
             } else {
-                format!("&format!({message:?}, {})", path_args.join(", "))
-            };
+                format!("&format!({text:?}, {})", path_args.join(", "))
+            }
+        };
+        if op.confirm {
+            let message = said(format!(
+                "{what}: {} {template}. Go ahead?",
+                op.method.as_str()
+            ));
             let _ = writeln!(out, "    confirm(&ctx, {message})?;");
         }
         if let Some(pagination) = paged {
@@ -414,6 +429,18 @@ impl Writer<'_> {
                 };
                 let _ = writeln!(out, "    api.json(request, {schemes}, {wrapped}).await\n}}");
             }
+            OutputKind::Binary(media) => {
+                // A file is handed on, not read: stored as an artifact, linked.
+                let summary = said(format!(
+                    "{what} ({}): {} {template}",
+                    braced(media),
+                    op.method.as_str()
+                ));
+                let _ = writeln!(
+                    out,
+                    "    api.artifact(&ctx, request, {schemes}, {summary}).await\n}}"
+                );
+            }
             _ => {
                 let _ = writeln!(out, "    api.text(request, {schemes}).await\n}}");
             }
@@ -428,9 +455,16 @@ impl Writer<'_> {
             Some(key) => format!("Some({key:?})"),
             None => "None".into(),
         };
+        // The whole answer, when the next cursor or the total is read from it.
+        let answer = if matches!(pagination.by, PageBy::Cursor { .. }) || pagination.total.is_some()
+        {
+            "answer"
+        } else {
+            "_"
+        };
         let _ = writeln!(
             out,
-            "    let (items, answer) = api.page(request, {schemes}, {items}).await?;"
+            "    let (items, {answer}) = api.page(request, {schemes}, {items}).await?;"
         );
         // The page size asked for: the argument, else the document's default.
         let size = |name: &Option<String>, default: &Option<i64>| {

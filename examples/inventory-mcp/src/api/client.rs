@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::Page;
+use mcp_runtime::{Artifact, ArtifactLink, Page};
 use schemars::{Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -16,6 +16,9 @@ pub use reqwest::Method;
 
 /// The most of an answer read: a larger one is refused rather than held in memory.
 const MAX_ANSWER: usize = 8 << 20;
+
+/// The most of a file the API answers (a binary body) stored as an artifact.
+const MAX_FILE: usize = 64 << 20;
 
 /// The API as this server calls it. Built once at start and shared by every call
 /// (`State<Api>`); the credentials are this deployment's, never the MCP caller's: the
@@ -174,10 +177,39 @@ impl Api {
         }
     }
 
+    /// Send `request`; a file the answer holds (a binary body), stored as an artifact of
+    /// this call (at most 64 MiB), and its link as the result. `summary` is what the model
+    /// reads of it.
+    pub async fn artifact<E: DeserializeOwned>(
+        &self,
+        ctx: &RequestContext,
+        request: Request,
+        schemes: &[(&str, Scheme)],
+        summary: &str,
+    ) -> Result<ArtifactLink, Rejected<E>> {
+        let body = self.send_bounded(request, schemes, MAX_FILE).await?;
+        let media = body
+            .content_type
+            .unwrap_or_else(|| "application/octet-stream".to_owned());
+        let artifact = Artifact::bytes(body.bytes).mime(media).summary(summary);
+        Ok(ctx.save_artifact(artifact).await?)
+    }
+
     async fn send<E: DeserializeOwned>(
         &self,
         request: Request,
         schemes: &[(&str, Scheme)],
+    ) -> Result<Answer, Rejected<E>> {
+        self.send_bounded(request, schemes, MAX_ANSWER).await
+    }
+
+    /// Send `request`: a successful answer of at most `bound` bytes, or the error the
+    /// model reads.
+    async fn send_bounded<E: DeserializeOwned>(
+        &self,
+        request: Request,
+        schemes: &[(&str, Scheme)],
+        bound: usize,
     ) -> Result<Answer, Rejected<E>> {
         if let Some(problem) = request.problem {
             return Err(Rejected::new("invalid_arguments", problem));
@@ -227,7 +259,7 @@ impl Api {
             .get(reqwest::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
-        let bytes = read_bounded(response)
+        let bytes = read_bounded(response, bound)
             .await
             .map_err(|message| Rejected::new("answer_too_large", message))?;
         if status.is_success() {
@@ -277,14 +309,12 @@ struct Answer {
     bytes: Vec<u8>,
 }
 
-/// The body, at most [`MAX_ANSWER`] bytes.
-async fn read_bounded(mut response: reqwest::Response) -> Result<Vec<u8>, String> {
+/// The body, at most `bound` bytes.
+async fn read_bounded(mut response: reqwest::Response, bound: usize) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
     while let Some(chunk) = response.chunk().await.map_err(|e| e.to_string())? {
-        if bytes.len() + chunk.len() > MAX_ANSWER {
-            return Err(format!(
-                "The API's answer is larger than {MAX_ANSWER} bytes."
-            ));
+        if bytes.len() + chunk.len() > bound {
+            return Err(format!("The API's answer is larger than {bound} bytes."));
         }
         bytes.extend_from_slice(&chunk);
     }

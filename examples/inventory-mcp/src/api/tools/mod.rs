@@ -7,5 +7,6 @@
 pub mod create_item;
 pub mod delete_item;
 pub mod get_item;
+pub mod item_label;
 pub mod list_items;
 pub mod reserve_item;

@@ -97,7 +97,7 @@ impl Api {
         schemes: &[(&str, Scheme)],
         wrapped_in: Option<&str>,
     ) -> Result<Json<T>, Rejected<E>> {
-        let value = self.value(request, schemes).await?;
+        let value = self.value(request, schemes).await.map_err(Failure::rejected)?;
         let value = match wrapped_in {
             Some(key) => serde_json::json!({ key: value }),
             None => value,
@@ -119,7 +119,7 @@ impl Api {
         schemes: &[(&str, Scheme)],
         items: Option<&str>,
     ) -> Result<(Vec<T>, Value), Rejected<E>> {
-        let answer = self.value(request, schemes).await?;
+        let answer = self.value(request, schemes).await.map_err(Failure::rejected)?;
         let list = match items {
             Some(key) => answer.get(key).cloned().unwrap_or(Value::Null),
             None => answer.clone(),
@@ -136,15 +136,44 @@ impl Api {
         }
     }
 
-    /// Send `request`; the answer's JSON.
-    async fn value<E: DeserializeOwned>(
+    /// Send `request`; the answer's text (or a line saying it succeeded without one).
+    pub async fn text<E: DeserializeOwned>(
         &self,
         request: Request,
         schemes: &[(&str, Scheme)],
-    ) -> Result<Value, Rejected<E>> {
-        let body = self.send(request, schemes).await?;
+    ) -> Result<String, Rejected<E>> {
+        self.text_of(request, schemes).await.map_err(Failure::rejected)
+    }
+
+    /// Send `request`; a file the answer holds (a binary body), stored as an artifact of
+    /// this call (at most 64 MiB), and its link as the result. `summary` is what the model
+    /// reads of it.
+    pub async fn artifact<E: DeserializeOwned>(
+        &self,
+        ctx: &RequestContext,
+        request: Request,
+        schemes: &[(&str, Scheme)],
+        summary: &str,
+    ) -> Result<ArtifactLink, Rejected<E>> {
+        let body = self
+            .exchange(request, schemes, MAX_FILE)
+            .await
+            .map_err(Failure::rejected)?;
+        let media = body
+            .content_type
+            .unwrap_or_else(|| "application/octet-stream".to_owned());
+        let artifact = Artifact::bytes(body.bytes).mime(media).summary(summary);
+        Ok(ctx.save_artifact(artifact).await?)
+    }
+
+    // What follows is the same for every tool, so it is compiled once: only the thin
+    // functions above are made again for each tool's result and error types.
+
+    /// Send `request`; the answer's JSON.
+    async fn value(&self, request: Request, schemes: &[(&str, Scheme)]) -> Result<Value, Failure> {
+        let body = self.exchange(request, schemes, MAX_ANSWER).await?;
         serde_json::from_slice(&body.bytes).map_err(|error| {
-            Rejected::new(
+            Failure::new(
                 "bad_answer",
                 format!("The API answered {} with a body that is not JSON: {error}", body.status),
             )
@@ -152,12 +181,8 @@ impl Api {
     }
 
     /// Send `request`; the answer's text (or a line saying it succeeded without one).
-    pub async fn text<E: DeserializeOwned>(
-        &self,
-        request: Request,
-        schemes: &[(&str, Scheme)],
-    ) -> Result<String, Rejected<E>> {
-        let body = self.send(request, schemes).await?;
+    async fn text_of(&self, request: Request, schemes: &[(&str, Scheme)]) -> Result<String, Failure> {
+        let body = self.exchange(request, schemes, MAX_ANSWER).await?;
         if body.bytes.is_empty() {
             return Ok(format!("Done (HTTP {}).", body.status));
         }
@@ -172,42 +197,15 @@ impl Api {
         }
     }
 
-    /// Send `request`; a file the answer holds (a binary body), stored as an artifact of
-    /// this call (at most 64 MiB), and its link as the result. `summary` is what the model
-    /// reads of it.
-    pub async fn artifact<E: DeserializeOwned>(
-        &self,
-        ctx: &RequestContext,
-        request: Request,
-        schemes: &[(&str, Scheme)],
-        summary: &str,
-    ) -> Result<ArtifactLink, Rejected<E>> {
-        let body = self.send_bounded(request, schemes, MAX_FILE).await?;
-        let media = body
-            .content_type
-            .unwrap_or_else(|| "application/octet-stream".to_owned());
-        let artifact = Artifact::bytes(body.bytes).mime(media).summary(summary);
-        Ok(ctx.save_artifact(artifact).await?)
-    }
-
-    async fn send<E: DeserializeOwned>(
-        &self,
-        request: Request,
-        schemes: &[(&str, Scheme)],
-    ) -> Result<Answer, Rejected<E>> {
-        self.send_bounded(request, schemes, MAX_ANSWER).await
-    }
-
-    /// Send `request`: a successful answer of at most `bound` bytes, or the error the
-    /// model reads.
-    async fn send_bounded<E: DeserializeOwned>(
+    /// Send `request`: a successful answer of at most `bound` bytes, or why not.
+    async fn exchange(
         &self,
         request: Request,
         schemes: &[(&str, Scheme)],
         bound: usize,
-    ) -> Result<Answer, Rejected<E>> {
+    ) -> Result<Answer, Failure> {
         if let Some(problem) = request.problem {
-            return Err(Rejected::new("invalid_arguments", problem));
+            return Err(Failure::new("invalid_arguments", problem));
         }
         let mut builder = request.builder;
         let mut query = request.query;
@@ -235,7 +233,7 @@ impl Api {
         }
         let response = builder.send().await.map_err(|error| {
             let why = if error.is_timeout() { "did not answer in time" } else { "could not be reached" };
-            Rejected::new(
+            Failure::new(
                 "api_unavailable",
                 format!("The API {why}; trying again later may work."),
             )
@@ -248,23 +246,46 @@ impl Api {
             .map(str::to_owned);
         let bytes = read_bounded(response, bound)
             .await
-            .map_err(|message| Rejected::new("answer_too_large", message))?;
+            .map_err(|message| Failure::new("answer_too_large", message))?;
         if status.is_success() {
             return Ok(Answer { status: status.as_u16(), content_type, bytes });
         }
         let reason = status.canonical_reason().unwrap_or("");
         if status.is_server_error() {
-            return Err(Rejected::new(
+            return Err(Failure::new(
                 "api_failed",
                 format!("The API failed ({} {reason}); trying again later may work.", status.as_u16()),
             ));
         }
         let message = format!("The API refused the call: {} {reason}.", status.as_u16());
-        let rejected = Rejected::new(format!("http_{}", status.as_u16()), message);
-        // A documented error body is the detail, typed; anything else is left out.
-        match serde_json::from_slice::<E>(&bytes) {
-            Ok(detail) => Err(rejected.with_detail(detail)),
-            Err(_) => Err(rejected),
+        Err(Failure {
+            code: format!("http_{}", status.as_u16()),
+            message,
+            body: Some(bytes),
+        })
+    }
+}
+
+/// Why a call failed, before it is told in a tool's own error type.
+struct Failure {
+    code: String,
+    message: String,
+    /// The body of a 4xx answer: the detail, when it is the one the document describes.
+    body: Option<Vec<u8>>,
+}
+
+impl Failure {
+    fn new(code: &str, message: impl Into<String>) -> Failure {
+        Failure { code: code.to_owned(), message: message.into(), body: None }
+    }
+
+    /// The error the model reads: a documented error body is the detail, typed; anything
+    /// else is left out.
+    fn rejected<E: DeserializeOwned>(self) -> Rejected<E> {
+        let rejected = Rejected::new(self.code, self.message);
+        match self.body.as_deref().map(serde_json::from_slice::<E>) {
+            Some(Ok(detail)) => rejected.with_detail(detail),
+            _ => rejected,
         }
     }
 }

@@ -207,7 +207,16 @@ impl Writer<'_> {
         }
         if has_fields {
             let _ = writeln!(out, "/// The arguments of [`{function}`].");
-            out.push_str("#[derive(Debug, Clone, Serialize, Deserialize)]\n");
+            // Serialized only to send a body made of some of its fields.
+            let flattened = op
+                .body
+                .as_ref()
+                .is_some_and(|b| matches!(b.placement, Placement::Flattened(_)));
+            out.push_str(if flattened {
+                "#[derive(Debug, Clone, Serialize, Deserialize)]\n"
+            } else {
+                "#[derive(Debug, Clone, Deserialize)]\n"
+            });
             let _ = writeln!(out, "pub struct {args_type} {{\n{fields}}}\n");
             let mut input = without_defs(op.input_schema(&self.api.schemas));
             if let Some(pagination) = paged {

@@ -20,7 +20,7 @@ use crate::api::client::{confirm, schema, segment, Method, Scheme};
 use crate::api::Api;
 
 /// The arguments of [`delete_item`].
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub struct DeleteItemArgs {
     /// The item's id
     #[serde(rename = "itemId")]

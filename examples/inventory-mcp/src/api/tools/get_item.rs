@@ -20,7 +20,7 @@ use crate::api::client::{schema, segment, Method, Scheme};
 use crate::api::Api;
 
 /// The arguments of [`get_item`].
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub struct GetItemArgs {
     /// The item's id
     #[serde(rename = "itemId")]

@@ -21,7 +21,7 @@ use crate::api::client::{schema, segment, Method, Scheme};
 use crate::api::Api;
 
 /// The arguments of [`item_label`].
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub struct ItemLabelArgs {
     /// The item's id
     #[serde(rename = "itemId")]

@@ -21,7 +21,7 @@ use crate::api::client::{next_page, schema, with_total, Method, Scheme, Style};
 use crate::api::Api;
 
 /// The arguments of [`list_items`].
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub struct ListItemsArgs {
     /// How many items a page holds, 1 to 100 (20 when left out). Ask for 100 to see more at once.
     #[serde(rename = "perPage", default, skip_serializing_if = "Option::is_none")]

@@ -827,9 +827,11 @@ fn a_resource_cannot_take_the_artifact_scheme() {
     );
 }
 
-/// The numbers from `from` up to `upto`, a page of `size` at a time: a paged tool whose
-/// other arguments are one struct.
+/// The numbers from `from` up to `upto`, four at a time: a paged tool whose other
+/// arguments are one struct. It takes no field it does not know, so the cursor reaching it
+/// would fail the call.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct Span {
     /// The first number.
     from: u64,

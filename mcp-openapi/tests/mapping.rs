@@ -472,4 +472,9 @@ paths:
         Curation::from_toml("[operations.listLogs.arguments]\noffset = { fixed = 0 }\n").unwrap();
     let api = map(document, &curation).unwrap();
     assert_eq!(tool(&api, "list_logs").pagination, None);
+    let curation =
+        Curation::from_toml("[operations.listLogs.arguments]\nlimit = { rename = \"cursor\" }\n")
+            .unwrap();
+    let api = map(document, &curation).unwrap();
+    assert_eq!(tool(&api, "list_logs").pagination, None);
 }

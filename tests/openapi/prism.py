@@ -6,7 +6,10 @@ Python SDK client (mcp 2.3.0), while Prism (a validating mock) serves that docum
 
 `call` starts COMMAND (a stdio MCP server; its environment is this one's), lists its tools,
 and calls each once with arguments made from the tool's input schema (examples, defaults,
-enums and consts first, then the type's rules), accepting every confirmation form. Prism
+enums and consts first, then the type's rules), accepting every confirmation form; a paged
+tool whose first page hands back a `nextCursor` is called once more with it. The framework's
+own arguments are never made up: the retry key is one per tool, and a cursor only comes
+from the page before. Prism
 runs with `--errors` and a debug log: after each call the requests Prism received for it
 are read back from LOG (method, path, headers, body, and whether they passed Prism's
 validation), so each call is judged on what reached the API, not only on the result.
@@ -312,7 +315,11 @@ class Maker:
         required = [n for n in schema.get("required", []) if n in props or not props]
         # Every required property, and a few optional ones (arrays, enums and objects
         # first), so bodies and arrays are exercised without sending everything.
-        optional = [n for n in props if n not in required and n != "idempotencyKey"]
+        # The framework's own arguments are never made up: a retry key is set below, and a
+        # page cursor only ever comes from the page before.
+        optional = [
+            n for n in props if n not in required and n != "idempotencyKey" and not (depth == 0 and n == "cursor")
+        ]
         optional.sort(key=lambda n: (0 if interesting(props[n], self.root) else 1, list(props).index(n)))
         chosen = set(required) | set(optional[:3])
         out = {}
@@ -538,21 +545,16 @@ async def call_all(label, document, log_path, command):
             cursor = listed.next_cursor
             if not cursor:
                 break
-        for tool in sorted(tools, key=lambda t: t.name):
-            described = tool.model_dump(by_alias=True, exclude_none=True)
-            schema = described.get("inputSchema") or {}
-            output = described.get("outputSchema")
-            arguments, made, well_made = arguments_for(tool.name, schema)
-            record = {"tool": tool.name, "arguments": arguments, "made": sorted(made)}
+        async def call(name, label, arguments, made, output):
+            """One call of the tool `name` (recorded as `label`), judged by its result and
+            by what reached Prism; its record and result."""
+            record = {"tool": label, "arguments": arguments, "made": sorted(made)}
             calls.append(record)
-            if not well_made:
-                record.update(kind="broken", why="the harness made arguments its input schema refuses")
-                continue
             start = log.size()
             asked_before = len(asked)
             result = None
             try:
-                result = await asyncio.wait_for(client.call_tool(tool.name, arguments), CALL_SECONDS)
+                result = await asyncio.wait_for(client.call_tool(name, arguments), CALL_SECONDS)
             except asyncio.TimeoutError:
                 record.update(kind="broken", why=f"no answer in {CALL_SECONDS} s")
             except Exception as error:  # noqa: BLE001 - the SDK's refusal, reported
@@ -578,6 +580,30 @@ async def call_all(label, document, log_path, command):
                 )
             if record.get("kind") in ACCEPTED_KINDS and not requests:
                 record.update(kind="no_request", why="the call succeeded but Prism saw no request")
+            return record, result
+
+        for tool in sorted(tools, key=lambda t: t.name):
+            described = tool.model_dump(by_alias=True, exclude_none=True)
+            schema = described.get("inputSchema") or {}
+            output = described.get("outputSchema")
+            arguments, made, well_made = arguments_for(tool.name, schema)
+            if not well_made:
+                calls.append(
+                    {
+                        "tool": tool.name,
+                        "arguments": arguments,
+                        "made": sorted(made),
+                        "kind": "broken",
+                        "why": "the harness made arguments its input schema refuses",
+                    }
+                )
+                continue
+            record, result = await call(tool.name, tool.name, arguments, made, output)
+            # A paged tool's next page, through the cursor the first one handed back.
+            following = (result.structured_content or {}) if result is not None and not result.is_error else {}
+            if record.get("kind") == "accepted" and isinstance(following.get("nextCursor"), str):
+                cursor = following["nextCursor"]
+                await call(tool.name, f"{tool.name} (next page)", {**arguments, "cursor": cursor}, made, output)
     return calls
 
 

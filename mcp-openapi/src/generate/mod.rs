@@ -278,7 +278,7 @@ mod tests {
 
     #[test]
     fn a_paged_tool_takes_the_cursor_and_reads_of_the_answer_only_what_it_needs() {
-        let document = "openapi: 3.0.3\ninfo: {title: T, version: '1'}\npaths:\n  /logs:\n    get:\n      operationId: listLogs\n      parameters:\n        - {name: offset, in: query, schema: {type: integer}}\n        - {name: limit, in: query, schema: {type: integer, default: 50}}\n      responses: {'200': {description: ok, content: {application/json: {schema: {type: array, items: {type: string}}}}}}\n  /events:\n    get:\n      operationId: listEvents\n      parameters:\n        - {name: pageToken, in: query, schema: {type: string}}\n      responses: {'200': {description: ok, content: {application/json: {schema: {type: object, properties: {events: {type: array, items: {type: object}}, nextPageToken: {type: string}}}}}}}\n";
+        let document = "openapi: 3.0.3\ninfo: {title: T, version: '1'}\npaths:\n  /logs:\n    get:\n      operationId: listLogs\n      parameters:\n        - {name: offset, in: query, schema: {type: integer}}\n        - {name: limit, in: query, schema: {type: integer, default: 50, maximum: 500}}\n      responses: {'200': {description: ok, content: {application/json: {schema: {type: array, items: {type: string}}}}}}\n  /things:\n    get:\n      operationId: listThings\n      parameters:\n        - {name: page, in: query, schema: {type: integer}}\n        - {name: per_page, in: query, schema: {type: integer, default: 30}}\n      responses: {'200': {description: ok, content: {application/json: {schema: {type: array, items: {type: string}}}}}}\n  /events:\n    get:\n      operationId: listEvents\n      parameters:\n        - {name: pageToken, in: query, schema: {type: string}}\n      responses: {'200': {description: ok, content: {application/json: {schema: {type: object, properties: {events: {type: array, items: {type: object}}, nextPageToken: {type: string}}}}}}}\n";
         let files = files(document);
         let logs = &files["src/api/tools/list_logs.rs"];
         assert!(logs.contains("use mcp_runtime::{Cursor, Page};"), "{logs}");
@@ -297,6 +297,14 @@ mod tests {
         assert!(
             logs.contains("next_offset(offset, items.len(), args.limit.or(Some(50)))"),
             "{logs}"
+        );
+        // A size the document does not bound may be capped by the API: only its default
+        // tells a short page.
+        let things = &files["src/api/tools/list_things.rs"];
+        assert!(
+            things
+                .contains("next_page(page, items.len(), args.per_page.map_or(Some(30), |_| None))"),
+            "{things}"
         );
         let events = &files["src/api/tools/list_events.rs"];
         assert!(events.contains("pages: Cursor<String>,"), "{events}");

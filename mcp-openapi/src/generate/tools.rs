@@ -475,7 +475,11 @@ impl Writer<'_> {
             out,
             "    let (items, {answer}) = api.page(request, {schemes}, {items}).await?;"
         );
-        // The page size asked for: the argument, else the document's default.
+        // The page size a short page is measured against, where the API is known to honour
+        // it: the document's default when the size is left out, and an argument the
+        // document bounds with a `maximum` (the input schema holds the model to it). An API
+        // may cap any other size silently, so there only an empty page ends the paging: a
+        // call more, never a row less.
         let size = |name: &Option<String>, default: &Option<i64>| {
             let default = match default {
                 Some(n) => format!("Some({n})"),
@@ -491,12 +495,16 @@ impl Writer<'_> {
             if param.hidden.is_some()
                 || param.schema.get("type").and_then(Value::as_str) != Some("integer")
             {
-                return default;
+                return "None".into();
             }
-            match (param.required, default.as_str()) {
-                (true, _) => format!("Some(args.{})", param.field),
-                (false, "None") => format!("args.{}", param.field),
-                (false, _) => format!("args.{}.or({default})", param.field),
+            let bounded = param.schema.get("maximum").is_some();
+            let field = &param.field;
+            match (param.required, bounded, default.as_str()) {
+                (true, true, _) => format!("Some(args.{field})"),
+                (true, false, _) | (false, false, "None") => "None".into(),
+                (false, true, "None") => format!("args.{field}"),
+                (false, true, _) => format!("args.{field}.or({default})"),
+                (false, false, _) => format!("args.{field}.map_or({default}, |_| None)"),
             }
         };
         let next = match &pagination.by {

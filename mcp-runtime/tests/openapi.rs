@@ -16,7 +16,7 @@ use axum::http::{Request, Response};
 use mcp_runtime::openapi::{Curation, OpenApiTools, Secret};
 use mcp_runtime::policy::api_keys::ApiKeys;
 use mcp_runtime::testing::{HttpTestClient, TestClient};
-use mcp_runtime::{Error, Principal, Server};
+use mcp_runtime::{App, Error, Principal, Server};
 use serde_json::{json, Value};
 
 /// The API's document, served from `servers[0]` until the test gives the real address.
@@ -872,17 +872,10 @@ async fn a_delete_asks_the_user_first_and_a_confirmation_is_good_for_one_call() 
     assert!(log.lock().unwrap().is_empty());
 }
 
-#[tokio::test]
-async fn the_curation_turns_a_confirmation_off_or_on() {
-    let curation = Curation::from_toml(
-        r#"
-[operations.deleteItem]
-confirm = false
-[operations.renameItem]
-confirm = true
-"#,
-    )
-    .unwrap();
+/// The document served with `curation` (a curation file's text) in front of a new API,
+/// with an API key, and the API's log.
+async fn curated(curation: &str) -> (App, Log) {
+    let curation = Curation::from_toml(curation).unwrap();
     let (base, log) = api().await;
     let tools = OpenApiTools::from_document(DOCUMENT, &curation)
         .unwrap()
@@ -893,6 +886,20 @@ confirm = true
         .openapi(tools)
         .build()
         .unwrap();
+    (app, log)
+}
+
+#[tokio::test]
+async fn the_curation_turns_a_confirmation_off_or_on() {
+    let (app, log) = curated(
+        r#"
+[operations.deleteItem]
+confirm = false
+[operations.renameItem]
+confirm = true
+"#,
+    )
+    .await;
     // A client that cannot answer questions.
     let client = TestClient::new(app);
     let deleted = client.call_tool("delete_item", json!({"itemId": 7})).await;
@@ -936,23 +943,13 @@ async fn a_call_retried_under_its_key_reaches_the_api_once() {
 
 #[tokio::test]
 async fn the_document_s_or_the_curation_s_scopes_are_checked_before_any_request() {
-    let curation = Curation::from_toml(
+    let (app, log) = curated(
         r#"
 [operations.getItem]
 scopes = ["items:read"]
 "#,
     )
-    .unwrap();
-    let (base, log) = api().await;
-    let tools = OpenApiTools::from_document(DOCUMENT, &curation)
-        .unwrap()
-        .base_url(base)
-        .credential("key", Secret::ApiKey("api-key-1".into()));
-    let app = Server::new("shop", "1.0.0")
-        .only([])
-        .openapi(tools)
-        .build()
-        .unwrap();
+    .await;
     let without = TestClient::new(app.clone()).as_principal(Principal::new("alice"));
     let refused = without.call_tool("get_item", json!({"itemId": 7})).await;
     assert_eq!(

@@ -268,6 +268,15 @@ async fn api() -> (String, Log) {
     (format!("http://{address}/v1"), log)
 }
 
+/// A server of the document's tools (alone) against the API at `base`.
+fn served(base: &str) -> App {
+    Server::new("shop", "1.0.0")
+        .only([])
+        .openapi(tools(base))
+        .build()
+        .unwrap()
+}
+
 /// The document's tools against the API at `base`, with an API key and a bearer token.
 fn tools(base: &str) -> OpenApiTools {
     let curation = Curation::from_toml(CURATION).unwrap();
@@ -306,11 +315,7 @@ fn made(mut result: Value) -> Value {
 /// The caller: `alice` of the tenant `acme`.
 async fn client() -> (TestClient, Log) {
     let (base, log) = api().await;
-    let app = Server::new("shop", "1.0.0")
-        .only([])
-        .openapi(tools(&base))
-        .build()
-        .unwrap();
+    let app = served(&base);
     let client = TestClient::new(app)
         .as_principal(Principal::new("alice").with_tenant("acme"))
         .on_elicit(|_question| async { confirm(true) });
@@ -692,11 +697,7 @@ async fn the_mcp_caller_s_token_never_reaches_the_api() {
 #[tokio::test]
 async fn a_hidden_tenant_needs_a_caller_with_one() {
     let (base, log) = api().await;
-    let app = Server::new("shop", "1.0.0")
-        .only([])
-        .openapi(tools(&base))
-        .build()
-        .unwrap();
+    let app = served(&base);
     let response = TestClient::new(app)
         .as_principal(Principal::new("bob"))
         .request(
@@ -803,11 +804,7 @@ fn call_params(name: &str, arguments: Value, extra: Value) -> Value {
 #[tokio::test]
 async fn a_delete_asks_the_user_first_and_a_confirmation_is_good_for_one_call() {
     let (base, log) = api().await;
-    let app = Server::new("shop", "1.0.0")
-        .only([])
-        .openapi(tools(&base))
-        .build()
-        .unwrap();
+    let app = served(&base);
     // A client that answers no question itself: each round is the test's.
     let client =
         TestClient::new(app.clone()).with_capabilities(json!({"elicitation": {"form": {}}}));

@@ -336,6 +336,56 @@ pub fn scopes(option: &RawOption, errors: &mut Errors) -> Vec<String> {
     out
 }
 
+/// `tags("billing", "admin")`: labels a server enables, disables, shows and searches by,
+/// each reported at its own literal when it is empty, holds a space, or is listed twice.
+pub fn tags(option: &RawOption, errors: &mut Errors) -> Vec<String> {
+    let form = "write the tags as strings: tags(\"billing\", \"admin\")";
+    let Some(strings) = &option.strings else {
+        if option.nested.as_ref().is_some_and(Vec::is_empty) {
+            errors.at(
+                &option.key,
+                "`tags()` is empty: name at least one tag, or leave the option out",
+            );
+        } else {
+            errors.at(&option.key, form);
+        }
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for lit in strings {
+        let tag = lit.value();
+        if tag.is_empty() || tag.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            errors.at(
+                lit,
+                format!("`{tag}` is not a tag: use a word without spaces, such as \"billing\" or \"read-only\""),
+            );
+        } else if out.contains(&tag) {
+            errors.at(lit, format!("tag `{tag}` is listed twice"));
+        } else {
+            out.push(tag);
+        }
+    }
+    out
+}
+
+/// `version = "2"` or `"1.4"`: numbers joined by dots, compared number by number.
+pub fn version(lit: &LitStr, errors: &mut Errors) -> Option<String> {
+    let version = lit.value();
+    let numeric = !version.is_empty()
+        && version.split('.').all(|part| {
+            !part.is_empty() && part.len() <= 9 && part.bytes().all(|b| b.is_ascii_digit())
+        });
+    if numeric {
+        Some(version)
+    } else {
+        errors.at(
+            lit,
+            format!("`{version}` is not a tool version: write numbers joined by dots, such as \"2\" or \"1.4\" (the highest is served by default)"),
+        );
+        None
+    }
+}
+
 /// Encode a name into identifier characters, injectively.
 pub fn encode(name: &str) -> String {
     let mut out = String::new();

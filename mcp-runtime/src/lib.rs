@@ -72,13 +72,14 @@ pub use mcp_runtime_macros::prompt;
 pub use mcp_runtime_macros::view;
 
 pub use crate::core::returns::tool::{IntoToolResult, Json};
+pub use crate::core::search::ToolSearch;
 pub use crate::core::{
     Args, Artifact, ArtifactError, ArtifactLink, Cancellation, ClientCapabilities,
     CompletionRequest, Cursor, Elicitation, Error, FromContext, FromUriParam, HeaderArg,
     InputRequired, IntoCompletion, IntoContents, IntoPromptResult, Log, Page, Progress,
     PromptParam, Rejected, RequestContext, ServerHandle, State, ToolError, ToolParam, Transport,
 };
-pub use crate::policy::auth::{Action, Authorize, CompletionTarget, Denied};
+pub use crate::policy::auth::{Action, Authorize, CompletionTarget, Denied, Listed};
 pub use crate::policy::principal::{Principal, Tenant};
 pub use crate::policy::seal::SealKey;
 pub use crate::protocol::cache::{CacheHints, CacheScope};

@@ -25,6 +25,7 @@ pub fn prompt(parsed: &Parsed, model: &Model) -> TokenStream {
     let title = opt_str(&model.title);
     let description = opt_str(&model.description);
     let scopes = &model.scopes;
+    let tags = &model.tags;
     let describe = model.params.iter().map(|p| {
         let ty = &p.ty;
         let param_name = &p.name;
@@ -85,6 +86,7 @@ pub fn prompt(parsed: &Parsed, model: &Model) -> TokenStream {
                 title: #title,
                 description: #description,
                 scopes: &[#(#scopes),*],
+                tags: &[#(#tags),*],
                 module_path: ::core::module_path!(),
                 file: ::core::file!(),
                 line: ::core::line!(),

@@ -18,6 +18,7 @@ option_keys! {
         Description = "description",
         Complete = "complete",
         Scopes = "scopes",
+        Tags = "tags",
     }
 }
 
@@ -31,6 +32,8 @@ pub struct Model {
     /// `complete(argument = function)`, keyed by the argument as written.
     pub completers: Vec<(Ident, syn::Path)>,
     pub scopes: Vec<String>,
+    /// `tags(..)`: labels to enable, disable, show and search it by.
+    pub tags: Vec<String>,
     /// The prompt's arguments, in order.
     pub params: Vec<Param>,
     pub is_async: bool,
@@ -49,6 +52,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
         description: None,
         completers: Vec::new(),
         scopes: Vec::new(),
+        tags: Vec::new(),
         params: Vec::new(),
         is_async: sig.asyncness.is_some(),
         output: syn::parse_quote!(()),
@@ -70,6 +74,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
             PromptKey::Description => model.description = reader.string(option).map(|s| s.value()),
             PromptKey::Complete => model.completers = options::completers(option, reader.errors),
             PromptKey::Scopes => model.scopes = options::scopes(option, reader.errors),
+            PromptKey::Tags => model.tags = options::tags(option, reader.errors),
         }
     }
     sig::check_signature(sig, "prompt", errors);

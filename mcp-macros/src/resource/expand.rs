@@ -27,6 +27,7 @@ pub fn resource(parsed: &Parsed, model: &Model) -> TokenStream {
     let title = opt_str(&model.title);
     let description = opt_str(&model.description);
     let scopes = &model.scopes;
+    let tags = &model.tags;
     let mime = opt_str(&model.mime);
     let size = match model.size {
         Some(n) => quote!(::core::option::Option::Some(#n)),
@@ -171,6 +172,7 @@ pub fn resource(parsed: &Parsed, model: &Model) -> TokenStream {
                 ttl_ms: #ttl,
                 cache_scope: #cache,
                 scopes: &[#(#scopes),*],
+                tags: &[#(#tags),*],
                 view: #view,
                 module_path: ::core::module_path!(),
                 file: ::core::file!(),

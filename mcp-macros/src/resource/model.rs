@@ -30,6 +30,7 @@ option_keys! {
         Cache = "cache",
         Complete = "complete",
         Scopes = "scopes",
+        Tags = "tags",
     }
 }
 
@@ -60,6 +61,8 @@ pub struct Model {
     /// `cache = private` (`Some(true)`) or `cache = public` (`Some(false)`).
     pub cache_private: Option<bool>,
     pub scopes: Vec<String>,
+    /// `tags(..)`: labels to enable, disable, show and search it by.
+    pub tags: Vec<String>,
     /// `complete(variable = function)`, keyed by the variable as written.
     pub completers: Vec<(Ident, syn::Path)>,
     /// The parameters, in order, each with what produces it.
@@ -97,6 +100,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
         ttl_ms: None,
         cache_private: None,
         scopes: Vec::new(),
+        tags: Vec::new(),
         completers: Vec::new(),
         params: Vec::new(),
         is_async: func.sig.asyncness.is_some(),
@@ -219,6 +223,7 @@ fn read_option(
             }
         }
         ResourceKey::Scopes => model.scopes = options::scopes(option, reader.errors),
+        ResourceKey::Tags => model.tags = options::tags(option, reader.errors),
         ResourceKey::Complete => model.completers = options::completers(option, reader.errors),
     }
 }

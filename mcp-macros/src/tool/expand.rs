@@ -45,11 +45,20 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
     let error_detail = error_detail(model);
     let call = call_fn(model, &func.sig.ident);
     let def = def(model);
-    let dup = format_ident!(
-        "duplicate_tool_name_{}",
-        encode(&model.name),
-        span = model.name_span
-    );
+    // Versions of one name are told apart by their version.
+    let dup = match &model.version {
+        None => format_ident!(
+            "duplicate_tool_name_{}",
+            encode(&model.name),
+            span = model.name_span
+        ),
+        Some(version) => format_ident!(
+            "duplicate_tool_name_{}_version_{}",
+            encode(&model.name),
+            encode(version),
+            span = model.name_span
+        ),
+    };
 
     register::emit(Registration {
         func: &func,
@@ -276,6 +285,8 @@ fn def(model: &Model) -> TokenStream {
         opt_bool(model.open_world),
     );
     let scopes = &model.scopes;
+    let tags = &model.tags;
+    let version = opt_str(&model.version);
     let task = match model.task {
         None => quote!(__mcp::TaskSupport::Forbidden),
         Some(false) => quote!(__mcp::TaskSupport::Optional),
@@ -309,6 +320,8 @@ fn def(model: &Model) -> TokenStream {
             idempotent: #idempotent,
             open_world: #open_world,
             scopes: &[#(#scopes),*],
+            tags: &[#(#tags),*],
+            version: #version,
             ui: #ui,
             visibility: #visibility,
             continues: #continues,

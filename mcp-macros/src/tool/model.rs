@@ -21,6 +21,10 @@ pub struct Model {
     pub idempotent: Option<bool>,
     pub open_world: Option<bool>,
     pub scopes: Vec<String>,
+    /// `tags(..)`: labels to enable, disable, show and search the tool by.
+    pub tags: Vec<String>,
+    /// `version = ".."`: one of several versions of the tool's name.
+    pub version: Option<String>,
     /// `task` (optional) or `task = required`: `None` when the tool never runs as a task.
     pub task: Option<bool>,
     /// `once` / `once = false`, with the span of the option; unset, destructive tools are
@@ -78,6 +82,8 @@ option_keys! {
         Idempotent = "idempotent",
         OpenWorld = "open_world",
         Scopes = "scopes",
+        Tags = "tags",
+        Version = "version",
         Task = "task",
         Once = "once",
         Idempotency = "idempotency",
@@ -104,6 +110,8 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
     let mut idempotent = None;
     let mut open_world = None;
     let mut scopes = Vec::new();
+    let mut tags = Vec::new();
+    let mut version = None;
     let mut task = None;
     let mut once = None;
     let mut idempotency = None;
@@ -129,6 +137,12 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
             ToolKey::Idempotent => idempotent = reader.flag(option),
             ToolKey::OpenWorld => open_world = reader.flag(option),
             ToolKey::Scopes => scopes = crate::options::scopes(option, reader.errors),
+            ToolKey::Tags => tags = crate::options::tags(option, reader.errors),
+            ToolKey::Version => {
+                version = reader
+                    .string(option)
+                    .and_then(|lit| crate::options::version(&lit, reader.errors))
+            }
             ToolKey::Once => {
                 if let Some(value) = reader.flag(option) {
                     once = Some((value, option.key.span()));
@@ -230,6 +244,8 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
         idempotent,
         open_world,
         scopes,
+        tags,
+        version,
         task,
         once,
         idempotency,

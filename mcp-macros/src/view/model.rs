@@ -30,6 +30,7 @@ option_keys! {
         Ttl = "ttl",
         Cache = "cache",
         Scopes = "scopes",
+        Tags = "tags",
     }
 }
 
@@ -69,6 +70,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
         ttl_ms: None,
         cache_private: None,
         scopes: Vec::new(),
+        tags: Vec::new(),
         completers: Vec::new(),
         params: Vec::new(),
         is_async: func.sig.asyncness.is_some(),
@@ -107,6 +109,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
                 }
             }
             ViewKey::Scopes => resource.scopes = options::scopes(option, reader.errors),
+            ViewKey::Tags => resource.tags = options::tags(option, reader.errors),
             ViewKey::Csp => csp(option, &mut view, reader.errors),
             ViewKey::Permissions => permissions(option, &mut view, reader.errors),
             ViewKey::Domain => {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 
 use crate::observe::Outcome;
-use crate::policy::auth::{ListFilter, SharedAuthorize};
+use crate::policy::auth::{SharedAuthorize, VisibleIf};
 use crate::policy::limits::Limiter;
 use crate::protocol::method::Method;
 use crate::protocol::{Implementation, Params, RpcError};
@@ -118,7 +118,10 @@ pub struct Core {
     pub(crate) cursor_ttl: std::time::Duration,
     /// The server's own hook, when it set one (the default allows all, and costs nothing).
     pub(crate) authorize: Option<SharedAuthorize>,
-    pub(crate) list_filter: Option<ListFilter>,
+    /// Which items each caller sees and may name (`Server::visible_if`).
+    pub(crate) visible: Option<VisibleIf>,
+    /// Search instead of the whole list, past a number of tools (`Server::tool_search`).
+    pub(crate) search: Option<super::search::ToolSearch>,
     pub(crate) limiter: Limiter,
     pub(crate) tasks: Option<Arc<crate::core::tasks::TaskRuntime>>,
     pub(crate) states: Arc<StateMap>,
@@ -143,6 +146,11 @@ impl Core {
     /// Read `method` and look its target up: once per request, when it arrives.
     pub(crate) fn resolve(&self, method: &str, params: Option<&Params>) -> Resolved {
         Resolved::new(self.live.load(), method, params)
+    }
+
+    /// Whether the caller of `ctx` may see (and name) `item`.
+    pub(crate) fn sees(&self, ctx: &RequestContext, item: &crate::registry::Listed<'_>) -> bool {
+        self.visible.as_ref().is_none_or(|rule| rule(ctx, item))
     }
 
     /// Whether `method` is served (known and its capability advertised).
@@ -228,7 +236,7 @@ impl Core {
         // own, so a tool call's future is not their size.
         match method {
             Method::Discover => self.discover(),
-            Method::ToolsList => self.tools_list(&lists.tools, &call, snapshot.catalog.app_only()),
+            Method::ToolsList => self.tools_list(snapshot, &call),
             Method::ToolsCall => self.call_tool(call).await,
             Method::ResourcesList => self.list(&lists.resources, &call),
             Method::TemplatesList => self.list(&lists.templates, &call),

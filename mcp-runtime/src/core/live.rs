@@ -21,6 +21,8 @@ pub(crate) struct Snapshot {
     pub(crate) catalog: Catalog,
     pub(crate) lists: Lists,
     pub(crate) served: Served,
+    /// The index `search_tools` ranks by, when the server searches.
+    pub(crate) index: Option<super::search::SearchIndex>,
 }
 
 /// What changed, as told to listeners.
@@ -38,6 +40,8 @@ pub(crate) struct Live {
     page_size: usize,
     sealer: Sealer,
     states: Arc<StateMap>,
+    /// Whether each snapshot gets a search index (`Server::tool_search`).
+    search: bool,
     changes: broadcast::Sender<Change>,
 }
 
@@ -47,8 +51,9 @@ impl Live {
         page_size: usize,
         sealer: Sealer,
         states: Arc<StateMap>,
+        search: bool,
     ) -> Result<Live, Vec<BuildError>> {
-        let snapshot = build(&defs, page_size, &sealer, &states)?;
+        let snapshot = build(&defs, page_size, &sealer, &states, search)?;
         let (changes, _) = broadcast::channel(256);
         Ok(Live {
             current: RwLock::new(Arc::new(snapshot)),
@@ -56,6 +61,7 @@ impl Live {
             page_size,
             sealer,
             states,
+            search,
             changes,
         })
     }
@@ -83,16 +89,33 @@ impl Live {
         kind: Change,
         edit: impl FnOnce(&mut Defs) -> bool,
     ) -> Result<bool, Vec<BuildError>> {
+        self.change_all(&[kind], edit)
+    }
+
+    /// As `change`, announcing each of `kinds`.
+    fn change_all(
+        &self,
+        kinds: &[Change],
+        edit: impl FnOnce(&mut Defs) -> bool,
+    ) -> Result<bool, Vec<BuildError>> {
         let mut defs = self.defs.lock().unwrap_or_else(|p| p.into_inner());
         let mut next = defs.clone();
         if !edit(&mut next) {
             return Ok(false);
         }
-        let snapshot = build(&next, self.page_size, &self.sealer, &self.states)?;
+        let snapshot = build(
+            &next,
+            self.page_size,
+            &self.sealer,
+            &self.states,
+            self.search,
+        )?;
         *defs = next;
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(snapshot);
-        // No listener is not an error.
-        let _ = self.changes.send(kind);
+        for kind in kinds {
+            // No listener is not an error.
+            let _ = self.changes.send(kind.clone());
+        }
         Ok(true)
     }
 }
@@ -102,6 +125,7 @@ fn build(
     page_size: usize,
     sealer: &Sealer,
     states: &StateMap,
+    search: bool,
 ) -> Result<Snapshot, Vec<BuildError>> {
     let inline_limit = states
         .get::<super::artifacts::Artifacts>()
@@ -127,10 +151,24 @@ fn build(
         prompts: paged("prompts/list", "prompts", catalog.prompt_listing())?,
     };
     let served = Served::of(&catalog);
+    let index = if search {
+        if catalog.get(super::search::SEARCH_TOOL).is_some() {
+            return Err(vec![BuildError::InvalidTool {
+                name: super::search::SEARCH_TOOL.to_owned(),
+                problems: vec![
+                    "the server searches its tools (Server::tool_search), and the tool that searches is named so: rename this one".to_owned(),
+                ],
+            }]);
+        }
+        Some(super::search::SearchIndex::build(catalog.tools()))
+    } else {
+        None
+    };
     Ok(Snapshot {
         catalog,
         lists,
         served,
+        index,
     })
 }
 
@@ -268,6 +306,49 @@ impl ServerHandle {
             defs.dynamic_resources.retain(|r| !matches(r.def));
             defs.resources.len() + defs.dynamic_resources.len() != before
         })
+    }
+
+    /// Stop serving the tools, resources and prompts tagged `tag` (as
+    /// [`Server::disable_tags`](crate::Server::disable_tags) does at start); clients
+    /// listening are told that the lists changed. `false` when it was disabled already.
+    pub fn disable_tag(&self, tag: &str) -> bool {
+        self.0
+            .change_all(&[Change::Tools, Change::Resources, Change::Prompts], |defs| {
+                if defs.disabled_tags.iter().any(|t| t == tag) {
+                    return false;
+                }
+                defs.disabled_tags.push(tag.to_owned());
+                true
+            })
+            // Disabling only takes items away, which leaves a valid catalog valid.
+            .unwrap_or(false)
+    }
+
+    /// Serve again what carries `tag` (unless another of its tags is disabled); clients
+    /// listening are told that the lists changed. `false` when it was not disabled. An
+    /// error, leaving the catalog as it was, when what comes back clashes with what is
+    /// served (a name added at run time since, say).
+    pub fn enable_tag(&self, tag: &str) -> Result<bool, crate::core::Error> {
+        self.0
+            .change_all(
+                &[Change::Tools, Change::Resources, Change::Prompts],
+                |defs| {
+                    let before = defs.disabled_tags.len();
+                    defs.disabled_tags.retain(|t| t != tag);
+                    defs.disabled_tags.len() != before
+                },
+            )
+            .map_err(crate::core::Error::Build)
+    }
+
+    /// The tags disabled now.
+    pub fn disabled_tags(&self) -> Vec<String> {
+        self.0
+            .defs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .disabled_tags
+            .clone()
     }
 
     /// Tell listeners subscribed to `uri` (`resourceSubscriptions`) that it changed.

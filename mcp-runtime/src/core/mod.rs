@@ -46,6 +46,7 @@ pub(crate) mod pages;
 mod pipeline;
 mod resolved;
 pub mod returns;
+pub(crate) mod search;
 mod served;
 pub(crate) mod tasks;
 

@@ -325,9 +325,9 @@ pub trait AuthorizeExt: Authorize + Sized {
 
 impl<A: Authorize> AuthorizeExt for A {}
 
-/// Decides which entries a caller sees in list results (see `Server::list_filter`).
-pub(crate) type ListFilter =
-    Arc<dyn Fn(Option<&Principal>, &Listed<'_>) -> bool + Send + Sync + 'static>;
+/// Decides which items a caller sees and may name (see `Server::visible_if`).
+pub(crate) type VisibleIf =
+    Arc<dyn Fn(&RequestContext, &Listed<'_>) -> bool + Send + Sync + 'static>;
 
 #[cfg(test)]
 mod tests {

@@ -20,6 +20,7 @@ mod checks;
 mod prompts;
 mod resources;
 mod tools;
+pub(crate) mod versions;
 
 pub use prompts::CatalogPrompt;
 pub use resources::CatalogResource;
@@ -40,11 +41,34 @@ pub struct Defs {
     pub(crate) dynamic_prompts: Vec<Arc<DynamicPrompt>>,
     /// Resources and templates added at run time (`Server::resource_from_json`).
     pub(crate) dynamic_resources: Vec<Arc<DynamicResource>>,
+    /// Tags whose tools, resources and prompts are not served (`Server::disable_tags`).
+    pub(crate) disabled_tags: Vec<String>,
+}
+
+impl Defs {
+    /// These definitions without those that carry a disabled tag.
+    fn enabled(mut self) -> Defs {
+        if self.disabled_tags.is_empty() {
+            return self;
+        }
+        let disabled = std::mem::take(&mut self.disabled_tags);
+        let on = |tags: &[&str]| !tags.iter().any(|tag| disabled.iter().any(|d| d == tag));
+        self.tools.retain(|t| on(t.tags));
+        self.dynamic.retain(|t| on(t.def.tags));
+        self.resources.retain(|r| on(r.tags));
+        self.dynamic_resources.retain(|r| on(r.def.tags));
+        self.prompts.retain(|p| on(p.tags));
+        self.dynamic_prompts.retain(|p| on(p.def.tags));
+        self.disabled_tags = disabled;
+        self
+    }
 }
 
 /// Everything served, checked and sorted, built once at start.
 pub struct Catalog {
     tools: Vec<CatalogTool>,
+    /// Older versions of versioned tools, by name then version (highest first).
+    older: Vec<CatalogTool>,
     resources: Vec<CatalogResource>,
     resource_index: HashMap<String, usize>,
     templates: Vec<CatalogResource>,
@@ -78,8 +102,9 @@ impl Catalog {
         has_state: &dyn Fn(std::any::TypeId) -> bool,
         inline_limit: Option<usize>,
     ) -> Result<Catalog, Vec<BuildError>> {
+        let defs = defs.enabled();
         let mut errors = Vec::new();
-        let tools = tools::tools(&defs, has_state, inline_limit, &mut errors);
+        let (tools, older) = tools::tools(&defs, has_state, inline_limit, &mut errors);
         let (resources, templates) = resources::resources(&defs, has_state, &mut errors);
         let prompts = prompts::prompts(&defs, has_state, &mut errors);
         errors.extend(check_views(&tools, &resources));
@@ -107,6 +132,7 @@ impl Catalog {
             views,
             app_only,
             tools,
+            older,
             resources,
             resource_index,
             templates,
@@ -147,6 +173,40 @@ impl Catalog {
         self.tools
             .binary_search_by(|tool| tool.def.name.cmp(name))
             .ok()
+    }
+
+    /// The version `version` of the tool `name`: the one served under the name, or an
+    /// older one (a call pins it), with the version served under the name when the one
+    /// found is older.
+    pub(crate) fn tool_version(
+        &self,
+        name: &str,
+        version: &str,
+    ) -> Option<(&CatalogTool, Option<&'static str>)> {
+        let same = |tool: &&CatalogTool| {
+            tool.def.name == name
+                && tool
+                    .def
+                    .version
+                    .is_some_and(|v| versions::compare(v, version).is_eq())
+        };
+        let current = self.get(name)?;
+        if same(&current) {
+            return Some((current, None));
+        }
+        self.older
+            .iter()
+            .find(same)
+            .map(|older| (older, current.def.version))
+    }
+
+    /// The versions of the tool `name`, the one served under the name first.
+    pub(crate) fn versions_of(&self, name: &str) -> Vec<&'static str> {
+        self.get(name)
+            .into_iter()
+            .chain(self.older.iter().filter(|t| t.def.name == name))
+            .filter_map(|t| t.def.version)
+            .collect()
     }
 
     /// The tool [`Catalog::find_tool`] found.

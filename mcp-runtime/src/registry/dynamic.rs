@@ -89,6 +89,7 @@ impl DynamicPrompt {
             title: prompt.title.as_deref().map(leak),
             description: prompt.description.as_deref().map(leak),
             scopes: &[],
+            tags: &[],
             module_path: "",
             file: DYNAMIC_PROMPT_PLACE,
             line: 0,
@@ -119,6 +120,8 @@ pub(crate) struct Handling {
     pub(crate) idempotency: bool,
     /// OAuth scopes a caller needs, checked as a `#[tool(scopes(..))]`'s are.
     pub(crate) scopes: &'static [&'static str],
+    /// Labels to enable, disable, show and search the tool by, as a `#[tool(tags(..))]`'s.
+    pub(crate) tags: &'static [&'static str],
 }
 
 impl DynamicTool {
@@ -206,6 +209,8 @@ impl DynamicTool {
             // Results go back whole: the given output schema says nothing of artifacts.
             inline_limit: InlineLimit::Unlimited,
             scopes: handling.scopes,
+            tags: handling.tags,
+            version: None,
             ui,
             visibility,
             continues: None,
@@ -315,6 +320,7 @@ impl DynamicResource {
             // What the handler reads may depend on the caller: never shared.
             cache_scope: Some(CacheScope::Private),
             scopes: &[],
+            tags: &[],
             // A view's `_meta.ui` is published from the JSON as given; the server adds
             // nothing to its reads.
             view: None,

@@ -89,6 +89,7 @@ mod tool;
 pub mod uri;
 pub(crate) mod view;
 
+pub(crate) use catalog::versions;
 pub use catalog::{BuildError, Catalog, CatalogTool, Defs, ListPage, Listing};
 pub(crate) use catalog::{CatalogPrompt, CatalogResource, ResourceAt};
 pub use listed::Listed;

@@ -27,6 +27,8 @@ pub struct PromptDef {
     /// `scopes(..)`: OAuth scopes a caller needs; the server checks them before any
     /// `Authorize` hook.
     pub scopes: &'static [&'static str],
+    /// `tags(..)`: labels a server enables, disables and shows by.
+    pub tags: &'static [&'static str],
     /// `module_path!()` where the function is defined.
     pub module_path: &'static str,
     /// Source file, for error messages about duplicates.

@@ -50,6 +50,8 @@ pub struct ResourceDef {
     /// `scopes(..)`: OAuth scopes a caller needs; the server checks them before any
     /// `Authorize` hook.
     pub scopes: &'static [&'static str],
+    /// `tags(..)`: labels a server enables, disables and shows by.
+    pub tags: &'static [&'static str],
     /// `#[view]`: it is a view of the MCP Apps extension, served with `_meta.ui`.
     pub view: Option<ViewDef>,
     /// `module_path!()` where the function is defined.

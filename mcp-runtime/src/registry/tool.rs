@@ -69,6 +69,11 @@ pub struct ToolDef {
     /// `scopes(..)`: OAuth scopes a caller needs; the server checks them before any
     /// `Authorize` hook.
     pub scopes: &'static [&'static str],
+    /// `tags(..)`: labels a server enables, disables, shows and searches by.
+    pub tags: &'static [&'static str],
+    /// `version = ".."`: this definition is one version of the tool's name; the highest
+    /// served version is listed and called unless a call pins another.
+    pub version: Option<&'static str>,
     /// `ui = "ui://.."`: the view a host renders the tool's results in
     /// (`_meta.ui.resourceUri`, the MCP Apps extension).
     pub ui: Option<&'static str>,

@@ -35,7 +35,7 @@ impl Server {
         };
         let metrics_addr = metrics_addr(self.metrics_addr)?;
         let sealer = Sealer::new(&seal_key);
-        let defs = select::defs(self.only, &self.modules, self.added)?;
+        let defs = select::defs(self.only, &self.modules, self.added, self.disabled_tags)?;
         let records = Records::new(match self.store {
             Some(store) => store,
             None => store::from_env()?,
@@ -46,8 +46,14 @@ impl Server {
         states.insert(work.artifacts.clone());
         let states = Arc::new(states);
         let page_size = page_size(self.page_size)?;
-        let live =
-            Live::new(defs, page_size, sealer.clone(), states.clone()).map_err(Error::Build)?;
+        let live = Live::new(
+            defs,
+            page_size,
+            sealer.clone(),
+            states.clone(),
+            self.search.is_some(),
+        )
+        .map_err(Error::Build)?;
         let info_json = serde_json::value::to_raw_value(&self.info)
             .map(Arc::from)
             .map_err(|e| {
@@ -62,7 +68,8 @@ impl Server {
             artifacts: work.artifacts,
             cursor_ttl: self.cursor_ttl,
             authorize: self.authorize,
-            list_filter: self.list_filter,
+            visible: self.visible,
+            search: self.search,
             limiter: Limiter::new(self.limits),
             tasks: Some(work.tasks),
             states,

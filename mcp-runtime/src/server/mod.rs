@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::core::{RequestContext, StateMap};
-use crate::policy::auth::{Authorize, ListFilter, Listed, SharedAuthorize};
+use crate::policy::auth::{Authorize, Listed, SharedAuthorize, VisibleIf};
 use crate::policy::limits::{Limits, RateLimit};
 use crate::policy::oauth::{HttpAuth, ProtectedResource, TokenVerifier};
 use crate::policy::principal::Principal;
@@ -74,7 +74,9 @@ pub struct Server {
     instructions: Option<String>,
     states: StateMap,
     authorize: Option<SharedAuthorize>,
-    list_filter: Option<ListFilter>,
+    visible: Option<VisibleIf>,
+    disabled_tags: Vec<String>,
+    search: Option<crate::core::search::ToolSearch>,
     limits: Limits,
     oauth: Option<HttpAuth>,
     store: Option<Arc<dyn crate::store::DynStore>>,
@@ -117,7 +119,9 @@ impl Server {
             instructions: None,
             states: StateMap::default(),
             authorize: None,
-            list_filter: None,
+            visible: None,
+            disabled_tags: Vec::new(),
+            search: None,
             limits: Limits::default(),
             oauth: None,
             store: None,
@@ -204,25 +208,43 @@ impl Server {
         self
     }
 
-    /// Show a caller only the list entries `filter` accepts (it sees the caller's principal,
-    /// `None` when anonymous). Lists then vary by caller, so they are `cacheScope: private`.
-    /// Filtering hides; it does not forbid: calls are still decided by scopes and the
-    /// [`Authorize`] hook.
-    pub fn list_filter<F>(mut self, filter: F) -> Self
+    /// Show each caller only the tools, resources, templates and prompts `rule` accepts.
+    /// The rule sees the request (its caller's [`Principal`], tenant and scopes, the
+    /// client's capabilities) and the item ([`Listed`]: its name, tags, version and
+    /// declared scopes). What it hides is left out of that caller's lists, and is not
+    /// found when that caller names it (`tools/call`, `resources/read`, `prompts/get`,
+    /// `completion/complete`, as if it did not exist, in both eras). Lists then vary by
+    /// caller, so they are `cacheScope: private`. Calls of visible items are still
+    /// decided by scopes and the [`Authorize`] hook.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::Listed;
+    ///
+    /// // Tools tagged "beta" only for the tenant "acme".
+    /// let server = Server::new("shop", "1.0.0").visible_if(|ctx, item: &Listed<'_>| {
+    ///     !item.tags().contains(&"beta")
+    ///         || ctx.principal().and_then(|p| p.tenant()) == Some("acme")
+    /// });
+    /// # let _ = server;
+    /// ```
+    pub fn visible_if<F>(mut self, rule: F) -> Self
     where
-        F: Fn(Option<&Principal>, &Listed<'_>) -> bool + Send + Sync + 'static,
+        F: Fn(&RequestContext, &Listed<'_>) -> bool + Send + Sync + 'static,
     {
-        self.list_filter = Some(Arc::new(filter));
+        self.visible = Some(Arc::new(rule));
         self
     }
 
-    /// Leave out of list results the entries whose declared scopes the caller lacks (a
-    /// [`Server::list_filter`]). Clients then cannot discover what they could unlock by
-    /// asking for more scopes, which is why it is not the default.
+    /// Hide from each caller the items whose declared scopes it lacks (a
+    /// [`Server::visible_if`] rule): they are not listed, and naming them gets the error
+    /// of an item that does not exist rather than a 403 naming the scopes. Clients then
+    /// cannot discover what they could unlock by asking for more scopes, which is why it
+    /// is not the default.
     pub fn hide_unauthorized(self) -> Self {
-        self.list_filter(|principal, listed| {
+        self.visible_if(|ctx, listed| {
             crate::policy::auth::DeclaredScopes::check_principal(
-                principal,
+                ctx.principal(),
                 listed.required_scopes(),
             )
             .is_ok()
@@ -291,6 +313,29 @@ impl Server {
 /// What is served: the functions linked into the binary, or those picked by name or
 /// module, and tools, prompts and resources known only at run time.
 impl Server {
+    /// Do not serve the tools, resources and prompts that carry one of these tags
+    /// (`tags(..)` on the attribute). They are neither listed nor callable until enabled
+    /// again at run time ([`ServerHandle::enable_tag`](crate::core::ServerHandle::enable_tag)).
+    pub fn disable_tags<S: Into<String>>(mut self, tags: impl IntoIterator<Item = S>) -> Self {
+        for tag in tags {
+            let tag = tag.into();
+            if !self.disabled_tags.contains(&tag) {
+                self.disabled_tags.push(tag);
+            }
+        }
+        self
+    }
+
+    /// Search instead of the whole list for large catalogs: when a caller may see more
+    /// tools than `search`'s threshold, its `tools/list` holds the tools pinned by tag and
+    /// `search_tools`, which finds the others by a description of the task. Tools not
+    /// listed are still called by name, authorized as usual; a search only names tools
+    /// the caller may see (see [`ToolSearch`](crate::ToolSearch)).
+    pub fn tool_search(mut self, search: crate::core::search::ToolSearch) -> Self {
+        self.search = Some(search);
+        self
+    }
+
     /// Serve only these tools (name them with `tools![a, module::b]`), instead of every
     /// `#[tool]`, `#[resource]` and `#[prompt]` in the binary. Combines with
     /// [`Server::only_resources`], [`Server::only_prompts`] and [`Server::only_module`].

@@ -387,11 +387,17 @@ impl Endpoint {
             .iter()
             .map(|scope| &*Box::leak(scope.clone().into_boxed_str()))
             .collect();
+        let tags: Vec<&'static str> = operation
+            .tags
+            .iter()
+            .map(|tag| &*Box::leak(tag.clone().into_boxed_str()))
+            .collect();
         Handling {
             once: operation.confirm,
             idempotency: operation.idempotency,
             // Kept for the rest of the process, as every tool's definition is.
             scopes: Box::leak(scopes.into_boxed_slice()),
+            tags: Box::leak(tags.into_boxed_slice()),
         }
     }
 

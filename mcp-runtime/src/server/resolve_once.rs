@@ -34,6 +34,8 @@ static LOOKUP: ToolDef = ToolDef {
     idempotency: false,
     inline_limit: InlineLimit::Server,
     scopes: &["orders:read"],
+    tags: &[],
+    version: None,
     ui: None,
     visibility: crate::registry::Visibility::ModelAndApp,
     continues: None,

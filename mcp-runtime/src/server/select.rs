@@ -37,6 +37,7 @@ pub(super) fn defs(
     only: Option<Selection>,
     modules: &[String],
     added: AddedItems,
+    disabled_tags: Vec<String>,
 ) -> Result<Defs, Error> {
     let filtering = only.is_some() || !modules.is_empty();
     let only = only.unwrap_or_default();
@@ -53,6 +54,7 @@ pub(super) fn defs(
         dynamic: readable(added.tools, &mut unreadable),
         dynamic_prompts: readable(added.prompts, &mut unreadable),
         dynamic_resources: readable(added.resources, &mut unreadable),
+        disabled_tags,
     };
     if unreadable.is_empty() {
         Ok(defs)

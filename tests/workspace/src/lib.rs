@@ -59,6 +59,9 @@ pub mod secured;
 /// Long-running tools (the Tasks extension).
 pub mod long;
 
+/// A catalog shaped per caller: versions, tags, visibility and search.
+pub mod catalogs;
+
 /// Tools whose arguments gateways see in `Mcp-Param-*` headers, declared with
 /// `#[header("..")]` and, in an `Args` struct, with schemars' `extend`.
 pub mod gateway;

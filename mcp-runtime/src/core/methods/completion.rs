@@ -6,6 +6,7 @@ use crate::policy::auth::{Action, CompletionTarget};
 use crate::protocol::RpcError;
 use crate::registry::uri::Piece;
 use crate::registry::Completer;
+use crate::registry::Listed;
 
 use super::super::dispatch::{Call, Core, Reply};
 use super::super::CompletionRequest;
@@ -38,7 +39,11 @@ impl Core {
             match reference.get("type").and_then(Value::as_str) {
                 Some("ref/prompt") => {
                     let name = reference.get("name").and_then(Value::as_str).unwrap_or("");
-                    let Some(prompt) = snapshot.catalog.prompt(name) else {
+                    let Some(prompt) = snapshot
+                        .catalog
+                        .prompt(name)
+                        .filter(|p| self.sees(&ctx, &Listed::Prompt(p.def)))
+                    else {
                         return unknown_name("prompt", name);
                     };
                     (
@@ -54,7 +59,11 @@ impl Core {
                 }
                 Some("ref/resource") => {
                     let uri = reference.get("uri").and_then(Value::as_str).unwrap_or("");
-                    let Some(template) = snapshot.catalog.template(uri) else {
+                    let Some(template) = snapshot
+                        .catalog
+                        .template(uri)
+                        .filter(|t| self.sees(&ctx, &Listed::Template(t.def)))
+                    else {
                         return Reply::Error(
                             RpcError::invalid_params(format!("Unknown resource template: {uri}"))
                                 .with_data(json!({ "uri": uri })),

@@ -6,7 +6,10 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 
 use crate::protocol::RpcError;
-use crate::registry::ListPage;
+use crate::registry::{ListPage, Listed};
+
+use super::super::live::Snapshot;
+use super::super::search::Listing;
 
 use super::super::dispatch::{CacheHints, Call, Core, Reply};
 use super::super::served::PagedList;
@@ -33,15 +36,45 @@ impl Core {
     /// a host's views: a client that did not declare the MCP Apps extension has none, and
     /// the extension forbids showing them to the model, so they are left out of its list
     /// (and refused if called).
-    pub(crate) fn tools_list(&self, list: &PagedList, call: &Call, has_app_only: bool) -> Reply {
-        let app_only = if has_app_only {
+    ///
+    /// With search on (`Server::tool_search`), a caller who may see more tools than the
+    /// threshold gets the pinned ones and `search_tools` instead.
+    pub(crate) fn tools_list(&self, snapshot: &Snapshot, call: &Call) -> Reply {
+        let app_only = if snapshot.catalog.app_only() {
             AppOnly::Varies {
                 shown: crate::registry::view::declared(call.ctx.client_capabilities().as_map()),
             }
         } else {
             AppOnly::None
         };
-        self.list_page(list, call, app_only)
+        if let (Some(search), Some(_)) = (&self.search, &snapshot.index) {
+            let hide_app_only = matches!(app_only, AppOnly::Varies { shown: false });
+            let sees = |item: &Listed<'_>| {
+                !(hide_app_only && is_app_only(item)) && self.sees(&call.ctx, item)
+            };
+            if let Listing::Searched(page) = search.listing(&snapshot.catalog, &sees) {
+                let cache = match (&self.visible, app_only) {
+                    (None, AppOnly::None) => self.list_cache,
+                    _ => self.private_list_cache(),
+                };
+                return Reply::Page {
+                    field: snapshot.lists.tools.field,
+                    page,
+                    next_cursor: None,
+                    cache,
+                };
+            }
+        }
+        self.list_page(&snapshot.lists.tools, call, app_only)
+    }
+
+    /// The freshness of a list that depends on who asks, or on what the client
+    /// declared: never shared.
+    fn private_list_cache(&self) -> CacheHints {
+        CacheHints {
+            ttl: self.list_cache.ttl,
+            scope: crate::protocol::cache::CacheScope::Private,
+        }
     }
 
     /// A page of a list (`tools/list` with what its app-only tools make of it; every other
@@ -68,13 +101,9 @@ impl Core {
                 .flatten()
                 .map(str::to_owned)
         };
-        // A list that depends on who asks, or on what the client declared, is never shared.
-        let private = CacheHints {
-            ttl: self.list_cache.ttl,
-            scope: crate::protocol::cache::CacheScope::Private,
-        };
+        let private = self.private_list_cache();
         let hide_app_only = matches!(app_only, AppOnly::Varies { shown: false });
-        let (items, more, cache) = match (&self.list_filter, hide_app_only) {
+        let (items, more, cache) = match (&self.visible, hide_app_only) {
             (None, false) => {
                 let cache = match app_only {
                     AppOnly::None => self.list_cache,
@@ -98,12 +127,11 @@ impl Core {
             }
             (filter, _) => {
                 // The same pages, of the entries this caller may see.
-                let principal = call.ctx.principal();
                 let visible: Vec<&Value> = list
                     .entries
                     .iter()
                     .filter(|(listed, _)| !(hide_app_only && is_app_only(listed)))
-                    .filter(|(listed, _)| filter.as_ref().is_none_or(|f| f(principal, listed)))
+                    .filter(|(listed, _)| filter.as_ref().is_none_or(|f| f(&call.ctx, listed)))
                     .map(|(_, value)| value)
                     .collect();
                 let mut pages = visible.chunks(list.page_size);
@@ -139,6 +167,6 @@ enum AppOnly {
     },
 }
 
-fn is_app_only(listed: &crate::registry::Listed<'_>) -> bool {
-    matches!(listed, crate::registry::Listed::Tool(def) if def.visibility == crate::registry::Visibility::App)
+fn is_app_only(listed: &Listed<'_>) -> bool {
+    matches!(listed, Listed::Tool(def) if def.visibility == crate::registry::Visibility::App)
 }

@@ -6,11 +6,12 @@ use serde_json::{json, Map, Value};
 use crate::policy::auth::Action;
 use crate::policy::limits::Called;
 use crate::protocol::RpcError;
+use crate::registry::Listed;
 
 use super::super::dispatch::{Call, Core, Reply};
 use super::super::input::Binding;
 use super::super::pipeline::checked_prompt_result;
-use super::params::{arguments_param, complete_reply, served};
+use super::params::{arguments_param, complete_reply, served, unknown_name};
 
 impl Core {
     pub(crate) async fn get_prompt(&self, call: Call) -> Reply {
@@ -21,6 +22,10 @@ impl Core {
             Err(reply) => return reply,
         };
         let name = prompt.def.name;
+        // A prompt the caller may not see does not exist for it.
+        if !self.sees(&ctx, &Listed::Prompt(prompt.def)) {
+            return unknown_name("prompt", name);
+        }
         let arguments =
             match arguments_param(&mut params, "params.arguments must be an object of strings") {
                 Ok(arguments) => arguments,

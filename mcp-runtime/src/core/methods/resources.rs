@@ -45,7 +45,11 @@ impl Core {
                 .read_artifact(resolved.snapshot(), &ctx, &uri, &target)
                 .await;
         }
-        let Some((resource, uri_params)) = resolved.resource() else {
+        // A resource the caller may not see does not exist for it.
+        let Some((resource, uri_params)) = resolved
+            .resource()
+            .filter(|(resource, _)| self.sees(&ctx, &resource.listed()))
+        else {
             return Reply::Error(RpcError::resource_not_found(&uri));
         };
         let def = resource.def;

@@ -23,16 +23,77 @@ use super::super::idempotency::{take_key, Answer, Begin, Settled};
 use super::super::input::Binding;
 use super::super::pages::Paging;
 use super::super::pipeline::{checked_tool_result, guarded};
-use super::params::{arguments_param, served};
+use super::super::search::{ToolSearch, SEARCH_TOOL};
+use super::params::{arguments_param, served, unknown_name};
+use crate::registry::versions::{deprecated_meta, DEPRECATED_META, VERSION_META};
+use crate::registry::{Catalog, Listed};
 
 impl Core {
     pub(crate) async fn call_tool(&self, call: Call) -> Reply {
-        let (ctx, mut params, target) = (call.ctx, call.params, call.target);
+        let (ctx, params, target) = (call.ctx, call.params, call.target);
         let need = "tools/call needs params.name, the tool's name as a string";
         let tool = match served(target.tool(), &params, &target, ("tool", need)) {
             Ok(tool) => tool,
+            Err(reply) => {
+                return match &self.search {
+                    Some(search) if params.target(target.method()) == Some(SEARCH_TOOL) => {
+                        self.search_tools(search, &ctx, params, &target)
+                    }
+                    _ => reply,
+                }
+            }
+        };
+        // A tool the caller may not see does not exist for it.
+        if !self.sees(&ctx, &Listed::Tool(tool.def)) {
+            return unknown_name("tool", tool.def.name);
+        }
+        let (tool, deprecated) = match pinned(&ctx, tool, &target.snapshot().catalog) {
+            Ok(found) => found,
             Err(reply) => return reply,
         };
+        match (self.call_served(ctx, params, tool).await, deprecated) {
+            (Reply::Tool(mut result), Some(current)) => {
+                result
+                    .meta
+                    .get_or_insert_with(Map::new)
+                    .insert(DEPRECATED_META.into(), deprecated_meta(current));
+                Reply::Tool(result)
+            }
+            (reply, _) => reply,
+        }
+    }
+
+    /// `search_tools`: the tools the caller may see that fit its query.
+    fn search_tools(
+        &self,
+        search: &ToolSearch,
+        ctx: &RequestContext,
+        mut params: crate::protocol::Params,
+        target: &crate::core::Resolved,
+    ) -> Reply {
+        let arguments = match arguments_param(&mut params, "params.arguments must be a JSON object")
+        {
+            Ok(arguments) => arguments,
+            Err(reply) => return reply,
+        };
+        let snapshot = target.snapshot();
+        match &snapshot.index {
+            Some(index) => {
+                Reply::Tool(search.call(&snapshot.catalog, index, &arguments, &|item| {
+                    self.sees(ctx, item)
+                }))
+            }
+            None => unknown_name("tool", SEARCH_TOOL),
+        }
+    }
+
+    /// Call `tool`, served and visible to the caller.
+    async fn call_served(
+        &self,
+        ctx: RequestContext,
+        mut params: crate::protocol::Params,
+        tool: &CatalogTool,
+    ) -> Reply {
         let name = tool.def.name;
         let mut arguments =
             match arguments_param(&mut params, "params.arguments must be a JSON object") {
@@ -374,4 +435,35 @@ pub(crate) fn guarded_task(
     future: BoxFuture<'static, Result<CallToolResult, RpcError>>,
 ) -> BoxFuture<'static, Result<CallToolResult, RpcError>> {
     Box::pin(async move { checked_tool_result(&target, guarded(&target, future).await?) })
+}
+
+/// The version of `tool` the call pins in its `_meta` (the one served under the name when
+/// it pins none), with the version served under the name when the pinned one is older;
+/// or -32602 naming the versions served.
+fn pinned<'c>(
+    ctx: &RequestContext,
+    tool: &'c CatalogTool,
+    catalog: &'c Catalog,
+) -> Result<(&'c CatalogTool, Option<&'static str>), Reply> {
+    let name = tool.def.name;
+    match ctx.meta().get(VERSION_META) {
+        None | Some(Value::Null) => Ok((tool, None)),
+        Some(Value::String(version)) => catalog.tool_version(name, version).ok_or_else(|| {
+            let versions = catalog.versions_of(name);
+            let served = if versions.is_empty() {
+                format!("`{name}` has no versions")
+            } else {
+                format!("`{name}` serves version(s) {}", versions.join(", "))
+            };
+            Reply::Error(
+                RpcError::invalid_params(format!(
+                    "_meta[\"{VERSION_META}\"] pins version {version}, which is not served: {served}"
+                ))
+                .with_data(serde_json::json!({ "name": name, "versions": versions })),
+            )
+        }),
+        Some(_) => Err(Reply::Error(RpcError::invalid_params(format!(
+            "_meta[\"{VERSION_META}\"] is a version as a string, such as \"2\""
+        )))),
+    }
 }

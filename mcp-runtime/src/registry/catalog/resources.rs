@@ -27,6 +27,15 @@ pub struct CatalogResource {
 }
 
 impl CatalogResource {
+    /// The resource as a visibility rule sees it: a static resource or a template.
+    pub(crate) fn listed(&self) -> crate::registry::Listed<'static> {
+        if self.def.is_static() {
+            crate::registry::Listed::Resource(self.def)
+        } else {
+            crate::registry::Listed::Template(self.def)
+        }
+    }
+
     /// Start the handler on this read.
     pub(crate) fn read(
         &self,

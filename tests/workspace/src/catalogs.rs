@@ -2,10 +2,13 @@
 //! server runs, items only one tenant or one scope may see, and search past a small
 //! threshold. The callers are named by API keys on HTTP and by the environment on stdio.
 
+// ANCHOR: uses
 use mcp_runtime::policy::api_keys::ApiKeys;
 use mcp_runtime::prelude::*;
 use mcp_runtime::{Listed, ToolSearch};
+// ANCHOR_END: uses
 
+// ANCHOR: versions
 /// Refunds a customer's payment (the first version: the whole amount only).
 #[tool(name = "refund", version = "1", tags("billing"))]
 pub async fn refund_v1(payment: String) -> String {
@@ -20,6 +23,7 @@ pub async fn refund_v2(payment: String, amount_cents: Option<i64>) -> String {
         None => format!("v2 refunded {payment}"),
     }
 }
+// ANCHOR_END: versions
 
 /// Sends an invoice by email to a customer.
 #[tool(tags("billing"))]
@@ -54,6 +58,7 @@ pub async fn who_is_calling(ctx: RequestContext) -> String {
     }
 }
 
+// ANCHOR: toggle
 /// Turns the operator's tools (tagged `admin`) on or off.
 #[tool(tags("core"))]
 pub async fn operator_tools(ctx: RequestContext, on: bool) -> Result<String, ToolError> {
@@ -67,6 +72,7 @@ pub async fn operator_tools(ctx: RequestContext, on: bool) -> Result<String, Too
         Ok(format!("disabled: {}", server.disable_tag("admin")))
     }
 }
+// ANCHOR_END: toggle
 
 /// The notes of the beta (only for the tenant that has the beta).
 #[resource("catalog://beta/notes", tags("beta"))]
@@ -80,6 +86,7 @@ pub async fn beta_announcement() -> String {
     "Announce the beta.".to_owned()
 }
 
+// ANCHOR: rule
 /// Who may see what: the beta only its tenant ("acme"), scoped items only callers with
 /// their scopes.
 pub fn rule(ctx: &RequestContext, item: &Listed<'_>) -> bool {
@@ -92,6 +99,7 @@ pub fn rule(ctx: &RequestContext, item: &Listed<'_>) -> bool {
         .all(|scope| principal.is_some_and(|p| p.has_scope(scope)));
     beta_ok && scopes_ok
 }
+// ANCHOR_END: rule
 
 /// The API keys of the HTTP callers: `acme-analyst-key-0001` (tenant acme, `reports:read`),
 /// `globex-clerk-key-0002` (tenant globex, no scope).
@@ -115,6 +123,7 @@ pub fn keys() -> ApiKeys {
     }
 }
 
+// ANCHOR: server
 /// The server: operator tools disabled, the rule above, search past `threshold` tools
 /// with the `core` tools pinned.
 pub fn server(threshold: usize) -> Server {
@@ -125,3 +134,4 @@ pub fn server(threshold: usize) -> Server {
         .tool_search(ToolSearch::new().threshold(threshold).pin_tags(["core"]))
         .verify_tokens(keys())
 }
+// ANCHOR_END: server

@@ -8,6 +8,12 @@
 //! "repository"), so a user's words find an API's. A field weighs more by being indexed
 //! more than once: a word of the name counts three times, of the title or a tag twice,
 //! of the description or an argument once.
+//!
+//! BM25 then ranks the tools that share a word with the query, and two signals reorder
+//! the best of them: how much of the tool's name the query covers (`issues_create` is
+//! all there in "create an issue", `issues_create_milestone` is not), and whether what
+//! the query asks (to read, to change, to delete) is what the tool does, as its hints
+//! say (`readOnlyHint`, `destructiveHint`).
 
 use bm25::{Embedder, EmbedderBuilder, Scorer, Tokenizer};
 use rust_stemmers::{Algorithm, Stemmer};
@@ -81,6 +87,45 @@ const SAME_WORDS: &[(&str, &str)] = &[
     ("e-mail", "mail"),
 ];
 
+/// Words of a query that also ask for another word: "open a pull request" asks to
+/// create one, "show the open issues" to list them; the word itself stays in the query.
+const ALSO_MEANS: &[(&str, &str)] = &[
+    ("open", "create"),
+    ("new", "create"),
+    ("close", "update"),
+    ("rename", "update"),
+    ("set", "update"),
+    ("show", "list"),
+    ("all", "list"),
+    ("recent", "latest"),
+    ("newest", "latest"),
+    ("last", "latest"),
+    ("ticket", "issue"),
+    ("bug", "issue"),
+    ("cancel", "delete"),
+];
+
+/// Query words that ask to read rather than change.
+const READING: &[&str] = &[
+    "what", "which", "who", "how", "list", "show", "get", "find", "search",
+];
+
+/// What a query asks, or a tool does, as far as its words and hints tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Intent {
+    Read,
+    Change,
+    Delete,
+}
+
+/// How much a full cover of the tool's name, and a matching intent, add, as parts of
+/// the best BM25 score of the query.
+const NAME_COVER_BONUS: f32 = 0.6;
+const INTENT_BONUS: f32 = 0.25;
+
+/// How many of BM25's best the two signals reorder.
+const RERANKED: usize = 100;
+
 /// Splits text and identifiers into stemmed words.
 pub(crate) struct Words {
     stemmer: Stemmer,
@@ -143,6 +188,10 @@ impl Tokenizer for Words {
 pub(crate) struct SearchIndex {
     embedder: Embedder<u32, Words>,
     scorer: Scorer<usize, u32>,
+    /// Each tool's name as words.
+    names: Vec<Vec<String>>,
+    /// What each tool does, from its hints.
+    intents: Vec<Intent>,
 }
 
 impl SearchIndex {
@@ -160,16 +209,97 @@ impl SearchIndex {
             let embedding = embedder.embed(text);
             scorer.upsert(&at, embedding);
         }
-        SearchIndex { embedder, scorer }
+        let words = Words::default();
+        let names = tools
+            .iter()
+            .map(|tool| {
+                let mut name = words.tokenize(&tool.tool.name);
+                name.dedup();
+                name
+            })
+            .collect();
+        let intents = tools
+            .iter()
+            .map(|tool| {
+                let hints = &tool.tool.annotations;
+                if hints.read_only_hint == Some(true) {
+                    Intent::Read
+                } else if hints.destructive_hint == Some(true) {
+                    Intent::Delete
+                } else {
+                    Intent::Change
+                }
+            })
+            .collect();
+        SearchIndex {
+            embedder,
+            scorer,
+            names,
+            intents,
+        }
     }
 
     /// The positions of the tools that share a word with `query`, best first (ties in
     /// catalog order, so a ranking is the same every time).
     pub(crate) fn rank(&self, query: &str) -> Vec<usize> {
-        let embedding = self.embedder.embed(query);
-        let mut found = self.scorer.matches(&embedding);
-        found.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
-        found.into_iter().map(|scored| scored.id).collect()
+        let query = expanded(query);
+        let embedding = self.embedder.embed(&query);
+        let mut found: Vec<(usize, f32)> = self
+            .scorer
+            .matches(&embedding)
+            .into_iter()
+            .map(|scored| (scored.id, scored.score))
+            .collect();
+        found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let best = found.first().map_or(0.0, |(_, score)| *score);
+        let words = Words::default().tokenize(&query);
+        let intent = intent_of(&query, &words);
+        for (at, score) in found.iter_mut().take(RERANKED) {
+            let name = self.names.get(*at).map(Vec::as_slice).unwrap_or_default();
+            if !name.is_empty() {
+                let covered = name.iter().filter(|w| words.contains(w)).count();
+                *score += best * NAME_COVER_BONUS * covered as f32 / name.len() as f32;
+            }
+            if intent.is_some() && self.intents.get(*at).copied() == intent {
+                *score += best * INTENT_BONUS;
+            }
+        }
+        found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        found.into_iter().map(|(at, _)| at).collect()
+    }
+}
+
+/// `query` with the words its words also mean added.
+fn expanded(query: &str) -> String {
+    let mut out = query.to_owned();
+    for word in query.split(|c: char| !c.is_alphanumeric()) {
+        let lower = word.to_lowercase();
+        if let Some((_, also)) = ALSO_MEANS.iter().find(|(w, _)| *w == lower) {
+            out.push(' ');
+            out.push_str(also);
+        }
+    }
+    out
+}
+
+/// What `query` (as `words`) asks: to delete, to change, or to read; `None` when it
+/// does not say.
+fn intent_of(query: &str, words: &[String]) -> Option<Intent> {
+    let has = |stem: &str| words.iter().any(|w| w == stem);
+    if has("delet") {
+        Some(Intent::Delete)
+    } else if has("creat") || has("updat") {
+        Some(Intent::Change)
+    } else if query
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| READING.contains(&w.to_lowercase().as_str()))
+        || has("get")
+        || has("list")
+        || has("search")
+    {
+        Some(Intent::Read)
+    } else {
+        None
     }
 }
 

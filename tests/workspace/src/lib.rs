@@ -62,6 +62,29 @@ pub mod long;
 /// A catalog shaped per caller: versions, tags, visibility and search.
 pub mod catalogs;
 
+/// Versions of one name that cannot be served together: refused at start.
+pub mod version_clash {
+    use mcp_runtime::prelude::*;
+
+    /// Version 2.
+    #[tool(name = "quote", version = "2")]
+    pub async fn quote_two() -> &'static str {
+        "2"
+    }
+
+    /// Version 2.0: the same version, once numbers are compared.
+    #[tool(name = "quote", version = "2.0")]
+    pub async fn quote_two_again() -> &'static str {
+        "2.0"
+    }
+
+    /// No version, beside versioned definitions of its name.
+    #[tool(name = "quote")]
+    pub async fn quote_plain() -> &'static str {
+        "plain"
+    }
+}
+
 /// Tools whose arguments gateways see in `Mcp-Param-*` headers, declared with
 /// `#[header("..")]` and, in an `Args` struct, with schemars' `extend`.
 pub mod gateway;

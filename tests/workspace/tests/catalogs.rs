@@ -267,6 +267,12 @@ async fn a_disabled_tag_is_off_until_enabled_while_the_server_runs() {
         assert!(!listed.contains(&"purge_caches".to_owned()), "{way}");
         let refused = call(&client, "purge_caches", json!({})).await.unwrap_err();
         assert!(refused.contains("Unknown tool: purge_caches"), "{way}");
+        let purge = json!({"query": "purge the caches"});
+        let found = call(&client, "search_tools", purge.clone()).await.unwrap();
+        assert!(
+            !found.to_string().contains("purge_caches"),
+            "{way}: {found}"
+        );
 
         // The 2026-07-28 era announces the change on a subscription.
         let mut changes = match era {
@@ -292,6 +298,12 @@ async fn a_disabled_tag_is_off_until_enabled_while_the_server_runs() {
         assert!(listed.contains(&"purge_caches".to_owned()), "{way}");
         let purged = call(&client, "purge_caches", json!({})).await.unwrap();
         assert_eq!(text(&purged), "purged", "{way}");
+        // The search index is built again with the catalog.
+        let found = call(&client, "search_tools", purge).await.unwrap();
+        assert_eq!(
+            found["structuredContent"]["tools"][0]["name"], "purge_caches",
+            "{way}: {found}"
+        );
 
         let disabled = call(&client, "operator_tools", json!({"on": false}))
             .await
@@ -387,5 +399,24 @@ async fn up_to_the_threshold_the_whole_list_is_served() {
     assert_eq!(
         names(&acme, "tools/list", "tools").await,
         ["operator_tools", "who_is_calling", "search_tools"]
+    );
+}
+
+/// Versions of one name that cannot be told apart, or a definition without a version
+/// beside versioned ones, stop the server at start with both places named.
+#[test]
+fn versions_that_clash_stop_the_build() {
+    use mcp_runtime::{tools, Server};
+    use mcp_workspace_tests::version_clash::{quote_plain, quote_two, quote_two_again};
+    let refused = |server: Server| match server.build() {
+        Ok(_) => panic!("the build must fail"),
+        Err(error) => error.to_string(),
+    };
+    let same = refused(Server::new("t", "1").only(tools![quote_two, quote_two_again]));
+    assert!(same.contains("the same version (`2`)"), "{same}");
+    let mixed = refused(Server::new("t", "1").only(tools![quote_two, quote_plain]));
+    assert!(
+        mixed.contains("not every definition has a `version`") && mixed.contains("lib.rs"),
+        "{mixed}"
     );
 }

@@ -203,9 +203,9 @@ fn tokens(encoder: &tiktoken_rs::CoreBPE, text: &str) -> usize {
     encoder.encode_ordinary(text).len()
 }
 
-/// Every page of `tools/list`: the entries' JSON bytes and tokens.
-async fn whole_list(client: &TestClient, encoder: &tiktoken_rs::CoreBPE) -> (usize, usize, usize) {
-    let (mut count, mut bytes, mut total) = (0, 0, 0);
+/// Each page of `tools/list`, as the array of its entries.
+async fn pages(client: &TestClient) -> Vec<Vec<Value>> {
+    let mut pages = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
         let params = match &cursor {
@@ -214,16 +214,24 @@ async fn whole_list(client: &TestClient, encoder: &tiktoken_rs::CoreBPE) -> (usi
         };
         let page = client.request("tools/list", params).await;
         let result = &page["result"];
-        let entries = result["tools"].as_array().cloned().unwrap_or_default();
+        pages.push(result["tools"].as_array().cloned().unwrap_or_default());
+        match result["nextCursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => return pages,
+        }
+    }
+}
+
+/// Every page of `tools/list`: how many entries, their JSON bytes and tokens.
+async fn whole_list(client: &TestClient, encoder: &tiktoken_rs::CoreBPE) -> (usize, usize, usize) {
+    let (mut count, mut bytes, mut total) = (0, 0, 0);
+    for entries in pages(client).await {
         count += entries.len();
         let text = Value::Array(entries).to_string();
         bytes += text.len();
         total += tokens(encoder, &text);
-        match result["nextCursor"].as_str() {
-            Some(next) => cursor = Some(next.to_owned()),
-            None => return (count, bytes, total),
-        }
     }
+    (count, bytes, total)
 }
 
 /// The names `search_tools` returns for `ask`, best first.
@@ -341,32 +349,16 @@ async fn measure(
 
 async fn dump(directory: &str, catalog: &Catalog) -> Result<(), String> {
     let app = build(Server::new("dump", "1").openapi(tools(directory, &catalog.document, None)?))?;
-    let client = TestClient::new(app);
-    let mut cursor: Option<String> = None;
-    loop {
-        let params = match &cursor {
-            Some(cursor) => json!({"cursor": cursor}),
-            None => json!({}),
-        };
-        let page = client.request("tools/list", params).await;
-        for tool in page["result"]["tools"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
-        {
-            let description = tool["description"].as_str().unwrap_or("");
-            println!(
-                "{}\t{}\t{}",
-                tool["name"].as_str().unwrap_or(""),
-                tool["_meta"]["rs.mcp-runtime/tags"],
-                description.lines().next().unwrap_or("")
-            );
-        }
-        match page["result"]["nextCursor"].as_str() {
-            Some(next) => cursor = Some(next.to_owned()),
-            None => return Ok(()),
-        }
+    for tool in pages(&TestClient::new(app)).await.into_iter().flatten() {
+        let description = tool["description"].as_str().unwrap_or("");
+        println!(
+            "{}\t{}\t{}",
+            tool["name"].as_str().unwrap_or(""),
+            tool["_meta"]["rs.mcp-runtime/tags"],
+            description.lines().next().unwrap_or("")
+        );
     }
+    Ok(())
 }
 
 fn kib(bytes: isize) -> String {

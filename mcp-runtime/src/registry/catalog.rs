@@ -104,7 +104,9 @@ impl Catalog {
     ) -> Result<Catalog, Vec<BuildError>> {
         let defs = defs.enabled();
         let mut errors = Vec::new();
-        let (tools, older) = tools::tools(&defs, has_state, inline_limit, &mut errors);
+        let prepared = tools::tools(&defs, has_state, inline_limit, &mut errors);
+        // Served under their names, and the older versions of versioned names.
+        let (tools, older) = versions::split(prepared, &mut errors);
         let (resources, templates) = resources::resources(&defs, has_state, &mut errors);
         let prompts = prompts::prompts(&defs, has_state, &mut errors);
         errors.extend(check_views(&tools, &resources));

@@ -46,15 +46,15 @@ impl CatalogTool {
     }
 }
 
-/// Every tool of `defs`: those served under their names, sorted by name, and the older
-/// versions of versioned names; what is wrong with the others goes to `errors`. Dynamic
-/// tools share the namespace: a name clash with a `#[tool]` is a duplicate.
+/// Every tool of `defs`, each (name, version) once, prepared; what is wrong with the
+/// others goes to `errors`. Dynamic tools share the namespace: a name clash with a
+/// `#[tool]` is a duplicate.
 pub(super) fn tools(
     defs: &Defs,
     has_state: &dyn Fn(std::any::TypeId) -> bool,
     inline_limit: Option<usize>,
     errors: &mut Vec<BuildError>,
-) -> (Vec<CatalogTool>, Vec<CatalogTool>) {
+) -> Vec<CatalogTool> {
     let emitted = defs.tools.iter().map(|def| (*def, None));
     let added = defs.dynamic.iter().map(|tool| (tool.def, Some(&**tool)));
     let unique = one_per_key(
@@ -67,15 +67,14 @@ pub(super) fn tools(
         |name, places| BuildError::DuplicateTool { name, places },
         errors,
     );
-    let prepared = prepare_each(
+    prepare_each(
         unique,
         |(def, added)| match added {
             Some(tool) => prepare_dynamic(tool),
             None => prepare(def, has_state, inline_limit),
         },
         errors,
-    );
-    super::versions::split(prepared, errors)
+    )
 }
 
 /// A `#[tool]`: its input schema from its parameters, its output schema from its return

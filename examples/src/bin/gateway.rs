@@ -33,6 +33,10 @@
 //! hints of these tools come from the document's methods (`GET` is read-only, ...) and
 //! are published as they are.
 //!
+//! `--search` lists, to a caller who may see more than 50 tools (`--search=N`: more than
+//! N), only `search_tools`, which finds the others by a description of the task
+//! (`mcp_runtime::ToolSearch`); every tool is still called by name.
+//!
 //! Tenants (environment): `GATEWAY_TENANTS` lists `tenant:api-key:upstream-credential`
 //! entries separated by commas. A caller presents its API key as a bearer token (on stdio,
 //! the host sets `MCP_ACCESS_TOKEN`); its calls reach each upstream through a connection of
@@ -54,6 +58,7 @@ use mcp_runtime::gateway::Upstream;
 use mcp_runtime::openapi::{Curation, OpenApiTools};
 use mcp_runtime::policy::api_keys::ApiKeys;
 use mcp_runtime::process::{self, Mode};
+use mcp_runtime::ToolSearch;
 use mcp_runtime::{Error, Principal, Server};
 
 /// The environment variable listing the tenants.
@@ -61,7 +66,7 @@ const TENANTS_ENV: &str = "GATEWAY_TENANTS";
 /// The environment variable holding the credential used to list each upstream's tools.
 const DISCOVERY_ENV: &str = "GATEWAY_DISCOVERY_TOKEN";
 
-const USAGE: &str = "usage: gateway [--upstream NAME=URL|'NAME=COMMAND ARGS' ..] [--openapi NAME=SPEC[,BASE_URL] ..] [--trust-annotations NAME ..] [--stdio | --http ADDR]";
+const USAGE: &str = "usage: gateway [--upstream NAME=URL|'NAME=COMMAND ARGS' ..] [--openapi NAME=SPEC[,BASE_URL] ..] [--trust-annotations NAME ..] [--search[=THRESHOLD]] [--stdio | --http ADDR]";
 
 /// Where an upstream is.
 #[derive(Clone)]
@@ -150,6 +155,8 @@ struct CommandLine {
     upstreams: Vec<(String, Target)>,
     trusted: Vec<String>,
     openapi: Vec<OpenApi>,
+    /// `--search[=THRESHOLD]`: search instead of the whole list past that many tools.
+    search: Option<ToolSearch>,
     rest: Vec<String>,
 }
 
@@ -158,6 +165,7 @@ fn split_args(args: impl IntoIterator<Item = String>) -> Result<CommandLine, Err
     let mut upstreams = Vec::new();
     let mut trusted = Vec::new();
     let mut openapi = Vec::new();
+    let mut search = None;
     let mut rest = Vec::new();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -170,6 +178,19 @@ fn split_args(args: impl IntoIterator<Item = String>) -> Result<CommandLine, Err
         };
         if let Some(value) = document {
             openapi.push(OpenApi::parse(&value)?);
+            continue;
+        }
+        if arg == "--search" {
+            search = Some(ToolSearch::new());
+            continue;
+        }
+        if let Some(threshold) = arg.strip_prefix("--search=") {
+            let threshold = threshold.parse().map_err(|_| {
+                Error::Args(format!(
+                    "--search={threshold} is not a number of tools\n\n{USAGE}"
+                ))
+            })?;
+            search = Some(ToolSearch::new().threshold(threshold));
             continue;
         }
         if arg == "--trust-annotations" {
@@ -234,6 +255,7 @@ fn split_args(args: impl IntoIterator<Item = String>) -> Result<CommandLine, Err
         upstreams,
         trusted,
         openapi,
+        search,
         rest,
     })
 }
@@ -271,6 +293,7 @@ async fn main() -> Result<(), Error> {
         upstreams,
         trusted,
         openapi,
+        search,
         rest,
     } = split_args(std::env::args().skip(1))?;
     let mode = process::parse_args(rest)?;
@@ -321,6 +344,9 @@ async fn main() -> Result<(), Error> {
     }
     if let Some(tenants) = tenants {
         server = server.verify_tokens(tenants.keys);
+    }
+    if let Some(search) = search {
+        server = server.tool_search(search);
     }
     server.build()?.serve(mode).await
 }

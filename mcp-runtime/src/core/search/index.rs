@@ -9,11 +9,18 @@
 //! more than once: a word of the name counts three times, of the title or a tag twice,
 //! of the description or an argument once.
 //!
+//! The query is read before it is ranked: the values it names ("issue 17", "octo/app",
+//! quoted text) say which thing to act on rather than what to do, and are left out; a
+//! question asks to read whatever verb it uses ("which files were changed?").
+//!
 //! BM25 then ranks the tools that share a word with the query, and two signals reorder
 //! the best of them: how much of the tool's name the query covers (`issues_create` is
 //! all there in "create an issue", `issues_create_milestone` is not), and whether what
 //! the query asks (to read, to change, to delete) is what the tool does, as its hints
-//! say (`readOnlyHint`, `destructiveHint`).
+//! say (`readOnlyHint`, `destructiveHint`). The verb a query leaves out counts as
+//! covered when its words imply it: a request to read things in the plural (or who
+//! did something) implies `list`, in the singular `get`, and a request to change "a"
+//! thing with a verb the index does not know ("leave a comment") implies `create`.
 
 use bm25::{Embedder, EmbedderBuilder, Scorer, Tokenizer};
 use rust_stemmers::{Algorithm, Stemmer};
@@ -90,7 +97,6 @@ const SAME_WORDS: &[(&str, &str)] = &[
 /// Words of a query that also ask for another word: "open a pull request" asks to
 /// create one, "show the open issues" to list them; the word itself stays in the query.
 const ALSO_MEANS: &[(&str, &str)] = &[
-    ("open", "create"),
     ("new", "create"),
     ("close", "update"),
     ("rename", "update"),
@@ -103,11 +109,19 @@ const ALSO_MEANS: &[(&str, &str)] = &[
     ("ticket", "issue"),
     ("bug", "issue"),
     ("cancel", "delete"),
+    ("stop", "cancel"),
+    ("people", "user"),
+    ("person", "user"),
 ];
 
 /// Query words that ask to read rather than change.
-const READING: &[&str] = &[
-    "what", "which", "who", "how", "list", "show", "get", "find", "search",
+const READING: &[&str] = &["list", "show", "get", "find", "search"];
+
+/// Words that open a question: a question asks to read, whatever verb it uses ("which
+/// files were changed" reads).
+const ASKING: &[&str] = &[
+    "what", "which", "who", "whom", "whose", "how", "where", "when", "is", "are", "does", "do",
+    "did", "has", "have", "can",
 ];
 
 /// What a query asks, or a tool does, as far as its words and hints tell.
@@ -120,7 +134,7 @@ enum Intent {
 
 /// How much a full cover of the tool's name, and a matching intent, add, as parts of
 /// the best BM25 score of the query.
-const NAME_COVER_BONUS: f32 = 0.6;
+const NAME_COVER_BONUS: f32 = 1.0;
 const INTENT_BONUS: f32 = 0.25;
 
 /// How many of BM25's best the two signals reorder.
@@ -149,9 +163,16 @@ impl Words {
             return;
         }
         let stem = self.stemmer.stem(&lower);
+        // Who does a thing, and the doing, are named after it: a watcher watches, a
+        // contributor contributes, an assignee is assigned, a reaction reacts (the
+        // stemmer keeps these apart).
+        let stem = ["er", "or", "e", "ion"]
+            .iter()
+            .find_map(|end| stem.strip_suffix(end).filter(|rest| rest.len() >= 5))
+            .map_or(stem.as_ref(), |rest| rest);
         let stem = match SAME_WORDS.iter().find(|(from, _)| *from == stem) {
             Some((_, to)) => (*to).to_owned(),
-            None => stem.into_owned(),
+            None => stem.to_owned(),
         };
         out.push(stem);
     }
@@ -242,7 +263,8 @@ impl SearchIndex {
     /// The positions of the tools that share a word with `query`, best first (ties in
     /// catalog order, so a ranking is the same every time).
     pub(crate) fn rank(&self, query: &str) -> Vec<usize> {
-        let query = expanded(query);
+        let question = is_question(query);
+        let query = expanded(&without_values(query));
         let embedding = self.embedder.embed(&query);
         let mut found: Vec<(usize, f32)> = self
             .scorer
@@ -253,11 +275,30 @@ impl SearchIndex {
         found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let best = found.first().map_or(0.0, |(_, score)| *score);
         let words = Words::default().tokenize(&query);
-        let intent = intent_of(&query, &words);
+        let intent = if question {
+            Some(Intent::Read)
+        } else {
+            intent_of(&query, &words)
+        };
+        // A question, or a request to read, that names things in the plural asks for a
+        // list ("what branches does the repo have?"); in the singular, for one of them.
+        // A request to change with a verb we do not know, of "a" thing, makes one
+        // ("leave a comment", "attach a screenshot").
+        let implied = match intent {
+            Some(Intent::Read) if plural_nouns(&query) || asks_who(&query) => Some("list"),
+            Some(Intent::Read) => Some("get"),
+            Some(Intent::Change) if !words.iter().any(|w| w == "updat") && has_article(&query) => {
+                Some("creat")
+            }
+            _ => None,
+        };
         for (at, score) in found.iter_mut().take(RERANKED) {
             let name = self.names.get(*at).map(Vec::as_slice).unwrap_or_default();
             if !name.is_empty() {
-                let covered = name.iter().filter(|w| words.contains(w)).count();
+                let covered = name
+                    .iter()
+                    .filter(|w| words.contains(w) || implied == Some(w.as_str()))
+                    .count();
                 *score += best * NAME_COVER_BONUS * covered as f32 / name.len() as f32;
             }
             if intent.is_some() && self.intents.get(*at).copied() == intent {
@@ -269,12 +310,26 @@ impl SearchIndex {
     }
 }
 
-/// `query` with the words its words also mean added.
+/// `query` with the words its words also mean added: "open" asks to create when an
+/// article follows ("open a pull request"), and is a state otherwise ("the open issues").
 fn expanded(query: &str) -> String {
     let mut out = query.to_owned();
-    for word in query.split(|c: char| !c.is_alphanumeric()) {
-        let lower = word.to_lowercase();
-        if let Some((_, also)) = ALSO_MEANS.iter().find(|(w, _)| *w == lower) {
+    let words: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    for (at, lower) in words.iter().enumerate() {
+        let also = if lower == "open" {
+            let next = words.get(at + 1).map(String::as_str);
+            matches!(next, Some("a" | "an" | "new")).then_some("create")
+        } else {
+            ALSO_MEANS
+                .iter()
+                .find(|(w, _)| w == lower)
+                .map(|(_, also)| *also)
+        };
+        if let Some(also) = also {
             out.push(' ');
             out.push_str(also);
         }
@@ -282,8 +337,90 @@ fn expanded(query: &str) -> String {
     out
 }
 
-/// What `query` (as `words`) asks: to delete, to change, or to read; `None` when it
-/// does not say.
+/// `query` without the values it quotes or names: quoted text, numbers, versions, paths
+/// and `owner/name` pairs say which thing to act on, not what to do ("issue 17",
+/// "octo/app", "config.yml", "v1.2.0"); words with a digit or an inner `/`, `.` or `_`
+/// go.
+fn without_values(query: &str) -> String {
+    const OPEN: [char; 3] = ['"', '`', '\u{201c}'];
+    const CLOSE: [char; 3] = ['"', '`', '\u{201d}'];
+    let mut out = String::with_capacity(query.len());
+    let mut quoted = false;
+    for piece in query.split_whitespace() {
+        let opens = piece.starts_with(OPEN);
+        let closes = piece.chars().count() > 1
+            && piece
+                .trim_end_matches(['.', ',', '?', '!'])
+                .ends_with(CLOSE);
+        if quoted {
+            quoted = !closes;
+            continue;
+        }
+        if opens && !closes {
+            quoted = true;
+            continue;
+        }
+        let word = piece.trim_matches(|c: char| !c.is_alphanumeric());
+        let is_value = (opens && closes)
+            || word.chars().any(|c| c.is_ascii_digit())
+            || word.contains(['/', '.', '_']);
+        if !is_value {
+            out.push_str(piece);
+            out.push(' ');
+        }
+    }
+    out
+}
+
+/// Whether `query` asks who (people, so a list), but not "who am I".
+fn asks_who(query: &str) -> bool {
+    let mut words = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase);
+    words.next().as_deref() == Some("who") && words.next().as_deref() != Some("am")
+}
+
+/// Whether `query` speaks of "a" or "an" thing.
+fn has_article(query: &str) -> bool {
+    query
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| w.eq_ignore_ascii_case("a") || w.eq_ignore_ascii_case("an"))
+}
+
+/// Whether `query` is a question: it ends with a question mark or opens with a word
+/// that asks.
+fn is_question(query: &str) -> bool {
+    let query = query.trim();
+    query.ends_with('?')
+        || query
+            .split(|c: char| !c.is_alphanumeric())
+            .next()
+            .is_some_and(|first| ASKING.contains(&first.to_lowercase().as_str()))
+}
+
+/// Whether `query` names something in the plural: a word longer than three letters
+/// ending in `s` but not in `ss`, `us` or `is`, and not one of the few common words
+/// that look so (a crude test that errs towards the singular).
+fn plural_nouns(query: &str) -> bool {
+    query
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .any(|w| {
+            w.len() > 3
+                && w.ends_with('s')
+                && !w.ends_with("ss")
+                && !w.ends_with("us")
+                && !w.ends_with("is")
+                && !matches!(
+                    w.as_str(),
+                    "does" | "goes" | "always" | "perhaps" | "yes" | "less"
+                )
+        })
+}
+
+/// What `query` (as `words`) asks: to delete, to read, or (an imperative that says
+/// neither) to change something.
 fn intent_of(query: &str, words: &[String]) -> Option<Intent> {
     let has = |stem: &str| words.iter().any(|w| w == stem);
     if has("delet") {
@@ -299,7 +436,7 @@ fn intent_of(query: &str, words: &[String]) -> Option<Intent> {
     {
         Some(Intent::Read)
     } else {
-        None
+        Some(Intent::Change)
     }
 }
 
@@ -359,5 +496,69 @@ mod tests {
             words.tokenize("delete repo")
         );
         assert_eq!(words.tokenize("HTTPServer v2"), ["http", "server", "v2"]);
+    }
+
+    #[test]
+    fn who_does_a_thing_and_the_doing_are_one_word_with_it() {
+        let words = Words::default();
+        assert_eq!(words.tokenize("watchers"), words.tokenize("watching"));
+        assert_eq!(
+            words.tokenize("contributors"),
+            words.tokenize("contributed")
+        );
+        assert_eq!(words.tokenize("assignees"), words.tokenize("assign"));
+        assert_eq!(words.tokenize("reactions"), words.tokenize("react"));
+        // Short words keep their endings: a user is not "us", an order not "ord".
+        assert_eq!(words.tokenize("user order"), ["user", "order"]);
+    }
+
+    #[test]
+    fn values_are_left_out_of_the_query() {
+        assert_eq!(
+            without_values("Show me the open issues in the octo/app repository"),
+            "Show me the open issues in the repository "
+        );
+        assert_eq!(
+            without_values("Assign Bob to issue 17, then publish v1.2.0"),
+            "Assign Bob to issue then publish "
+        );
+        assert_eq!(
+            without_values("Comment \"the fix is deployed\" on the issue"),
+            "Comment on the issue "
+        );
+        assert_eq!(without_values("Read src/main.rs"), "Read ");
+        assert_eq!(without_values("rename `old_name`"), "rename ");
+    }
+
+    #[test]
+    fn open_creates_only_before_an_article() {
+        assert!(expanded("open a pull request").ends_with(" create"));
+        assert!(!expanded("the open issues").contains("create"));
+    }
+
+    #[test]
+    fn questions_plurals_and_articles_imply_the_missing_verb() {
+        assert!(is_question(
+            "Which files were changed in this pull request?"
+        ));
+        assert!(is_question("how many requests are left"));
+        assert!(!is_question("Close issue 42"));
+        assert!(plural_nouns("What branches does the repo have"));
+        assert!(!plural_nouns("Get the status of this repo"));
+        assert!(!plural_nouns("does it pass"));
+        assert!(asks_who("Who has starred this repository?"));
+        assert!(!asks_who("Who am I logged in as?"));
+        assert!(has_article("Leave a comment"));
+        assert!(!has_article("Leave the comment"));
+        let words = Words::default();
+        let unknown_verb = words.tokenize("Attach a screenshot");
+        assert_eq!(
+            intent_of("Attach a screenshot", &unknown_verb),
+            Some(Intent::Change)
+        );
+        let delete = words.tokenize("remove the label");
+        assert_eq!(intent_of("remove the label", &delete), Some(Intent::Delete));
+        let read = words.tokenize("list the labels");
+        assert_eq!(intent_of("list the labels", &read), Some(Intent::Read));
     }
 }

@@ -179,6 +179,10 @@ fn build(
 /// like the catalog at start (names, templates, state) and, when it applies, clients
 /// listening with `subscriptions/listen` are told that the list changed. Cheap to clone.
 ///
+/// A handle changes the catalog of this process: with several instances behind a load
+/// balancer, make the same change on each (from the configuration each reads at start,
+/// say).
+///
 /// ```
 /// use mcp_runtime::prelude::*;
 ///

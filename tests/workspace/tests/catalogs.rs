@@ -420,3 +420,111 @@ fn versions_that_clash_stop_the_build() {
         "{mixed}"
     );
 }
+
+/// The handshake era hears a tag turned on as its sessions hear every list change: over
+/// stdio on the connection, over HTTP on the session's GET stream.
+#[cfg(feature = "legacy")]
+#[tokio::test]
+async fn handshake_sessions_hear_a_tag_turned_on() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
+
+    const CHANGED: &str = "notifications/tools/list_changed";
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "catalogs-test", "version": "1.0.0"}}});
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let enable = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "operator_tools", "arguments": {"on": true}}});
+
+    // stdio: the notification and the response come on the one connection.
+    let mut server = Command::new(CATALOGS)
+        .env("MCP_ACCESS_TOKEN", ACME)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the server starts");
+    let mut input = server.stdin.take().expect("piped");
+    let mut lines = tokio::io::BufReader::new(server.stdout.take().expect("piped")).lines();
+    for message in [&initialize, &initialized, &enable] {
+        input
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    let (mut heard_change, mut answered) = (false, false);
+    while !(heard_change && answered) {
+        let line = bounded(lines.next_line()).await.unwrap().expect("a line");
+        let frame: Value = serde_json::from_str(&line).unwrap();
+        heard_change |= frame["method"] == CHANGED;
+        if frame["id"] == 1 {
+            assert_eq!(text(&frame["result"]), "enabled: true", "{frame}");
+            answered = true;
+        }
+    }
+
+    // HTTP: session-wide notifications go to the session's GET stream.
+    let mut process = Command::new(CATALOGS)
+        .args(["--http", "127.0.0.1:0"])
+        .env("RUST_LOG", "info")
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the server starts");
+    let url = common::announced_url(&mut process).await;
+    let addr: std::net::SocketAddr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .parse()
+        .expect("a socket address");
+    let post = |body: &Value, session: Option<&str>| {
+        let session = session
+            .map(|s| format!("Mcp-Session-Id: {s}\r\nMcp-Protocol-Version: 2025-11-25\r\n"))
+            .unwrap_or_default();
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {ACME}\r\n\
+             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             {session}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.to_string().len()
+        )
+    };
+    let opened = common::send(addr, post(&initialize, None).as_bytes()).await;
+    assert_eq!(opened.status, 200);
+    let session = opened
+        .header("mcp-session-id")
+        .expect("a session")
+        .to_owned();
+    let acked = common::send(addr, post(&initialized, Some(&session)).as_bytes()).await;
+    assert_eq!(acked.status, 202);
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {ACME}\r\n\
+         Accept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\
+         Mcp-Protocol-Version: 2025-11-25\r\n\r\n"
+    );
+    stream.write_all(get.as_bytes()).await.unwrap();
+    // The stream is open once its head has come.
+    let mut seen = Vec::new();
+    while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+        let mut chunk = [0u8; 4096];
+        let n = bounded(stream.read(&mut chunk)).await.unwrap();
+        assert!(n > 0, "the GET stream closed");
+        seen.extend_from_slice(&chunk[..n]);
+    }
+    assert!(
+        String::from_utf8_lossy(&seen).starts_with("HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&seen)
+    );
+    let enabled = common::send(addr, post(&enable, Some(&session)).as_bytes()).await;
+    assert_eq!(enabled.status, 200);
+    assert!(enabled.tool_text().contains("enabled: true"), "{enabled:?}");
+    while !String::from_utf8_lossy(&seen).contains(CHANGED) {
+        let mut chunk = [0u8; 4096];
+        let n = bounded(stream.read(&mut chunk)).await.unwrap();
+        assert!(n > 0, "the GET stream closed before the change");
+        seen.extend_from_slice(&chunk[..n]);
+    }
+}

@@ -528,3 +528,61 @@ async fn handshake_sessions_hear_a_tag_turned_on() {
         seen.extend_from_slice(&chunk[..n]);
     }
 }
+
+/// A resource a caller may not see cannot be subscribed to in the handshake era: the
+/// answer is that of a resource that does not exist, as for `resources/read`.
+#[cfg(feature = "legacy")]
+#[tokio::test]
+async fn a_hidden_resource_is_not_found_by_resources_subscribe() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+
+    async fn subscribe(key: &str, uri: &str) -> Value {
+        let mut server = Command::new(CATALOGS)
+            .env("MCP_ACCESS_TOKEN", key)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the server starts");
+        let mut input = server.stdin.take().expect("piped");
+        let mut lines = tokio::io::BufReader::new(server.stdout.take().expect("piped")).lines();
+        let messages = [
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "catalogs-test", "version": "1.0.0"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
+                "params": {"uri": uri}}),
+        ];
+        for message in messages {
+            input
+                .write_all(format!("{message}\n").as_bytes())
+                .await
+                .unwrap();
+        }
+        loop {
+            let line = bounded(lines.next_line()).await.unwrap().expect("a line");
+            let frame: Value = serde_json::from_str(&line).unwrap();
+            if frame["id"] == 1 {
+                return frame;
+            }
+        }
+    }
+
+    let beta = "catalog://beta/notes";
+    assert_eq!(subscribe(ACME, beta).await["result"], json!({}));
+    let hidden = subscribe(GLOBEX, beta).await;
+    assert_eq!(hidden["error"]["code"], -32002, "{hidden}");
+    let missing = subscribe(GLOBEX, "catalog://no/such").await;
+    assert_eq!(
+        hidden["error"]["message"]
+            .as_str()
+            .map(|m| m.replace(beta, "URI")),
+        missing["error"]["message"]
+            .as_str()
+            .map(|m| m.replace("catalog://no/such", "URI")),
+        "a hidden resource reads as a missing one"
+    );
+}

@@ -252,7 +252,10 @@ impl Session {
                 )),
                 Some(Method::Ping) => empty(),
                 Some(Method::SetLevel) => self.set_level(&params),
-                Some(Method::ResourcesSubscribe) => self.subscribe(core, &params, &target),
+                Some(Method::ResourcesSubscribe) => {
+                    let ctx = self.context(core, &id, &method, None, &meta, &inbound);
+                    self.subscribe(core, &params, &target, &ctx)
+                }
                 Some(Method::ResourcesUnsubscribe) => self.unsubscribe(core, &params),
                 // The stateless revision's own methods do not exist in a session.
                 Some(method_of) if method_of.stateless_only() => {

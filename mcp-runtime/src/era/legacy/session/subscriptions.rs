@@ -8,7 +8,7 @@ use tokio::sync::broadcast;
 
 use crate::core::live::Change;
 use crate::core::methods::subscriptions::{covers, MAX_RESOURCE_SUBSCRIPTIONS};
-use crate::core::{Core, FrameSink, Reply, Resolved};
+use crate::core::{Core, FrameSink, Reply, RequestContext, Resolved};
 use crate::protocol::jsonrpc::notification;
 use crate::protocol::{Params, RpcError};
 use crate::registry::uri::MAX_URI_BYTES;
@@ -33,12 +33,23 @@ impl Session {
         }
     }
 
-    pub(super) fn subscribe(&self, core: &Core, params: &Params, target: &Resolved) -> Reply {
+    /// Subscribe to a resource the caller may read: one it may not see does not exist for
+    /// it, here as in `resources/read`.
+    pub(super) fn subscribe(
+        &self,
+        core: &Core,
+        params: &Params,
+        target: &Resolved,
+        ctx: &RequestContext,
+    ) -> Reply {
         let uri = match Self::subscription_uri(core, params) {
             Ok(uri) => uri,
             Err(reply) => return reply,
         };
-        if target.resource().is_none() {
+        let seen = target
+            .resource()
+            .is_some_and(|(resource, _)| core.sees(ctx, &resource.listed()));
+        if !seen {
             return Reply::Error(RpcError::resource_not_found(&uri));
         }
         let mut subscriptions = lock(&self.subscriptions);

@@ -39,8 +39,15 @@ pub async fn purge_caches() -> &'static str {
 
 /// Forecasts next month's revenue from the order book (a beta for one tenant).
 #[tool(tags("beta"))]
-pub async fn forecast_revenue() -> &'static str {
-    "forecast: up"
+pub async fn forecast_revenue(
+    /// Only this region's orders (mirrored in the `Mcp-Param-Region` header on HTTP).
+    #[header("Region")]
+    region: Option<String>,
+) -> String {
+    match region {
+        Some(region) => format!("forecast for {region}: up"),
+        None => "forecast: up".to_owned(),
+    }
 }
 
 /// Exports the monthly sales report as a spreadsheet.

@@ -586,3 +586,47 @@ async fn a_hidden_resource_is_not_found_by_resources_subscribe() {
         "a hidden resource reads as a missing one"
     );
 }
+
+/// A tool's mirrored headers (`Mcp-Param-*`) are checked for the callers who may see it;
+/// to one who may not, a call with headers that disagree is "Unknown tool" like any
+/// other call of it, not an error that names the tool's headers (S-106 for the others).
+#[tokio::test]
+async fn a_hidden_tools_headers_do_not_reveal_it() {
+    let mut process = Command::new(CATALOGS)
+        .args(["--http", "127.0.0.1:0"])
+        .env("RUST_LOG", "info")
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the server starts");
+    let url = common::announced_url(&mut process).await;
+    let addr: std::net::SocketAddr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .parse()
+        .expect("a socket address");
+    // The body names a region; no `Mcp-Param-Region` header says so.
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "forecast_revenue", "arguments": {"region": "emea"},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let send = |key: &str| {
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {key}\r\n\
+             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\n\
+             Mcp-Name: forecast_revenue\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        async move { common::send(addr, request.as_bytes()).await }
+    };
+    let seen = send(ACME).await;
+    assert_eq!(seen.status, 400, "{seen:?}");
+    assert_eq!(seen.code(), Some(-32020), "{seen:?}");
+    let hidden = send(GLOBEX).await;
+    assert_eq!(hidden.code(), Some(-32602), "{hidden:?}");
+    let said = hidden.json()["error"]["message"].to_string();
+    assert!(said.contains("Unknown tool: forecast_revenue"), "{said}");
+    assert!(!said.contains("Region"), "{said}");
+}

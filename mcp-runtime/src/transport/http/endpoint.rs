@@ -205,6 +205,41 @@ async fn modern_post(
     }
 }
 
+/// Whether the caller may see the tool `target` names, by the server's visibility rule
+/// (made only for a request whose mirrored headers disagree with its body: the rule
+/// needs the request's context).
+fn sees_tool(
+    core: &Core,
+    id: &RequestId,
+    target: &crate::core::Resolved,
+    meta: Option<&Meta>,
+    principal: Option<&Principal>,
+) -> bool {
+    let Some(tool) = target.tool() else {
+        return true;
+    };
+    if core.visible.is_none() {
+        return true;
+    }
+    // A `_meta` that cannot be admitted is refused later, with its own error; until
+    // then the tool is as unknown to the caller as any tool it may not see.
+    let Ok(request_meta) = modern::admit(core, ("tools/call", true), meta.cloned()) else {
+        return false;
+    };
+    let inbound = Inbound {
+        principal: principal.cloned(),
+        ..Inbound::new(Transport::Http)
+    };
+    let ctx = core.request_context(
+        id,
+        "tools/call".to_owned(),
+        Some(tool.tool.name.clone()),
+        request_meta,
+        inbound,
+    );
+    core.sees(&ctx, &crate::registry::Listed::Tool(tool.def))
+}
+
 /// A 2026-07-28 request: its headers against its body, then the modern adapter, answered
 /// as JSON, as an event stream (the client wants notifications and takes SSE), or as the
 /// `subscriptions/listen` stream.
@@ -219,11 +254,21 @@ async fn modern_request(
 ) -> Response {
     // The request's one lookup of its target; everything after reads this.
     let target = shared.core.resolve(&method, params.as_ref());
+    let sees = || {
+        sees_tool(
+            &shared.core,
+            &id,
+            &target,
+            meta.as_ref(),
+            principal.as_ref(),
+        )
+    };
     if let Err(error) = check_headers(
         headers,
         (&method, params.as_ref(), meta.as_ref()),
         &target,
         shared.core.supported_versions(),
+        sees,
     ) {
         observe::refused(
             &shared.core,

@@ -164,18 +164,28 @@ pub(crate) fn accepts_event_stream(headers: &HeaderMap) -> bool {
 /// target's name and a tool's mirrored parameters (-32020 on any difference).
 /// `target` is the request's method and target as resolved when it arrived; `supported`
 /// the protocol versions the server speaks (named when the version header is missing).
+/// `sees` says whether the caller may see the tool: the mirrored parameters of one it
+/// may not are not its business (it gets "Unknown tool", as for any tool it may not see,
+/// rather than an error naming the tool's headers).
 pub(crate) fn check_headers(
     headers: &HeaderMap,
     (method, params, meta): (&str, Option<&Params>, Option<&Meta>),
     target: &Resolved,
     supported: &[&str],
+    sees: impl FnOnce() -> bool,
 ) -> Result<(), RpcError> {
     check_version(headers, method, meta, supported)?;
     check_method(headers, method)?;
     check_name(headers, target.method(), params)?;
     let mirrored = target.mirrored();
     if !mirrored.is_empty() {
-        mirrored::check(headers, mirrored, params.and_then(|p| p.get("arguments")))?;
+        if let Err(error) =
+            mirrored::check(headers, mirrored, params.and_then(|p| p.get("arguments")))
+        {
+            if sees() {
+                return Err(error);
+            }
+        }
     }
     Ok(())
 }

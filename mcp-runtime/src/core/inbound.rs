@@ -41,6 +41,27 @@ impl Inbound {
 }
 
 impl Core {
+    /// Whether the caller of a `tools/call` (its `_meta` parsed into `meta`, arriving as
+    /// `inbound` says) may see the tool `target` names, by the server's visibility rule;
+    /// `true` when the tool is not served (that answer is the call's own).
+    pub(crate) fn sees_tool(
+        &self,
+        id: &RequestId,
+        target: &crate::core::Resolved,
+        meta: RequestMeta,
+        inbound: Inbound,
+    ) -> bool {
+        let Some(tool) = target.tool() else {
+            return true;
+        };
+        if self.visible.is_none() {
+            return true;
+        }
+        let name = Some(tool.tool.name.clone());
+        let ctx = self.request_context(id, "tools/call".to_owned(), name, meta, inbound);
+        self.sees(&ctx, &crate::registry::Listed::Tool(tool.def))
+    }
+
     /// The context of a request whose `_meta` was parsed into `meta`, arriving as
     /// `inbound` says.
     pub(crate) fn request_context(

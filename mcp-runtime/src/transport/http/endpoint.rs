@@ -206,7 +206,7 @@ async fn modern_post(
 }
 
 /// Whether the caller may see the tool `target` names, by the server's visibility rule
-/// (made only for a request whose mirrored headers disagree with its body: the rule
+/// (asked only for a request whose mirrored headers disagree with its body: the rule
 /// needs the request's context).
 fn sees_tool(
     core: &Core,
@@ -215,12 +215,6 @@ fn sees_tool(
     meta: Option<&Meta>,
     principal: Option<&Principal>,
 ) -> bool {
-    let Some(tool) = target.tool() else {
-        return true;
-    };
-    if core.visible.is_none() {
-        return true;
-    }
     // A `_meta` that cannot be admitted is refused later, with its own error; until
     // then the tool is as unknown to the caller as any tool it may not see.
     let Ok(request_meta) = modern::admit(core, ("tools/call", true), meta.cloned()) else {
@@ -230,14 +224,7 @@ fn sees_tool(
         principal: principal.cloned(),
         ..Inbound::new(Transport::Http)
     };
-    let ctx = core.request_context(
-        id,
-        "tools/call".to_owned(),
-        Some(tool.tool.name.clone()),
-        request_meta,
-        inbound,
-    );
-    core.sees(&ctx, &crate::registry::Listed::Tool(tool.def))
+    core.sees_tool(id, target, request_meta, inbound)
 }
 
 /// A 2026-07-28 request: its headers against its body, then the modern adapter, answered

@@ -5,7 +5,10 @@
 //! rank over the first twenty (MRR), the tokens (o200k_base) of the whole `tools/list`
 //! against those of one search answer, the latency of a `search_tools` call served in
 //! process (p50, p99), and the memory the index takes. Then the same over one catalog
-//! of every document at once.
+//! of every document at once. A second table is the whole list served as it is: the
+//! catalog's start-up (the document read into tools, the app built, and what the index
+//! adds), its pages (how many, the largest), the latency of one page (p50, p99) and the
+//! cache hints the list carries.
 //!
 //! ```text
 //! search-bench DIRECTORY QUERIES.json [--check [--min-top1 F] [--min-top5 F]] [--quality]
@@ -111,6 +114,21 @@ struct Measured {
     p99: Duration,
     index_bytes: isize,
     misses: Vec<String>,
+    lists: Option<Lists>,
+}
+
+/// The whole list served as it is, without search.
+struct Lists {
+    /// The document read into tools and the app built.
+    startup: Duration,
+    /// What building the search index adds to it.
+    index_startup: Duration,
+    pages: usize,
+    largest_page: usize,
+    page_p50: Duration,
+    page_p99: Duration,
+    /// `ttlMs` and `cacheScope` of the first page.
+    cache: String,
 }
 
 struct Args {
@@ -269,17 +287,29 @@ async fn measure(
 ) -> Result<Measured, String> {
     // The index's memory: what an app that searches keeps beyond one that does not.
     let before = LIVE_BYTES.load(Ordering::Relaxed);
+    let started = Instant::now();
     let plain = build(make()?)?;
+    let startup = started.elapsed();
     let without = LIVE_BYTES.load(Ordering::Relaxed) - before;
     let client = TestClient::new(plain);
     let (tools, list_bytes, list_tokens) = match encoder {
         Some(encoder) => whole_list(&client, encoder).await,
         None => (0, 0, 0),
     };
+    let lists = match encoder {
+        Some(_) => Some(list_pages(&client, rounds, startup).await),
+        None => None,
+    };
     drop(client);
     let before = LIVE_BYTES.load(Ordering::Relaxed);
+    let started = Instant::now();
     let searching = build(make()?.tool_search(ToolSearch::new().threshold(0).max_results(RANKED)))?;
+    let search_startup = started.elapsed();
     let with = LIVE_BYTES.load(Ordering::Relaxed) - before;
+    let lists = lists.map(|lists| Lists {
+        index_startup: search_startup.saturating_sub(lists.startup),
+        ..lists
+    });
     let client = TestClient::new(searching);
 
     let (mut top1, mut top5, mut reciprocal, mut answer_tokens) = (0usize, 0usize, 0.0, 0usize);
@@ -344,7 +374,61 @@ async fn measure(
         p99: at(0.99),
         index_bytes: with - without,
         misses,
+        lists,
     })
+}
+
+/// The pages of the whole list: how many, the largest (bytes of its JSON), the latency
+/// of fetching one page over `rounds` walks through them all, and the first page's
+/// cache hints.
+async fn list_pages(client: &TestClient, rounds: usize, startup: Duration) -> Lists {
+    let first = client.request("tools/list", json!({})).await;
+    let result = &first["result"];
+    let cache = format!(
+        "ttlMs {}, {}",
+        result
+            .get("ttlMs")
+            .map_or("none".to_owned(), Value::to_string),
+        result["cacheScope"].as_str().unwrap_or("no scope")
+    );
+    let mut times = Vec::new();
+    let (mut pages, mut largest_page) = (0, 0);
+    for round in 0..rounds.max(1) {
+        let mut cursor: Option<String> = None;
+        loop {
+            let params = match &cursor {
+                Some(cursor) => json!({"cursor": cursor}),
+                None => json!({}),
+            };
+            let started = Instant::now();
+            let page = client.request("tools/list", params).await;
+            times.push(started.elapsed());
+            if round == 0 {
+                pages += 1;
+                largest_page = largest_page.max(page["result"]["tools"].to_string().len());
+            }
+            match page["result"]["nextCursor"].as_str() {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => break,
+            }
+        }
+    }
+    times.sort();
+    let at = |q: f64| {
+        times
+            .get(((times.len() as f64 - 1.0) * q).round() as usize)
+            .copied()
+            .unwrap_or_default()
+    };
+    Lists {
+        startup,
+        index_startup: Duration::ZERO,
+        pages,
+        largest_page,
+        page_p50: at(0.50),
+        page_p99: at(0.99),
+        cache,
+    }
 }
 
 async fn dump(directory: &str, catalog: &Catalog) -> Result<(), String> {
@@ -459,6 +543,27 @@ async fn run() -> Result<bool, String> {
             ms(m.p99),
             kib(m.index_bytes),
         );
+    }
+    if results.iter().any(|m| m.lists.is_some()) {
+        println!();
+        println!("| catalog | tools | start-up | + index | pages | largest page | one page p50 | p99 | cache hints |");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---|");
+        for m in &results {
+            if let Some(l) = &m.lists {
+                println!(
+                    "| {} | {} | {} | {} | {} | {:.1} MiB | {} | {} | {} |",
+                    m.name,
+                    m.tools,
+                    ms(l.startup),
+                    ms(l.index_startup),
+                    l.pages,
+                    l.largest_page as f64 / (1 << 20) as f64,
+                    ms(l.page_p50),
+                    ms(l.page_p99),
+                    l.cache,
+                );
+            }
+        }
     }
     let mut ok = true;
     for m in &results {

@@ -353,12 +353,7 @@ async fn measure(
         }
     }
     times.sort();
-    let at = |q: f64| {
-        times
-            .get(((times.len() as f64 - 1.0) * q).round() as usize)
-            .copied()
-            .unwrap_or_default()
-    };
+    let at = |q: f64| quantile(&times, q);
     let n = tasks.len().max(1) as f64;
     Ok(Measured {
         name: name.to_owned(),
@@ -414,12 +409,7 @@ async fn list_pages(client: &TestClient, rounds: usize, startup: Duration) -> Li
         }
     }
     times.sort();
-    let at = |q: f64| {
-        times
-            .get(((times.len() as f64 - 1.0) * q).round() as usize)
-            .copied()
-            .unwrap_or_default()
-    };
+    let at = |q: f64| quantile(&times, q);
     Lists {
         startup,
         index_startup: Duration::ZERO,
@@ -447,6 +437,14 @@ async fn dump(directory: &str, catalog: &Catalog) -> Result<(), String> {
 
 fn kib(bytes: isize) -> String {
     format!("{:.0} KiB", bytes as f64 / 1024.0)
+}
+
+/// The `q` quantile of `sorted` (nearest rank), zero when it is empty.
+fn quantile(sorted: &[Duration], q: f64) -> Duration {
+    sorted
+        .get(((sorted.len() as f64 - 1.0) * q).round() as usize)
+        .copied()
+        .unwrap_or_default()
 }
 
 fn ms(d: Duration) -> String {

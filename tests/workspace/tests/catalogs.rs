@@ -113,6 +113,84 @@ fn text(result: &Value) -> &str {
     result["content"][0]["text"].as_str().unwrap_or_default()
 }
 
+/// The fixture served over HTTP on a loopback port: the process and its address.
+async fn http_server() -> (Child, std::net::SocketAddr) {
+    let mut process = Command::new(CATALOGS)
+        .args(["--http", "127.0.0.1:0"])
+        .env("RUST_LOG", "info")
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the server starts");
+    let url = common::announced_url(&mut process).await;
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .parse()
+        .expect("a socket address");
+    (process, addr)
+}
+
+/// A handshake-era session over stdio with the caller `key`, after `messages` were sent
+/// (the `initialize` request first).
+#[cfg(feature = "legacy")]
+async fn stdio_session(key: &str, messages: &[Value]) -> Session {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+    let mut server = Command::new(CATALOGS)
+        .env("MCP_ACCESS_TOKEN", key)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the server starts");
+    let mut input = server.stdin.take().expect("piped");
+    let lines = tokio::io::BufReader::new(server.stdout.take().expect("piped")).lines();
+    for message in messages {
+        input
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    Session {
+        _server: server,
+        _input: input,
+        lines,
+    }
+}
+
+/// A stdio session: the server, its input (open while the session lasts) and its lines.
+#[cfg(feature = "legacy")]
+struct Session {
+    _server: Child,
+    _input: tokio::process::ChildStdin,
+    lines: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+}
+
+#[cfg(feature = "legacy")]
+impl Session {
+    /// The next frame the server writes.
+    async fn next(&mut self) -> Value {
+        let line = bounded(self.lines.next_line())
+            .await
+            .unwrap()
+            .expect("a line");
+        serde_json::from_str(&line).unwrap()
+    }
+}
+
+/// The `initialize` request and `initialized` notification of a handshake-era session.
+#[cfg(feature = "legacy")]
+fn handshake() -> [Value; 2] {
+    [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "catalogs-test", "version": "1.0.0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ]
+}
+
 /// S-175, S-240: what the rule hides from a caller is not in its lists and is not found
 /// when it names it, exactly as an item that does not exist; the caller it shows it to
 /// lists and calls it.
@@ -426,38 +504,22 @@ fn versions_that_clash_stop_the_build() {
 #[cfg(feature = "legacy")]
 #[tokio::test]
 async fn handshake_sessions_hear_a_tag_turned_on() {
-    use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
     const CHANGED: &str = "notifications/tools/list_changed";
-    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "catalogs-test", "version": "1.0.0"}}});
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let [initialize, initialized] = handshake();
     let enable = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "operator_tools", "arguments": {"on": true}}});
 
     // stdio: the notification and the response come on the one connection.
-    let mut server = Command::new(CATALOGS)
-        .env("MCP_ACCESS_TOKEN", ACME)
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the server starts");
-    let mut input = server.stdin.take().expect("piped");
-    let mut lines = tokio::io::BufReader::new(server.stdout.take().expect("piped")).lines();
-    for message in [&initialize, &initialized, &enable] {
-        input
-            .write_all(format!("{message}\n").as_bytes())
-            .await
-            .unwrap();
-    }
+    let mut session = stdio_session(
+        ACME,
+        &[initialize.clone(), initialized.clone(), enable.clone()],
+    )
+    .await;
     let (mut heard_change, mut answered) = (false, false);
     while !(heard_change && answered) {
-        let line = bounded(lines.next_line()).await.unwrap().expect("a line");
-        let frame: Value = serde_json::from_str(&line).unwrap();
+        let frame = session.next().await;
         heard_change |= frame["method"] == CHANGED;
         if frame["id"] == 1 {
             assert_eq!(text(&frame["result"]), "enabled: true", "{frame}");
@@ -466,19 +528,7 @@ async fn handshake_sessions_hear_a_tag_turned_on() {
     }
 
     // HTTP: session-wide notifications go to the session's GET stream.
-    let mut process = Command::new(CATALOGS)
-        .args(["--http", "127.0.0.1:0"])
-        .env("RUST_LOG", "info")
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the server starts");
-    let url = common::announced_url(&mut process).await;
-    let addr: std::net::SocketAddr = url
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .parse()
-        .expect("a socket address");
+    let (_process, addr) = http_server().await;
     let post = |body: &Value, session: Option<&str>| {
         let session = session
             .map(|s| format!("Mcp-Session-Id: {s}\r\nMcp-Protocol-Version: 2025-11-25\r\n"))
@@ -505,28 +555,28 @@ async fn handshake_sessions_hear_a_tag_turned_on() {
          Mcp-Protocol-Version: 2025-11-25\r\n\r\n"
     );
     stream.write_all(get.as_bytes()).await.unwrap();
-    // The stream is open once its head has come.
+    // Read the stream until `done` holds of what came.
     let mut seen = Vec::new();
-    while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
-        let mut chunk = [0u8; 4096];
-        let n = bounded(stream.read(&mut chunk)).await.unwrap();
-        assert!(n > 0, "the GET stream closed");
-        seen.extend_from_slice(&chunk[..n]);
-    }
-    assert!(
-        String::from_utf8_lossy(&seen).starts_with("HTTP/1.1 200"),
-        "{}",
-        String::from_utf8_lossy(&seen)
-    );
+    let mut read_until = async |done: &dyn Fn(&str) -> bool| {
+        while !done(&String::from_utf8_lossy(&seen)) {
+            let mut chunk = [0u8; 4096];
+            let n = bounded(stream.read(&mut chunk)).await.unwrap();
+            assert!(
+                n > 0,
+                "the GET stream closed: {}",
+                String::from_utf8_lossy(&seen)
+            );
+            seen.extend_from_slice(&chunk[..n]);
+        }
+        String::from_utf8_lossy(&seen).into_owned()
+    };
+    // The stream is open once its head has come.
+    let head = read_until(&|seen| seen.contains("\r\n\r\n")).await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     let enabled = common::send(addr, post(&enable, Some(&session)).as_bytes()).await;
     assert_eq!(enabled.status, 200);
     assert!(enabled.tool_text().contains("enabled: true"), "{enabled:?}");
-    while !String::from_utf8_lossy(&seen).contains(CHANGED) {
-        let mut chunk = [0u8; 4096];
-        let n = bounded(stream.read(&mut chunk)).await.unwrap();
-        assert!(n > 0, "the GET stream closed before the change");
-        seen.extend_from_slice(&chunk[..n]);
-    }
+    read_until(&|seen| seen.contains(CHANGED)).await;
 }
 
 /// A resource a caller may not see cannot be subscribed to in the handshake era: the
@@ -534,37 +584,13 @@ async fn handshake_sessions_hear_a_tag_turned_on() {
 #[cfg(feature = "legacy")]
 #[tokio::test]
 async fn a_hidden_resource_is_not_found_by_resources_subscribe() {
-    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
-
     async fn subscribe(key: &str, uri: &str) -> Value {
-        let mut server = Command::new(CATALOGS)
-            .env("MCP_ACCESS_TOKEN", key)
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("the server starts");
-        let mut input = server.stdin.take().expect("piped");
-        let mut lines = tokio::io::BufReader::new(server.stdout.take().expect("piped")).lines();
-        let messages = [
-            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": "2025-11-25", "capabilities": {},
-                "clientInfo": {"name": "catalogs-test", "version": "1.0.0"}}}),
-            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-            json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
-                "params": {"uri": uri}}),
-        ];
-        for message in messages {
-            input
-                .write_all(format!("{message}\n").as_bytes())
-                .await
-                .unwrap();
-        }
+        let [initialize, initialized] = handshake();
+        let subscribe = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
+            "params": {"uri": uri}});
+        let mut session = stdio_session(key, &[initialize, initialized, subscribe]).await;
         loop {
-            let line = bounded(lines.next_line()).await.unwrap().expect("a line");
-            let frame: Value = serde_json::from_str(&line).unwrap();
+            let frame = session.next().await;
             if frame["id"] == 1 {
                 return frame;
             }
@@ -592,19 +618,7 @@ async fn a_hidden_resource_is_not_found_by_resources_subscribe() {
 /// other call of it, not an error that names the tool's headers (S-106 for the others).
 #[tokio::test]
 async fn a_hidden_tools_headers_do_not_reveal_it() {
-    let mut process = Command::new(CATALOGS)
-        .args(["--http", "127.0.0.1:0"])
-        .env("RUST_LOG", "info")
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the server starts");
-    let url = common::announced_url(&mut process).await;
-    let addr: std::net::SocketAddr = url
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .parse()
-        .expect("a socket address");
+    let (_process, addr) = http_server().await;
     // The body names a region; no `Mcp-Param-Region` header says so.
     let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
         "name": "forecast_revenue", "arguments": {"region": "emea"},

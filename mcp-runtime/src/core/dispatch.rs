@@ -120,6 +120,8 @@ pub struct Core {
     pub(crate) authorize: Option<SharedAuthorize>,
     /// Which items each caller sees and may name (`Server::visible_if`).
     pub(crate) visible: Option<VisibleIf>,
+    /// Lists leave out what the caller lacks the scopes for (`Server::hide_unauthorized`).
+    pub(crate) hide_unauthorized: bool,
     /// Search instead of the whole list, past a number of tools (`Server::tool_search`).
     pub(crate) search: Option<super::search::ToolSearch>,
     pub(crate) limiter: Limiter,
@@ -151,6 +153,28 @@ impl Core {
     /// Whether the caller of `ctx` may see (and name) `item`.
     pub(crate) fn sees(&self, ctx: &RequestContext, item: &crate::registry::Listed<'_>) -> bool {
         self.visible.as_ref().is_none_or(|rule| rule(ctx, item))
+    }
+
+    /// Whether the lists (and `search_tools`) show `item` to the caller of `ctx`: it may
+    /// see it and, with `Server::hide_unauthorized`, has the scopes it declares.
+    pub(crate) fn lists_show(
+        &self,
+        ctx: &RequestContext,
+        item: &crate::registry::Listed<'_>,
+    ) -> bool {
+        self.sees(ctx, item)
+            && (!self.hide_unauthorized
+                || crate::policy::auth::DeclaredScopes::check_principal(
+                    ctx.principal(),
+                    item.required_scopes(),
+                )
+                .is_ok())
+    }
+
+    /// Whether the lists depend on who asks (a visibility rule, or lists shaped by
+    /// scopes).
+    pub(crate) fn lists_vary(&self) -> bool {
+        self.visible.is_some() || self.hide_unauthorized
     }
 
     /// Whether `method` is served (known and its capability advertised).

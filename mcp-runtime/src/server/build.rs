@@ -69,6 +69,7 @@ impl Server {
             cursor_ttl: self.cursor_ttl,
             authorize: self.authorize,
             visible: self.visible,
+            hide_unauthorized: self.hide_unauthorized,
             search: self.search,
             limiter: Limiter::new(self.limits),
             tasks: Some(work.tasks),

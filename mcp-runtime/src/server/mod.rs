@@ -75,6 +75,7 @@ pub struct Server {
     states: StateMap,
     authorize: Option<SharedAuthorize>,
     visible: Option<VisibleIf>,
+    hide_unauthorized: bool,
     disabled_tags: Vec<String>,
     search: Option<crate::core::search::ToolSearch>,
     limits: Limits,
@@ -120,6 +121,7 @@ impl Server {
             states: StateMap::default(),
             authorize: None,
             visible: None,
+            hide_unauthorized: false,
             disabled_tags: Vec::new(),
             search: None,
             limits: Limits::default(),
@@ -236,19 +238,14 @@ impl Server {
         self
     }
 
-    /// Hide from each caller the items whose declared scopes it lacks (a
-    /// [`Server::visible_if`] rule): they are not listed, and naming them gets the error
-    /// of an item that does not exist rather than a 403 naming the scopes. Clients then
-    /// cannot discover what they could unlock by asking for more scopes, which is why it
-    /// is not the default.
-    pub fn hide_unauthorized(self) -> Self {
-        self.visible_if(|ctx, listed| {
-            crate::policy::auth::DeclaredScopes::check_principal(
-                ctx.principal(),
-                listed.required_scopes(),
-            )
-            .is_ok()
-        })
+    /// Leave out of each caller's lists (and `search_tools` answers) the items whose
+    /// declared scopes it lacks. Calling one still gets the 403 naming the scopes it
+    /// needs, so a client can ask for them and try again; to make such items not found
+    /// as well, hide them with [`Server::visible_if`]. Clients can no longer discover
+    /// from the lists what more scopes would unlock, which is why it is not the default.
+    pub fn hide_unauthorized(mut self) -> Self {
+        self.hide_unauthorized = true;
+        self
     }
 
     setters! {

@@ -403,6 +403,30 @@ async fn lists_filtered_per_principal_are_private() {
     );
 }
 
+// S-242: lists shaped by scopes leave a tool out, and so do search answers; a call of it
+// still gets the 403 naming the scope it needs, so the client can ask for it.
+#[tokio::test]
+async fn hidden_by_scope_is_left_out_of_search_and_refused_with_its_scope() {
+    let s = Secured::start(|s| {
+        s.hide_unauthorized()
+            .tool_search(mcp_runtime::ToolSearch::new().threshold(0))
+    })
+    .await;
+    let search = json!({"query": "place an order"});
+    let reader = s.token("alice", "acme", &["orders:read"]);
+    let found = s.call_as(&reader, "search_tools", search.clone()).await;
+    let names = found.json()["result"]["structuredContent"]["tools"].to_string();
+    assert!(!names.contains("place_tenant_order"), "{names}");
+    let refused = s
+        .call_as(&reader, "place_tenant_order", json!({"item": "x"}))
+        .await;
+    assert_eq!(refused.status, 403, "{refused:?}");
+    let writer = s.token("bob", "acme", &["orders:read", "orders:write"]);
+    let found = s.call_as(&writer, "search_tools", search).await;
+    let names = found.json()["result"]["structuredContent"]["tools"].to_string();
+    assert!(names.contains("place_tenant_order"), "{names}");
+}
+
 // S-242, S-243: reads that depend on the caller (scoped, or taking the principal) are
 // private; others keep the server's default.
 #[tokio::test]

@@ -50,11 +50,11 @@ impl Core {
         if let (Some(search), Some(_)) = (&self.search, &snapshot.index) {
             let hide_app_only = matches!(app_only, AppOnly::Varies { shown: false });
             let sees = |item: &Listed<'_>| {
-                !(hide_app_only && is_app_only(item)) && self.sees(&call.ctx, item)
+                !(hide_app_only && is_app_only(item)) && self.lists_show(&call.ctx, item)
             };
             if let Listing::Searched(page) = search.listing(&snapshot.catalog, &sees) {
-                let cache = match (&self.visible, app_only) {
-                    (None, AppOnly::None) => self.list_cache,
+                let cache = match (self.lists_vary(), app_only) {
+                    (false, AppOnly::None) => self.list_cache,
                     _ => self.private_list_cache(),
                 };
                 return Reply::Page {
@@ -103,8 +103,8 @@ impl Core {
         };
         let private = self.private_list_cache();
         let hide_app_only = matches!(app_only, AppOnly::Varies { shown: false });
-        let (items, more, cache) = match (&self.visible, hide_app_only) {
-            (None, false) => {
+        let (items, more, cache) = match (self.lists_vary(), hide_app_only) {
+            (false, false) => {
                 let cache = match app_only {
                     AppOnly::None => self.list_cache,
                     AppOnly::Varies { .. } => private,
@@ -125,13 +125,13 @@ impl Core {
                     },
                 };
             }
-            (filter, _) => {
+            _ => {
                 // The same pages, of the entries this caller may see.
                 let visible: Vec<&Value> = list
                     .entries
                     .iter()
                     .filter(|(listed, _)| !(hide_app_only && is_app_only(listed)))
-                    .filter(|(listed, _)| filter.as_ref().is_none_or(|f| f(&call.ctx, listed)))
+                    .filter(|(listed, _)| self.lists_show(&call.ctx, listed))
                     .map(|(_, value)| value)
                     .collect();
                 let mut pages = visible.chunks(list.page_size);

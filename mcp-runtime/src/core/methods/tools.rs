@@ -80,7 +80,7 @@ impl Core {
         match &snapshot.index {
             Some(index) => {
                 Reply::Tool(search.call(&snapshot.catalog, index, &arguments, &|item| {
-                    self.sees(ctx, item)
+                    self.lists_show(ctx, item)
                 }))
             }
             None => unknown_name("tool", SEARCH_TOOL),

@@ -274,23 +274,25 @@ impl SearchIndex {
             .collect();
         found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let best = found.first().map_or(0.0, |(_, score)| *score);
+        // The query's words as written (lower-cased) and as indexed (stemmed).
+        let lower = lower_words(&query);
         let words = Words::default().tokenize(&query);
         let intent = if question {
-            Some(Intent::Read)
+            Intent::Read
         } else {
-            intent_of(&query, &words)
+            intent_of(&lower, &words)
         };
         // A question, or a request to read, that names things in the plural asks for a
         // list ("what branches does the repo have?"); in the singular, for one of them.
         // A request to change with a verb we do not know, of "a" thing, makes one
         // ("leave a comment", "attach a screenshot").
         let implied = match intent {
-            Some(Intent::Read) if plural_nouns(&query) || asks_who(&query) => Some("list"),
-            Some(Intent::Read) => Some("get"),
-            Some(Intent::Change) if !words.iter().any(|w| w == "updat") && has_article(&query) => {
+            Intent::Read if plural_nouns(&lower) || asks_who(&lower) => Some("list"),
+            Intent::Read => Some("get"),
+            Intent::Change if !words.iter().any(|w| w == "updat") && has_article(&lower) => {
                 Some("creat")
             }
-            _ => None,
+            Intent::Change | Intent::Delete => None,
         };
         for (at, score) in found.iter_mut().take(RERANKED) {
             let name = self.names.get(*at).map(Vec::as_slice).unwrap_or_default();
@@ -301,7 +303,7 @@ impl SearchIndex {
                     .count();
                 *score += best * NAME_COVER_BONUS * covered as f32 / name.len() as f32;
             }
-            if intent.is_some() && self.intents.get(*at).copied() == intent {
+            if self.intents.get(*at) == Some(&intent) {
                 *score += best * INTENT_BONUS;
             }
         }
@@ -314,11 +316,7 @@ impl SearchIndex {
 /// article follows ("open a pull request"), and is a state otherwise ("the open issues").
 fn expanded(query: &str) -> String {
     let mut out = query.to_owned();
-    let words: Vec<String> = query
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let words = lower_words(query);
     for (at, lower) in words.iter().enumerate() {
         let also = if lower == "open" {
             let next = words.get(at + 1).map(String::as_str);
@@ -372,20 +370,22 @@ fn without_values(query: &str) -> String {
     out
 }
 
-/// Whether `query` asks who (people, so a list), but not "who am I".
-fn asks_who(query: &str) -> bool {
-    let mut words = query
-        .split(|c: char| !c.is_alphanumeric())
+/// The words of `text` as written, lower-cased.
+fn lower_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-        .map(str::to_lowercase);
-    words.next().as_deref() == Some("who") && words.next().as_deref() != Some("am")
+        .map(str::to_lowercase)
+        .collect()
 }
 
-/// Whether `query` speaks of "a" or "an" thing.
-fn has_article(query: &str) -> bool {
-    query
-        .split(|c: char| !c.is_alphanumeric())
-        .any(|w| w.eq_ignore_ascii_case("a") || w.eq_ignore_ascii_case("an"))
+/// Whether a query (its `lower_words`) asks who (people, so a list), but not "who am I".
+fn asks_who(words: &[String]) -> bool {
+    words.first().is_some_and(|w| w == "who") && words.get(1).is_none_or(|w| w != "am")
+}
+
+/// Whether a query (its `lower_words`) speaks of "a" or "an" thing.
+fn has_article(words: &[String]) -> bool {
+    words.iter().any(|w| w == "a" || w == "an")
 }
 
 /// Whether `query` is a question: it ends with a question mark or opens with a word
@@ -399,44 +399,39 @@ fn is_question(query: &str) -> bool {
             .is_some_and(|first| ASKING.contains(&first.to_lowercase().as_str()))
 }
 
-/// Whether `query` names something in the plural: a word longer than three letters
-/// ending in `s` but not in `ss`, `us` or `is`, and not one of the few common words
-/// that look so (a crude test that errs towards the singular).
-fn plural_nouns(query: &str) -> bool {
-    query
-        .split(|c: char| !c.is_alphanumeric())
-        .map(str::to_lowercase)
-        .any(|w| {
-            w.len() > 3
-                && w.ends_with('s')
-                && !w.ends_with("ss")
-                && !w.ends_with("us")
-                && !w.ends_with("is")
-                && !matches!(
-                    w.as_str(),
-                    "does" | "goes" | "always" | "perhaps" | "yes" | "less"
-                )
-        })
+/// Whether a query (its `lower_words`) names something in the plural: a word longer
+/// than three letters ending in `s` but not in `ss`, `us` or `is`, and not one of the few
+/// common words that look so (a crude test that errs towards the singular).
+fn plural_nouns(words: &[String]) -> bool {
+    words.iter().any(|w| {
+        w.len() > 3
+            && w.ends_with('s')
+            && !w.ends_with("ss")
+            && !w.ends_with("us")
+            && !w.ends_with("is")
+            && !matches!(
+                w.as_str(),
+                "does" | "goes" | "always" | "perhaps" | "yes" | "less"
+            )
+    })
 }
 
-/// What `query` (as `words`) asks: to delete, to read, or (an imperative that says
-/// neither) to change something.
-fn intent_of(query: &str, words: &[String]) -> Option<Intent> {
+/// What a query (its `lower` words and its stemmed `words`) asks: to delete, to read,
+/// or (an imperative that says neither) to change something.
+fn intent_of(lower: &[String], words: &[String]) -> Intent {
     let has = |stem: &str| words.iter().any(|w| w == stem);
     if has("delet") {
-        Some(Intent::Delete)
+        Intent::Delete
     } else if has("creat") || has("updat") {
-        Some(Intent::Change)
-    } else if query
-        .split(|c: char| !c.is_alphanumeric())
-        .any(|w| READING.contains(&w.to_lowercase().as_str()))
+        Intent::Change
+    } else if lower.iter().any(|w| READING.contains(&w.as_str()))
         || has("get")
         || has("list")
         || has("search")
     {
-        Some(Intent::Read)
+        Intent::Read
     } else {
-        Some(Intent::Change)
+        Intent::Change
     }
 }
 
@@ -543,22 +538,17 @@ mod tests {
         ));
         assert!(is_question("how many requests are left"));
         assert!(!is_question("Close issue 42"));
-        assert!(plural_nouns("What branches does the repo have"));
-        assert!(!plural_nouns("Get the status of this repo"));
-        assert!(!plural_nouns("does it pass"));
-        assert!(asks_who("Who has starred this repository?"));
-        assert!(!asks_who("Who am I logged in as?"));
-        assert!(has_article("Leave a comment"));
-        assert!(!has_article("Leave the comment"));
-        let words = Words::default();
-        let unknown_verb = words.tokenize("Attach a screenshot");
-        assert_eq!(
-            intent_of("Attach a screenshot", &unknown_verb),
-            Some(Intent::Change)
-        );
-        let delete = words.tokenize("remove the label");
-        assert_eq!(intent_of("remove the label", &delete), Some(Intent::Delete));
-        let read = words.tokenize("list the labels");
-        assert_eq!(intent_of("list the labels", &read), Some(Intent::Read));
+        let lower = |q: &str| lower_words(q);
+        assert!(plural_nouns(&lower("What branches does the repo have")));
+        assert!(!plural_nouns(&lower("Get the status of this repo")));
+        assert!(!plural_nouns(&lower("does it pass")));
+        assert!(asks_who(&lower("Who has starred this repository?")));
+        assert!(!asks_who(&lower("Who am I logged in as?")));
+        assert!(has_article(&lower("Leave a comment")));
+        assert!(!has_article(&lower("Leave the comment")));
+        let intent = |q: &str| intent_of(&lower(q), &Words::default().tokenize(q));
+        assert_eq!(intent("Attach a screenshot"), Intent::Change);
+        assert_eq!(intent("remove the label"), Intent::Delete);
+        assert_eq!(intent("list the labels"), Intent::Read);
     }
 }

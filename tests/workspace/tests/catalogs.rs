@@ -67,15 +67,7 @@ async fn connect(over: Over, era: Era, key: &str, threshold: usize) -> (Client, 
             (client, None)
         }
         Over::Http => {
-            let mut process = Command::new(CATALOGS)
-                .args(["--http", "127.0.0.1:0"])
-                .env("CATALOG_THRESHOLD", &threshold)
-                .env("RUST_LOG", "info")
-                .stderr(Stdio::piped())
-                .kill_on_drop(true)
-                .spawn()
-                .expect("the server starts");
-            let url = common::announced_url(&mut process).await;
+            let (process, url) = http_server(&threshold).await;
             let client = bounded(pin(Client::http(&url)).bearer(key).connect())
                 .await
                 .expect("connects over HTTP");
@@ -113,22 +105,27 @@ fn text(result: &Value) -> &str {
     result["content"][0]["text"].as_str().unwrap_or_default()
 }
 
-/// The fixture served over HTTP on a loopback port: the process and its address.
-async fn http_server() -> (Child, std::net::SocketAddr) {
+/// The fixture served over HTTP on a loopback port, searching past `threshold` tools:
+/// the process and its URL.
+async fn http_server(threshold: &str) -> (Child, String) {
     let mut process = Command::new(CATALOGS)
         .args(["--http", "127.0.0.1:0"])
+        .env("CATALOG_THRESHOLD", threshold)
         .env("RUST_LOG", "info")
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
         .expect("the server starts");
     let url = common::announced_url(&mut process).await;
-    let addr = url
-        .trim_start_matches("http://")
+    (process, url)
+}
+
+/// The address of the server at `url` (`http://ADDRESS/mcp`), for raw requests.
+fn address_of(url: &str) -> std::net::SocketAddr {
+    url.trim_start_matches("http://")
         .trim_end_matches("/mcp")
         .parse()
-        .expect("a socket address");
-    (process, addr)
+        .expect("a socket address")
 }
 
 /// A handshake-era session over stdio with the caller `key`, after `messages` were sent
@@ -528,7 +525,8 @@ async fn handshake_sessions_hear_a_tag_turned_on() {
     }
 
     // HTTP: session-wide notifications go to the session's GET stream.
-    let (_process, addr) = http_server().await;
+    let (_process, url) = http_server("3").await;
+    let addr = address_of(&url);
     let post = |body: &Value, session: Option<&str>| {
         let session = session
             .map(|s| format!("Mcp-Session-Id: {s}\r\nMcp-Protocol-Version: 2025-11-25\r\n"))
@@ -618,7 +616,8 @@ async fn a_hidden_resource_is_not_found_by_resources_subscribe() {
 /// other call of it, not an error that names the tool's headers (S-106 for the others).
 #[tokio::test]
 async fn a_hidden_tools_headers_do_not_reveal_it() {
-    let (_process, addr) = http_server().await;
+    let (_process, url) = http_server("3").await;
+    let addr = address_of(&url);
     // The body names a region; no `Mcp-Param-Region` header says so.
     let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
         "name": "forecast_revenue", "arguments": {"region": "emea"},

@@ -634,6 +634,7 @@ async fn a_hidden_tools_headers_do_not_reveal_it() {
         );
         async move { common::send(addr, request.as_bytes()).await }
     };
+    // S-106: a caller who sees the tool is refused for the header its body disagrees with.
     let seen = send(ACME).await;
     assert_eq!(seen.status, 400, "{seen:?}");
     assert_eq!(seen.code(), Some(-32020), "{seen:?}");

@@ -328,8 +328,12 @@ async fn measure(
         match rank {
             Some(0) => top1 += 1,
             _ => misses.push(format!(
-                "{:?}: wanted {}, got {}",
+                "{:?} ({}): wanted {}, got {}",
                 task.ask,
+                rank.map_or(format!("not in the first {RANKED}"), |r| format!(
+                    "rank {}",
+                    r + 1
+                )),
                 right.join(" or "),
                 found.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
             )),

@@ -16,6 +16,7 @@ pub(super) fn describe(
     raw: &Map<String, Value>,
     method: Method,
     path: &str,
+    deprecated: bool,
 ) -> (Option<String>, String, Option<String>) {
     let summary = text_of(raw.get("summary")).map(|s| plain(&s));
     let long = text_of(raw.get("description")).map(|d| plain(&d));
@@ -25,6 +26,13 @@ pub(super) fn describe(
         (_, Some(d)) => d.clone(),
         (Some(s), None) => s.clone(),
         (None, None) => format!("{} {path}", method.as_str()),
+    };
+    // A model should not pick an operation the API is retiring when another does the
+    // job: the description says so first (and search ranks it below its equals).
+    let full = if deprecated {
+        format!("Deprecated by the API. {full}")
+    } else {
+        full
     };
     let short = shorten(&full, MAX_DESCRIPTION);
     let docs = (short != full).then_some(full);
@@ -338,5 +346,16 @@ mod tests {
         assert_eq!(plain("a < b and c > d"), "a < b and c > d");
         assert_eq!(plain("no tags at all"), "no tags at all");
         assert_eq!(plain("cut <b"), "cut <b");
+    }
+
+    #[test]
+    fn a_deprecated_operation_says_so_first() {
+        let raw = serde_json::json!({"summary": "List teams", "description": "Lists the teams."});
+        let raw = raw.as_object().cloned().unwrap_or_default();
+        let (_, kept, _) = describe(&raw, Method::Get, "/teams", false);
+        assert_eq!(kept, "Lists the teams.");
+        let (title, retired, _) = describe(&raw, Method::Get, "/teams", true);
+        assert_eq!(retired, "Deprecated by the API. Lists the teams.");
+        assert_eq!(title.as_deref(), Some("List teams"));
     }
 }

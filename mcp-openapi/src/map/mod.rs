@@ -173,7 +173,8 @@ impl Mapper<'_> {
         let body = self.body(raw, &params, &label)?;
         let (output, errors) = self.responses(raw, &label)?;
         let pagination = pagination(method, &params, &output, &mut self.schemas);
-        let (title, description, docs) = describe(raw, method, path);
+        let deprecated = raw.get("deprecated") == Some(&Value::Bool(true));
+        let (title, description, docs) = describe(raw, method, path, deprecated);
         let annotations = Annotations {
             read_only: matches!(method, Method::Get | Method::Head),
             idempotent: matches!(
@@ -203,7 +204,7 @@ impl Mapper<'_> {
             pagination,
             scopes,
             security,
-            deprecated: raw.get("deprecated") == Some(&Value::Bool(true)),
+            deprecated,
         })
     }
 

@@ -9,6 +9,9 @@
 //! more than once: a word of the name counts three times, of the title or a tag twice,
 //! of the description or an argument once.
 //!
+//! A word made of two words the catalog also uses alone (`worklog`: work, log) is
+//! indexed as its parts too, in the tools and in the query.
+//!
 //! The query is read before it is ranked: the values it names ("issue 17", "octo/app",
 //! quoted text) say which thing to act on rather than what to do, and are left out; a
 //! question asks to read whatever verb it uses ("which files were changed?").
@@ -17,10 +20,15 @@
 //! the best of them: how much of the tool's name the query covers (`issues_create` is
 //! all there in "create an issue", `issues_create_milestone` is not), and whether what
 //! the query asks (to read, to change, to delete) is what the tool does, as its hints
-//! say (`readOnlyHint`, `destructiveHint`). The verb a query leaves out counts as
+//! say (`readOnlyHint`, `destructiveHint`); a tool whose description opens with
+//! "Deprecated" loses a fifth of its score, so the tool that replaces it comes first
+//! when both match. The verb a query leaves out counts as
 //! covered when its words imply it: a request to read things in the plural (or who
 //! did something) implies `list`, in the singular `get`, and a request to change "a"
 //! thing with a verb the index does not know ("leave a comment") implies `create`.
+
+use std::collections::HashSet;
+use std::sync::Arc;
 
 use bm25::{Embedder, EmbedderBuilder, Scorer, Tokenizer};
 use rust_stemmers::{Algorithm, Stemmer};
@@ -137,23 +145,64 @@ enum Intent {
 const NAME_COVER_BONUS: f32 = 1.0;
 const INTENT_BONUS: f32 = 0.25;
 
+/// The shortest word a compound is split into.
+const MIN_PART: usize = 3;
+
+/// What a deprecated tool's score is multiplied by: it stays findable, below the tools
+/// that replace it.
+const DEPRECATED_FACTOR: f32 = 0.8;
+
 /// How many of BM25's best the two signals reorder.
 const RERANKED: usize = 100;
 
 /// Splits text and identifiers into stemmed words.
+#[derive(Clone)]
 pub(crate) struct Words {
-    stemmer: Stemmer,
+    stemmer: Arc<Stemmer>,
+    /// The words a catalog uses on their own: a word made of two of them (`worklog`,
+    /// `stacktrace`) is also indexed as its parts, so "time logged" finds a worklog.
+    /// Empty while the catalog's own words are read.
+    vocabulary: Arc<HashSet<String>>,
 }
 
 impl Default for Words {
     fn default() -> Self {
         Words {
-            stemmer: Stemmer::create(Algorithm::English),
+            stemmer: Arc::new(Stemmer::create(Algorithm::English)),
+            vocabulary: Arc::default(),
         }
     }
 }
 
 impl Words {
+    /// Words that split compounds into the words `documents` use on their own.
+    fn fitted_to(documents: &[String]) -> Words {
+        let plain = Words::default();
+        let vocabulary = documents
+            .iter()
+            .flat_map(|text| plain.tokenize(text))
+            .filter(|word| word.len() >= MIN_PART)
+            .collect();
+        Words {
+            vocabulary: Arc::new(vocabulary),
+            ..plain
+        }
+    }
+
+    /// The two words of the vocabulary `word` is made of, if it is made of two (the
+    /// longest first part wins: `worklog` is work and log).
+    fn parts<'w>(&self, word: &'w str) -> Option<(&'w str, &'w str)> {
+        if self.vocabulary.is_empty() || word.len() < 2 * MIN_PART {
+            return None;
+        }
+        (MIN_PART..=word.len() - MIN_PART)
+            .rev()
+            .filter_map(|at| Some((word.get(..at)?, word.get(at..)?)))
+            .find(|(left, right)| {
+                self.vocabulary.contains(*left) && self.vocabulary.contains(*right)
+            })
+    }
+
     fn push_word(&self, word: &str, out: &mut Vec<String>) {
         if word.is_empty() {
             return;
@@ -174,6 +223,10 @@ impl Words {
             Some((_, to)) => (*to).to_owned(),
             None => stem.to_owned(),
         };
+        if let Some((left, right)) = self.parts(&stem) {
+            out.push(left.to_owned());
+            out.push(right.to_owned());
+        }
         out.push(stem);
     }
 }
@@ -213,6 +266,10 @@ pub(crate) struct SearchIndex {
     names: Vec<Vec<String>>,
     /// What each tool does, from its hints.
     intents: Vec<Intent>,
+    /// Whether each tool is deprecated.
+    deprecated: Vec<bool>,
+    /// The catalog's words, for reading queries as its tools were read.
+    words: Words,
 }
 
 impl SearchIndex {
@@ -220,25 +277,26 @@ impl SearchIndex {
     pub(crate) fn build(tools: &[CatalogTool]) -> SearchIndex {
         let documents: Vec<String> = tools.iter().map(document).collect();
         let corpus: Vec<&str> = documents.iter().map(String::as_str).collect();
-        let embedder = EmbedderBuilder::<u32, Words>::with_tokenizer_and_fit_to_corpus(
-            Words::default(),
-            &corpus,
-        )
-        .build();
+        let words = Words::fitted_to(&documents);
+        let embedder =
+            EmbedderBuilder::<u32, Words>::with_tokenizer_and_fit_to_corpus(words.clone(), &corpus)
+                .build();
         let mut scorer = Scorer::new();
         for (at, text) in documents.iter().enumerate() {
             let embedding = embedder.embed(text);
             scorer.upsert(&at, embedding);
         }
-        let words = Words::default();
+        // Names as written, compounds whole: a compound counts once in the cover.
+        let plain = Words::default();
         let names = tools
             .iter()
             .map(|tool| {
-                let mut name = words.tokenize(&tool.tool.name);
+                let mut name = plain.tokenize(&tool.tool.name);
                 name.dedup();
                 name
             })
             .collect();
+        let deprecated = tools.iter().map(is_deprecated).collect();
         let intents = tools
             .iter()
             .map(|tool| {
@@ -257,6 +315,8 @@ impl SearchIndex {
             scorer,
             names,
             intents,
+            deprecated,
+            words,
         }
     }
 
@@ -276,7 +336,7 @@ impl SearchIndex {
         let best = found.first().map_or(0.0, |(_, score)| *score);
         // The query's words as written (lower-cased) and as indexed (stemmed).
         let lower = lower_words(&query);
-        let words = Words::default().tokenize(&query);
+        let words = self.words.tokenize(&query);
         let intent = if question {
             Intent::Read
         } else {
@@ -297,14 +357,24 @@ impl SearchIndex {
         for (at, score) in found.iter_mut().take(RERANKED) {
             let name = self.names.get(*at).map(Vec::as_slice).unwrap_or_default();
             if !name.is_empty() {
+                // A compound of the name is covered by either of its parts.
                 let covered = name
                     .iter()
-                    .filter(|w| words.contains(w) || implied == Some(w.as_str()))
+                    .filter(|w| {
+                        words.contains(w)
+                            || implied == Some(w.as_str())
+                            || self.words.parts(w).is_some_and(|(left, right)| {
+                                words.iter().any(|q| q == left || q == right)
+                            })
+                    })
                     .count();
                 *score += best * NAME_COVER_BONUS * covered as f32 / name.len() as f32;
             }
             if self.intents.get(*at) == Some(&intent) {
                 *score += best * INTENT_BONUS;
+            }
+            if self.deprecated.get(*at) == Some(&true) {
+                *score *= DEPRECATED_FACTOR;
             }
         }
         found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -433,6 +503,17 @@ fn intent_of(lower: &[String], words: &[String]) -> Intent {
     } else {
         Intent::Change
     }
+}
+
+/// Whether `tool` is deprecated: its description opens by saying so, as an older
+/// version's does, and as the OpenAPI mapping writes for an operation the API marks
+/// deprecated ("Deprecated by the API.").
+fn is_deprecated(tool: &CatalogTool) -> bool {
+    tool.tool.description.as_deref().is_some_and(|text| {
+        text.trim_start_matches(|c: char| !c.is_alphanumeric())
+            .get(..10)
+            .is_some_and(|first| first.eq_ignore_ascii_case("deprecated"))
+    })
 }
 
 /// The text indexed for `tool`: each field repeated as many times as it weighs.

@@ -368,6 +368,34 @@ pub fn tags(option: &RawOption, errors: &mut Errors) -> Vec<String> {
     out
 }
 
+/// `timeout = "30s"`: a whole number and a unit (`ms`, `s`, `m`, `h`), in milliseconds;
+/// at least one millisecond, at most a day.
+pub fn duration(lit: &LitStr, errors: &mut Errors) -> Option<u64> {
+    let text = lit.value();
+    let digits = text.chars().take_while(char::is_ascii_digit).count();
+    let (number, unit) = text.split_at(digits);
+    let scale = match unit.trim() {
+        "ms" => Some(1),
+        "s" => Some(1_000),
+        "m" | "min" => Some(60_000),
+        "h" => Some(3_600_000),
+        _ => None,
+    };
+    let ms = number
+        .parse::<u64>()
+        .ok()
+        .zip(scale)
+        .and_then(|(n, scale)| n.checked_mul(scale))
+        .filter(|ms| (1..=86_400_000).contains(ms));
+    if ms.is_none() {
+        errors.at(
+            lit,
+            format!("`{text}` is not a timeout: write a whole number and a unit, such as \"500ms\", \"30s\", \"5m\" or \"1h\" (at most a day)"),
+        );
+    }
+    ms
+}
+
 /// `version = "2"` or `"1.4"`: numbers joined by dots, compared number by number.
 pub fn version(lit: &LitStr, errors: &mut Errors) -> Option<String> {
     let version = lit.value();

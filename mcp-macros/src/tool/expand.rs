@@ -310,6 +310,10 @@ fn def(model: &Model) -> TokenStream {
         Some(Who::App) => quote!(__mcp::Visibility::App),
     };
     let continues = opt_lit(&model.continues);
+    let timeout = match model.timeout {
+        Some(ms) => quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms))),
+        None => quote!(::core::option::Option::None),
+    };
     quote! {
         static __MCP_DEF: __mcp::ToolDef = __mcp::ToolDef {
             name: #name,
@@ -325,6 +329,7 @@ fn def(model: &Model) -> TokenStream {
             ui: #ui,
             visibility: #visibility,
             continues: #continues,
+            timeout: #timeout,
             task: #task,
             once: #once,
             idempotency: #idempotency,

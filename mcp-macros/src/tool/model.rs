@@ -44,6 +44,8 @@ pub struct Model {
     pub visibility: Option<Who>,
     /// `continues = "tool"`: the tool whose page cursors it shares.
     pub continues: Option<LitStr>,
+    /// `timeout = "30s"`: the longest a call may run, in milliseconds.
+    pub timeout: Option<u64>,
     /// The arguments, in order.
     pub params: Vec<Param>,
     pub is_async: bool,
@@ -92,6 +94,7 @@ option_keys! {
         Ui = "ui",
         Visibility = "visibility",
         Continues = "continues",
+        Timeout = "timeout",
     }
 }
 
@@ -120,6 +123,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
     let mut ui = None;
     let mut visibility = None;
     let mut continues = None;
+    let mut timeout = None;
 
     let mut reader = Reader::<ToolKey>::new(errors);
     for option in &parsed.options {
@@ -188,6 +192,11 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
             },
             ToolKey::Ui => ui = reader.string(option),
             ToolKey::Continues => continues = reader.string(option),
+            ToolKey::Timeout => {
+                timeout = reader
+                    .string(option)
+                    .and_then(|lit| crate::options::duration(&lit, reader.errors))
+            }
             ToolKey::Visibility => match who(option) {
                 Some(w) => visibility = Some(w),
                 None => reader.errors.at(
@@ -254,6 +263,7 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
         ui,
         visibility,
         continues,
+        timeout,
         params,
         is_async: sig.asyncness.is_some(),
         output,

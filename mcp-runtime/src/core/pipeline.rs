@@ -4,6 +4,7 @@
 //! round-trip round.
 
 use std::panic::AssertUnwindSafe;
+use std::time::Duration;
 
 use futures_util::FutureExt as _;
 
@@ -72,25 +73,47 @@ impl Core {
         target: &Called<'_>,
         future: futures_util::future::BoxFuture<'static, Result<T, RpcError>>,
     ) -> Result<T, RpcError> {
-        let _slot = self.limiter.admit(ctx.principal_subject(), target)?;
+        match self.run_within(ctx, target, future, None).await {
+            Ok(outcome) => outcome,
+            Err(OwnLimit(limit)) => Err(Limiter::timed_out(target, limit)),
+        }
+    }
+
+    /// [`run`](Self::run) with the target's own time limit (`#[tool(timeout = ..)]`),
+    /// which replaces the server's: past it the call is cancelled and `Err(OwnLimit)`
+    /// comes back, for the caller to answer as the target's contract says.
+    pub(crate) async fn run_within<T>(
+        &self,
+        ctx: &RequestContext,
+        target: &Called<'_>,
+        future: futures_util::future::BoxFuture<'static, Result<T, RpcError>>,
+        own: Option<Duration>,
+    ) -> Result<Result<T, RpcError>, OwnLimit> {
+        let _slot = match self.limiter.admit(ctx.principal_subject(), target) {
+            Ok(slot) => slot,
+            Err(refused) => return Ok(Err(refused)),
+        };
         let _running = self.lifecycle.enter();
         let work = async {
-            match self.limiter.limits().call_timeout {
+            match own.or(self.limiter.limits().call_timeout) {
                 Some(limit) => match tokio::time::timeout(limit, guarded(target, future)).await {
-                    Ok(outcome) => outcome,
+                    Ok(outcome) => Ok(outcome),
                     Err(_) => {
                         ctx.cancel_now();
-                        tracing::warn!(target = %target, "handler timed out");
-                        Err(Limiter::timed_out(target, limit))
+                        tracing::warn!(target = %target, limit_ms = crate::clock::millis(limit), "handler timed out");
+                        match own {
+                            Some(_) => Err(OwnLimit(limit)),
+                            None => Ok(Err(Limiter::timed_out(target, limit))),
+                        }
                     }
                 },
-                None => guarded(target, future).await,
+                None => Ok(guarded(target, future).await),
             }
         };
         tokio::select! {
             biased;
             outcome = work => outcome,
-            error = self.stopped(ctx, target) => Err(error),
+            error = self.stopped(ctx, target) => Ok(Err(error)),
         }
     }
 
@@ -106,6 +129,10 @@ impl Core {
         super::lifecycle::shut_down(target)
     }
 }
+
+/// A target's own time limit passed (`#[tool(timeout = ..)]`); the call was cancelled.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OwnLimit(pub(crate) Duration);
 
 /// Await a handler's future; a panic becomes -32603 for this request only.
 pub(crate) async fn guarded<T>(

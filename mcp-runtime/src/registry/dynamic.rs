@@ -214,6 +214,7 @@ impl DynamicTool {
             ui,
             visibility,
             continues: None,
+            timeout: None,
             module_path: "",
             file: DYNAMIC_PLACE,
             line: 0,

@@ -82,6 +82,10 @@ pub struct ToolDef {
     /// `continues = "tool"`: its page cursors are those of that tool (which takes a
     /// `Cursor` too), so a cursor one of them returns opens in the other.
     pub continues: Option<&'static str>,
+    /// `timeout = "30s"`: the longest a call may run, in place of the server's
+    /// `call_timeout`; past it the handler is cancelled and the call answers a business
+    /// error with the code `timeout`. A call running as a task is not bound by it.
+    pub timeout: Option<std::time::Duration>,
     /// `module_path!()` where the function is defined (used by `Server::only_module`).
     pub module_path: &'static str,
     /// Source file and line, for error messages about duplicates.

@@ -39,6 +39,7 @@ static LOOKUP: ToolDef = ToolDef {
     ui: None,
     visibility: crate::registry::Visibility::ModelAndApp,
     continues: None,
+    timeout: None,
     module_path: module_path!(),
     file: file!(),
     line: line!(),

@@ -4,6 +4,7 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
@@ -19,10 +20,11 @@ use crate::registry::{CatalogTool, TaskSupport, Visibility};
 
 use super::super::artifacts::spill_over;
 use super::super::dispatch::{Call, Core, Reply};
+use super::super::failure::business_error;
 use super::super::idempotency::{take_key, Answer, Begin, Settled};
 use super::super::input::Binding;
 use super::super::pages::Paging;
-use super::super::pipeline::{checked_tool_result, guarded};
+use super::super::pipeline::{checked_tool_result, guarded, OwnLimit};
 use super::super::search::{ToolSearch, SEARCH_TOOL};
 use super::params::{arguments_param, served, unknown_name};
 use crate::registry::versions::{deprecated_meta, DEPRECATED_META, VERSION_META};
@@ -252,11 +254,16 @@ impl Core {
                 let handler = self.handler(tool, &ctx, arguments, progress);
                 // Spilled before an idempotency key records it, so a retry gets the same
                 // link.
-                let outcome = match self
-                    .run(&ctx, &target, handler)
+                // A tool's own time limit is part of its contract: past it the model
+                // reads why, as a business error, and may narrow the request.
+                let ran = match self
+                    .run_within(&ctx, &target, handler, tool.def.timeout)
                     .await
-                    .and_then(|result| checked_tool_result(target, result))
                 {
+                    Ok(ran) => ran,
+                    Err(OwnLimit(limit)) => Ok(timed_out(tool, limit)),
+                };
+                let outcome = match ran.and_then(|result| checked_tool_result(target, result)) {
                     Ok(result) => Ok(spill_over(
                         &self.artifacts,
                         &ctx,
@@ -418,6 +425,20 @@ fn settled(reply: &Reply, progress: u8) -> Settled {
         },
         _ => Settled::Release,
     }
+}
+
+/// The business error of a call `tool` ended for passing its own time limit.
+fn timed_out(tool: &CatalogTool, limit: Duration) -> CallToolResult {
+    let mut message = format!(
+        "{} did not finish within its time limit of {} and was cancelled",
+        tool.def.name,
+        humantime::format_duration(limit)
+    );
+    message.push_str(match tool.def.task {
+        TaskSupport::Forbidden => "; ask for less at once",
+        _ => "; call it as a task (the Tasks extension) to let it run longer",
+    });
+    business_error("timeout", message)
 }
 
 /// Whether the request declares the Tasks extension under a revision that has it.

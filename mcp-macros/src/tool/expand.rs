@@ -13,6 +13,9 @@ use crate::options::{encode, opt_str};
 use crate::register::{self, Registration};
 use crate::sig::{self, clean_fn};
 
+/// How many calls of a tool with `concurrency` wait for a turn when it says nothing.
+const DEFAULT_QUEUE: u32 = 16;
+
 /// What is emitted when the declaration has errors.
 pub fn stub(parsed: &Parsed) -> TokenStream {
     sig::stub(&parsed.func)
@@ -314,6 +317,11 @@ fn def(model: &Model) -> TokenStream {
         Some(ms) => quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms))),
         None => quote!(::core::option::Option::None),
     };
+    let concurrency = match model.concurrency {
+        Some(n) => quote!(::core::option::Option::Some(#n)),
+        None => quote!(::core::option::Option::None),
+    };
+    let queue = model.queue.unwrap_or(DEFAULT_QUEUE);
     quote! {
         static __MCP_DEF: __mcp::ToolDef = __mcp::ToolDef {
             name: #name,
@@ -330,6 +338,8 @@ fn def(model: &Model) -> TokenStream {
             visibility: #visibility,
             continues: #continues,
             timeout: #timeout,
+            concurrency: #concurrency,
+            queue: #queue,
             task: #task,
             once: #once,
             idempotency: #idempotency,

@@ -46,6 +46,10 @@ pub struct Model {
     pub continues: Option<LitStr>,
     /// `timeout = "30s"`: the longest a call may run, in milliseconds.
     pub timeout: Option<u64>,
+    /// `concurrency = n`: how many calls run at once.
+    pub concurrency: Option<u32>,
+    /// `queue = n`: how many more wait (needs `concurrency`).
+    pub queue: Option<u32>,
     /// The arguments, in order.
     pub params: Vec<Param>,
     pub is_async: bool,
@@ -95,6 +99,8 @@ option_keys! {
         Visibility = "visibility",
         Continues = "continues",
         Timeout = "timeout",
+        Concurrency = "concurrency",
+        Queue = "queue",
     }
 }
 
@@ -124,6 +130,8 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
     let mut visibility = None;
     let mut continues = None;
     let mut timeout = None;
+    let mut concurrency = None;
+    let mut queue: Option<(u32, Span)> = None;
 
     let mut reader = Reader::<ToolKey>::new(errors);
     for option in &parsed.options {
@@ -192,6 +200,23 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
             },
             ToolKey::Ui => ui = reader.string(option),
             ToolKey::Continues => continues = reader.string(option),
+            ToolKey::Concurrency => {
+                concurrency = count(
+                    option,
+                    1,
+                    reader.errors,
+                    "`concurrency` is how many calls of the tool run at once, a number from 1, such as `concurrency = 4`",
+                )
+            }
+            ToolKey::Queue => {
+                queue = count(
+                    option,
+                    0,
+                    reader.errors,
+                    "`queue` is how many more calls wait for a turn, a number from 0, such as `queue = 16`",
+                )
+                .map(|n| (n, option.key.span()))
+            }
             ToolKey::Timeout => {
                 timeout = reader
                     .string(option)
@@ -214,6 +239,13 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
                 ),
             },
         }
+    }
+
+    if let (Some((_, span)), None) = (queue, concurrency) {
+        errors.push(syn::Error::new(
+            span,
+            "`queue` bounds the calls waiting for a turn under `concurrency`: add `concurrency = n`, or leave `queue` out",
+        ));
     }
 
     sig::check_signature(sig, "tool", errors);
@@ -264,6 +296,8 @@ pub fn build(parsed: &Parsed, errors: &mut Errors) -> Option<Model> {
         visibility,
         continues,
         timeout,
+        concurrency,
+        queue: queue.map(|(n, _)| n),
         params,
         is_async: sig.asyncness.is_some(),
         output,
@@ -301,6 +335,35 @@ fn value_or_key(option: &crate::options::RawOption) -> proc_macro2::TokenStream 
         None => {
             let key = &option.key;
             quote::quote!(#key)
+        }
+    }
+}
+
+/// A whole number of at least `least` as the option's value, or `message` at it.
+fn count(
+    option: &crate::options::RawOption,
+    least: u32,
+    errors: &mut Errors,
+    message: &str,
+) -> Option<u32> {
+    match &option.value {
+        Some(syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        })) => match n.base10_parse::<u32>() {
+            Ok(n) if n >= least => Some(n),
+            _ => {
+                errors.at(n, message);
+                None
+            }
+        },
+        Some(other) => {
+            errors.at(other, message);
+            None
+        }
+        None => {
+            errors.at(&option.key, message);
+            None
         }
     }
 }

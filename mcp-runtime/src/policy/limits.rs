@@ -12,6 +12,7 @@ use std::time::Duration;
 use governor::clock::{Clock as _, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde_json::json;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::protocol::{codes, RpcError};
 
@@ -92,6 +93,9 @@ impl RateLimit {
     }
 }
 
+/// A tool's name and version: what a gate is kept under.
+type ToolVersion = (&'static str, Option<&'static str>);
+
 /// Key under which anonymous callers are counted.
 const ANONYMOUS: &str = "";
 
@@ -106,6 +110,9 @@ pub(crate) struct Limiter {
     /// hashing, no allocation.
     anonymous: Arc<AtomicUsize>,
     rate: Option<(DefaultKeyedRateLimiter<String>, RateLimit)>,
+    /// The gates of tools with a concurrency limit of their own, by name and version,
+    /// made at their first call.
+    gates: Mutex<HashMap<ToolVersion, Arc<Gate>>>,
 }
 
 /// Holds one principal's slot while a call runs; dropping it frees the slot.
@@ -149,7 +156,18 @@ impl Limiter {
             running: Arc::default(),
             anonymous: Arc::default(),
             rate,
+            gates: Mutex::default(),
         }
+    }
+
+    /// The gate of the tool `name` (at `version`) letting `running` calls run at once and
+    /// `queue` wait.
+    pub(crate) fn gate(&self, (name, version): ToolVersion, running: u32, queue: u32) -> Arc<Gate> {
+        let mut gates = self.gates.lock().unwrap_or_else(|p| p.into_inner());
+        gates
+            .entry((name, version))
+            .or_insert_with(|| Arc::new(Gate::new(running, queue)))
+            .clone()
     }
 
     pub(crate) fn limits(&self) -> &Limits {
@@ -263,6 +281,77 @@ impl std::fmt::Display for Called<'_> {
 }
 
 /// The refusal of a call beyond a caller's `max` concurrent calls.
+/// One tool's own concurrency limit (`#[tool(concurrency = n, queue = m)]`): at most
+/// `n` of its calls run at once on this instance, and at most `m` more wait for a turn,
+/// first come first served; a call past both is refused at once. Shared by every
+/// caller, because what it protects is the backend behind the tool.
+pub(crate) struct Gate {
+    turns: Arc<Semaphore>,
+    running: u32,
+    queue: u32,
+    waiting: AtomicUsize,
+}
+
+/// A waiting call's place in the queue, given back when it gets its turn or gives up.
+struct InLine<'a>(&'a AtomicUsize);
+
+impl Drop for InLine<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Gate {
+    pub(crate) fn new(running: u32, queue: u32) -> Gate {
+        Gate {
+            turns: Arc::new(Semaphore::new(running.max(1) as usize)),
+            running: running.max(1),
+            queue,
+            waiting: AtomicUsize::new(0),
+        }
+    }
+
+    /// A turn to run, waiting for one when every turn is taken and the queue has room
+    /// (dropping the turn gives it to the next in line); refused when it has none.
+    pub(crate) async fn enter(
+        &self,
+        target: &Called<'_>,
+    ) -> Result<OwnedSemaphorePermit, RpcError> {
+        if let Ok(turn) = self.turns.clone().try_acquire_owned() {
+            return Ok(turn);
+        }
+        let queue = self.queue as usize;
+        if self
+            .waiting
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < queue).then_some(n + 1)
+            })
+            .is_err()
+        {
+            return Err(RpcError::new(
+                codes::RATE_LIMITED,
+                format!(
+                    "{target} is busy: {} call(s) of it are running and {queue} waiting, as many as it takes at once. Retry when one has finished.",
+                    self.running
+                ),
+            )
+            .with_data(json!({
+                "retryAfterMs": 100,
+                "reason": "tool_concurrency",
+                "maxConcurrent": self.running,
+                "maxWaiting": queue
+            })));
+        }
+        let _in_line = InLine(&self.waiting);
+        // The semaphore is never closed, so waiting ends with a turn.
+        self.turns
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| RpcError::internal(format!("{target} could not be given a turn to run")))
+    }
+}
+
 fn too_many_calls(target: &Called<'_>, max: usize) -> RpcError {
     RpcError::new(
         codes::RATE_LIMITED,

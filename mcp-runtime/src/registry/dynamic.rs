@@ -215,6 +215,8 @@ impl DynamicTool {
             visibility,
             continues: None,
             timeout: None,
+            concurrency: None,
+            queue: 0,
             module_path: "",
             file: DYNAMIC_PLACE,
             line: 0,

@@ -86,6 +86,12 @@ pub struct ToolDef {
     /// `call_timeout`; past it the handler is cancelled and the call answers a business
     /// error with the code `timeout`. A call running as a task is not bound by it.
     pub timeout: Option<std::time::Duration>,
+    /// `concurrency = n`: at most this many calls of the tool run at once on an instance,
+    /// whoever makes them (for a backend that takes no more).
+    pub concurrency: Option<u32>,
+    /// `queue = n`: with `concurrency`, how many more calls wait for a turn (default 16);
+    /// a call past both is refused with -31429.
+    pub queue: u32,
     /// `module_path!()` where the function is defined (used by `Server::only_module`).
     pub module_path: &'static str,
     /// Source file and line, for error messages about duplicates.

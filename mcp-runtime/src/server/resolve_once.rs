@@ -40,6 +40,8 @@ static LOOKUP: ToolDef = ToolDef {
     visibility: crate::registry::Visibility::ModelAndApp,
     continues: None,
     timeout: None,
+    concurrency: None,
+    queue: 0,
     module_path: module_path!(),
     file: file!(),
     line: line!(),

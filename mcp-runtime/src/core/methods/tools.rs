@@ -245,6 +245,7 @@ impl Core {
         match tasks {
             Some(runtime) => {
                 let handler = self.handler(tool, &ctx, arguments.clone(), progress);
+                let handler = self.gated(tool, handler);
                 let handler = self.inlined(tool, &ctx, name, handler);
                 // Boxed: its timer and select would otherwise make every call's future
                 // larger.
@@ -252,10 +253,10 @@ impl Core {
             }
             None => {
                 let handler = self.handler(tool, &ctx, arguments, progress);
-                // Spilled before an idempotency key records it, so a retry gets the same
-                // link.
+                let handler = self.gated(tool, handler);
                 // A tool's own time limit is part of its contract: past it the model
-                // reads why, as a business error, and may narrow the request.
+                // reads why, as a business error, and may narrow the request. A call
+                // waiting for a turn under the tool's concurrency limit is within it.
                 let ran = match self
                     .run_within(&ctx, &target, handler, tool.def.timeout)
                     .await
@@ -263,6 +264,8 @@ impl Core {
                     Ok(ran) => ran,
                     Err(OwnLimit(limit)) => Ok(timed_out(tool, limit)),
                 };
+                // Spilled before an idempotency key records it, so a retry gets the same
+                // link.
                 let outcome = match ran.and_then(|result| checked_tool_result(target, result)) {
                     Ok(result) => Ok(spill_over(
                         &self.artifacts,
@@ -282,6 +285,26 @@ impl Core {
                 })
             }
         }
+    }
+
+    /// The handler's future, run when the tool's concurrency limit gives it a turn (at
+    /// once for a tool without one).
+    fn gated(
+        &self,
+        tool: &CatalogTool,
+        handler: BoxFuture<'static, Result<CallToolResult, RpcError>>,
+    ) -> BoxFuture<'static, Result<CallToolResult, RpcError>> {
+        let Some(running) = tool.def.concurrency else {
+            return handler;
+        };
+        let gate = self
+            .limiter
+            .gate((tool.def.name, tool.def.version), running, tool.def.queue);
+        let name = tool.def.name;
+        Box::pin(async move {
+            let _turn = gate.enter(&Called::new("tool", name)).await?;
+            handler.await
+        })
     }
 
     /// The handler's future, its result spilled when it ends: for a call that may go on

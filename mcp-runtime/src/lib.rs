@@ -50,6 +50,12 @@ pub mod openapi {
     pub use crate::server::openapi::{OpenApiTools, Secret};
     pub use mcp_openapi::{Api, Curation, Error};
 }
+/// Layers around calls: `tower` layers over the service that runs one `tools/call`,
+/// `resources/read` or `prompts/get`, added with [`Server::layer`] and
+/// [`Server::layer_if`]; see the book's "Layers".
+pub mod layers {
+    pub use crate::core::layers::{Call, CallKind, CallService, Outcome};
+}
 pub mod store;
 #[cfg(feature = "testing")]
 pub mod testing;

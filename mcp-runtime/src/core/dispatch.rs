@@ -125,6 +125,8 @@ pub struct Core {
     /// Search instead of the whole list, past a number of tools (`Server::tool_search`).
     pub(crate) search: Option<super::search::ToolSearch>,
     pub(crate) limiter: Limiter,
+    /// Layers around calls (`Server::layer`).
+    pub(crate) layers: super::layers::Layers,
     pub(crate) tasks: Option<Arc<crate::core::tasks::TaskRuntime>>,
     pub(crate) states: Arc<StateMap>,
     // Read by the handshake era's `initialize` answer.

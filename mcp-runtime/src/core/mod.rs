@@ -38,6 +38,7 @@ mod failure;
 pub(crate) mod idempotency;
 mod inbound;
 pub(crate) mod input;
+pub(crate) mod layers;
 pub(crate) mod lifecycle;
 pub(crate) mod live;
 pub(crate) mod methods;

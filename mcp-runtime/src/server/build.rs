@@ -72,6 +72,7 @@ impl Server {
             hide_unauthorized: self.hide_unauthorized,
             search: self.search,
             limiter: Limiter::new(self.limits),
+            layers: self.layers,
             tasks: Some(work.tasks),
             states,
             info_json,

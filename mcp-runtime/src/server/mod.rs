@@ -78,6 +78,7 @@ pub struct Server {
     hide_unauthorized: bool,
     disabled_tags: Vec<String>,
     search: Option<crate::core::search::ToolSearch>,
+    layers: crate::core::layers::Layers,
     limits: Limits,
     oauth: Option<HttpAuth>,
     store: Option<Arc<dyn crate::store::DynStore>>,
@@ -124,6 +125,7 @@ impl Server {
             hide_unauthorized: false,
             disabled_tags: Vec::new(),
             search: None,
+            layers: Default::default(),
             limits: Limits::default(),
             oauth: None,
             store: None,
@@ -245,6 +247,69 @@ impl Server {
     /// from the lists what more scopes would unlock, which is why it is not the default.
     pub fn hide_unauthorized(mut self) -> Self {
         self.hide_unauthorized = true;
+        self
+    }
+
+    /// Wrap every `tools/call`, `resources/read` and `prompts/get` in `layer`, a
+    /// [`tower::Layer`] over a [`CallService`](crate::layers::CallService): it sees the
+    /// [`Call`](crate::layers::Call) (what, which target, the checked arguments, the
+    /// request and its caller) and the [`Outcome`](crate::layers::Outcome) or the error,
+    /// and may answer itself (from a cache), refuse (an `Err`), or pass the call on.
+    /// Layers run in the order they are added, the first outermost; all run after
+    /// authorization, argument checks, a confirmation's single-use check and an
+    /// idempotency key's claim, and within the caller's limits and the call's time limit.
+    /// The handler runs at most once per call, whatever a layer does (a second run is an
+    /// error). See the book's "Layers".
+    ///
+    /// ```
+    /// use mcp_runtime::layers::{Call, CallService};
+    /// use mcp_runtime::prelude::*;
+    /// use tower::ServiceExt as _;
+    ///
+    /// // Refuse tools/call on Sundays; pass everything else on.
+    /// let closed_on_sundays = tower::layer::layer_fn(|inner: CallService| {
+    ///     tower::service_fn(move |call: Call| {
+    ///         let inner = inner.clone();
+    ///         async move {
+    ///             let sunday = false; // a real layer would read a clock
+    ///             if sunday {
+    ///                 return Err(RpcError::invalid_request("closed on Sundays"));
+    ///             }
+    ///             inner.oneshot(call).await
+    ///         }
+    ///     })
+    /// });
+    /// let server = Server::new("shop", "1.0.0").layer(closed_on_sundays);
+    /// # let _ = server;
+    /// ```
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: tower::Layer<crate::layers::CallService> + Send + Sync + 'static,
+        L::Service: tower::Service<crate::layers::Call, Response = crate::layers::Outcome, Error = RpcError>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as tower::Service<crate::layers::Call>>::Future: Send + 'static,
+    {
+        self.layers.push(None, layer);
+        self
+    }
+
+    /// [`Server::layer`] for the calls `applies` accepts only: by kind, target or tag
+    /// (`|call| call.tags().contains(&"billing")`). Other calls skip it.
+    pub fn layer_if<F, L>(mut self, applies: F, layer: L) -> Self
+    where
+        F: Fn(&crate::layers::Call) -> bool + Send + Sync + 'static,
+        L: tower::Layer<crate::layers::CallService> + Send + Sync + 'static,
+        L::Service: tower::Service<crate::layers::Call, Response = crate::layers::Outcome, Error = RpcError>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as tower::Service<crate::layers::Call>>::Future: Send + 'static,
+    {
+        self.layers.push(Some(Arc::new(applies)), layer);
         self
     }
 

@@ -10,6 +10,7 @@ use crate::registry::Listed;
 
 use super::super::dispatch::{Call, Core, Reply};
 use super::super::input::Binding;
+use super::super::layers::{CallKind, Outcome};
 use super::super::pipeline::checked_prompt_result;
 use super::params::{arguments_param, complete_reply, served, unknown_name};
 
@@ -57,8 +58,24 @@ impl Core {
         if let Err(error) = self.rounds.open(&ctx, &mut params, binding.as_ref(), false) {
             return Reply::Error(error);
         }
+        let seen = (!self.layers.is_empty()).then(|| arguments.clone());
+        let handler = self.layers.around(
+            (
+                CallKind::Prompt,
+                name,
+                &seen.unwrap_or_default(),
+                prompt.def.tags,
+            ),
+            &ctx,
+            prompt.get(ctx.clone(), arguments),
+            Outcome::Prompt,
+            |outcome| match outcome {
+                Outcome::Prompt(result) => Some(result),
+                _ => None,
+            },
+        );
         let outcome = self
-            .run(&ctx, &target, prompt.get(ctx.clone(), arguments))
+            .run(&ctx, &target, handler)
             .await
             .and_then(|result| checked_prompt_result(target, result));
         let failed = outcome.is_err();

@@ -12,6 +12,7 @@ use crate::registry::ReadRequest;
 use super::super::artifacts::Target;
 use super::super::dispatch::{Call, Core, Reply};
 use super::super::input::Binding;
+use super::super::layers::{CallKind, Outcome};
 use super::super::live::Snapshot;
 use super::super::RequestContext;
 use super::params::{complete_reply, take_string_param};
@@ -81,13 +82,21 @@ impl Core {
         if let Err(error) = self.rounds.open(&ctx, &mut params, binding.as_ref(), false) {
             return Reply::Error(error);
         }
+        let read = resource.read(ctx.clone(), request);
+        let read = self.layers.around(
+            (CallKind::Resource, &uri, &Map::new(), def.tags),
+            &ctx,
+            Box::pin(async move { read.await.map(|contents| ReadResourceResult { contents }) }),
+            Outcome::Resource,
+            |outcome| match outcome {
+                Outcome::Resource(result) => Some(result),
+                _ => None,
+            },
+        );
         let outcome = self
-            .run(
-                &ctx,
-                &Called::new("resource", &uri),
-                resource.read(ctx.clone(), request),
-            )
-            .await;
+            .run(&ctx, &Called::new("resource", &uri), read)
+            .await
+            .map(|read| read.contents);
         let failed = outcome.is_err();
         // A read that took answers from the user is not a plain read of the URI: its
         // result is private to this caller and not to be reused.

@@ -23,6 +23,7 @@ use super::super::dispatch::{Call, Core, Reply};
 use super::super::failure::business_error;
 use super::super::idempotency::{take_key, Answer, Begin, Settled};
 use super::super::input::Binding;
+use super::super::layers::{CallKind, Outcome};
 use super::super::pages::Paging;
 use super::super::pipeline::{checked_tool_result, guarded, OwnLimit};
 use super::super::search::{ToolSearch, SEARCH_TOOL};
@@ -246,14 +247,18 @@ impl Core {
             Some(runtime) => {
                 let handler = self.handler(tool, &ctx, arguments.clone(), progress);
                 let handler = self.gated(tool, handler);
+                let handler = self.layered(tool, &ctx, &arguments, handler);
                 let handler = self.inlined(tool, &ctx, name, handler);
                 // Boxed: its timer and select would otherwise make every call's future
                 // larger.
                 Box::pin(self.call_as_task(runtime, ctx, name, arguments, handler, binding)).await
             }
             None => {
+                // The layers see the arguments; copied only when there are layers.
+                let seen = (!self.layers.is_empty()).then(|| arguments.clone());
                 let handler = self.handler(tool, &ctx, arguments, progress);
                 let handler = self.gated(tool, handler);
+                let handler = self.layered(tool, &ctx, &seen.unwrap_or_default(), handler);
                 // A tool's own time limit is part of its contract: past it the model
                 // reads why, as a business error, and may narrow the request. A call
                 // waiting for a turn under the tool's concurrency limit is within it.
@@ -285,6 +290,26 @@ impl Core {
                 })
             }
         }
+    }
+
+    /// The handler's future inside the server's layers that apply to this call.
+    fn layered(
+        &self,
+        tool: &CatalogTool,
+        ctx: &RequestContext,
+        arguments: &Map<String, Value>,
+        handler: BoxFuture<'static, Result<CallToolResult, RpcError>>,
+    ) -> BoxFuture<'static, Result<CallToolResult, RpcError>> {
+        self.layers.around(
+            (CallKind::Tool, tool.def.name, arguments, tool.def.tags),
+            ctx,
+            handler,
+            Outcome::Tool,
+            |outcome| match outcome {
+                Outcome::Tool(result) => Some(result),
+                _ => None,
+            },
+        )
     }
 
     /// The handler's future, run when the tool's concurrency limit gives it a turn (at

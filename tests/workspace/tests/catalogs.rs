@@ -4,6 +4,9 @@
 //! search instead of the whole list.
 
 mod common;
+// The ranking of `search_tools`, in process, on catalogs made for one rule each.
+#[path = "catalogs/search_ranking.rs"]
+mod search_ranking;
 
 use std::process::Stdio;
 use std::time::Duration;

@@ -124,6 +124,7 @@ pub(crate) struct Layers(Vec<(Option<Applies>, Wrap)>);
 
 impl Layers {
     /// Whether the server has no layers.
+    #[inline]
     pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -140,11 +141,16 @@ impl Layers {
         self.0.push((applies, wrap));
     }
 
-    /// `handler`, run through the layers that apply to the call of `kind` on `target`;
-    /// `handler` itself when there are none.
+    /// `handler`, run through the layers that apply to the call of `kind` on `target`
+    /// with `arguments` (none for a read); `handler` itself when there are none.
     pub(crate) fn around<T: Send + 'static>(
         &self,
-        call: (CallKind, &str, &Map<String, Value>, &'static [&'static str]),
+        call: (
+            CallKind,
+            &str,
+            Option<&Map<String, Value>>,
+            &'static [&'static str],
+        ),
         context: &RequestContext,
         handler: BoxFuture<'static, Result<T, RpcError>>,
         outcome: fn(T) -> Outcome,
@@ -157,7 +163,7 @@ impl Layers {
         let call = Call {
             kind,
             target: Arc::from(target),
-            arguments: Arc::new(arguments.clone()),
+            arguments: Arc::new(arguments.cloned().unwrap_or_default()),
             tags,
             context: context.clone(),
         };

@@ -60,12 +60,7 @@ impl Core {
         }
         let seen = (!self.layers.is_empty()).then(|| arguments.clone());
         let handler = self.layers.around(
-            (
-                CallKind::Prompt,
-                name,
-                &seen.unwrap_or_default(),
-                prompt.def.tags,
-            ),
+            (CallKind::Prompt, name, seen.as_ref(), prompt.def.tags),
             &ctx,
             prompt.get(ctx.clone(), arguments),
             Outcome::Prompt,

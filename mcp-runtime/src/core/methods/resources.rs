@@ -84,7 +84,7 @@ impl Core {
         }
         let read = resource.read(ctx.clone(), request);
         let read = self.layers.around(
-            (CallKind::Resource, &uri, &Map::new(), def.tags),
+            (CallKind::Resource, &uri, None, def.tags),
             &ctx,
             Box::pin(async move { read.await.map(|contents| ReadResourceResult { contents }) }),
             Outcome::Resource,

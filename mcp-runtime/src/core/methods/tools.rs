@@ -247,7 +247,7 @@ impl Core {
             Some(runtime) => {
                 let handler = self.handler(tool, &ctx, arguments.clone(), progress);
                 let handler = self.gated(tool, handler);
-                let handler = self.layered(tool, &ctx, &arguments, handler);
+                let handler = self.layered(tool, &ctx, Some(&arguments), handler);
                 let handler = self.inlined(tool, &ctx, name, handler);
                 // Boxed: its timer and select would otherwise make every call's future
                 // larger.
@@ -258,7 +258,7 @@ impl Core {
                 let seen = (!self.layers.is_empty()).then(|| arguments.clone());
                 let handler = self.handler(tool, &ctx, arguments, progress);
                 let handler = self.gated(tool, handler);
-                let handler = self.layered(tool, &ctx, &seen.unwrap_or_default(), handler);
+                let handler = self.layered(tool, &ctx, seen.as_ref(), handler);
                 // A tool's own time limit is part of its contract: past it the model
                 // reads why, as a business error, and may narrow the request. A call
                 // waiting for a turn under the tool's concurrency limit is within it.
@@ -293,11 +293,12 @@ impl Core {
     }
 
     /// The handler's future inside the server's layers that apply to this call.
+    #[inline]
     fn layered(
         &self,
         tool: &CatalogTool,
         ctx: &RequestContext,
-        arguments: &Map<String, Value>,
+        arguments: Option<&Map<String, Value>>,
         handler: BoxFuture<'static, Result<CallToolResult, RpcError>>,
     ) -> BoxFuture<'static, Result<CallToolResult, RpcError>> {
         self.layers.around(
@@ -314,6 +315,7 @@ impl Core {
 
     /// The handler's future, run when the tool's concurrency limit gives it a turn (at
     /// once for a tool without one).
+    #[inline]
     fn gated(
         &self,
         tool: &CatalogTool,

@@ -54,7 +54,7 @@ pub mod openapi {
 /// `resources/read` or `prompts/get`, added with [`Server::layer`] and
 /// [`Server::layer_if`]; see the book's "Layers".
 pub mod layers {
-    pub use crate::core::layers::{Call, CallKind, CallService, Outcome};
+    pub use crate::core::layers::{Call, CallKind, CallLayer, CallService, Outcome};
 }
 pub mod store;
 #[cfg(feature = "testing")]

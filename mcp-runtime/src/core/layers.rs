@@ -112,6 +112,33 @@ pub enum Outcome {
 /// The service a layer wraps: the next layer, or the handler.
 pub type CallService = BoxCloneSyncService<Call, Outcome, RpcError>;
 
+/// A `tower` layer `Server::layer` takes: one over [`CallService`] whose service answers
+/// a [`Call`] with an [`Outcome`] or an `RpcError`, and can be cloned and sent between
+/// threads. Every such layer is one; nothing else implements it.
+pub trait CallLayer: Send + Sync + 'static + sealed::Sealed {
+    /// `inner` wrapped in this layer.
+    #[doc(hidden)]
+    fn wrap(&self, inner: CallService) -> CallService;
+}
+
+impl<L> CallLayer for L
+where
+    L: Layer<CallService> + Send + Sync + 'static,
+    L::Service: Service<Call, Response = Outcome, Error = RpcError> + Clone + Send + Sync + 'static,
+    <L::Service as Service<Call>>::Future: Send + 'static,
+{
+    fn wrap(&self, inner: CallService) -> CallService {
+        CallService::new(self.layer(inner))
+    }
+}
+
+mod sealed {
+    /// Keeps [`CallLayer`](super::CallLayer) to its blanket implementation.
+    pub trait Sealed {}
+
+    impl<L> Sealed for L where L: super::Layer<super::CallService> {}
+}
+
 /// Which calls a layer applies to.
 pub(crate) type Applies = Arc<dyn Fn(&Call) -> bool + Send + Sync>;
 
@@ -130,14 +157,8 @@ impl Layers {
     }
 
     /// Add `layer`, for the calls `applies` says (all when `None`).
-    pub(crate) fn push<L>(&mut self, applies: Option<Applies>, layer: L)
-    where
-        L: Layer<CallService> + Send + Sync + 'static,
-        L::Service:
-            Service<Call, Response = Outcome, Error = RpcError> + Clone + Send + Sync + 'static,
-        <L::Service as Service<Call>>::Future: Send + 'static,
-    {
-        let wrap: Wrap = Arc::new(move |inner| CallService::new(layer.layer(inner)));
+    pub(crate) fn push(&mut self, applies: Option<Applies>, layer: impl CallLayer) {
+        let wrap: Wrap = Arc::new(move |inner| layer.wrap(inner));
         self.0.push((applies, wrap));
     }
 

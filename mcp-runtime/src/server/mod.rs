@@ -282,32 +282,16 @@ impl Server {
     /// let server = Server::new("shop", "1.0.0").layer(closed_on_sundays);
     /// # let _ = server;
     /// ```
-    pub fn layer<L>(mut self, layer: L) -> Self
-    where
-        L: tower::Layer<crate::layers::CallService> + Send + Sync + 'static,
-        L::Service: tower::Service<crate::layers::Call, Response = crate::layers::Outcome, Error = RpcError>
-            + Clone
-            + Send
-            + Sync
-            + 'static,
-        <L::Service as tower::Service<crate::layers::Call>>::Future: Send + 'static,
-    {
+    pub fn layer(mut self, layer: impl crate::layers::CallLayer) -> Self {
         self.layers.push(None, layer);
         self
     }
 
     /// [`Server::layer`] for the calls `applies` accepts only: by kind, target or tag
     /// (`|call| call.tags().contains(&"billing")`). Other calls skip it.
-    pub fn layer_if<F, L>(mut self, applies: F, layer: L) -> Self
+    pub fn layer_if<F>(mut self, applies: F, layer: impl crate::layers::CallLayer) -> Self
     where
         F: Fn(&crate::layers::Call) -> bool + Send + Sync + 'static,
-        L: tower::Layer<crate::layers::CallService> + Send + Sync + 'static,
-        L::Service: tower::Service<crate::layers::Call, Response = crate::layers::Outcome, Error = RpcError>
-            + Clone
-            + Send
-            + Sync
-            + 'static,
-        <L::Service as tower::Service<crate::layers::Call>>::Future: Send + 'static,
     {
         self.layers.push(Some(Arc::new(applies)), layer);
         self

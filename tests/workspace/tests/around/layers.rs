@@ -130,6 +130,16 @@ fn clients(app: &App) -> Vec<(&'static str, TestClient)> {
     ]
 }
 
+/// The server with the recording layer, and its log.
+fn recorded() -> (App, Arc<Mutex<Vec<Seen>>>) {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let app = server(Arc::default())
+        .layer(recording(log.clone()))
+        .build()
+        .expect("builds");
+    (app, log)
+}
+
 fn taken(log: &Arc<Mutex<Vec<Seen>>>) -> Vec<Seen> {
     log.lock()
         .map(|mut log| std::mem::take(&mut *log))
@@ -138,11 +148,7 @@ fn taken(log: &Arc<Mutex<Vec<Seen>>>) -> Vec<Seen> {
 
 #[tokio::test]
 async fn a_layer_sees_every_call_its_caller_and_its_outcome() {
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let app = server(Arc::default())
-        .layer(recording(log.clone()))
-        .build()
-        .expect("builds");
+    let (app, log) = recorded();
     for (era, client) in clients(&app) {
         let sum = client.call_tool("add", json!({"a": 2, "b": 3})).await;
         assert_eq!(sum["content"][0]["text"], "5", "{era}: {sum}");
@@ -248,11 +254,7 @@ async fn a_layer_may_answer_itself_or_refuse() {
 
 #[tokio::test]
 async fn a_layer_never_sees_a_call_that_fails_authorization_or_its_checks() {
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let app = server(Arc::default())
-        .layer(recording(log.clone()))
-        .build()
-        .expect("builds");
+    let (app, log) = recorded();
     for (era, client) in clients(&app) {
         // Alice lacks the scope `admin`.
         let refused = client

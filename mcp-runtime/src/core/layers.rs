@@ -2,12 +2,10 @@
 //! service that runs one `tools/call`, `resources/read` or `prompts/get`.
 //!
 //! A layer runs where the call is already the one that will run: after authorization and
-//! the argument checks (a call refused by either never reaches a layer), after a
-//! confirmation's single-use check and an idempotency key's claim, within the caller's
-//! limits and the call's time limit. A tool's own concurrency limit is inside the layers,
-//! so an answer a layer gives itself (from a cache) takes no turn. The service at the
-//! bottom runs the handler at most once: a layer that calls it again gets an error
-//! instead, so no layer makes a call run twice under one idempotency key.
+//! the argument checks (a call refused by either never reaches a layer), and within the
+//! call's time limit. The service at the bottom runs the handler at most once: a layer
+//! that calls it again gets an error instead, so no layer makes a call run twice under
+//! one idempotency key.
 //!
 //! A server without layers does none of this: its calls run as they did.
 

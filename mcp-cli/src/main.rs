@@ -187,7 +187,20 @@ fn main() -> ExitCode {
             return ExitCode::from(3);
         }
     };
+    // Logs on stderr when `RUST_LOG` asks for them; each request's span exported over
+    // OTLP when the standard variables name an endpoint, so a trace starts here.
+    let traced = [
+        "RUST_LOG",
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    ]
+    .iter()
+    .any(|name| std::env::var_os(name).is_some_and(|v| !v.is_empty()));
+    if traced {
+        runtime.block_on(async { mcp_runtime::process::init_logging() });
+    }
     let outcome = runtime.block_on(run(cli.command));
+    mcp_runtime::process::flush_telemetry();
     // A question still open on the terminal holds a blocking thread until a line is typed;
     // its answer is no longer wanted, and waiting for it would keep `mcp` alive after its
     // work is done. The process's exit ends that thread.

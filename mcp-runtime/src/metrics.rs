@@ -1,9 +1,15 @@
 //! Request metrics in the Prometheus text format, for an opt-in scrape endpoint
 //! ([`Server::metrics_endpoint`](crate::Server::metrics_endpoint), [`App::metrics`](crate::App::metrics)).
 //!
+//! - `mcp_server_operation_duration_seconds{mcp_method_name, gen_ai_tool_name,
+//!   gen_ai_prompt_name, error_type}`: the latency histogram OpenTelemetry's semantic
+//!   conventions for MCP name `mcp.server.operation.duration` (unit `s`, their bucket
+//!   boundaries), as an OpenTelemetry-to-Prometheus exporter writes it: dots become
+//!   underscores and the unit a suffix. `error_type` is empty for a success, the JSON-RPC
+//!   code of an error, `tool_error` for a tool's `isError: true`.
 //! - `mcp_requests_total{method, name, outcome, error_layer}`: every request, by how it
-//!   ended.
-//! - `mcp_request_duration_seconds{method, name, outcome}`: a latency histogram.
+//!   ended (ours: `error_layer` tells transport, JSON-RPC, protocol and business failures
+//!   apart).
 //! - `mcp_calls_in_flight`: handlers running now.
 //! - `mcp_runtime_alive_tasks`: tokio tasks alive in the serving runtime. Flat over a
 //!   long run means nothing leaks.
@@ -19,8 +25,10 @@ use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
-use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
+
+use crate::observe::Ended;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
@@ -30,18 +38,25 @@ struct RequestLabels {
     error_layer: &'static str,
 }
 
+/// The conventions' attributes of `mcp.server.operation.duration`, as Prometheus labels.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct LatencyLabels {
-    method: &'static str,
-    name: String,
-    outcome: &'static str,
+struct OperationLabels {
+    mcp_method_name: &'static str,
+    gen_ai_tool_name: String,
+    gen_ai_prompt_name: String,
+    error_type: String,
 }
+
+/// The conventions' bucket boundaries for operation durations, in seconds.
+const OPERATION_BUCKETS: [f64; 14] = [
+    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+];
 
 /// One server's request metrics.
 pub(crate) struct Metrics {
     registry: Registry,
     requests: Family<RequestLabels, Counter>,
-    latency: Family<LatencyLabels, Histogram>,
+    operations: Family<OperationLabels, Histogram>,
     in_flight: Gauge<i64, AtomicI64>,
     alive_tasks: Gauge<i64, AtomicI64>,
 }
@@ -56,9 +71,8 @@ impl Metrics {
     pub(crate) fn new() -> Arc<Self> {
         let mut registry = Registry::default();
         let requests = Family::<RequestLabels, Counter>::default();
-        // 100 µs to about 105 s: a cached list to a slow backend call.
-        let latency = Family::<LatencyLabels, Histogram>::new_with_constructor(
-            (|| Histogram::new(exponential_buckets(0.0001, 4.0, 11))) as fn() -> Histogram,
+        let operations = Family::<OperationLabels, Histogram>::new_with_constructor(
+            (|| Histogram::new(OPERATION_BUCKETS)) as fn() -> Histogram,
         );
         let in_flight = Gauge::<i64, AtomicI64>::default();
         let alive_tasks = Gauge::<i64, AtomicI64>::default();
@@ -67,10 +81,11 @@ impl Metrics {
             "MCP requests by method, target, outcome and the layer an error came from",
             requests.clone(),
         );
-        registry.register(
-            "mcp_request_duration_seconds",
-            "Time from a request's arrival to its answer",
-            latency.clone(),
+        registry.register_with_unit(
+            "mcp_server_operation_duration",
+            "MCP request duration as observed on the receiver, from its arrival until its answer",
+            prometheus_client::registry::Unit::Seconds,
+            operations.clone(),
         );
         registry.register(
             "mcp_calls_in_flight",
@@ -85,21 +100,16 @@ impl Metrics {
         Arc::new(Metrics {
             registry,
             requests,
-            latency,
+            operations,
             in_flight,
             alive_tasks,
         })
     }
 
-    /// Count one finished request, by its labels: `outcome` (completed, input_required,
-    /// task, failed) and `error_layer` (empty unless failed).
-    pub(crate) fn record(
-        &self,
-        method: &str,
-        name: &str,
-        (outcome, error_layer): (&'static str, &'static str),
-        elapsed: Duration,
-    ) {
+    /// Count one finished request of `method` on the target labelled `name`, ended as
+    /// `ended` says.
+    pub(crate) fn record(&self, method: &str, name: &str, ended: Ended, elapsed: Duration) {
+        let (outcome, error_layer) = ended.outcome.labels();
         let method = bounded_method(method);
         self.requests
             .get_or_create(&RequestLabels {
@@ -109,11 +119,22 @@ impl Metrics {
                 error_layer,
             })
             .inc();
-        self.latency
-            .get_or_create(&LatencyLabels {
-                method,
-                name: name.to_owned(),
-                outcome,
+        let named = |of: &str| {
+            if method == of {
+                name.to_owned()
+            } else {
+                String::new()
+            }
+        };
+        self.operations
+            .get_or_create(&OperationLabels {
+                mcp_method_name: method,
+                gen_ai_tool_name: named("tools/call"),
+                gen_ai_prompt_name: named("prompts/get"),
+                error_type: ended
+                    .error_type()
+                    .map(|t| t.to_string())
+                    .unwrap_or_default(),
             })
             .observe(elapsed.as_secs_f64());
     }
@@ -171,23 +192,36 @@ fn bounded_method(method: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::observe::Outcome;
 
     #[test]
     fn the_exposition_counts_requests_by_outcome_and_bounds_labels() {
         let metrics = Metrics::new();
+        let ended = |outcome, code| Ended { outcome, code };
         metrics.record(
             "tools/call",
             "add",
-            ("completed", ""),
+            ended(Outcome::Completed, None),
             Duration::from_millis(2),
         );
         metrics.record(
             "tools/call",
             "add",
-            ("failed", "business"),
+            ended(Outcome::Failed("business"), None),
             Duration::from_millis(3),
         );
-        metrics.record("no/such", "", ("failed", "jsonrpc"), Duration::ZERO);
+        metrics.record(
+            "prompts/get",
+            "greet",
+            ended(Outcome::Failed("mcp"), Some(-32602)),
+            Duration::from_millis(3),
+        );
+        metrics.record(
+            "no/such",
+            "",
+            ended(Outcome::Failed("jsonrpc"), Some(-32601)),
+            Duration::ZERO,
+        );
         let text = metrics.render(0);
         assert!(text.contains(
             r#"mcp_requests_total{method="tools/call",name="add",outcome="completed",error_layer=""} 1"#
@@ -196,8 +230,22 @@ mod tests {
             r#"mcp_requests_total{method="tools/call",name="add",outcome="failed",error_layer="business"} 1"#
         ), "{text}");
         assert!(text.contains(r#"method="(other)""#), "{text}");
+        // The conventions' histogram: its name, unit, bucket boundaries and attributes.
         assert!(
-            text.contains("mcp_request_duration_seconds_bucket"),
+            text.contains("# TYPE mcp_server_operation_duration_seconds histogram"),
+            "{text}"
+        );
+        assert!(text.contains(
+            r#"mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",gen_ai_tool_name="add",gen_ai_prompt_name="",error_type=""} 1"#
+        ), "{text}");
+        assert!(text.contains(
+            r#"mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",gen_ai_tool_name="add",gen_ai_prompt_name="",error_type="tool_error"} 1"#
+        ), "{text}");
+        assert!(text.contains(
+            r#"mcp_server_operation_duration_seconds_count{mcp_method_name="prompts/get",gen_ai_tool_name="",gen_ai_prompt_name="greet",error_type="-32602"} 1"#
+        ), "{text}");
+        assert!(
+            text.contains(r#"_bucket{le="300.0",mcp_method_name="tools/call""#),
             "{text}"
         );
         assert!(text.contains("mcp_calls_in_flight 0"), "{text}");

@@ -1,9 +1,16 @@
 //! Trace events: one `tracing` span per request, and the outcome it records.
 //!
-//! Fields: `protocol_version`, `transport`, `method`, `name`, `request_id`, `phase` (sent,
-//! input_required, completed, failed) and `error_layer` (transport, jsonrpc, mcp,
-//! business). So an HTTP refusal, a JSON-RPC error inside a 2xx, a protocol error and a
-//! tool's business failure (`isError: true`) are told apart in logs and in metrics.
+//! The span is named and attributed as OpenTelemetry's semantic conventions for MCP say
+//! (semantic-conventions-genai v0.1.0, `docs/gen-ai/mcp.md`, the "MCP server" span):
+//! `otel.name` is `{mcp.method.name} {target}` (the tool's or prompt's name; the method
+//! alone otherwise), `otel.kind` is `server`, and the attributes are `mcp.method.name`,
+//! `gen_ai.tool.name`, `gen_ai.prompt.name`, `gen_ai.operation.name` (`execute_tool`),
+//! `mcp.resource.uri`, `jsonrpc.request.id`, `mcp.protocol.version`,
+//! `network.transport` (`pipe` for stdio, `tcp` for HTTP), `network.protocol.name`,
+//! and for a failure `error.type` (the JSON-RPC code, or `tool_error` for a tool's
+//! `isError: true`), `rpc.response.status_code` and an error status. Two fields of our
+//! own tell failures apart where the conventions do not: `phase` (sent, input_required,
+//! completed, failed) and `error_layer` (transport, jsonrpc, mcp, business).
 
 use std::time::Instant;
 
@@ -109,8 +116,19 @@ macro_rules! span_at {
     };
 }
 
+/// The `network.transport` of a transport, as the conventions name it: stdio is a pipe,
+/// HTTP runs over TCP; the in-process test client is neither.
+pub(crate) fn network_transport(transport: &str) -> &'static str {
+    match transport {
+        "stdio" => "pipe",
+        "http" => "tcp",
+        _ => "inproc",
+    }
+}
+
 /// The `mcp.request` span of one request, at the server's request span level. When the
-/// subscriber does not want that level, the span is disabled and costs next to nothing.
+/// subscriber does not want that level, the span is disabled and costs next to nothing
+/// (its fields are not even formatted).
 pub(crate) fn request_span(
     core: &impl Observed,
     transport: impl Into<&'static str>,
@@ -118,47 +136,144 @@ pub(crate) fn request_span(
     name: Option<&str>,
     id: &RequestId,
 ) -> tracing::Span {
+    let transport = transport.into();
+    let (tool, prompt, uri) = match method {
+        "tools/call" => (name, None, None),
+        "prompts/get" => (None, name, None),
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => (None, None, name),
+        _ => (None, None, None),
+    };
+    // A low-cardinality target only: a tool's or prompt's name, never a URI.
+    let target = tool.or(prompt);
     span_at!(
         core.span_level(),
         "mcp.request",
-        protocol_version = Empty,
-        transport = transport.into(),
-        method = method,
-        name = name.unwrap_or(""),
-        request_id = %id,
+        otel.name = %SpanName(method, target),
+        otel.kind = "server",
+        otel.status_code = Empty,
+        otel.status_description = Empty,
+        mcp.method.name = method,
+        gen_ai.tool.name = tool,
+        gen_ai.prompt.name = prompt,
+        gen_ai.operation.name = tool.map(|_| "execute_tool"),
+        mcp.resource.uri = uri,
+        jsonrpc.request.id = %id,
+        mcp.protocol.version = Empty,
+        network.transport = network_transport(transport),
+        network.protocol.name = (transport == "http").then_some("http"),
+        error.type = Empty,
+        rpc.response.status_code = Empty,
         phase = "sent",
         error_layer = Empty,
     )
 }
 
+/// `{mcp.method.name} {target}`, or the method alone: the span name the conventions
+/// give, formatted only when the span is recorded.
+pub(crate) struct SpanName<'a>(pub(crate) &'a str, pub(crate) Option<&'a str>);
+
+impl std::fmt::Display for SpanName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.1 {
+            Some(target) => write!(f, "{} {target}", self.0),
+            None => f.write_str(self.0),
+        }
+    }
+}
+
+/// Record the protocol version a request is served in.
+pub(crate) fn protocol_version(version: &str) {
+    tracing::Span::current().record("mcp.protocol.version", version);
+}
+
 #[cfg(feature = "otel")]
 pub(crate) use crate::otel::continue_trace;
+#[cfg(all(feature = "otel", feature = "client"))]
+pub(crate) use crate::otel::trace_context;
 
 /// Without the `otel` feature there is no trace context to continue.
 #[cfg(not(feature = "otel"))]
 pub(crate) fn continue_trace(_span: &tracing::Span, _meta: Option<&crate::protocol::meta::Meta>) {}
 
+/// Without the `otel` feature there is no trace context to send.
+#[cfg(all(not(feature = "otel"), feature = "client"))]
+pub(crate) fn trace_context(
+    _span: &tracing::Span,
+) -> Option<serde_json::Map<String, serde_json::Value>> {
+    None
+}
+
+/// How a request ended, as its span and metrics record it: the outcome, and the JSON-RPC
+/// error code of a failure that was one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Ended {
+    pub(crate) outcome: Outcome,
+    pub(crate) code: Option<i64>,
+}
+
+impl Ended {
+    /// The conventions' `error.type`: the JSON-RPC code of an error, `tool_error` for a
+    /// tool's `isError: true`, none for a success.
+    pub(crate) fn error_type(self) -> Option<ErrorType> {
+        match (self.outcome, self.code) {
+            (_, Some(code)) => Some(ErrorType::Code(code)),
+            (Outcome::Failed("business"), None) => Some(ErrorType::Named("tool_error")),
+            (Outcome::Failed(_), None) => Some(ErrorType::Named("_OTHER")),
+            _ => None,
+        }
+    }
+}
+
+/// An `error.type` value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ErrorType {
+    /// A JSON-RPC error's code, or an HTTP status for a refusal before JSON-RPC.
+    Code(i64),
+    /// One of the conventions' names.
+    Named(&'static str),
+}
+
+impl std::fmt::Display for ErrorType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ErrorType::Code(code) => write!(f, "{code}"),
+            ErrorType::Named(name) => f.write_str(name),
+        }
+    }
+}
+
 /// Record how the current request ended in its span, with a debug event.
-pub(crate) fn finish(outcome: Outcome, error: Option<&RpcError>) {
+pub(crate) fn finish(outcome: Outcome, error: Option<&RpcError>) -> Ended {
+    let ended = Ended {
+        outcome,
+        code: error.map(|e| e.code),
+    };
     let span = tracing::Span::current();
     span.record("phase", phase(outcome));
     if let Outcome::Failed(layer) = outcome {
         span.record("error_layer", layer);
     }
+    if let Some(error_type) = ended.error_type() {
+        span.record("error.type", tracing::field::display(error_type));
+        span.record("otel.status_code", "ERROR");
+    }
     match (outcome, error) {
-        (_, Some(e)) => tracing::debug!(code = e.code, message = %e.message, "request failed"),
+        (_, Some(e)) => {
+            span.record("rpc.response.status_code", tracing::field::display(e.code));
+            span.record("otel.status_description", e.message.as_str());
+            tracing::debug!(code = e.code, message = %e.message, "request failed");
+        }
         (Outcome::Failed(layer), None) => tracing::debug!(error_layer = layer, "request failed"),
         (Outcome::InputRequired, None) => tracing::debug!("request needs client input"),
         (Outcome::Task, None) => tracing::debug!("request became a task"),
         (Outcome::Completed, None) => tracing::debug!("request completed"),
     }
+    ended
 }
 
-/// Record how a core reply ends the current request; its outcome.
-pub(crate) fn finish_reply(reply: &impl Ending) -> Outcome {
-    let outcome = reply.outcome();
-    finish(outcome, reply.error());
-    outcome
+/// Record how a core reply ends the current request.
+pub(crate) fn finish_reply(reply: &impl Ending) -> Ended {
+    finish(reply.outcome(), reply.error())
 }
 
 /// The span's `phase` for an outcome.
@@ -187,10 +302,10 @@ pub(crate) struct Counted {
 }
 
 impl Counted {
-    /// Count the request, ended with `outcome`.
-    pub(crate) fn count(&self, core: &impl Observed, method: &str, outcome: Outcome) {
+    /// Count the request, ended as `ended` says.
+    pub(crate) fn count(&self, core: &impl Observed, method: &str, ended: Ended) {
         let label = self.label.as_deref().unwrap_or("");
-        count(core, method, label, outcome, self.started);
+        count(core, method, label, ended, self.started);
     }
 }
 
@@ -218,19 +333,22 @@ pub(crate) fn count(
     core: &impl Observed,
     method: &str,
     label: &str,
-    outcome: Outcome,
+    ended: Ended,
     started: Instant,
 ) {
     if let Some(metrics) = core.metrics() {
-        metrics.record(method, label, outcome.labels(), started.elapsed());
+        metrics.record(method, label, ended, started.elapsed());
     }
 }
 
 /// Count a handshake-era `initialize` (answered by the transport, not the core).
 #[cfg(feature = "legacy")]
 pub(crate) fn count_initialize(core: &impl Observed, error: Option<&RpcError>, started: Instant) {
-    let outcome = error.map_or(Outcome::Completed, Outcome::of_error);
-    count(core, "initialize", "", outcome, started);
+    let ended = Ended {
+        outcome: error.map_or(Outcome::Completed, Outcome::of_error),
+        code: error.map(|e| e.code),
+    };
+    count(core, "initialize", "", ended, started);
 }
 
 /// A message refused before it reached an era adapter: on HTTP for the transport's own
@@ -244,22 +362,31 @@ pub(crate) fn refused(
     status: Option<u16>,
     reason: &str,
 ) {
+    let transport = transport.into();
+    // Refused before its method was read: the method is not known, and the HTTP status
+    // (when there is one) is the error's type.
+    let error_type = status.map_or(ErrorType::Named("_OTHER"), |s| {
+        ErrorType::Code(i64::from(s))
+    });
     let span = span_at!(
         core.span_level(),
         "mcp.request",
-        transport = transport.into(),
-        method = "",
+        otel.kind = "server",
+        otel.status_code = "ERROR",
+        otel.status_description = reason,
+        network.transport = network_transport(transport),
+        network.protocol.name = (transport == "http").then_some("http"),
+        error.type = %error_type,
         phase = "failed",
         error_layer = layer,
         http_status = status,
     );
     span.in_scope(|| tracing::debug!(%reason, "request refused"));
     if let Some(metrics) = core.metrics() {
-        metrics.record(
-            "",
-            "",
-            Outcome::Failed(layer).labels(),
-            std::time::Duration::ZERO,
-        );
+        let ended = Ended {
+            outcome: Outcome::Failed(layer),
+            code: status.map(i64::from),
+        };
+        metrics.record("", "", ended, std::time::Duration::ZERO);
     }
 }

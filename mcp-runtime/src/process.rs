@@ -66,11 +66,22 @@ pub const LOG_REQUESTS_ENV: &str = "MCP_LOG_REQUESTS";
 /// Log to stderr (never stdout, which carries the protocol on stdio). `RUST_LOG` filters;
 /// the default shows info and above. `MCP_LOG_FORMAT=json` writes one JSON object per
 /// line, for log collectors. `MCP_LOG_REQUESTS=1` adds one line per request as it ends,
-/// with its span's fields (`method`, `name`, `request_id`, `phase`, `error_layer`,
-/// `protocol_version`, `transport`) and its time. Text logs are colored only when stderr
-/// is a terminal and `NO_COLOR` is unset.
+/// with its span's fields (`mcp.method.name`, `gen_ai.tool.name`, `jsonrpc.request.id`,
+/// `mcp.protocol.version`, `network.transport`, `phase`, `error_layer`, `error.type`) and
+/// its time. Text logs are colored only when stderr is a terminal and `NO_COLOR` is unset.
+///
+/// With the `otel` feature, when `OTEL_EXPORTER_OTLP_ENDPOINT` (or
+/// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set, spans are also exported there over OTLP
+/// (HTTP, protobuf): every request's span, whatever `RUST_LOG` says, and the
+/// application's own spans at info and above. `OTEL_SERVICE_NAME` names the process in
+/// them. Call [`flush_telemetry`] before the process exits;
+/// [`Server::serve_from_args`](crate::Server::serve_from_args) and
+/// [`App::serve`](crate::App::serve) do.
 pub fn init_logging() {
     use tracing_subscriber::fmt::format::FmtSpan;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    use tracing_subscriber::Layer as _;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let spans = if flag(LOG_REQUESTS_ENV) {
@@ -82,19 +93,31 @@ pub fn init_logging() {
     // are noise.
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr())
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let builder = tracing_subscriber::fmt()
+    let fmt = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .with_env_filter(filter)
         .with_ansi(ansi)
         .with_span_events(spans);
-    let _ = match std::env::var("MCP_LOG_FORMAT").as_deref() {
-        Ok("json") => builder
+    let fmt = match std::env::var("MCP_LOG_FORMAT").as_deref() {
+        Ok("json") => fmt
             .json()
             .with_current_span(true)
             .with_span_list(false)
-            .try_init(),
-        _ => builder.try_init(),
+            .with_filter(filter)
+            .boxed(),
+        _ => fmt.with_filter(filter).boxed(),
     };
+    let registry = tracing_subscriber::registry().with(fmt);
+    #[cfg(feature = "otel")]
+    let registry = registry.with(crate::otel::exporting());
+    let _ = registry.try_init();
+}
+
+/// Export the spans still waiting to be sent (with the `otel` feature and an OTLP
+/// endpoint set, see [`init_logging`]); nothing otherwise. Call it before the process
+/// exits, or the last few seconds of spans are lost.
+pub fn flush_telemetry() {
+    #[cfg(feature = "otel")]
+    crate::otel::flush();
 }
 
 /// Whether an environment variable says yes (`1`, `true`, `yes`, `on`).

@@ -176,7 +176,19 @@ const ARROWS: &[Arrow] = &[
     any(Store, Protocol),
     any(Observe, Protocol),
     any(Client, Protocol),
+    names(
+        Client,
+        Observe,
+        &["SpanName", "network_transport", "trace_context"],
+        "a client request's span is named as the server's, and carries its trace context out",
+    ),
     any(Cli, Client),
+    names(
+        Cli,
+        Face,
+        &["init_logging", "flush_telemetry"],
+        "the command line sets up logs and trace export as a server process does",
+    ),
     because(Macros, Face, "emitted text: ::mcp_runtime::__private"),
 ];
 

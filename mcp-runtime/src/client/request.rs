@@ -11,6 +11,8 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt as _;
 use serde_json::{json, Value};
+use tracing::field::Empty;
+use tracing::Instrument as _;
 
 use super::cache;
 use super::connection::Wire;
@@ -26,8 +28,41 @@ impl Client {
         self.inner.ids.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// One request, all its rounds.
+    /// One request, all its rounds, in its client span: named and attributed as
+    /// OpenTelemetry's conventions for MCP say (the "MCP client" span), and with the
+    /// `otel` feature, its trace context sent in the request's `_meta` so the server's
+    /// span continues the trace.
     pub(super) async fn run(
+        &self,
+        method: &str,
+        params: Value,
+        deadline: &mut Deadline,
+        progress: Option<Sink>,
+        headers: &[(String, String)],
+        fresh: bool,
+    ) -> Result<Value, ClientError> {
+        let target = params
+            .get("name")
+            .or_else(|| params.get("uri"))
+            .and_then(Value::as_str);
+        let span = client_span(
+            method,
+            target,
+            &self.inner.version,
+            self.inner.wire.transport(),
+        );
+        let ran = self
+            .run_rounds(method, params, deadline, progress, headers, fresh)
+            .instrument(span.clone())
+            .await;
+        if !span.is_disabled() {
+            ended(&span, &ran);
+        }
+        ran
+    }
+
+    /// [`Client::run`], within its span.
+    async fn run_rounds(
         &self,
         method: &str,
         params: Value,
@@ -55,6 +90,9 @@ impl Client {
         } else {
             params
         };
+        if let Some(context) = crate::observe::trace_context(&tracing::Span::current()) {
+            params = exchange::with_meta(params, Value::Object(context));
+        }
         let token = progress.as_ref().map(|_| Value::from(self.next_id()));
         if let Some(token) = &token {
             params = exchange::with_meta(params, json!({meta::PROGRESS_TOKEN: token}));
@@ -175,6 +213,7 @@ impl RoundTrip for Network<'_> {
                 cancel: Some(client.cancellation(id)),
             };
             self.trace.event(id, "sent", None);
+            tracing::Span::current().record("jsonrpc.request.id", id);
             let response = self.deadline.wait(method, inner.wire.send(call)).await;
             match response.and_then(result_of) {
                 Ok(result) => {
@@ -288,5 +327,65 @@ impl IntoFuture for Request {
             Ok(result)
         }
         .boxed()
+    }
+}
+
+/// The span of one request a client sends, as the conventions' "MCP client" span: named
+/// `{mcp.method.name} {target}` (a tool's or prompt's name; the method alone otherwise).
+fn client_span(
+    method: &str,
+    target: Option<&str>,
+    version: &str,
+    transport: &str,
+) -> tracing::Span {
+    let (tool, prompt, uri) = match method {
+        "tools/call" => (target, None, None),
+        "prompts/get" => (None, target, None),
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => (None, None, target),
+        _ => (None, None, None),
+    };
+    tracing::debug_span!(
+        target: "mcp_runtime::client",
+        "mcp.client.request",
+        otel.name = %crate::observe::SpanName(method, tool.or(prompt)),
+        otel.kind = "client",
+        otel.status_code = Empty,
+        otel.status_description = Empty,
+        mcp.method.name = method,
+        gen_ai.tool.name = tool,
+        gen_ai.prompt.name = prompt,
+        gen_ai.operation.name = tool.map(|_| "execute_tool"),
+        mcp.resource.uri = uri,
+        jsonrpc.request.id = Empty,
+        mcp.protocol.version = version,
+        network.transport = crate::observe::network_transport(transport),
+        network.protocol.name = (transport == "http").then_some("http"),
+        error.type = Empty,
+        rpc.response.status_code = Empty,
+    )
+}
+
+/// Record how a request ended in its client span: an error's code (or `tool_error` for
+/// a tool's `isError: true`, `_OTHER` for a failure with no code) and an error status.
+fn ended(span: &tracing::Span, ran: &Result<Value, ClientError>) {
+    match ran {
+        Ok(result) if result.get("isError").and_then(Value::as_bool) == Some(true) => {
+            span.record("error.type", "tool_error");
+            span.record("otel.status_code", "ERROR");
+        }
+        Ok(_) => {}
+        Err(error) => {
+            match error.code() {
+                Some(code) => {
+                    span.record("error.type", tracing::field::display(code));
+                    span.record("rpc.response.status_code", tracing::field::display(code));
+                }
+                None => {
+                    span.record("error.type", "_OTHER");
+                }
+            }
+            span.record("otel.status_code", "ERROR");
+            span.record("otel.status_description", tracing::field::display(error));
+        }
     }
 }

@@ -73,14 +73,17 @@ impl App {
     /// Serve as `mode` says (from [`process::parse_args`](crate::process::parse_args)): stdio,
     /// HTTP at an address, or print the help text.
     pub async fn serve(&self, mode: crate::process::Mode) -> Result<(), Error> {
-        match mode {
+        let served = match mode {
             crate::process::Mode::Stdio => self.serve_stdio().await,
             crate::process::Mode::Http(addr) => self.serve_http(addr).await,
             crate::process::Mode::Help(text) => {
                 eprintln!("{text}");
                 Ok(())
             }
-        }
+        };
+        // The process is about to exit: the spans still in the exporter's batch go now.
+        crate::process::flush_telemetry();
+        served
     }
 
     /// Serve over this process's stdin and stdout until EOF.

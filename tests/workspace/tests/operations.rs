@@ -317,7 +317,10 @@ async fn request_spans_are_debug_unless_raised() {
     let seen = spans.all();
     assert_eq!(seen.len(), 1, "{seen:?}");
     assert_eq!(
-        (seen[0]["method"].as_str(), seen[0]["phase"].as_str()),
+        (
+            seen[0]["mcp.method.name"].as_str(),
+            seen[0]["phase"].as_str()
+        ),
         ("tools/call", "completed")
     );
 }
@@ -361,10 +364,10 @@ async fn spans_and_metrics_tell_transport_jsonrpc_protocol_and_business_failures
         .map(|f| {
             let get = |k: &str| f.get(k).cloned().unwrap_or_default();
             (
-                get("name"),
+                get("gen_ai.tool.name"),
                 get("phase"),
                 get("error_layer"),
-                get("transport"),
+                get("network.transport"),
             )
         })
         .collect();
@@ -373,7 +376,7 @@ async fn spans_and_metrics_tell_transport_jsonrpc_protocol_and_business_failures
             name.to_owned(),
             phase.to_owned(),
             layer.to_owned(),
-            "http".to_owned(),
+            "tcp".to_owned(),
         )
     };
     assert_eq!(
@@ -386,10 +389,36 @@ async fn spans_and_metrics_tell_transport_jsonrpc_protocol_and_business_failures
             http("", "failed", "transport"),
         ]
     );
-    let completed = spans.all().remove(0);
-    assert_eq!(completed["method"], "tools/call");
-    assert_eq!(completed["protocol_version"], "2026-07-28");
-    assert_eq!(completed["request_id"], "1");
+    // Named and attributed as OpenTelemetry's conventions for MCP say.
+    let all = spans.all();
+    let completed = &all[0];
+    assert_eq!(completed["otel.name"], "tools/call takes");
+    assert_eq!(completed["otel.kind"], "server");
+    assert_eq!(completed["mcp.method.name"], "tools/call");
+    assert_eq!(completed["gen_ai.operation.name"], "execute_tool");
+    assert_eq!(completed["mcp.protocol.version"], "2026-07-28");
+    assert_eq!(completed["jsonrpc.request.id"], "1");
+    assert_eq!(completed["network.protocol.name"], "http");
+    assert!(!completed.contains_key("error.type"), "{completed:?}");
+    let business = &all[1];
+    assert_eq!(business["error.type"], "tool_error");
+    assert_eq!(business["otel.status_code"], "ERROR");
+    let unknown = &all[2];
+    assert_eq!(
+        (
+            unknown["error.type"].as_str(),
+            unknown["rpc.response.status_code"].as_str(),
+            unknown["otel.status_code"].as_str(),
+        ),
+        ("-32602", "-32602", "ERROR")
+    );
+    assert!(
+        unknown["otel.status_description"].contains("Unknown tool"),
+        "{unknown:?}"
+    );
+    // Refused before JSON-RPC: the HTTP status is the error's type.
+    assert_eq!(all[3]["error.type"], "400");
+    assert_eq!(all[4]["error.type"], "403");
 
     let text = app.metrics().expect("metrics are on");
     for line in [
@@ -398,7 +427,9 @@ async fn spans_and_metrics_tell_transport_jsonrpc_protocol_and_business_failures
         r#"mcp_requests_total{method="tools/call",name="(unknown)",outcome="failed",error_layer="mcp"} 1"#,
         r#"mcp_requests_total{method="",name="",outcome="failed",error_layer="jsonrpc"} 1"#,
         r#"mcp_requests_total{method="",name="",outcome="failed",error_layer="transport"} 1"#,
-        r#"mcp_request_duration_seconds_count{method="tools/call",name="takes",outcome="completed"} 1"#,
+        r#"mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",gen_ai_tool_name="takes",gen_ai_prompt_name="",error_type=""} 1"#,
+        r#"mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",gen_ai_tool_name="task_tool_error",gen_ai_prompt_name="",error_type="tool_error"} 1"#,
+        r#"mcp_server_operation_duration_seconds_count{mcp_method_name="",gen_ai_tool_name="",gen_ai_prompt_name="",error_type="403"} 1"#,
         "mcp_calls_in_flight 0",
     ] {
         assert!(text.contains(line), "missing {line} in\n{text}");
@@ -457,10 +488,10 @@ async fn a_request_span_continues_the_callers_trace_from_meta() {
         spans
             .iter()
             .find(|s| {
-                s.name == "mcp.request"
-                    && s.attributes
-                        .iter()
-                        .any(|kv| kv.key.as_str() == "request_id" && kv.value.as_str() == id)
+                s.name.starts_with("tools/")
+                    && s.attributes.iter().any(|kv| {
+                        kv.key.as_str() == "jsonrpc.request.id" && kv.value.as_str() == id
+                    })
             })
             .unwrap_or_else(|| panic!("span of request {id} in {spans:#?}"))
     };
@@ -480,8 +511,17 @@ async fn a_request_span_continues_the_callers_trace_from_meta() {
             .rfind(|kv| kv.key.as_str() == key)
             .map(|kv| kv.value.as_str().into_owned())
     };
-    assert_eq!(attribute(child, "method").as_deref(), Some("tools/call"));
-    assert_eq!(attribute(child, "name").as_deref(), Some("takes"));
+    // Named `{mcp.method.name} {target}`, a server span, with the conventions' attributes.
+    assert_eq!(child.name, "tools/call takes");
+    assert_eq!(child.span_kind, opentelemetry::trace::SpanKind::Server);
+    assert_eq!(
+        attribute(child, "mcp.method.name").as_deref(),
+        Some("tools/call")
+    );
+    assert_eq!(
+        attribute(child, "gen_ai.tool.name").as_deref(),
+        Some("takes")
+    );
     assert_eq!(attribute(child, "phase").as_deref(), Some("completed"));
 
     let root = request("42");
@@ -529,18 +569,110 @@ async fn a_bad_stdio_line_is_a_jsonrpc_failure_in_its_span() {
         .into_iter()
         .map(|f| {
             let get = |k: &str| f.get(k).cloned().unwrap_or_default();
-            (get("transport"), get("phase"), get("error_layer"))
+            (get("network.transport"), get("phase"), get("error_layer"))
         })
         .collect();
     assert_eq!(
         seen,
         [
-            (
-                "stdio".to_owned(),
-                "failed".to_owned(),
-                "jsonrpc".to_owned()
-            ),
-            ("stdio".to_owned(), "completed".to_owned(), String::new()),
+            ("pipe".to_owned(), "failed".to_owned(), "jsonrpc".to_owned()),
+            ("pipe".to_owned(), "completed".to_owned(), String::new()),
         ]
     );
+}
+
+/// With the `otel` feature, our client sends the trace context of its own span in each
+/// request's `_meta` (both eras, over HTTP), so the server's span is the child of the
+/// client's, which is the child of whatever span the application was in: one trace.
+/// Both spans are named and attributed as OpenTelemetry's conventions for MCP say.
+#[tokio::test]
+async fn our_client_carries_its_trace_into_the_servers_span() {
+    use mcp_runtime::client::{Client, Era};
+    use opentelemetry::trace::{SpanKind, TracerProvider as _};
+    use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
+    use std::future::IntoFuture as _;
+    use tracing::Instrument as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::Layer as _;
+
+    let exporter = InMemorySpanExporter::default();
+    let provider = SdkTracerProvider::builder()
+        .with_simple_exporter(exporter.clone())
+        .build();
+    // The client's request spans are DEBUG (target `mcp_runtime::client`).
+    let filter = tracing_subscriber::filter::Targets::new()
+        .with_default(tracing::Level::INFO)
+        .with_target("mcp_runtime::client", tracing::Level::DEBUG);
+    let subscriber = tracing_subscriber::registry().with(
+        tracing_opentelemetry::layer()
+            .with_tracer(provider.tracer("client-test"))
+            .with_filter(filter),
+    );
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let app = long::server(Arc::new(TaskProbe::default()))
+        .request_span_level(tracing::Level::INFO)
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let router = app.router();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+
+    let mut eras = vec![Era::Modern];
+    if cfg!(feature = "legacy") {
+        eras.push(Era::Legacy);
+    }
+    for era in eras {
+        exporter.reset();
+        let client = Client::http(&url).pin(era).connect().await.unwrap();
+        let agent = tracing::info_span!("agent step");
+        let result = client
+            .call_tool("takes", json!({"ms": 1}))
+            .into_future()
+            .instrument(agent)
+            .await
+            .unwrap();
+        assert_eq!(result["content"][0]["text"], "took 1 ms", "{result}");
+        let version = client.protocol_version().to_owned();
+        client.close().await;
+        provider.force_flush().unwrap();
+        let spans = exporter.get_finished_spans().unwrap();
+        let named = |name: &str, kind: SpanKind| {
+            spans
+                .iter()
+                .find(|s| s.name == name && s.span_kind == kind)
+                .unwrap_or_else(|| panic!("{name} ({kind:?}) in {spans:#?}"))
+        };
+        let agent = named("agent step", SpanKind::Internal);
+        let sent = named("tools/call takes", SpanKind::Client);
+        let served = named("tools/call takes", SpanKind::Server);
+        assert_eq!(sent.parent_span_id, agent.span_context.span_id(), "{era:?}");
+        assert_eq!(
+            served.parent_span_id,
+            sent.span_context.span_id(),
+            "{era:?}"
+        );
+        assert_eq!(
+            served.span_context.trace_id(),
+            agent.span_context.trace_id()
+        );
+        let attribute = |span: &opentelemetry_sdk::trace::SpanData, key: &str| {
+            span.attributes
+                .iter()
+                .rfind(|kv| kv.key.as_str() == key)
+                .map(|kv| kv.value.as_str().into_owned())
+        };
+        for span in [sent, served] {
+            assert_eq!(
+                attribute(span, "gen_ai.tool.name").as_deref(),
+                Some("takes")
+            );
+            assert_eq!(attribute(span, "network.transport").as_deref(), Some("tcp"));
+            assert_eq!(
+                attribute(span, "mcp.protocol.version"),
+                Some(version.clone())
+            );
+            assert!(attribute(span, "jsonrpc.request.id").is_some());
+        }
+    }
 }

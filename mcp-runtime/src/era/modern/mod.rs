@@ -60,13 +60,12 @@ pub(crate) async fn handle_resolved(
         let admission = match admit(core, (&method, target.is_served()), meta) {
             Ok(a) => a,
             Err((error, status)) => {
-                let outcome = Outcome::of_error(&error);
-                observe::finish(outcome, Some(&error));
-                counted.count(core, &method, outcome);
+                let ended = observe::finish(Outcome::of_error(&error), Some(&error));
+                counted.count(core, &method, ended);
                 return Answer::error(Some(&id), &error, status);
             }
         };
-        tracing::Span::current().record("protocol_version", admission.protocol_version);
+        observe::protocol_version(admission.protocol_version);
         let ctx = core.request_context(&id, method, name, admission, inbound);
         let reply = core
             .handle(Call {
@@ -79,8 +78,8 @@ pub(crate) async fn handle_resolved(
         if let Some(notifier) = ctx.notifier() {
             notifier.close();
         }
-        let outcome = observe::finish_reply(&reply);
-        counted.count(core, ctx.method(), outcome);
+        let ended = observe::finish_reply(&reply);
+        counted.count(core, ctx.method(), ended);
         render(core, id, reply)
     }
     .instrument(span)

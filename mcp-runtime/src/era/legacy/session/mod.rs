@@ -242,7 +242,7 @@ impl Session {
             span,
             counted,
         } = crate::era::start(core, &inbound, &id, request, &target);
-        span.record("protocol_version", self.version);
+        span.record("mcp.protocol.version", self.version);
         async move {
             // A `_meta` that is no object is ignored, as older revisions define no use for it.
             let meta = meta.filter(Meta::is_object).unwrap_or_default();
@@ -269,8 +269,8 @@ impl Session {
             if let Some(notifier) = &inbound.notifier {
                 notifier.close();
             }
-            let outcome = observe::finish_reply(&reply);
-            counted.count(core, &method, outcome);
+            let ended = observe::finish_reply(&reply);
+            counted.count(core, &method, ended);
             self.render(&id, &method, reply)
         }
         .instrument(span)

@@ -64,9 +64,9 @@ const GENERATION_MARGIN: Duration = Duration::from_secs(60);
 ///
 /// Who shares an entry: a tool's result is private to its caller (the principal's subject
 /// and tenant; anonymous callers share a key space of their own) unless the tool is named
-/// in [`public_tools`](Self::public_tools); a resource follows its cache scope
-/// (`#[resource(cache = "private")]`, a resource that reads its caller, or the server's
-/// default). Entries live in the server's [store](crate::store), so instances sharing one
+/// in [`public_tools`](Self::public_tools); a resource follows its cache scope, as its
+/// results tell clients (`#[resource(cache = private)]`; private for a resource that takes
+/// a `Principal` or requires scopes; else the server's `read_cache`). Entries live in the server's [store](crate::store), so instances sharing one
 /// share its entries too. `ServerHandle::resource_updated` drops the entries of that URI;
 /// any change of the lists (tools, resources or prompts added or removed, tags disabled or
 /// enabled) drops them all.

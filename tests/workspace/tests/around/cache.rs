@@ -38,6 +38,7 @@ impl Runs {
     }
 }
 
+// ANCHOR: tools
 /// Who called, as the handlers write it.
 fn caller(ctx: &RequestContext) -> String {
     match ctx.principal() {
@@ -46,7 +47,6 @@ fn caller(ctx: &RequestContext) -> String {
     }
 }
 
-// ANCHOR: tools
 /// The caller's price for a quantity of an item.
 #[tool(read_only)]
 async fn price(sku: String, qty: u32, ctx: RequestContext, runs: State<Arc<Runs>>) -> String {
@@ -142,31 +142,35 @@ fn server(runs: Arc<Runs>) -> Server {
         .key(ALICE_KEY, Principal::new("alice").with_tenant("acme"))
         .and_then(|keys| keys.key(BOB_KEY, Principal::new("bob").with_tenant("acme")))
         .expect("valid keys");
-    // ANCHOR: server
-    let server = Server::new("shop", "1.0.0")
-        // ANCHOR_END: server
-        .only(tools![
-            price,
-            exchange_rate,
-            count_up,
-            failing_lookup,
-            confirmed_price,
-            sales_report,
-            long_report
-        ])
-        .only_resources(resources![stock, basket, ticker])
-        .state(runs)
-        .verify_tokens(keys)
-        // ANCHOR: server
-        .cache_responses(
-            ResponseCache::new(Duration::from_secs(60))
-                // Their results hold nothing of the caller's.
-                .public_tools(["exchange_rate", "sales_report"])
-                .max_entry_bytes(4 * 1024),
-        );
-    // ANCHOR_END: server
-    server
+    with_cache(
+        Server::new("shop", "1.0.0")
+            .only(tools![
+                price,
+                exchange_rate,
+                count_up,
+                failing_lookup,
+                confirmed_price,
+                sales_report,
+                long_report
+            ])
+            .only_resources(resources![stock, basket, ticker])
+            .state(runs)
+            .verify_tokens(keys),
+    )
 }
+
+// ANCHOR: server
+/// `server`, answering read-only calls from its cache for up to a minute.
+fn with_cache(server: Server) -> Server {
+    server.cache_responses(
+        ResponseCache::new(Duration::from_secs(60))
+            // Their results hold nothing of the caller's.
+            .public_tools(["exchange_rate", "sales_report"])
+            // Larger results are served, not kept.
+            .max_entry_bytes(4 * 1024),
+    )
+}
+// ANCHOR_END: server
 
 fn app(runs: &Arc<Runs>) -> App {
     server(runs.clone()).build().expect("builds")

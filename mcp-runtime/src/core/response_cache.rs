@@ -476,3 +476,51 @@ fn hex(bytes: &[u8]) -> String {
         out
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::MemoryStore;
+
+    fn generations() -> Arc<Generations> {
+        let records = Records::new(Arc::new(MemoryStore::new()));
+        Cache::new(ResponseCache::new(Duration::from_secs(60)), records).generations()
+    }
+
+    async fn current(generations: &Generations, uri: &str) -> (u64, u64) {
+        generations
+            .current(Some(uri))
+            .await
+            .expect("the memory store answers")
+            .expect("no change is being written")
+    }
+
+    #[tokio::test]
+    async fn a_change_is_written_before_the_next_lookup_and_touches_only_its_own() {
+        let generations = generations();
+        assert_eq!(current(&generations, "a://1").await, (0, 0));
+        generations.changed(&Change::ResourceUpdated("a://1".into()));
+        // Read at once, before the background write could run: the lookup writes it.
+        let (server, one) = current(&generations, "a://1").await;
+        assert_eq!(server, 0);
+        assert_ne!(one, 0);
+        assert_eq!(current(&generations, "a://2").await, (0, 0));
+        generations.changed(&Change::Prompts);
+        let (server, still) = current(&generations, "a://1").await;
+        assert_ne!(server, 0);
+        assert_eq!(still, one);
+    }
+
+    #[test]
+    fn a_change_without_a_runtime_waits_for_the_next_lookup() {
+        let generations = generations();
+        generations.changed(&Change::Tools);
+        assert_eq!(generations.unwritten.load(Ordering::SeqCst), 1);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime");
+        let (server, _) = runtime.block_on(current(&generations, "a://1"));
+        assert_ne!(server, 0);
+        assert_eq!(generations.unwritten.load(Ordering::SeqCst), 0);
+    }
+}

@@ -52,9 +52,11 @@ pub mod openapi {
 }
 /// Layers around calls: `tower` layers over the service that runs one `tools/call`,
 /// `resources/read` or `prompts/get`, added with [`Server::layer`] and
-/// [`Server::layer_if`]; see the book's "Layers".
+/// [`Server::layer_if`], and the response cache ([`Server::cache_responses`]); see the
+/// book's "Layers".
 pub mod layers {
     pub use crate::core::layers::{Call, CallKind, CallLayer, CallService, Outcome};
+    pub use crate::core::response_cache::ResponseCache;
 }
 pub mod store;
 #[cfg(feature = "testing")]

@@ -7,7 +7,10 @@
 //! that calls it again gets an error instead, so no layer makes a call run twice under
 //! one idempotency key.
 //!
-//! A server without layers does none of this: its calls run as they did.
+//! The response cache (`Server::cache_responses`, `response_cache.rs`) is the innermost
+//! of them, right above the handler, for the calls it may answer.
+//!
+//! A server without layers or a cache does none of this: its calls run as they did.
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -18,6 +21,7 @@ use serde_json::{Map, Value};
 use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service, ServiceExt as _};
 
+use crate::core::response_cache::{Cache, Cacheable};
 use crate::core::RequestContext;
 use crate::protocol::{CallToolResult, GetPromptResult, ReadResourceResult, RpcError};
 
@@ -143,25 +147,41 @@ pub(crate) type Applies = Arc<dyn Fn(&Call) -> bool + Send + Sync>;
 /// A layer, erased.
 pub(crate) type Wrap = Arc<dyn Fn(CallService) -> CallService + Send + Sync>;
 
-/// The server's layers, in the order they were added (the first is the outermost).
+/// The server's layers, in the order they were added (the first is the outermost), and
+/// its response cache, innermost, when it has one.
 #[derive(Clone, Default)]
-pub(crate) struct Layers(Vec<(Option<Applies>, Wrap)>);
+pub(crate) struct Layers {
+    added: Vec<(Option<Applies>, Wrap)>,
+    cache: Option<Arc<Cache>>,
+}
 
 impl Layers {
-    /// Whether the server has no layers.
+    /// Whether the server has no layers and no response cache.
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.added.is_empty() && self.cache.is_none()
     }
 
     /// Add `layer`, for the calls `applies` says (all when `None`).
     pub(crate) fn push(&mut self, applies: Option<Applies>, layer: impl CallLayer) {
         let wrap: Wrap = Arc::new(move |inner| layer.wrap(inner));
-        self.0.push((applies, wrap));
+        self.added.push((applies, wrap));
+    }
+
+    /// Answer the calls `cache` may from it.
+    pub(crate) fn set_cache(&mut self, cache: Cache) {
+        self.cache = Some(Arc::new(cache));
+    }
+
+    /// The response cache, when the server has one.
+    #[inline]
+    pub(crate) fn cache(&self) -> Option<&Cache> {
+        self.cache.as_deref()
     }
 
     /// `handler`, run through the layers that apply to the call of `kind` on `target`
-    /// with `arguments` (none for a read); `handler` itself when there are none.
+    /// with `arguments` (none for a read), and through the response cache when `cached`
+    /// says how; `handler` itself when there are none.
     pub(crate) fn around<T: Send + 'static>(
         &self,
         call: (
@@ -170,12 +190,14 @@ impl Layers {
             Option<&Map<String, Value>>,
             &'static [&'static str],
         ),
+        cached: Option<Cacheable>,
         context: &RequestContext,
         handler: BoxFuture<'static, Result<T, RpcError>>,
         outcome: fn(T) -> Outcome,
         back: fn(Outcome) -> Option<T>,
     ) -> BoxFuture<'static, Result<T, RpcError>> {
-        if self.0.is_empty() {
+        let cache = self.cache.as_ref().zip(cached);
+        if self.added.is_empty() && cache.is_none() {
             return handler;
         }
         let (kind, target, arguments, tags) = call;
@@ -187,24 +209,29 @@ impl Layers {
             context: context.clone(),
         };
         let applying: Vec<&Wrap> = self
-            .0
+            .added
             .iter()
             .filter(|(applies, _)| applies.as_ref().is_none_or(|applies| applies(&call)))
             .map(|(_, wrap)| wrap)
             .collect();
-        if applying.is_empty() {
+        if applying.is_empty() && cache.is_none() {
             return handler;
         }
-        let bottom = Once {
+        let bottom = CallService::new(Once {
             handler: Arc::new(Mutex::new(Some(Box::pin(async move {
                 handler.await.map(outcome)
             })))),
             target: call.target.clone(),
+        });
+        // The cache right above the handler: every layer sees a call it answers.
+        let bottom = match cache {
+            Some((cache, cacheable)) => cache.wrap(cacheable, bottom),
+            None => bottom,
         };
         let service = applying
             .into_iter()
             .rev()
-            .fold(CallService::new(bottom), |inner, wrap| wrap(inner));
+            .fold(bottom, |inner, wrap| wrap(inner));
         Box::pin(async move {
             let (kind, target) = (call.kind, call.target.clone());
             let answered = service.oneshot(call).await?;

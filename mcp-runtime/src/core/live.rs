@@ -43,6 +43,8 @@ pub(crate) struct Live {
     /// Whether each snapshot gets a search index (`Server::tool_search`).
     search: bool,
     changes: broadcast::Sender<Change>,
+    /// The response cache's generations, told of every change (`Server::cache_responses`).
+    invalidates: Option<Arc<super::response_cache::Generations>>,
 }
 
 impl Live {
@@ -63,7 +65,26 @@ impl Live {
             states,
             search,
             changes,
+            invalidates: None,
         })
+    }
+
+    /// Tell `generations` of every change from now on, before it is announced.
+    pub(crate) fn invalidating(
+        mut self,
+        generations: Arc<super::response_cache::Generations>,
+    ) -> Live {
+        self.invalidates = Some(generations);
+        self
+    }
+
+    /// Tell the response cache and the listeners that `change` happened.
+    fn announce(&self, change: Change) {
+        if let Some(generations) = &self.invalidates {
+            generations.changed(&change);
+        }
+        // No listener is not an error.
+        let _ = self.changes.send(change);
     }
 
     /// The key cursors and states are sealed with.
@@ -113,8 +134,7 @@ impl Live {
         *defs = next;
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(snapshot);
         for kind in kinds {
-            // No listener is not an error.
-            let _ = self.changes.send(kind.clone());
+            self.announce(kind.clone());
         }
         Ok(true)
     }
@@ -355,8 +375,10 @@ impl ServerHandle {
             .clone()
     }
 
-    /// Tell listeners subscribed to `uri` (`resourceSubscriptions`) that it changed.
+    /// Tell listeners subscribed to `uri` (`resourceSubscriptions`) that it changed; the
+    /// response cache ([`Server::cache_responses`](crate::Server::cache_responses)) drops
+    /// what it kept of it.
     pub fn resource_updated(&self, uri: &str) {
-        let _ = self.0.changes.send(Change::ResourceUpdated(uri.to_owned()));
+        self.0.announce(Change::ResourceUpdated(uri.to_owned()));
     }
 }

@@ -24,7 +24,8 @@
 //! - and what the core keeps: `live` (the catalog in use, swapped whole when tools
 //!   change), `served` (methods served and list pages), `tasks` (the task runtime),
 //!   `lifecycle` (draining and shutdown), `canonical` (the canonical JSON bindings are
-//!   hashed in);
+//!   hashed in), `layers` (the server's layers around calls) and `response_cache` (the
+//!   results it serves again, the innermost of them);
 //! - beside the flow, `error`: the server's own [`Error`] (why it could not start or
 //!   stopped).
 
@@ -46,6 +47,7 @@ mod notify;
 pub(crate) mod pages;
 mod pipeline;
 mod resolved;
+pub(crate) mod response_cache;
 pub mod returns;
 pub(crate) mod search;
 mod served;

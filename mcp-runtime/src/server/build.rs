@@ -11,6 +11,7 @@ use crate::core::artifacts::Artifacts;
 use crate::core::idempotency::Idempotency;
 use crate::core::input::Rounds;
 use crate::core::live::Live;
+use crate::core::response_cache::Cache as ResponseCache;
 use crate::core::tasks::TaskRuntime;
 use crate::core::Core;
 use crate::policy::limits::Limiter;
@@ -46,7 +47,7 @@ impl Server {
         states.insert(work.artifacts.clone());
         let states = Arc::new(states);
         let page_size = page_size(self.page_size)?;
-        let live = Live::new(
+        let mut live = Live::new(
             defs,
             page_size,
             sealer.clone(),
@@ -54,6 +55,12 @@ impl Server {
             self.search.is_some(),
         )
         .map_err(Error::Build)?;
+        let mut layers = self.layers;
+        if let Some(config) = self.response_cache {
+            let cache = ResponseCache::new(config, records.clone());
+            live = live.invalidating(cache.generations());
+            layers.set_cache(cache);
+        }
         let info_json = serde_json::value::to_raw_value(&self.info)
             .map(Arc::from)
             .map_err(|e| {
@@ -72,7 +79,7 @@ impl Server {
             hide_unauthorized: self.hide_unauthorized,
             search: self.search,
             limiter: Limiter::new(self.limits),
-            layers: self.layers,
+            layers,
             tasks: Some(work.tasks),
             states,
             info_json,

@@ -79,6 +79,7 @@ pub struct Server {
     disabled_tags: Vec<String>,
     search: Option<crate::core::search::ToolSearch>,
     layers: crate::core::layers::Layers,
+    response_cache: Option<crate::layers::ResponseCache>,
     limits: Limits,
     oauth: Option<HttpAuth>,
     store: Option<Arc<dyn crate::store::DynStore>>,
@@ -126,6 +127,7 @@ impl Server {
             disabled_tags: Vec::new(),
             search: None,
             layers: Default::default(),
+            response_cache: None,
             limits: Limits::default(),
             oauth: None,
             store: None,
@@ -293,6 +295,16 @@ impl Server {
         F: Fn(&crate::layers::Call) -> bool + Send + Sync + 'static,
     {
         self.layers.push(Some(Arc::new(applies)), layer);
+        self
+    }
+
+    /// Serve the results of read-only tools and of resource reads again while they are
+    /// fresh, without running the handler: see [`ResponseCache`](crate::layers::ResponseCache)
+    /// for what is cached, for whom and for how long. The cache runs after authorization
+    /// and the argument checks, and inside the layers, which see every call it answers.
+    /// Its entries live in the server's [`store`](Server::store).
+    pub fn cache_responses(mut self, cache: crate::layers::ResponseCache) -> Self {
+        self.response_cache = Some(cache);
         self
     }
 

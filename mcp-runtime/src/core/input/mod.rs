@@ -347,6 +347,20 @@ impl RequestContext {
         self.exchange().round
     }
 
+    /// Whether this call depends on the client's input: it carries answers or earlier
+    /// rounds, or its handler asked for input (or needed a capability the client lacks).
+    /// Such a result answers one conversation with the user, not the call's arguments, so
+    /// the response cache neither serves nor keeps it.
+    pub(crate) fn took_input(&self) -> bool {
+        let exchange = self.exchange();
+        exchange.round > 0
+            || !exchange.answers.is_empty()
+            || !exchange.used.is_empty()
+            || !exchange.pending.is_empty()
+            || !exchange.missing.is_empty()
+            || exchange.invalid.is_some()
+    }
+
     /// The rounds of this call are driven inside the server (the handshake era asks the
     /// client itself), so its request states never reach a client.
     #[cfg(feature = "legacy")]

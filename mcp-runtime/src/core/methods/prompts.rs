@@ -61,6 +61,8 @@ impl Core {
         let seen = (!self.layers.is_empty()).then(|| arguments.clone());
         let handler = self.layers.around(
             (CallKind::Prompt, name, seen.as_ref(), prompt.def.tags),
+            // Prompts are not cached.
+            None,
             &ctx,
             prompt.get(ctx.clone(), arguments),
             Outcome::Prompt,

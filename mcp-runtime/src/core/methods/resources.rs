@@ -82,22 +82,6 @@ impl Core {
         if let Err(error) = self.rounds.open(&ctx, &mut params, binding.as_ref(), false) {
             return Reply::Error(error);
         }
-        let read = resource.read(ctx.clone(), request);
-        let read = self.layers.around(
-            (CallKind::Resource, &uri, None, def.tags),
-            &ctx,
-            Box::pin(async move { read.await.map(|contents| ReadResourceResult { contents }) }),
-            Outcome::Resource,
-            |outcome| match outcome {
-                Outcome::Resource(result) => Some(result),
-                _ => None,
-            },
-        );
-        let outcome = self
-            .run(&ctx, &Called::new("resource", &uri), read)
-            .await
-            .map(|read| read.contents);
-        let failed = outcome.is_err();
         // A read that took answers from the user is not a plain read of the URI: its
         // result is private to this caller and not to be reused.
         let hints = if ctx.round() > 0 {
@@ -119,6 +103,28 @@ impl Core {
                 }),
             }
         };
+        // The response cache keeps a read as its hints tell clients to.
+        let cached = self
+            .layers
+            .cache()
+            .and_then(|cache| cache.resource(hints, &ctx));
+        let read = resource.read(ctx.clone(), request);
+        let read = self.layers.around(
+            (CallKind::Resource, &uri, None, def.tags),
+            cached,
+            &ctx,
+            Box::pin(async move { read.await.map(|contents| ReadResourceResult { contents }) }),
+            Outcome::Resource,
+            |outcome| match outcome {
+                Outcome::Resource(result) => Some(result),
+                _ => None,
+            },
+        );
+        let outcome = self
+            .run(&ctx, &Called::new("resource", &uri), read)
+            .await
+            .map(|read| read.contents);
+        let failed = outcome.is_err();
         self.finish_round(&ctx, binding.as_ref(), failed, || match outcome {
             Ok(contents) => {
                 let reply =

@@ -26,6 +26,7 @@ use super::super::input::Binding;
 use super::super::layers::{CallKind, Outcome};
 use super::super::pages::Paging;
 use super::super::pipeline::{checked_tool_result, guarded, OwnLimit};
+use super::super::response_cache::Cacheable;
 use super::super::search::{ToolSearch, SEARCH_TOOL};
 use super::params::{arguments_param, served, unknown_name};
 use crate::registry::versions::{deprecated_meta, DEPRECATED_META, VERSION_META};
@@ -247,7 +248,8 @@ impl Core {
             Some(runtime) => {
                 let handler = self.handler(tool, &ctx, arguments.clone(), progress);
                 let handler = self.gated(tool, handler);
-                let handler = self.layered(tool, &ctx, Some(&arguments), handler);
+                // A call that may become a task is never answered from the cache.
+                let handler = self.layered(tool, &ctx, Some(&arguments), None, handler);
                 let handler = self.inlined(tool, &ctx, name, handler);
                 // Boxed: its timer and select would otherwise make every call's future
                 // larger.
@@ -258,7 +260,11 @@ impl Core {
                 let seen = (!self.layers.is_empty()).then(|| arguments.clone());
                 let handler = self.handler(tool, &ctx, arguments, progress);
                 let handler = self.gated(tool, handler);
-                let handler = self.layered(tool, &ctx, seen.as_ref(), handler);
+                let cached = self
+                    .layers
+                    .cache()
+                    .and_then(|cache| cache.tool(tool.def, tool.paged, &ctx));
+                let handler = self.layered(tool, &ctx, seen.as_ref(), cached, handler);
                 // A tool's own time limit is part of its contract: past it the model
                 // reads why, as a business error, and may narrow the request. A call
                 // waiting for a turn under the tool's concurrency limit is within it.
@@ -299,10 +305,12 @@ impl Core {
         tool: &CatalogTool,
         ctx: &RequestContext,
         arguments: Option<&Map<String, Value>>,
+        cached: Option<Cacheable>,
         handler: BoxFuture<'static, Result<CallToolResult, RpcError>>,
     ) -> BoxFuture<'static, Result<CallToolResult, RpcError>> {
         self.layers.around(
             (CallKind::Tool, tool.def.name, arguments, tool.def.tags),
+            cached,
             ctx,
             handler,
             Outcome::Tool,

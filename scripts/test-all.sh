@@ -205,14 +205,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-step "the store in PostgreSQL: its contract, tasks of two server processes sharing one database, pages and artifacts across two instances (installs PostgreSQL from the Debian packages when missing)"
+step "the store in PostgreSQL: its contract, tasks of two server processes sharing one database, pages and artifacts across two instances, the audit trail read with SQL (installs PostgreSQL from the Debian packages when missing)"
 pgdir=$(mktemp -d /tmp/mcp-pg.XXXXXX)
 pg_url=$(scripts/postgres.sh start "$pgdir")
 # Tasks of two `exports` processes (examples/tests/tasks.rs); the store's contract, as the
 # SQLite and memory stores keep it in the plain cargo test run; the ledger example on
 # PostgreSQL, as it runs on SQLite there; pages and artifacts across two instances sharing
 # the database. `--workspace`, as above, so that nothing is built with other features.
-MCP_TEST_POSTGRES_URL=$pg_url cargo test --workspace --test tasks --test store --test ledger --test large_results -- --ignored 2>&1 | tee target/cargo-test-postgres.log
+MCP_TEST_POSTGRES_URL=$pg_url cargo test --workspace --test tasks --test store --test ledger --test large_results --test around_calls -- --ignored 2>&1 | tee target/cargo-test-postgres.log
 
 step "soak: bench-server under steady HTTP load for ${MCP_SOAK_SECS:-60} s; RSS, descriptors and tasks stay flat"
 MCP_SOAK_SECS=${MCP_SOAK_SECS:-60} cargo test --workspace --test soak -- --ignored --nocapture 2>&1 | tee target/cargo-test-soak.log

@@ -30,6 +30,12 @@ pub fn is_schemars(attr: &Attribute) -> bool {
     attr.path().is_ident("schemars")
 }
 
+/// `#[redact]` on a tool parameter: its value is secret. The argument's schema says
+/// `writeOnly: true`, which keeps it out of audit records and error messages.
+pub fn is_redact(attr: &Attribute) -> bool {
+    attr.path().is_ident("redact")
+}
+
 /// `#[serde(..)]` on a parameter, which nothing reads.
 fn is_serde(attr: &Attribute) -> bool {
     attr.path().is_ident("serde")
@@ -39,7 +45,21 @@ fn is_serde(attr: &Attribute) -> bool {
 /// outside tools, and `#[serde]` everywhere (rustc would say only that it cannot find them).
 fn check_attributes(attrs: &[Attribute], kind: &str, errors: &mut Errors) {
     for attr in attrs {
-        if is_schemars(attr) {
+        if is_redact(attr) {
+            if kind == "prompt" {
+                errors.at(
+                    attr,
+                    "#[redact] marks a tool argument secret; a prompt's arguments become the text of its messages, so take a secret in a tool instead",
+                );
+            } else if kind != "tool" {
+                errors.at(
+                    attr,
+                    "#[redact] marks a tool argument secret; a URI variable is part of the URI that records and logs name, so keep secrets out of URIs",
+                );
+            } else if !matches!(attr.meta, syn::Meta::Path(_)) {
+                errors.at(attr, "#[redact] takes no arguments: write `#[redact]`");
+            }
+        } else if is_schemars(attr) {
             match kind {
                 "tool" => check_schemars(attr, errors),
                 "prompt" => errors.at(
@@ -169,13 +189,27 @@ pub fn params(sig: &Signature, kind: &str, errors: &mut Errors) -> Vec<Param> {
                         ty: (*pt.ty).clone(),
                         doc: docs::text(&pt.attrs),
                         headers,
-                        constraints: pt.attrs.iter().filter(|a| is_schemars(a)).cloned().collect(),
+                        constraints: constraints(&pt.attrs),
                     });
                 }
             }
         }
     }
     params
+}
+
+/// A tool parameter's `#[schemars(..)]` attributes, and for `#[redact]` the one that
+/// marks its schema `writeOnly`.
+fn constraints(attrs: &[Attribute]) -> Vec<Attribute> {
+    let mut constraints: Vec<Attribute> =
+        attrs.iter().filter(|a| is_schemars(a)).cloned().collect();
+    if let Some(redact) = attrs.iter().find(|a| is_redact(a)) {
+        let span = redact.span();
+        constraints.push(syn::parse_quote_spanned! {span=>
+            #[schemars(extend("writeOnly" = true))]
+        });
+    }
+    constraints
 }
 
 /// The return type (`()` when omitted), rejecting `impl Trait`.
@@ -259,14 +293,19 @@ fn check_type(ty: &Type, kind: &str, errors: &mut Errors) {
 }
 
 /// The function as written, minus parameter doc comments (rustc rejects those in output)
-/// and the `#[header(..)]`, `#[schemars(..)]` and `#[serde(..)]` attributes (read or
+/// and the `#[header(..)]`, `#[schemars(..)]`, `#[serde(..)]` and `#[redact]` attributes (read or
 /// reported by the macro, unknown to rustc there).
 pub fn clean_fn(func: &ItemFn) -> ItemFn {
     let mut func = func.clone();
     for input in func.sig.inputs.iter_mut() {
         if let FnArg::Typed(pt) = input {
-            pt.attrs
-                .retain(|a| !docs::is_doc(a) && !is_header(a) && !is_schemars(a) && !is_serde(a));
+            pt.attrs.retain(|a| {
+                !docs::is_doc(a)
+                    && !is_header(a)
+                    && !is_schemars(a)
+                    && !is_serde(a)
+                    && !is_redact(a)
+            });
         }
     }
     func

@@ -50,6 +50,12 @@ pub mod openapi {
     pub use crate::server::openapi::{OpenApiTools, Secret};
     pub use mcp_openapi::{Api, Curation, Error};
 }
+/// The audit trail of calls ([`Server::audit`]): the record of each `tools/call`,
+/// `resources/read` and `prompts/get`, with the arguments' secrets redacted, and the
+/// sinks it goes to; see the book's "Layers".
+pub mod audit {
+    pub use crate::core::audit::{AuditLog, AuditRecord, AuditSink, StoreAudit};
+}
 /// Layers around calls: `tower` layers over the service that runs one `tools/call`,
 /// `resources/read` or `prompts/get`, added with [`Server::layer`] and
 /// [`Server::layer_if`], and the response cache ([`Server::cache_responses`]); see the

@@ -21,6 +21,8 @@ const MAX_MESSAGES: usize = 8;
 /// A compiled validator for one schema.
 pub struct ArgValidator {
     inner: jsonschema::Validator,
+    /// Where the schema marks a value secret, if it marks any.
+    secrets: Option<Secrets>,
 }
 
 impl ArgValidator {
@@ -44,7 +46,26 @@ impl ArgValidator {
             Dialect::Draft4 => jsonschema::draft4::new(schema),
         }
         .map_err(|e| e.to_string())?;
-        Ok(ArgValidator { inner })
+        Ok(ArgValidator {
+            inner,
+            secrets: Secrets::of(schema),
+        })
+    }
+
+    /// Whether the schema marks some value secret (`writeOnly: true`, or `format:
+    /// "password"`).
+    pub fn has_secrets(&self) -> bool {
+        self.secrets.is_some()
+    }
+
+    /// `arguments` with every value the schema marks secret replaced by `"[redacted]"`;
+    /// as they are when it marks none.
+    pub fn redact(&self, arguments: &Map<String, Value>) -> Map<String, Value> {
+        let mut copy = arguments.clone();
+        if let Some(secrets) = &self.secrets {
+            secrets.apply_to_object(&mut copy);
+        }
+        copy
     }
 
     /// Check `value`; on failure, messages a model can act on (`/path: problem`).
@@ -66,12 +87,132 @@ impl ArgValidator {
             } else {
                 format!("argument {path}")
             };
-            messages.push(format!("{place}: {error}"));
+            // A schema with secrets gets no value quoted back: a message names the
+            // argument and the problem, never what was sent.
+            if self.secrets.is_some() {
+                messages.push(format!("{place}: {}", error.masked()));
+            } else {
+                messages.push(format!("{place}: {error}"));
+            }
         }
         if messages.is_empty() {
             Ok(())
         } else {
             Err(messages)
+        }
+    }
+}
+
+/// What replaces a secret value in an audit record.
+pub const REDACTED: &str = "[redacted]";
+
+/// Where a schema marks values secret: a tree following the arguments' shape (object
+/// properties, additional properties, array items). Built once per schema; `None` for a
+/// schema with no secret, so most tools pay nothing.
+#[derive(Debug, Default, Clone, PartialEq)]
+struct Secrets {
+    /// The value here is secret, whole.
+    whole: bool,
+    properties: std::collections::BTreeMap<String, Secrets>,
+    additional: Option<Box<Secrets>>,
+    items: Option<Box<Secrets>>,
+}
+
+/// Deepest schema nesting followed when looking for secrets (`$ref` cycles end here).
+const SECRET_DEPTH: usize = 32;
+
+impl Secrets {
+    fn of(schema: &Value) -> Option<Secrets> {
+        let mut secrets = Secrets::default();
+        secrets.add(schema, schema, 0);
+        (secrets != Secrets::default()).then_some(secrets)
+    }
+
+    /// Add what `schema` (within `root`, for `$ref`s) marks secret. Every branch of
+    /// `allOf`, `anyOf` and `oneOf` counts: a value secret in any reading of the schema is
+    /// treated as secret.
+    fn add(&mut self, schema: &Value, root: &Value, depth: usize) {
+        let Some(object) = schema.as_object() else {
+            return;
+        };
+        if depth > SECRET_DEPTH {
+            return;
+        }
+        if object.get("writeOnly") == Some(&Value::Bool(true))
+            || object.get("format").and_then(Value::as_str) == Some("password")
+        {
+            self.whole = true;
+            return;
+        }
+        if let Some(target) = object
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix('#'))
+            .and_then(|pointer| root.pointer(pointer))
+        {
+            self.add(target, root, depth + 1);
+        }
+        for combined in ["allOf", "anyOf", "oneOf"] {
+            for branch in object
+                .get(combined)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                self.add(branch, root, depth + 1);
+            }
+        }
+        if let Some(properties) = object.get("properties").and_then(Value::as_object) {
+            for (name, property) in properties {
+                let mut inner = self.properties.remove(name).unwrap_or_default();
+                inner.add(property, root, depth + 1);
+                if inner != Secrets::default() {
+                    self.properties.insert(name.clone(), inner);
+                }
+            }
+        }
+        for (keyword, slot) in [
+            ("additionalProperties", &mut self.additional),
+            ("items", &mut self.items),
+        ] {
+            if let Some(sub) = object.get(keyword) {
+                let mut inner = slot.take().map(|b| *b).unwrap_or_default();
+                inner.add(sub, root, depth + 1);
+                if inner != Secrets::default() {
+                    *slot = Some(Box::new(inner));
+                }
+            }
+        }
+    }
+
+    fn apply(&self, value: &mut Value) {
+        if self.whole {
+            *value = Value::String(REDACTED.to_owned());
+            return;
+        }
+        match value {
+            Value::Object(object) => self.apply_to_object(object),
+            Value::Array(items) => {
+                if let Some(secrets) = &self.items {
+                    for item in items {
+                        secrets.apply(item);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn apply_to_object(&self, object: &mut Map<String, Value>) {
+        for (name, value) in object.iter_mut() {
+            match self.properties.get(name) {
+                Some(secrets) => secrets.apply(value),
+                None => {
+                    if let Some(secrets) = &self.additional {
+                        secrets.apply(value);
+                    }
+                }
+            }
         }
     }
 }
@@ -237,6 +378,66 @@ fn within_bounds(value: &Value, depth: usize, nodes: &mut usize) -> Result<(), S
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn values_the_schema_marks_secret_are_redacted_wherever_they_are() {
+        let schema = json!({
+            "type": "object",
+            "$defs": {
+                "Login": {"type": "object", "properties": {
+                    "user": {"type": "string"},
+                    "password": {"type": "string", "writeOnly": true}
+                }},
+                "Node": {"type": "object", "properties": {
+                    "next": {"$ref": "#/$defs/Node"},
+                    "pin": {"type": "string", "format": "password"}
+                }}
+            },
+            "properties": {
+                "token": {"type": "string", "writeOnly": true},
+                "login": {"$ref": "#/$defs/Login"},
+                "logins": {"type": "array", "items": {"$ref": "#/$defs/Login"}},
+                "either": {"anyOf": [{"type": "integer"}, {"type": "string", "writeOnly": true}]},
+                "headers": {"type": "object", "additionalProperties": {"type": "string", "writeOnly": true}},
+                "chain": {"$ref": "#/$defs/Node"},
+                "note": {"type": "string"}
+            }
+        });
+        let validator = ArgValidator::compile(&schema).unwrap();
+        assert!(validator.has_secrets());
+        let arguments = json!({
+            "token": "t0ken", "note": "plain",
+            "login": {"user": "ann", "password": "hunter2"},
+            "logins": [{"user": "bob", "password": "s3cret"}],
+            "either": 5,
+            "headers": {"x-api-key": "k3y"},
+            "chain": {"pin": "1234", "next": {"pin": "5678"}}
+        });
+        let redacted = Value::Object(validator.redact(arguments.as_object().unwrap()));
+        assert_eq!(
+            redacted,
+            json!({
+                "token": REDACTED, "note": "plain",
+                "login": {"user": "ann", "password": REDACTED},
+                "logins": [{"user": "bob", "password": REDACTED}],
+                "either": REDACTED,
+                "headers": {"x-api-key": REDACTED},
+                "chain": {"pin": REDACTED, "next": {"pin": REDACTED}}
+            })
+        );
+        // No value is quoted back in a message once the schema has a secret.
+        let problems = validator
+            .check(&json!({"token": 987654321, "note": "plain"}))
+            .unwrap_err();
+        assert!(
+            problems.iter().all(|p| !p.contains("987654321")),
+            "{problems:?}"
+        );
+        assert!(problems[0].starts_with("argument /token:"), "{problems:?}");
+
+        let plain = ArgValidator::compile(&json!({"type": "object"})).unwrap();
+        assert!(!plain.has_secrets());
+    }
 
     #[test]
     fn messages_name_the_argument_and_the_problem() {

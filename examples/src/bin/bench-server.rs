@@ -3,6 +3,9 @@
 //! does. Argument validation and the authorization step run as in any server.
 //!
 //! `cargo run --release -p mcp-examples --bin bench-server -- --http 127.0.0.1:8080`
+//!
+//! `BENCH_AUDIT=1` adds the audit trail (`Server::audit(AuditLog)`), and
+//! `MCP_METRICS_ADDR` the metrics, to measure what each costs per call.
 
 // ANCHOR: uses
 use mcp_runtime::prelude::*;
@@ -44,9 +47,14 @@ fn main() -> Result<(), mcp_runtime::Error> {
     }
     .map_err(mcp_runtime::Error::Io)?;
     runtime.block_on(async {
-        Server::new("bench-server", env!("CARGO_PKG_VERSION"))
-            .build()?
-            .serve(mode)
-            .await
+        let server = Server::new("bench-server", env!("CARGO_PKG_VERSION"));
+        // `BENCH_AUDIT=1`: every call also goes to the audit trail, written to the logs,
+        // to measure what the audit costs per call.
+        let server = if std::env::var_os("BENCH_AUDIT").is_some() {
+            server.audit(mcp_runtime::audit::AuditLog)
+        } else {
+            server
+        };
+        server.build()?.serve(mode).await
     })
 }

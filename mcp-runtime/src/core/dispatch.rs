@@ -127,6 +127,8 @@ pub struct Core {
     pub(crate) limiter: Limiter,
     /// Layers around calls (`Server::layer`).
     pub(crate) layers: super::layers::Layers,
+    /// The audit trail of calls (`Server::audit`).
+    pub(crate) audit: Option<super::audit::Audit>,
     pub(crate) tasks: Option<Arc<crate::core::tasks::TaskRuntime>>,
     pub(crate) states: Arc<StateMap>,
     // Read by the handshake era's `initialize` answer.
@@ -260,6 +262,13 @@ impl Core {
         // A future is as large as its largest branch, and every request's future is copied
         // into its box whole: the rarely used methods with large futures are boxed on their
         // own, so a tool call's future is not their size.
+        if let (Some(audit), Method::ToolsCall | Method::ResourcesRead | Method::PromptsGet) =
+            (&self.audit, method)
+        {
+            // Boxed: an audited call's future holds the call's, and unaudited calls keep
+            // theirs as small as it was.
+            return Box::pin(self.audited(audit, method, call)).await;
+        }
         match method {
             Method::Discover => self.discover(),
             Method::ToolsList => self.tools_list(snapshot, &call),
@@ -283,6 +292,49 @@ impl Core {
             | Method::ResourcesUnsubscribe
             | Method::SetLevel => Reply::Error(RpcError::method_not_found(call.ctx.method())),
         }
+    }
+}
+
+impl Core {
+    /// A call of `method` (`tools/call`, `resources/read` or `prompts/get`), recorded in
+    /// the audit trail once answered.
+    async fn audited(&self, audit: &super::audit::Audit, method: Method, call: Call) -> Reply {
+        let (name, key) = match method {
+            Method::ResourcesRead => ("resources/read", "uri"),
+            Method::PromptsGet => ("prompts/get", "name"),
+            _ => ("tools/call", "name"),
+        };
+        let target = call
+            .params
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let given = || {
+            call.params
+                .get("arguments")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default()
+        };
+        // A tool's arguments as its schema lets them be kept; an unknown tool's not at all.
+        let arguments = match method {
+            Method::ToolsCall => call.target.tool().map(|tool| {
+                let given = call.params.get("arguments").and_then(Value::as_object);
+                given.map_or_else(Map::new, |given| tool.validator.redact(given))
+            }),
+            Method::PromptsGet => call.target.prompt().map(|_| given()),
+            _ => None,
+        };
+        let audited = super::audit::Audited::start(name, target, arguments);
+        let ctx = call.ctx.clone();
+        let reply = match method {
+            Method::ResourcesRead => self.read_resource(call).await,
+            Method::PromptsGet => self.get_prompt(call).await,
+            _ => self.call_tool(call).await,
+        };
+        audit.record(audited.finish(&ctx, &reply)).await;
+        reply
     }
 }
 

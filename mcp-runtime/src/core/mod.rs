@@ -30,6 +30,7 @@
 //!   stopped).
 
 pub(crate) mod artifacts;
+pub(crate) mod audit;
 pub(crate) mod canonical;
 mod context;
 mod dispatch;

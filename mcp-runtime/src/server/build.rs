@@ -80,6 +80,7 @@ impl Server {
             search: self.search,
             limiter: Limiter::new(self.limits),
             layers,
+            audit: self.audit,
             tasks: Some(work.tasks),
             states,
             info_json,

@@ -80,6 +80,7 @@ pub struct Server {
     search: Option<crate::core::search::ToolSearch>,
     layers: crate::core::layers::Layers,
     response_cache: Option<crate::layers::ResponseCache>,
+    audit: Option<crate::core::audit::Audit>,
     limits: Limits,
     oauth: Option<HttpAuth>,
     store: Option<Arc<dyn crate::store::DynStore>>,
@@ -128,6 +129,7 @@ impl Server {
             search: None,
             layers: Default::default(),
             response_cache: None,
+            audit: None,
             limits: Limits::default(),
             oauth: None,
             store: None,
@@ -305,6 +307,32 @@ impl Server {
     /// Its entries live in the server's [`store`](Server::store).
     pub fn cache_responses(mut self, cache: crate::layers::ResponseCache) -> Self {
         self.response_cache = Some(cache);
+        self
+    }
+
+    /// Record every `tools/call`, `resources/read` and `prompts/get` in `sink`: who
+    /// (principal, tenant), what (target, arguments with their secrets redacted), when,
+    /// how it ended and how long it took (see [`AuditRecord`](crate::audit::AuditRecord)).
+    /// A call refused before it runs (unknown, invalid, denied, limited) is recorded too;
+    /// a tool argument marked `#[redact]`, and any value its schema marks `writeOnly` or
+    /// `format: "password"`, is recorded as `"[redacted]"`.
+    ///
+    /// ```
+    /// use mcp_runtime::audit::AuditLog;
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// /// Signs in to the billing system.
+    /// #[tool]
+    /// async fn sign_in(user: String, #[redact] password: String) -> String {
+    ///     # let _ = password;
+    ///     format!("signed in as {user}")
+    /// }
+    ///
+    /// let server = Server::new("billing", "1.0.0").audit(AuditLog);
+    /// # let _ = server;
+    /// ```
+    pub fn audit(mut self, sink: impl crate::audit::AuditSink) -> Self {
+        self.audit = Some(crate::core::audit::Audit::new(sink));
         self
     }
 

@@ -384,3 +384,87 @@ async fn layers_run_within_the_calls_time_limit() {
         );
     }
 }
+
+/// A layer counting the calls that reach it.
+fn counting(
+    seen: Arc<AtomicUsize>,
+) -> impl tower::Layer<CallService, Service = CallService> + Clone + Send + Sync + 'static {
+    tower::layer::layer_fn(move |inner: CallService| {
+        let seen = seen.clone();
+        CallService::new(tower::service_fn(move |call: Call| {
+            seen.fetch_add(1, Ordering::SeqCst);
+            inner.clone().oneshot(call)
+        }))
+    })
+}
+
+/// No layer can make a confirmed payment happen twice (S-130): a replayed confirmation is
+/// refused by the single-use check that the bottom of the stack runs before the handler,
+/// whatever the layers do; a repeated idempotency key is answered from its record before
+/// any layer runs.
+#[tokio::test]
+async fn a_layer_cannot_skip_a_confirmation_or_an_idempotency_record() {
+    use mcp_workspace_tests::side_effects::{self, Payments};
+    let payments = Payments::new();
+    let seen = Arc::new(AtomicUsize::new(0));
+    let app = side_effects::server(payments.clone())
+        .layer(counting(seen.clone()))
+        .build()
+        .expect("builds");
+    let client = TestClient::new(app);
+    let pay = |key: Option<&str>, extra: Value| {
+        let mut params = json!({
+            "name": "pay",
+            "arguments": {"payee": "layered", "amount_cents": 500},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+            },
+        });
+        if let Some(key) = key {
+            params["arguments"]["idempotencyKey"] = json!(key);
+        }
+        if let (Value::Object(p), Value::Object(extra)) = (&mut params, extra) {
+            p.extend(extra);
+        }
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+    };
+    // Asked, confirmed: the handler runs twice (it asks, then pays), through the layer.
+    let confirm = |asked: &Value| {
+        json!({
+            "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}},
+            "requestState": asked["result"]["requestState"].clone(),
+        })
+    };
+    let asked = client.message(pay(None, json!({}))).await.unwrap();
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    let confirmed = pay(None, confirm(&asked));
+    let paid = client.message(confirmed.clone()).await.unwrap();
+    assert_eq!(paid["result"]["structuredContent"]["number"], 1, "{paid}");
+    assert_eq!(seen.load(Ordering::SeqCst), 2);
+    // The confirmation replayed: the single-use check is part of the handler's run at the
+    // bottom of the stack, so the layer passes the call on and gets the refusal back; the
+    // payment does not happen again.
+    let replayed = client.message(confirmed).await.unwrap();
+    assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
+    assert_eq!(replayed["error"]["data"]["reason"], "it was already used");
+    assert_eq!(seen.load(Ordering::SeqCst), 3);
+    assert_eq!(payments.to("layered"), 1);
+
+    // Under an idempotency key: once paid, the same key is answered from its record
+    // before any layer.
+    let asked = client.message(pay(Some("pay-1"), json!({}))).await.unwrap();
+    let paid = client
+        .message(pay(Some("pay-1"), confirm(&asked)))
+        .await
+        .unwrap();
+    assert_eq!(paid["result"]["structuredContent"]["number"], 2, "{paid}");
+    let reached = seen.load(Ordering::SeqCst);
+    let repeated = client.message(pay(Some("pay-1"), json!({}))).await.unwrap();
+    assert_eq!(
+        repeated["result"]["structuredContent"]["number"], 2,
+        "{repeated}"
+    );
+    assert_eq!(seen.load(Ordering::SeqCst), reached);
+    assert_eq!(payments.to("layered"), 2);
+}

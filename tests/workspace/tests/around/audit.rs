@@ -123,7 +123,10 @@ async fn calls(client: &TestClient) {
     assert_eq!(invalid["isError"], true, "{invalid}");
     // The validation message names the argument and the problem, not the value.
     let text = invalid["content"][0]["text"].as_str().unwrap_or_default();
-    assert!(text.contains("/password"), "{invalid}");
+    assert!(
+        text.contains(r#"argument /password: value is not of type "string""#),
+        "{invalid}"
+    );
     assert!(!text.contains(&WRONG_TYPE.to_string()), "{invalid}");
     client
         .call_tool("no_such_tool", json!({"password": PASSWORD}))

@@ -28,8 +28,6 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
-use crate::observe::Ended;
-
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
     method: &'static str,
@@ -106,10 +104,17 @@ impl Metrics {
         })
     }
 
-    /// Count one finished request of `method` on the target labelled `name`, ended as
-    /// `ended` says.
-    pub(crate) fn record(&self, method: &str, name: &str, ended: Ended, elapsed: Duration) {
-        let (outcome, error_layer) = ended.outcome.labels();
+    /// Count one finished request of `method` on the target labelled `name`, by how it
+    /// ended: `outcome` (completed, input_required, task, failed), `error_layer` (empty
+    /// unless failed) and the conventions' `error_type` (none for a success).
+    pub(crate) fn record(
+        &self,
+        method: &str,
+        name: &str,
+        (outcome, error_layer): (&'static str, &'static str),
+        error_type: Option<&str>,
+        elapsed: Duration,
+    ) {
         let method = bounded_method(method);
         self.requests
             .get_or_create(&RequestLabels {
@@ -131,10 +136,7 @@ impl Metrics {
                 mcp_method_name: method,
                 gen_ai_tool_name: named("tools/call"),
                 gen_ai_prompt_name: named("prompts/get"),
-                error_type: ended
-                    .error_type()
-                    .map(|t| t.to_string())
-                    .unwrap_or_default(),
+                error_type: error_type.unwrap_or_default().to_owned(),
             })
             .observe(elapsed.as_secs_f64());
     }
@@ -192,36 +194,18 @@ fn bounded_method(method: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::observe::Outcome;
 
     #[test]
     fn the_exposition_counts_requests_by_outcome_and_bounds_labels() {
         let metrics = Metrics::new();
-        let ended = |outcome, code| Ended { outcome, code };
-        metrics.record(
-            "tools/call",
-            "add",
-            ended(Outcome::Completed, None),
-            Duration::from_millis(2),
-        );
-        metrics.record(
-            "tools/call",
-            "add",
-            ended(Outcome::Failed("business"), None),
-            Duration::from_millis(3),
-        );
-        metrics.record(
-            "prompts/get",
-            "greet",
-            ended(Outcome::Failed("mcp"), Some(-32602)),
-            Duration::from_millis(3),
-        );
-        metrics.record(
-            "no/such",
-            "",
-            ended(Outcome::Failed("jsonrpc"), Some(-32601)),
-            Duration::ZERO,
-        );
+        let ms = Duration::from_millis;
+        metrics.record("tools/call", "add", ("completed", ""), None, ms(2));
+        let business = ("failed", "business");
+        metrics.record("tools/call", "add", business, Some("tool_error"), ms(3));
+        let refused = ("failed", "mcp");
+        metrics.record("prompts/get", "greet", refused, Some("-32602"), ms(3));
+        let unknown = ("failed", "jsonrpc");
+        metrics.record("no/such", "", unknown, Some("-32601"), Duration::ZERO);
         let text = metrics.render(0);
         assert!(text.contains(
             r#"mcp_requests_total{method="tools/call",name="add",outcome="completed",error_layer=""} 1"#

@@ -137,40 +137,65 @@ pub(crate) fn request_span(
     id: &RequestId,
 ) -> tracing::Span {
     let transport = transport.into();
-    let (tool, prompt, uri) = match method {
-        "tools/call" => (name, None, None),
-        "prompts/get" => (None, name, None),
-        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => (None, None, name),
-        _ => (None, None, None),
-    };
-    // A low-cardinality target only: a tool's or prompt's name, never a URI.
-    let target = tool.or(prompt);
-    span_at!(
+    let span = span_at!(
         core.span_level(),
         "mcp.request",
-        otel.name = %SpanName(method, target),
+        otel.name = Empty,
         otel.kind = "server",
         otel.status_code = Empty,
         otel.status_description = Empty,
         mcp.method.name = method,
-        gen_ai.tool.name = tool,
-        gen_ai.prompt.name = prompt,
-        gen_ai.operation.name = tool.map(|_| "execute_tool"),
-        mcp.resource.uri = uri,
+        gen_ai.tool.name = Empty,
+        gen_ai.prompt.name = Empty,
+        gen_ai.operation.name = Empty,
+        mcp.resource.uri = Empty,
         jsonrpc.request.id = %id,
         mcp.protocol.version = Empty,
         network.transport = network_transport(transport),
-        network.protocol.name = (transport == "http").then_some("http"),
+        network.protocol.name = Empty,
         error.type = Empty,
         rpc.response.status_code = Empty,
         phase = "sent",
         error_layer = Empty,
-    )
+    );
+    // What depends on the method is worked out only for a span that is recorded: a
+    // disabled one (the default) costs the request nothing more.
+    if !span.is_disabled() {
+        record_target(&span, method, name);
+        if transport == "http" {
+            span.record("network.protocol.name", "http");
+        }
+    }
+    span
+}
+
+/// Record a request's target in its span as the conventions name it: the tool's or
+/// prompt's name (also in the span's name), or the resource's URI (never in the name: it
+/// is not of low cardinality).
+pub(crate) fn record_target(span: &tracing::Span, method: &str, name: Option<&str>) {
+    match (method, name) {
+        ("tools/call", Some(tool)) => {
+            span.record("gen_ai.tool.name", tool);
+            span.record("gen_ai.operation.name", "execute_tool");
+        }
+        ("prompts/get", Some(prompt)) => {
+            span.record("gen_ai.prompt.name", prompt);
+        }
+        ("resources/read" | "resources/subscribe" | "resources/unsubscribe", Some(uri)) => {
+            span.record("mcp.resource.uri", uri);
+        }
+        _ => {}
+    }
+    let target = name.filter(|_| matches!(method, "tools/call" | "prompts/get"));
+    span.record(
+        "otel.name",
+        tracing::field::display(SpanName(method, target)),
+    );
 }
 
 /// `{mcp.method.name} {target}`, or the method alone: the span name the conventions
 /// give, formatted only when the span is recorded.
-pub(crate) struct SpanName<'a>(pub(crate) &'a str, pub(crate) Option<&'a str>);
+struct SpanName<'a>(&'a str, Option<&'a str>);
 
 impl std::fmt::Display for SpanName<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -337,7 +362,14 @@ pub(crate) fn count(
     started: Instant,
 ) {
     if let Some(metrics) = core.metrics() {
-        metrics.record(method, label, ended, started.elapsed());
+        let error_type = ended.error_type().map(|t| t.to_string());
+        metrics.record(
+            method,
+            label,
+            ended.outcome.labels(),
+            error_type.as_deref(),
+            started.elapsed(),
+        );
     }
 }
 
@@ -383,10 +415,13 @@ pub(crate) fn refused(
     );
     span.in_scope(|| tracing::debug!(%reason, "request refused"));
     if let Some(metrics) = core.metrics() {
-        let ended = Ended {
-            outcome: Outcome::Failed(layer),
-            code: status.map(i64::from),
-        };
-        metrics.record("", "", ended, std::time::Duration::ZERO);
+        let error_type = error_type.to_string();
+        metrics.record(
+            "",
+            "",
+            Outcome::Failed(layer).labels(),
+            Some(&error_type),
+            std::time::Duration::ZERO,
+        );
     }
 }

@@ -179,7 +179,7 @@ const ARROWS: &[Arrow] = &[
     names(
         Client,
         Observe,
-        &["SpanName", "network_transport", "trace_context"],
+        &["record_target", "network_transport", "trace_context"],
         "a client request's span is named as the server's, and carries its trace context out",
     ),
     any(Cli, Client),

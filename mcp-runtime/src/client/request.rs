@@ -338,31 +338,32 @@ fn client_span(
     version: &str,
     transport: &str,
 ) -> tracing::Span {
-    let (tool, prompt, uri) = match method {
-        "tools/call" => (target, None, None),
-        "prompts/get" => (None, target, None),
-        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => (None, None, target),
-        _ => (None, None, None),
-    };
-    tracing::debug_span!(
+    let span = tracing::debug_span!(
         target: "mcp_runtime::client",
         "mcp.client.request",
-        otel.name = %crate::observe::SpanName(method, tool.or(prompt)),
+        otel.name = Empty,
         otel.kind = "client",
         otel.status_code = Empty,
         otel.status_description = Empty,
         mcp.method.name = method,
-        gen_ai.tool.name = tool,
-        gen_ai.prompt.name = prompt,
-        gen_ai.operation.name = tool.map(|_| "execute_tool"),
-        mcp.resource.uri = uri,
+        gen_ai.tool.name = Empty,
+        gen_ai.prompt.name = Empty,
+        gen_ai.operation.name = Empty,
+        mcp.resource.uri = Empty,
         jsonrpc.request.id = Empty,
         mcp.protocol.version = version,
         network.transport = crate::observe::network_transport(transport),
-        network.protocol.name = (transport == "http").then_some("http"),
+        network.protocol.name = Empty,
         error.type = Empty,
         rpc.response.status_code = Empty,
-    )
+    );
+    if !span.is_disabled() {
+        crate::observe::record_target(&span, method, target);
+        if transport == "http" {
+            span.record("network.protocol.name", "http");
+        }
+    }
+    span
 }
 
 /// Record how a request ended in its client span: an error's code (or `tool_error` for

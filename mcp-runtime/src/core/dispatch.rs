@@ -127,6 +127,8 @@ pub struct Core {
     pub(crate) limiter: Limiter,
     /// Layers around calls (`Server::layer`).
     pub(crate) layers: super::layers::Layers,
+    /// The response cache, right above the handlers (`Server::cache_responses`).
+    pub(crate) response_cache: Option<Arc<super::response_cache::Cache>>,
     /// The audit trail of calls (`Server::audit`).
     pub(crate) audit: Option<super::audit::Audit>,
     pub(crate) tasks: Option<Arc<crate::core::tasks::TaskRuntime>>,

@@ -21,7 +21,6 @@ use serde_json::{Map, Value};
 use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service, ServiceExt as _};
 
-use crate::core::response_cache::{Cache, Cacheable};
 use crate::core::RequestContext;
 use crate::protocol::{CallToolResult, GetPromptResult, ReadResourceResult, RpcError};
 
@@ -147,19 +146,21 @@ pub(crate) type Applies = Arc<dyn Fn(&Call) -> bool + Send + Sync>;
 /// A layer, erased.
 pub(crate) type Wrap = Arc<dyn Fn(CallService) -> CallService + Send + Sync>;
 
-/// The server's layers, in the order they were added (the first is the outermost), and
-/// its response cache, innermost, when it has one.
+/// What goes right above the handler, below every layer, for one call: the response
+/// cache, when it keeps the call.
+pub(crate) type Innermost = Box<dyn FnOnce(CallService) -> CallService + Send>;
+
+/// The server's layers, in the order they were added (the first is the outermost).
 #[derive(Clone, Default)]
 pub(crate) struct Layers {
     added: Vec<(Option<Applies>, Wrap)>,
-    cache: Option<Arc<Cache>>,
 }
 
 impl Layers {
-    /// Whether the server has no layers and no response cache.
+    /// Whether the server has no layers.
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
-        self.added.is_empty() && self.cache.is_none()
+        self.added.is_empty()
     }
 
     /// Add `layer`, for the calls `applies` says (all when `None`).
@@ -168,20 +169,9 @@ impl Layers {
         self.added.push((applies, wrap));
     }
 
-    /// Answer the calls `cache` may from it.
-    pub(crate) fn set_cache(&mut self, cache: Cache) {
-        self.cache = Some(Arc::new(cache));
-    }
-
-    /// The response cache, when the server has one.
-    #[inline]
-    pub(crate) fn cache(&self) -> Option<&Cache> {
-        self.cache.as_deref()
-    }
-
     /// `handler`, run through the layers that apply to the call of `kind` on `target`
-    /// with `arguments` (none for a read), and through the response cache when `cached`
-    /// says how; `handler` itself when there are none.
+    /// with `arguments` (none for a read), and through `innermost` (the response cache)
+    /// when there is one; `handler` itself when there are none.
     pub(crate) fn around<T: Send + 'static>(
         &self,
         call: (
@@ -190,14 +180,13 @@ impl Layers {
             Option<&Map<String, Value>>,
             &'static [&'static str],
         ),
-        cached: Option<Cacheable>,
+        innermost: Option<Innermost>,
         context: &RequestContext,
         handler: BoxFuture<'static, Result<T, RpcError>>,
         outcome: fn(T) -> Outcome,
         back: fn(Outcome) -> Option<T>,
     ) -> BoxFuture<'static, Result<T, RpcError>> {
-        let cache = self.cache.as_ref().zip(cached);
-        if self.added.is_empty() && cache.is_none() {
+        if self.added.is_empty() && innermost.is_none() {
             return handler;
         }
         let (kind, target, arguments, tags) = call;
@@ -214,7 +203,7 @@ impl Layers {
             .filter(|(applies, _)| applies.as_ref().is_none_or(|applies| applies(&call)))
             .map(|(_, wrap)| wrap)
             .collect();
-        if applying.is_empty() && cache.is_none() {
+        if applying.is_empty() && innermost.is_none() {
             return handler;
         }
         let bottom = CallService::new(Once {
@@ -224,8 +213,8 @@ impl Layers {
             target: call.target.clone(),
         });
         // The cache right above the handler: every layer sees a call it answers.
-        let bottom = match cache {
-            Some((cache, cacheable)) => cache.wrap(cacheable, bottom),
+        let bottom = match innermost {
+            Some(wrap) => wrap(bottom),
             None => bottom,
         };
         let service = applying

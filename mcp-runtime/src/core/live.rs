@@ -43,8 +43,15 @@ pub(crate) struct Live {
     /// Whether each snapshot gets a search index (`Server::tool_search`).
     search: bool,
     changes: broadcast::Sender<Change>,
-    /// The response cache's generations, told of every change (`Server::cache_responses`).
-    invalidates: Option<Arc<super::response_cache::Generations>>,
+    /// Told of every change before it is announced: the response cache's generations
+    /// (`Server::cache_responses`).
+    invalidates: Option<Arc<dyn Invalidate>>,
+}
+
+/// What is told of every change before it is announced.
+pub(crate) trait Invalidate: Send + Sync {
+    /// `change` happened.
+    fn changed(&self, change: &Change);
 }
 
 impl Live {
@@ -69,19 +76,16 @@ impl Live {
         })
     }
 
-    /// Tell `generations` of every change from now on, before it is announced.
-    pub(crate) fn invalidating(
-        mut self,
-        generations: Arc<super::response_cache::Generations>,
-    ) -> Live {
-        self.invalidates = Some(generations);
+    /// Tell `invalidates` of every change from now on, before it is announced.
+    pub(crate) fn invalidating(mut self, invalidates: Arc<dyn Invalidate>) -> Live {
+        self.invalidates = Some(invalidates);
         self
     }
 
     /// Tell the response cache and the listeners that `change` happened.
     fn announce(&self, change: Change) {
-        if let Some(generations) = &self.invalidates {
-            generations.changed(&change);
+        if let Some(invalidates) = &self.invalidates {
+            invalidates.changed(&change);
         }
         // No listener is not an error.
         let _ = self.changes.send(change);

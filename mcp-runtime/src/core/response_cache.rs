@@ -34,8 +34,8 @@ use crate::registry::{TaskSupport, ToolDef};
 use crate::store::{Records, StoreError};
 
 use super::canonical::canonical_object;
-use super::layers::{Call, CallKind, CallService, Outcome};
-use super::live::Change;
+use super::layers::{Call, CallKind, CallService, Innermost, Outcome};
+use super::live::{Change, Invalidate};
 use super::RequestContext;
 
 /// The largest entry kept by default, serialized: 256 KiB.
@@ -157,8 +157,14 @@ impl Cache {
     }
 
     /// What invalidates this cache: told of every change the server announces.
-    pub(crate) fn generations(&self) -> Arc<Generations> {
-        self.generations.clone()
+    pub(crate) fn invalidator(&self) -> Arc<dyn Invalidate> {
+        Arc::new(Invalidator(self.generations.clone()))
+    }
+
+    /// The cache as the innermost wrapper of one call it may keep, as `cacheable` says.
+    pub(crate) fn innermost(self: &Arc<Self>, cacheable: Cacheable) -> Innermost {
+        let cache = self.clone();
+        Box::new(move |inner| cache.wrap(cacheable, inner))
     }
 
     /// How a call of the tool `def` may be cached, if at all.
@@ -200,7 +206,7 @@ impl Cache {
     }
 
     /// `inner`, answered from the cache when it holds the call's result.
-    pub(crate) fn wrap(self: &Arc<Self>, cacheable: Cacheable, inner: CallService) -> CallService {
+    fn wrap(self: &Arc<Self>, cacheable: Cacheable, inner: CallService) -> CallService {
         let cache = self.clone();
         CallService::new(tower::service_fn(move |call: Call| {
             let (cache, inner) = (cache.clone(), inner.clone());
@@ -338,6 +344,15 @@ impl Entry {
             (Entry::Resource(result), CallKind::Resource) => Some(Outcome::Resource(result)),
             _ => None,
         }
+    }
+}
+
+/// The server's changes, as they reach the generations.
+struct Invalidator(Arc<Generations>);
+
+impl Invalidate for Invalidator {
+    fn changed(&self, change: &Change) {
+        self.0.changed(change);
     }
 }
 
@@ -484,7 +499,9 @@ mod tests {
 
     fn generations() -> Arc<Generations> {
         let records = Records::new(Arc::new(MemoryStore::new()));
-        Cache::new(ResponseCache::new(Duration::from_secs(60)), records).generations()
+        Cache::new(ResponseCache::new(Duration::from_secs(60)), records)
+            .generations
+            .clone()
     }
 
     async fn current(generations: &Generations, uri: &str) -> (u64, u64) {

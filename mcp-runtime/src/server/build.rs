@@ -55,11 +55,11 @@ impl Server {
             self.search.is_some(),
         )
         .map_err(Error::Build)?;
-        let mut layers = self.layers;
+        let mut response_cache = None;
         if let Some(config) = self.response_cache {
             let cache = ResponseCache::new(config, records.clone());
-            live = live.invalidating(cache.generations());
-            layers.set_cache(cache);
+            live = live.invalidating(cache.invalidator());
+            response_cache = Some(Arc::new(cache));
         }
         let info_json = serde_json::value::to_raw_value(&self.info)
             .map(Arc::from)
@@ -79,7 +79,8 @@ impl Server {
             hide_unauthorized: self.hide_unauthorized,
             search: self.search,
             limiter: Limiter::new(self.limits),
-            layers,
+            layers: self.layers,
+            response_cache,
             audit: self.audit,
             tasks: Some(work.tasks),
             states,

@@ -518,7 +518,8 @@ impl Endpoint {
                 .header(reqwest::header::CONTENT_TYPE, media)
                 .body(bytes);
         }
-        tracing::debug!(tool = ?ctx.name(), method = operation.method.as_str(), path = %parts.path, "calling the API");
+        // The path as the document writes it: the filled one carries argument values.
+        tracing::debug!(tool = ?ctx.name(), method = operation.method.as_str(), path = %operation.path, "calling the API");
         match builder.send().await {
             Ok(response) => Ok(answer::answer(operation, response, &uri, shared.timeout).await),
             Err(error) => {

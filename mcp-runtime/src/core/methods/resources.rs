@@ -104,10 +104,10 @@ impl Core {
             }
         };
         // The response cache keeps a read as its hints tell clients to.
-        let cached = self
-            .layers
-            .cache()
-            .and_then(|cache| cache.resource(hints, &ctx));
+        let cached = self.response_cache.as_ref().and_then(|cache| {
+            let cacheable = cache.resource(hints, &ctx)?;
+            Some(cache.innermost(cacheable))
+        });
         let read = resource.read(ctx.clone(), request);
         let read = self.layers.around(
             (CallKind::Resource, &uri, None, def.tags),

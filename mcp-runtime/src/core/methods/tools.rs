@@ -26,7 +26,6 @@ use super::super::input::Binding;
 use super::super::layers::{CallKind, Outcome};
 use super::super::pages::Paging;
 use super::super::pipeline::{checked_tool_result, guarded, OwnLimit};
-use super::super::response_cache::Cacheable;
 use super::super::search::{ToolSearch, SEARCH_TOOL};
 use super::params::{arguments_param, served, unknown_name};
 use crate::registry::versions::{deprecated_meta, DEPRECATED_META, VERSION_META};
@@ -256,14 +255,15 @@ impl Core {
                 Box::pin(self.call_as_task(runtime, ctx, name, arguments, handler, binding)).await
             }
             None => {
-                // The layers see the arguments; copied only when there are layers.
-                let seen = (!self.layers.is_empty()).then(|| arguments.clone());
+                let cached = self.response_cache.as_ref().and_then(|cache| {
+                    let cacheable = cache.tool(tool.def, tool.paged, &ctx)?;
+                    Some(cache.innermost(cacheable))
+                });
+                // The layers and the cache see the arguments; copied only when there are
+                // some.
+                let seen = (!self.layers.is_empty() || cached.is_some()).then(|| arguments.clone());
                 let handler = self.handler(tool, &ctx, arguments, progress);
                 let handler = self.gated(tool, handler);
-                let cached = self
-                    .layers
-                    .cache()
-                    .and_then(|cache| cache.tool(tool.def, tool.paged, &ctx));
                 let handler = self.layered(tool, &ctx, seen.as_ref(), cached, handler);
                 // A tool's own time limit is part of its contract: past it the model
                 // reads why, as a business error, and may narrow the request. A call
@@ -305,7 +305,7 @@ impl Core {
         tool: &CatalogTool,
         ctx: &RequestContext,
         arguments: Option<&Map<String, Value>>,
-        cached: Option<Cacheable>,
+        cached: Option<super::super::layers::Innermost>,
         handler: BoxFuture<'static, Result<CallToolResult, RpcError>>,
     ) -> BoxFuture<'static, Result<CallToolResult, RpcError>> {
         self.layers.around(

@@ -227,8 +227,8 @@ step "the client against servers we did not write: TypeScript SDK v2 dual-era, v
 # clients below.
 (cd tests/servers && npm ci --no-audit --no-fund --loglevel=error)
 # The client against them: the fallback matrix over stdio and HTTP, lists across pages,
-# questions in both eras, tool errors, cancellation (tests/workspace/tests/client_interop.rs).
-cargo test --workspace --test client_interop -- --ignored 2>&1 | tee target/cargo-test-client-interop.log
+# questions in both eras, tool errors, cancellation (tests/workspace/tests/client/interop.rs).
+cargo test --workspace --test client -- --ignored interop:: 2>&1 | tee target/cargo-test-client-interop.log
 
 step "gateway in front of servers we did not write (legacy-only and dual-era upstreams over stdio)"
 MCP_TEST_SERVERS=1 cargo test --workspace --test gateway -- --ignored 2>&1 | tee target/cargo-test-gateway.log

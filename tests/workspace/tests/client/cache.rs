@@ -6,8 +6,6 @@
 //! Time is moved by pausing tokio's clock, advancing it and resuming (the cache reads
 //! tokio's clock); timeouts here only keep a broken build from hanging the run.
 
-mod common;
-
 use std::collections::HashMap;
 use std::future::IntoFuture;
 use std::net::SocketAddr;

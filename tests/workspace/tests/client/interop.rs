@@ -8,7 +8,7 @@
 //! `cargo test`; the test command installs the servers and runs them with `--ignored`.
 //! Timeouts here only keep a broken server from hanging the run; nothing asserts on time.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Stdio;

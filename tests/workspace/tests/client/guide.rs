@@ -1,7 +1,7 @@
 //! The code of the book's "Calling other servers" chapter, run against the `interactive`
 //! fixture server as a real process, over stdio and over HTTP.
 
-mod common;
+use crate::common;
 
 // ANCHOR: uses
 use std::time::Duration;

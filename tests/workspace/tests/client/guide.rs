@@ -1,8 +1,6 @@
 //! The code of the book's "Calling other servers" chapter, run against the `interactive`
 //! fixture server as a real process, over stdio and over HTTP.
 
-use crate::common;
-
 // ANCHOR: uses
 use std::time::Duration;
 
@@ -110,7 +108,7 @@ async fn the_chapters_listing_follows_every_page() {
         .kill_on_drop(true)
         .spawn()
         .expect("the server starts");
-    let url = common::announced_url(&mut server).await;
+    let url = crate::common::announced_url(&mut server).await;
     let names = tool_names(&url).await.expect("the listing");
     assert!(names.contains(&"transfer".to_owned()), "{names:?}");
     assert!(names.contains(&"crunch".to_owned()), "{names:?}");

@@ -99,11 +99,15 @@ background tools tools
 
 background packaging scripts/packaged-server.sh build
 
-# The workspace's dev profile already keeps only line tables; the projects trybuild
-# generates for the compile-fail cases have no profile of their own, and their procedural
-# macros and build scripts would otherwise be built with full debug info. Exported only
-# now: the packaged server's project above keeps none (its own profile says so).
-export CARGO_PROFILE_DEV_DEBUG=line-tables-only
+# No debug info in the test builds: the workspace's dev profile keeps line tables for a
+# developer's debugger and backtraces, a quarter of each test binary, and this run links
+# some two hundred binaries, which made target/ pass 10 GB. A failing assertion still
+# names its file and line (that comes from the panic's location, not from debug info);
+# run the one failing test again with plain `cargo test` for a backtrace with lines. It
+# also covers the projects trybuild generates for the compile-fail cases, which have no
+# profile of their own. Exported only now: the packaged server's project above keeps none
+# (its own profile says so).
+export CARGO_PROFILE_DEV_DEBUG=false
 
 # Clippy lints the workspace's own crates as the test builds below compile them:
 # clippy-rustc runs clippy-driver (rustc with clippy's lints) in place of rustc for them, with

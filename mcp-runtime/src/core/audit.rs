@@ -145,7 +145,7 @@ impl AuditSink for AuditLog {
         let arguments = record
             .arguments
             .as_ref()
-            .map(|a| Value::Object(a.clone()).to_string());
+            .and_then(|a| serde_json::to_string(a).ok());
         tracing::info!(
             target: "mcp_runtime::audit",
             at_ms = record.at_ms,

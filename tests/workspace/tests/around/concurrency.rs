@@ -76,9 +76,17 @@ async fn free() -> &'static str {
     "free"
 }
 
+/// One call at once, none waiting, and it may run as a task.
+#[tool(task, concurrency = 1, queue = 0)]
+async fn exporting(ctx: RequestContext, backend: State<Arc<Backend>>) -> &'static str {
+    ctx.start_task();
+    backend.visit().await;
+    "exported"
+}
+
 fn app(backend: Arc<Backend>) -> App {
     Server::new("concurrency", "1.0.0")
-        .only(tools![pair, single, defaulted, free])
+        .only(tools![pair, single, defaulted, free, exporting])
         .state(backend)
         .build()
         .expect("the server builds")
@@ -241,4 +249,22 @@ async fn the_default_queue_holds_sixteen() {
     assert_busy(refused[0], "defaulted");
     assert_eq!(refused[0]["error"]["data"]["maxWaiting"], 16);
     assert_eq!(backend.most_inside.load(Ordering::SeqCst), 1);
+}
+
+/// A call of a task tool past its limit is refused as it arrives, with the same -31429,
+/// rather than started as a task that then fails: the refusal comes on the handler's
+/// first step, before the call could become a task, while the running call holds its turn
+/// as a task.
+#[tokio::test]
+async fn a_task_tool_past_its_limit_is_refused_before_it_becomes_a_task() {
+    let backend = Arc::new(Backend::default());
+    let app = app(backend.clone());
+    let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let client = TestClient::new(app).with_capabilities(tasks);
+    let first = client.request("tools/call", call("exporting")).await;
+    assert_eq!(first["result"]["resultType"], "task", "{first}");
+    reaches(&backend.entered, 1).await;
+    let second = client.request("tools/call", call("exporting")).await;
+    assert_busy(&second, "exporting");
+    backend.release(1);
 }

@@ -70,11 +70,10 @@ pub const LOG_REQUESTS_ENV: &str = "MCP_LOG_REQUESTS";
 /// `mcp.protocol.version`, `network.transport`, `phase`, `error_layer`, `error.type`) and
 /// its time. Text logs are colored only when stderr is a terminal and `NO_COLOR` is unset.
 ///
-/// With the `otel` feature, when `OTEL_EXPORTER_OTLP_ENDPOINT` (or
-/// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set, spans are also exported there over OTLP
-/// (HTTP, protobuf): every request's span, whatever `RUST_LOG` says, and the
-/// application's own spans at info and above. `OTEL_SERVICE_NAME` names the process in
-/// them. Call [`flush_telemetry`] before the process exits;
+/// With the `otel` feature, when `OTEL_EXPORTER_OTLP_ENDPOINT` is set, spans are also
+/// exported there over OTLP (HTTP, protobuf; the exporter's other standard variables
+/// apply too): every request's span, whatever `RUST_LOG` says. `OTEL_SERVICE_NAME` names
+/// the process in them. Call [`flush_telemetry`] before the process exits;
 /// [`Server::serve_from_args`](crate::Server::serve_from_args) and
 /// [`App::serve`](crate::App::serve) do.
 pub fn init_logging() {

@@ -312,11 +312,13 @@ async fn no_secret_reaches_a_log_or_a_trace() {
     let _guard = tracing::subscriber::set_default(subscriber);
     use tracing_subscriber::Layer as _;
 
+    // ANCHOR: log
     let app = server()
         .audit(AuditLog)
         .request_span_level(tracing::Level::INFO)
         .build()
         .unwrap();
+    // ANCHOR_END: log
     calls(&TestClient::new(app.clone()).as_principal(ann())).await;
     #[cfg(feature = "legacy")]
     calls(&TestClient::legacy(app.clone(), "2025-11-25").as_principal(ann())).await;

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use mcp_runtime::layers::{Call, CallKind, CallService, Outcome};
 use mcp_runtime::prelude::*;
+use mcp_runtime::protocol::codes;
 use mcp_runtime::testing::{HttpTestClient, TestClient};
 use mcp_runtime::App;
 use serde_json::{json, Value};
@@ -212,7 +213,7 @@ fn answering() -> impl tower::Layer<CallService, Service = CallService> + Clone 
                         structured_content: Some(json!(42).into()),
                         ..Default::default()
                     })),
-                    "refuse" => Err(RpcError::invalid_request("refused by a layer")),
+                    "refuse" => Err(RpcError::new(codes::ACCESS_DENIED, "refused by a layer")),
                     _ => inner.oneshot(call).await,
                 }
             }
@@ -236,7 +237,8 @@ async fn a_layer_may_answer_itself_or_refuse() {
             .request("tools/call", json!({"name": "refuse", "arguments": {}}))
             .await;
         assert_eq!(
-            refused["error"]["message"], "refused by a layer",
+            (&refused["error"]["code"], &refused["error"]["message"]),
+            (&json!(-31403), &json!("refused by a layer")),
             "{era}: {refused}"
         );
         let greeting = client.get_prompt("greet", json!({"name": "Ann"})).await;
@@ -300,12 +302,12 @@ async fn a_layer_cannot_run_a_call_twice() {
 
 #[tokio::test]
 async fn a_layer_for_some_calls_skips_the_others() {
+    // ANCHOR: layer_if
     let refuse_billing = tower::layer::layer_fn(|_inner: CallService| {
         CallService::new(tower::service_fn(|_call: Call| async {
-            Err::<Outcome, _>(RpcError::invalid_request("billing is closed"))
+            Err::<Outcome, _>(RpcError::new(codes::ACCESS_DENIED, "billing is closed"))
         }))
     });
-    // ANCHOR: layer_if
     let app = server(Arc::default())
         .layer_if(
             |call: &Call| call.tags().contains(&"billing"),

@@ -312,20 +312,17 @@ impl Core {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
-        let given = || {
-            call.params
-                .get("arguments")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default()
-        };
-        // A tool's arguments as its schema lets them be kept; an unknown tool's not at all.
+        let given = call.params.get("arguments").and_then(Value::as_object);
+        // A tool's arguments as its schema lets them be kept; an unknown target's not at all.
         let arguments = match method {
-            Method::ToolsCall => call.target.tool().map(|tool| {
-                let given = call.params.get("arguments").and_then(Value::as_object);
-                given.map_or_else(Map::new, |given| tool.validator.redact(given))
-            }),
-            Method::PromptsGet => call.target.prompt().map(|_| given()),
+            Method::ToolsCall => call
+                .target
+                .tool()
+                .map(|tool| given.map_or_else(Map::new, |given| tool.validator.redact(given))),
+            Method::PromptsGet => call
+                .target
+                .prompt()
+                .map(|_| given.cloned().unwrap_or_default()),
             _ => None,
         };
         let audited = super::audit::Audited::start(name, target, arguments);

@@ -64,6 +64,19 @@ pub mod layers {
     pub use crate::core::layers::{Call, CallKind, CallLayer, CallService, Outcome};
     pub use crate::core::response_cache::ResponseCache;
 }
+/// Calling other APIs as the caller (feature `oauth`): a handler asks for a token with
+/// [`RequestContext::downstream`], obtained by token exchange (RFC 8693) with the caller's
+/// own token ([`TokenExchange`](downstream::TokenExchange), given to
+/// [`Server::exchange_tokens`]) or from the account the caller connected
+/// ([`Accounts`](downstream::Accounts), given to [`Server::accounts`]). The caller's own
+/// token is never sent to another API.
+#[cfg(feature = "oauth")]
+pub mod downstream {
+    pub use crate::core::accounts::{AccountProvider, Accounts, ConnectedAccount};
+    pub use crate::core::downstream::{Downstream, DownstreamError, DownstreamToken};
+    pub use crate::policy::exchange::TokenExchange;
+    pub use crate::policy::token_endpoint::ClientAuth;
+}
 pub mod store;
 #[cfg(feature = "testing")]
 pub mod testing;

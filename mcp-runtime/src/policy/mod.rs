@@ -4,6 +4,8 @@
 
 pub mod api_keys;
 pub mod auth;
+#[cfg(feature = "oauth")]
+pub(crate) mod exchange;
 pub(crate) mod host;
 #[cfg(feature = "oauth")]
 pub mod jwt;
@@ -12,3 +14,5 @@ pub mod oauth;
 pub mod paging;
 pub mod principal;
 pub mod seal;
+#[cfg(feature = "oauth")]
+pub(crate) mod token_endpoint;

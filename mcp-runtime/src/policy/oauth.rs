@@ -20,7 +20,8 @@
 //! 400) that says what happened, for clients that do not run the OAuth flow.
 //!
 //! Tokens are checked before anything else is read, never logged, and never handed to
-//! handlers: they see the principal only.
+//! handlers: they see the principal only. With OAuth the principal keeps the token for one
+//! use, as the subject token of a token exchange (`RequestContext::downstream`).
 //!
 //! This module decides; it builds no HTTP response. A refusal is an `AuthRefusal`
 //! (status, challenge parameters, JSON-RPC body) that the HTTP transport renders, so the
@@ -395,9 +396,17 @@ impl HttpAuth {
         self.metadata_url.as_deref()
     }
 
-    /// Check a token that did not come over HTTP (the stdio host's `MCP_ACCESS_TOKEN`).
+    /// The caller `token` speaks for (from HTTP, or the stdio host's `MCP_ACCESS_TOKEN`).
+    /// With OAuth the principal keeps the token, to exchange it for a downstream one;
+    /// tokens no authorization server issued (API keys) are never kept, so never sent
+    /// anywhere.
     pub(crate) async fn verify(&self, token: &str) -> Result<Principal, TokenError> {
-        self.verifier.verify(token).await
+        let principal = self.verifier.verify(token).await?;
+        #[cfg(feature = "oauth")]
+        if self.resource.is_some() {
+            return Ok(principal.with_subject_token(token));
+        }
+        Ok(principal)
     }
 
     /// The principal of a request, or why it is refused. `authorization` holds the
@@ -450,7 +459,7 @@ impl HttpAuth {
                 "the access token is malformed",
             ));
         }
-        match self.verifier.verify(token).await {
+        match self.verify(token).await {
             Ok(principal) => Ok(principal),
             Err(error) => {
                 tracing::info!(reason = %error, "refused an access token");

@@ -36,7 +36,10 @@ pub const TOKEN_ENV: &str = "MCP_ACCESS_TOKEN";
 /// assert!(who.has_scope("orders:write"));
 /// assert_eq!(who.tenant(), Some("acme"));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Two principals are equal when they name the same caller (subject, scopes, tenant and
+/// claims), whatever token proved it.
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Principal {
     /// Stable identifier of the caller (a token's `sub`).
@@ -44,6 +47,44 @@ pub struct Principal {
     scopes: BTreeSet<String>,
     tenant: Option<String>,
     claims: Map<String, Value>,
+    /// The access token that proved who the caller is, when an authorization server issued
+    /// it: the subject token of a token exchange, and nothing else.
+    #[cfg(feature = "oauth")]
+    credential: Option<SubjectToken>,
+}
+
+impl PartialEq for Principal {
+    fn eq(&self, other: &Self) -> bool {
+        self.subject == other.subject
+            && self.scopes == other.scopes
+            && self.tenant == other.tenant
+            && self.claims == other.claims
+    }
+}
+
+impl Eq for Principal {}
+
+/// A caller's access token, kept only to be exchanged for a downstream one
+/// (`RequestContext::downstream`). Never printed, never serialized, never handed to a
+/// handler.
+#[cfg(feature = "oauth")]
+#[derive(Clone)]
+pub(crate) struct SubjectToken(std::sync::Arc<str>);
+
+#[cfg(feature = "oauth")]
+impl SubjectToken {
+    /// The token, for the one request that sends it: the exchange with the authorization
+    /// server.
+    pub(crate) fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+#[cfg(feature = "oauth")]
+impl std::fmt::Debug for SubjectToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SubjectToken(..)")
+    }
 }
 
 impl Principal {
@@ -54,6 +95,8 @@ impl Principal {
             scopes: BTreeSet::new(),
             tenant: None,
             claims: Map::new(),
+            #[cfg(feature = "oauth")]
+            credential: None,
         }
     }
 
@@ -78,6 +121,20 @@ impl Principal {
     pub fn with_claims(mut self, claims: Map<String, Value>) -> Self {
         self.claims = claims;
         self
+    }
+
+    /// The same caller, proven by `token`, an access token an authorization server issued
+    /// for this server (the subject token a token exchange sends).
+    #[cfg(feature = "oauth")]
+    pub(crate) fn with_subject_token(mut self, token: &str) -> Self {
+        self.credential = Some(SubjectToken(token.into()));
+        self
+    }
+
+    /// The access token that proved the caller, when an authorization server issued it.
+    #[cfg(feature = "oauth")]
+    pub(crate) fn subject_token(&self) -> Option<&SubjectToken> {
+        self.credential.as_ref()
     }
 
     /// The scopes granted, sorted.

@@ -45,6 +45,8 @@ impl Server {
         let mut states = self.states;
         // Handlers reach the artifacts through their context, as server-provided state.
         states.insert(work.artifacts.clone());
+        #[cfg(feature = "oauth")]
+        states.insert(downstreams(self.exchange, self.accounts, &records)?);
         let states = Arc::new(states);
         let page_size = page_size(self.page_size)?;
         let mut live = Live::new(
@@ -134,6 +136,30 @@ impl Server {
         crate::process::init_logging();
         self.build()?.serve(mode).await
     }
+}
+
+/// The token exchange and connected accounts handlers reach through their context.
+#[cfg(feature = "oauth")]
+fn downstreams(
+    exchange: Option<crate::downstream::TokenExchange>,
+    accounts: Option<crate::downstream::Accounts>,
+    records: &Records,
+) -> Result<crate::core::downstream::Downstreams, Error> {
+    let exchange = match exchange {
+        Some(exchange) => Some(
+            exchange
+                .start()
+                .map_err(|e| config(format!("Server::exchange_tokens: {e}")))?,
+        ),
+        None => None,
+    };
+    let accounts = match accounts {
+        Some(accounts) => Some(Arc::new(accounts.start(records.clone()).map_err(
+            |problems| Error::Build(problems.into_iter().map(BuildError::Config).collect()),
+        )?)),
+        None => None,
+    };
+    Ok(crate::core::downstream::Downstreams { exchange, accounts })
 }
 
 /// The key given, else the one `MCP_SEAL_KEY` holds, else a random key.

@@ -81,6 +81,10 @@ pub struct Server {
     layers: crate::core::layers::Layers,
     response_cache: Option<crate::layers::ResponseCache>,
     audit: Option<crate::core::audit::Audit>,
+    #[cfg(feature = "oauth")]
+    exchange: Option<crate::downstream::TokenExchange>,
+    #[cfg(feature = "oauth")]
+    accounts: Option<crate::downstream::Accounts>,
     limits: Limits,
     oauth: Option<HttpAuth>,
     store: Option<Arc<dyn crate::store::DynStore>>,
@@ -130,6 +134,10 @@ impl Server {
             layers: Default::default(),
             response_cache: None,
             audit: None,
+            #[cfg(feature = "oauth")]
+            exchange: None,
+            #[cfg(feature = "oauth")]
+            accounts: None,
             limits: Limits::default(),
             oauth: None,
             store: None,
@@ -333,6 +341,39 @@ impl Server {
     /// ```
     pub fn audit(mut self, sink: impl crate::audit::AuditSink) -> Self {
         self.audit = Some(crate::core::audit::Audit::new(sink));
+        self
+    }
+
+    /// Trade callers' access tokens for downstream ones (RFC 8693) at this authorization
+    /// server, for handlers that call other APIs as the caller with
+    /// [`RequestContext::downstream`] and [`Downstream::exchange`](crate::downstream::Downstream::exchange).
+    /// Only tokens an authorization server issued for this server (with
+    /// [`Server::oauth`], over HTTP or as stdio's `MCP_ACCESS_TOKEN`) are exchanged; API
+    /// keys never are. Feature `oauth`.
+    ///
+    /// ```
+    /// use mcp_runtime::downstream::{ClientAuth, TokenExchange};
+    /// use mcp_runtime::Server;
+    ///
+    /// let server = Server::new("orders", "1.0.0").exchange_tokens(TokenExchange::new(
+    ///     "https://auth.example.com/oauth/token",
+    ///     ClientAuth::secret_basic("mcp-orders", "the client secret"),
+    /// ));
+    /// # let _ = server;
+    /// ```
+    #[cfg(feature = "oauth")]
+    pub fn exchange_tokens(mut self, exchange: crate::downstream::TokenExchange) -> Self {
+        self.exchange = Some(exchange);
+        self
+    }
+
+    /// Offer connected accounts: callers sign in at these providers once, through this
+    /// server's route `/oauth/callback`, and handlers then call the providers' APIs with
+    /// the caller's tokens ([`Downstream::account`](crate::downstream::Downstream::account)),
+    /// kept encrypted in the server's store. Feature `oauth`.
+    #[cfg(feature = "oauth")]
+    pub fn accounts(mut self, accounts: crate::downstream::Accounts) -> Self {
+        self.accounts = Some(accounts);
         self
     }
 

@@ -46,6 +46,8 @@ use crate::core::Core;
 use crate::era::Eras;
 use crate::policy::oauth::HttpAuth;
 
+#[cfg(feature = "oauth")]
+mod accounts;
 mod auth;
 mod endpoint;
 pub(crate) mod headers;
@@ -220,6 +222,18 @@ fn routes(shared: &Shared) -> Router<Shared> {
         .route(MCP_PATH, any(endpoint::endpoint))
         .route("/healthz", axum::routing::get(healthz))
         .route("/readyz", axum::routing::get(readyz));
+    #[cfg(feature = "oauth")]
+    if shared
+        .core
+        .states
+        .get::<crate::core::downstream::Downstreams>()
+        .is_some_and(|d| d.accounts.is_some())
+    {
+        router = router.route(
+            crate::core::accounts::CALLBACK_PATH,
+            axum::routing::get(accounts::callback),
+        );
+    }
     if let Some(resource) = shared.config.auth.as_ref().and_then(|auth| auth.resource()) {
         // RFC 9728: at the path-inserted location, and at the root for clients that look
         // there first. Without an OAuth flow (API keys) there is no document.

@@ -1,0 +1,708 @@
+//! Connected accounts: a caller's own credentials at a third-party API with no token
+//! exchange, obtained once by the authorization-code flow with PKCE through this server's
+//! routes, and kept in the server's store, encrypted, per caller and provider.
+//!
+//! - A handler asks with [`Downstream::account`](crate::downstream::Downstream::account).
+//!   Connected: the access token (refreshed with the refresh token when it expires; a
+//!   rotated refresh token replaces the old one). Not connected: the call asks the client
+//!   to open the provider's sign-in page (a URL elicitation) and goes on once answered.
+//! - The sign-in's `state` is sealed with the vault key: it names the caller, the
+//!   provider and the PKCE verifier, expires after ten minutes, and opens on any instance
+//!   with the key. The provider sends the browser back to `/oauth/callback`, which trades
+//!   the code for tokens and stores them.
+//! - A record holds only ciphertext: XChaCha20-Poly1305 under the deployment's key, bound
+//!   to the record's provider and caller, so a row copied to another caller's key does not
+//!   open. Earlier keys may be given to read records written before a rotation; every
+//!   write uses the current key.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::clock::now_ms;
+use crate::core::downstream::{DownstreamError, DownstreamToken};
+use crate::core::input::Elicitation;
+use crate::core::RequestContext;
+use crate::policy::principal::Principal;
+use crate::policy::seal::{random_token, SealKey, Sealer};
+use crate::policy::token_endpoint::{printable, ClientAuth, EndpointError, TokenEndpoint};
+use crate::protocol::{codes, RpcError};
+use crate::store::Records;
+
+/// The path of the route the provider sends the browser back to.
+pub(crate) const CALLBACK_PATH: &str = "/oauth/callback";
+
+/// How long a sign-in link stays good.
+const SIGN_IN_TTL_MS: u64 = 10 * 60 * 1000;
+
+/// How long before its expiry an access token is refreshed.
+const MARGIN_MS: u64 = 30_000;
+
+/// How long a connection is kept without use (its refresh token's life is the provider's
+/// to say; an unused connection goes after this).
+const CONNECTION_TTL_MS: u64 = 90 * 24 * 3600 * 1000;
+
+/// The connected accounts a server offers: the vault's key and the providers callers
+/// connect to. Given to [`Server::accounts`](crate::Server::accounts).
+///
+/// ```
+/// use mcp_runtime::downstream::{AccountProvider, Accounts, ClientAuth};
+/// use mcp_runtime::SealKey;
+///
+/// let vault_key = SealKey::parse(&"1f".repeat(32)).unwrap(); // from your secret store
+/// let accounts = Accounts::new(vault_key, "https://mcp.example.com").provider(
+///     AccountProvider::new(
+///         "calendar",
+///         "https://accounts.example.com/authorize",
+///         "https://accounts.example.com/token",
+///         ClientAuth::secret_basic("mcp-calendar", "the client secret"),
+///     )
+///     .scopes(["offline_access", "calendar:read"]),
+/// );
+/// ```
+#[derive(Debug, Clone)]
+pub struct Accounts {
+    key: SealKey,
+    previous: Vec<SealKey>,
+    public_url: String,
+    providers: Vec<AccountProvider>,
+}
+
+/// A provider callers connect an account at: its authorization and token endpoints, this
+/// server's client registration there, and what to ask for.
+#[derive(Debug, Clone)]
+pub struct AccountProvider {
+    name: String,
+    authorize_url: String,
+    token_url: String,
+    auth: ClientAuth,
+    scopes: Vec<String>,
+    resource: Option<String>,
+}
+
+impl AccountProvider {
+    /// The provider `name` (what [`Downstream::account`](crate::downstream::Downstream::account)
+    /// names), with its authorization endpoint, its token endpoint, and how this server
+    /// authenticates at the latter.
+    pub fn new(
+        name: impl Into<String>,
+        authorize_url: impl Into<String>,
+        token_url: impl Into<String>,
+        auth: ClientAuth,
+    ) -> Self {
+        AccountProvider {
+            name: name.into(),
+            authorize_url: authorize_url.into(),
+            token_url: token_url.into(),
+            auth,
+            scopes: Vec::new(),
+            resource: None,
+        }
+    }
+
+    /// The scopes the sign-in asks for (`offline_access` or the provider's equivalent is
+    /// what gets a refresh token).
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes.extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// The API the tokens are for, sent as `resource` (RFC 8707) in the sign-in and the
+    /// token requests, for providers that issue tokens per API.
+    pub fn resource(mut self, resource: impl Into<String>) -> Self {
+        self.resource = Some(resource.into());
+        self
+    }
+}
+
+impl Accounts {
+    /// Accounts kept in the server's store, encrypted with `vault_key`, at a server whose
+    /// routes browsers reach at `public_url` (the provider sends them back to
+    /// `<public_url>/oauth/callback`, the redirect URI to register with each provider).
+    pub fn new(vault_key: SealKey, public_url: impl Into<String>) -> Self {
+        Accounts {
+            key: vault_key,
+            previous: Vec::new(),
+            public_url: public_url.into().trim_end_matches('/').to_owned(),
+            providers: Vec::new(),
+        }
+    }
+
+    /// Keys records may have been written with before a rotation: read with them, written
+    /// again with the current key on their next change.
+    pub fn previous_keys(mut self, keys: impl IntoIterator<Item = SealKey>) -> Self {
+        self.previous.extend(keys);
+        self
+    }
+
+    /// A provider callers may connect to.
+    pub fn provider(mut self, provider: AccountProvider) -> Self {
+        self.providers.push(provider);
+        self
+    }
+
+    /// The vault this configuration makes over `records`, or what is wrong with it.
+    pub(crate) fn start(self, records: Records) -> Result<Vault, Vec<String>> {
+        let mut problems = Vec::new();
+        let callback = format!("{}{CALLBACK_PATH}", self.public_url);
+        if let Err(problem) = crate::protocol::checks::user_url(&callback) {
+            problems.push(format!(
+                "Server::accounts: the public URL `{}` cannot be a redirect URI: {problem}",
+                self.public_url
+            ));
+        }
+        let mut providers = BTreeMap::new();
+        for provider in self.providers {
+            let name = provider.name.clone();
+            if let Err(problem) = crate::protocol::checks::user_url(&provider.authorize_url) {
+                problems.push(format!(
+                    "account provider `{name}`: the authorization endpoint is not a page a user can open: {problem}"
+                ));
+            }
+            match TokenEndpoint::new(&provider.token_url, provider.auth.clone()) {
+                Ok(endpoint) => {
+                    if providers
+                        .insert(name.clone(), Configured { provider, endpoint })
+                        .is_some()
+                    {
+                        problems.push(format!("account provider `{name}` is given twice"));
+                    }
+                }
+                Err(problem) => problems.push(format!("account provider `{name}`: {problem}")),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        let mut keys = vec![Sealer::new(&self.key)];
+        keys.extend(self.previous.iter().map(Sealer::new));
+        Ok(Vault {
+            keys,
+            callback,
+            providers,
+            records,
+        })
+    }
+}
+
+struct Configured {
+    provider: AccountProvider,
+    endpoint: TokenEndpoint,
+}
+
+/// The running connected accounts of a server.
+pub(crate) struct Vault {
+    /// The current key first, then earlier ones (read only).
+    keys: Vec<Sealer>,
+    callback: String,
+    providers: BTreeMap<String, Configured>,
+    records: Records,
+}
+
+/// What is kept of one connection, encrypted.
+#[derive(Serialize, Deserialize)]
+struct Connection {
+    access_token: String,
+    /// When the access token expires, when the provider said.
+    expires_at_ms: Option<u64>,
+    refresh_token: Option<String>,
+    scope: Option<String>,
+    connected_at_ms: u64,
+}
+
+/// A stored record: the ciphertext, nothing else.
+#[derive(Serialize, Deserialize)]
+struct Sealed {
+    sealed: String,
+}
+
+/// What the `state` of a sign-in carries, sealed.
+#[derive(Serialize, Deserialize)]
+struct SignIn {
+    provider: String,
+    subject: String,
+    tenant: Option<String>,
+    verifier: String,
+    expires_at_ms: u64,
+}
+
+/// A connection of a caller, as listed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConnectedAccount {
+    /// The provider's name.
+    pub provider: String,
+    /// The scopes the provider granted, when it said.
+    pub scope: Option<String>,
+    /// When the account was connected (milliseconds since the Unix epoch).
+    pub connected_at_ms: u64,
+}
+
+impl Vault {
+    /// The store key of `who`'s connection at `provider`: the caller's names are hashed.
+    fn key(provider: &str, who: &Principal) -> String {
+        let mut hash = Sha256::new();
+        hash.update(who.tenant().unwrap_or("").as_bytes());
+        hash.update([0]);
+        hash.update(who.subject.as_bytes());
+        let digest = hash.finalize();
+        let hex: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
+        format!("acct:{provider}:{hex}")
+    }
+
+    /// What a record is bound to: it opens for this provider and caller alone.
+    fn binding(provider: &str, who: &Principal) -> Vec<u8> {
+        format!(
+            "mcp-vault-v1\0{provider}\0{}\0{}",
+            who.tenant().unwrap_or(""),
+            who.subject
+        )
+        .into_bytes()
+    }
+
+    fn seal(
+        &self,
+        provider: &str,
+        who: &Principal,
+        connection: &Connection,
+    ) -> Result<Sealed, String> {
+        let plain = serde_json::to_vec(connection).map_err(|e| e.to_string())?;
+        let sealed = self.keys[0].seal_with(&Self::binding(provider, who), &plain)?;
+        Ok(Sealed { sealed })
+    }
+
+    fn open(&self, provider: &str, who: &Principal, sealed: &Sealed) -> Option<Connection> {
+        let binding = Self::binding(provider, who);
+        self.keys
+            .iter()
+            .find_map(|key| key.open_with(&binding, &sealed.sealed, 64 * 1024).ok())
+            .and_then(|plain| serde_json::from_slice(&plain).ok())
+    }
+
+    fn configured(&self, provider: &str) -> Result<&Configured, DownstreamError> {
+        self.providers.get(provider).ok_or_else(|| {
+            DownstreamError::protocol(RpcError::internal(format!(
+                "Internal error: a handler asked for the account at `{provider}`, which is not among the server's account providers"
+            )))
+        })
+    }
+
+    /// The caller's token at `provider`; asks the caller to connect when there is none.
+    pub(crate) async fn token(
+        &self,
+        ctx: &RequestContext,
+        provider: &str,
+    ) -> Result<DownstreamToken, DownstreamError> {
+        let configured = self.configured(provider)?;
+        let Some(who) = ctx.principal() else {
+            return Err(DownstreamError::protocol(
+                RpcError::new(
+                    codes::UNAUTHORIZED,
+                    format!("The account at {provider} belongs to a caller, and this call has none: authenticate first."),
+                )
+                .with_data(json!({"reason": "anonymous"})),
+            ));
+        };
+        if let Some(token) = self.stored_token(configured, who).await? {
+            return Ok(token);
+        }
+        let question = format!("connect:{provider}");
+        let url = self.sign_in_url(configured, who).map_err(store_failed)?;
+        let message = format!(
+            "This needs your {provider} account. Open the link to sign in there and allow access, then come back and accept."
+        );
+        match ctx.elicit_url(&question, &message, &url) {
+            Err(input) => Err(DownstreamError::protocol(input.to_rpc_error())),
+            Ok(Elicitation::Accepted(())) => match self.stored_token(configured, who).await? {
+                Some(token) => Ok(token),
+                None => Err(DownstreamError::refused(
+                    format!("The {provider} account is not connected yet: the sign-in did not finish. Call again to get a new link."),
+                    json!({"provider": provider, "connected": false}),
+                )),
+            },
+            Ok(_) => Err(DownstreamError::refused(
+                format!("The user did not connect their {provider} account, so this could not be done."),
+                json!({"provider": provider, "connected": false}),
+            )),
+        }
+    }
+
+    /// The stored access token, refreshed when it is about to expire; `None` when not
+    /// connected (or the connection died: a refresh token the provider no longer takes).
+    async fn stored_token(
+        &self,
+        configured: &Configured,
+        who: &Principal,
+    ) -> Result<Option<DownstreamToken>, DownstreamError> {
+        let provider = configured.provider.name.as_str();
+        let key = Self::key(provider, who);
+        for _ in 0..4 {
+            let Some(loaded) = self
+                .records
+                .load::<Sealed>(&key)
+                .await
+                .map_err(store_failed)?
+            else {
+                return Ok(None);
+            };
+            let Some(connection) = self.open(provider, who, &loaded.value) else {
+                // Sealed with a key no longer given, or not for this caller: unusable.
+                tracing::warn!(
+                    provider,
+                    "a stored connection does not open with the vault's keys; it is dropped"
+                );
+                let _ = self.records.remove(&key, loaded.version).await;
+                return Ok(None);
+            };
+            let now = now_ms();
+            let fresh = connection
+                .expires_at_ms
+                .is_none_or(|at| now + MARGIN_MS < at);
+            if fresh {
+                return Ok(Some(DownstreamToken::new(
+                    connection.access_token.into(),
+                    connection.expires_at_ms,
+                )));
+            }
+            let Some(refresh) = connection.refresh_token.as_deref() else {
+                let _ = self.records.remove(&key, loaded.version).await;
+                return Ok(None);
+            };
+            let mut fields = vec![("grant_type", "refresh_token"), ("refresh_token", refresh)];
+            if let Some(resource) = &configured.provider.resource {
+                fields.push(("resource", resource));
+            }
+            match configured.endpoint.request(&fields).await {
+                Ok(issued) => {
+                    let renewed = Connection {
+                        expires_at_ms: issued.expires_in.map(|s| now.saturating_add(s.saturating_mul(1000))),
+                        access_token: issued.access_token,
+                        // Rotated when the provider issued a new one; else the old one stays.
+                        refresh_token: issued.refresh_token.or(connection.refresh_token.clone()),
+                        scope: issued.scope.or(connection.scope.clone()),
+                        connected_at_ms: connection.connected_at_ms,
+                    };
+                    let sealed = self.seal(provider, who, &renewed).map_err(store_failed)?;
+                    let stored = self
+                        .records
+                        .replace(&key, loaded.version, &sealed, now.saturating_add(CONNECTION_TTL_MS))
+                        .await
+                        .map_err(store_failed)?;
+                    if stored {
+                        tracing::debug!(provider, "refreshed a connected account's token");
+                        return Ok(Some(DownstreamToken::new(
+                            renewed.access_token.into(),
+                            renewed.expires_at_ms,
+                        )));
+                    }
+                    // Another instance changed the record first (its own refresh): read
+                    // what it stored.
+                }
+                Err(EndpointError::Refused { error, .. }) => {
+                    // The provider no longer takes the refresh token (revoked, expired, or
+                    // already rotated by a refresh whose answer was lost): connect again.
+                    // A record another instance replaced meanwhile is kept.
+                    tracing::info!(provider, error, "a connected account's refresh token was refused");
+                    if self.records.remove(&key, loaded.version).await.map_err(store_failed)? {
+                        return Ok(None);
+                    }
+                }
+                Err(EndpointError::Unavailable(why)) => {
+                    return Err(DownstreamError::protocol(
+                        RpcError::internal(format!(
+                            "Could not refresh the {provider} account's token: the provider failed (transport error: {why}). Trying again later may work."
+                        ))
+                        .with_data(json!({"reason": "authorization_server_unavailable", "layer": "transport"})),
+                    ))
+                }
+            }
+        }
+        Err(store_failed(
+            "the connection kept changing under this refresh",
+        ))
+    }
+
+    /// The provider's sign-in URL for `who`, with a sealed `state` and a PKCE challenge.
+    fn sign_in_url(&self, configured: &Configured, who: &Principal) -> Result<String, String> {
+        let provider = &configured.provider;
+        let verifier = random_token(48)?;
+        let challenge = base64::Engine::encode(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+            Sha256::digest(verifier.as_bytes()),
+        );
+        let sign_in = SignIn {
+            provider: provider.name.clone(),
+            subject: who.subject.clone(),
+            tenant: who.tenant().map(str::to_owned),
+            verifier,
+            expires_at_ms: now_ms().saturating_add(SIGN_IN_TTL_MS),
+        };
+        let plain = serde_json::to_vec(&sign_in).map_err(|e| e.to_string())?;
+        let state = self.keys[0].seal("oauth-state", &plain)?;
+        let mut url = url::Url::parse(&provider.authorize_url).map_err(|e| e.to_string())?;
+        {
+            let mut query = url.query_pairs_mut();
+            query
+                .append_pair("response_type", "code")
+                .append_pair("client_id", provider.auth.client_id())
+                .append_pair("redirect_uri", &self.callback)
+                .append_pair("state", &state)
+                .append_pair("code_challenge", &challenge)
+                .append_pair("code_challenge_method", "S256");
+            if !provider.scopes.is_empty() {
+                query.append_pair("scope", &provider.scopes.join(" "));
+            }
+            if let Some(resource) = &provider.resource {
+                query.append_pair("resource", resource);
+            }
+        }
+        Ok(url.into())
+    }
+
+    /// The end of a sign-in: the provider sent the browser back with `code` (or `error`)
+    /// and `state`. Trades the code for tokens and stores them; the page to show.
+    pub(crate) async fn complete(&self, params: &BTreeMap<String, String>) -> Finished {
+        let Some(state) = params.get("state") else {
+            return Finished::bad("This page needs the link the sign-in sends you back with.");
+        };
+        let Some(sign_in) = self.keys.iter().find_map(|key| {
+            key.open("oauth-state", state)
+                .ok()
+                .and_then(|plain| serde_json::from_slice::<SignIn>(&plain).ok())
+        }) else {
+            return Finished::bad(
+                "This sign-in link is not valid. Start again from your assistant.",
+            );
+        };
+        if now_ms() >= sign_in.expires_at_ms {
+            return Finished::bad(
+                "This sign-in link has expired. Start again from your assistant.",
+            );
+        }
+        let Ok(configured) = self.configured(&sign_in.provider) else {
+            return Finished::bad("This sign-in is for a provider this server no longer offers.");
+        };
+        let provider = sign_in.provider.as_str();
+        if let Some(error) = params.get("error") {
+            let why = printable(error, 64);
+            return Finished::bad(&format!(
+                "{provider} did not grant access ({why}). Nothing was connected."
+            ));
+        }
+        let Some(code) = params.get("code") else {
+            return Finished::bad(
+                "The provider sent no authorization code. Nothing was connected.",
+            );
+        };
+        let mut fields = vec![
+            ("grant_type", "authorization_code"),
+            ("code", code.as_str()),
+            ("redirect_uri", self.callback.as_str()),
+            ("code_verifier", sign_in.verifier.as_str()),
+        ];
+        if let Some(resource) = &configured.provider.resource {
+            fields.push(("resource", resource));
+        }
+        let issued = match configured.endpoint.request(&fields).await {
+            Ok(issued) => issued,
+            Err(error) => {
+                tracing::info!(provider, %error, "a sign-in's code was not exchanged");
+                return Finished::bad(&format!(
+                    "{provider} did not issue a token ({}). Nothing was connected; start again from your assistant.",
+                    printable(&error.to_string(), 200)
+                ));
+            }
+        };
+        let mut who = Principal::new(sign_in.subject);
+        if let Some(tenant) = sign_in.tenant {
+            who = who.with_tenant(tenant);
+        }
+        let now = now_ms();
+        let connection = Connection {
+            expires_at_ms: issued
+                .expires_in
+                .map(|s| now.saturating_add(s.saturating_mul(1000))),
+            access_token: issued.access_token,
+            refresh_token: issued.refresh_token,
+            scope: issued.scope,
+            connected_at_ms: now,
+        };
+        match self.put(provider, &who, &connection).await {
+            Ok(()) => {
+                tracing::info!(provider, "an account was connected");
+                Finished::ok(provider)
+            }
+            Err(why) => {
+                tracing::error!(provider, why, "a connected account could not be stored");
+                Finished::failed("The account could not be saved. Start again from your assistant.")
+            }
+        }
+    }
+
+    /// Store `connection` as `who`'s at `provider`, replacing any earlier one.
+    async fn put(
+        &self,
+        provider: &str,
+        who: &Principal,
+        connection: &Connection,
+    ) -> Result<(), String> {
+        let key = Self::key(provider, who);
+        let sealed = self.seal(provider, who, connection)?;
+        let expires = now_ms().saturating_add(CONNECTION_TTL_MS);
+        for _ in 0..8 {
+            if self
+                .records
+                .insert(&key, &sealed, expires)
+                .await
+                .map_err(|e| e.to_string())?
+            {
+                return Ok(());
+            }
+            if let Some(loaded) = self
+                .records
+                .load::<Sealed>(&key)
+                .await
+                .map_err(|e| e.to_string())?
+            {
+                if self
+                    .records
+                    .replace(&key, loaded.version, &sealed, expires)
+                    .await
+                    .map_err(|e| e.to_string())?
+                {
+                    return Ok(());
+                }
+            }
+        }
+        Err("the record kept changing".into())
+    }
+
+    /// The providers `who` has connected.
+    pub(crate) async fn list(&self, who: &Principal) -> Result<Vec<ConnectedAccount>, RpcError> {
+        let mut found = Vec::new();
+        for name in self.providers.keys() {
+            let key = Self::key(name, who);
+            let loaded = self
+                .records
+                .load::<Sealed>(&key)
+                .await
+                .map_err(|e| store_failed(e).into_rpc())?;
+            if let Some(connection) = loaded.and_then(|l| self.open(name, who, &l.value)) {
+                found.push(ConnectedAccount {
+                    provider: name.clone(),
+                    scope: connection.scope,
+                    connected_at_ms: connection.connected_at_ms,
+                });
+            }
+        }
+        Ok(found)
+    }
+
+    /// Forget `who`'s connection at `provider`: `true` when there was one.
+    pub(crate) async fn revoke(&self, who: &Principal, provider: &str) -> Result<bool, RpcError> {
+        self.configured(provider).map_err(RpcError::from)?;
+        let key = Self::key(provider, who);
+        for _ in 0..8 {
+            let Some(loaded) = self
+                .records
+                .load::<Sealed>(&key)
+                .await
+                .map_err(|e| store_failed(e).into_rpc())?
+            else {
+                return Ok(false);
+            };
+            if self
+                .records
+                .remove(&key, loaded.version)
+                .await
+                .map_err(|e| store_failed(e).into_rpc())?
+            {
+                tracing::info!(provider, "a connected account was revoked");
+                return Ok(true);
+            }
+        }
+        Err(RpcError::internal(
+            "Internal error: the connection kept changing",
+        ))
+    }
+}
+
+/// What the callback shows.
+pub(crate) struct Finished {
+    /// 200, 400 or 500.
+    pub(crate) status: u16,
+    /// The page's one sentence (plain text; the transport escapes it).
+    pub(crate) message: String,
+}
+
+impl Finished {
+    fn ok(provider: &str) -> Self {
+        Finished {
+            status: 200,
+            message: format!("Your {provider} account is connected. You can close this page and go back to your assistant."),
+        }
+    }
+
+    fn bad(message: &str) -> Self {
+        Finished {
+            status: 400,
+            message: message.to_owned(),
+        }
+    }
+
+    fn failed(message: &str) -> Self {
+        Finished {
+            status: 500,
+            message: message.to_owned(),
+        }
+    }
+}
+
+fn store_failed(error: impl std::fmt::Display) -> DownstreamError {
+    tracing::error!(%error, "the connected accounts' store failed");
+    DownstreamError::protocol(RpcError::internal(
+        "Internal error: the connected accounts could not be read or written",
+    ))
+}
+
+trait IntoRpc {
+    fn into_rpc(self) -> RpcError;
+}
+
+impl IntoRpc for DownstreamError {
+    fn into_rpc(self) -> RpcError {
+        self.into()
+    }
+}
+
+impl RequestContext {
+    /// The accounts this call's caller has connected ([`Server::accounts`](crate::Server::accounts)),
+    /// for a tool that lists them.
+    pub async fn connected_accounts(&self) -> Result<Vec<ConnectedAccount>, RpcError> {
+        let (vault, who) = self.vault_and_caller()?;
+        vault.list(&who).await
+    }
+
+    /// Forget this call's caller's connection at `provider`: `true` when there was one.
+    /// The tokens are deleted from the store; the next call that needs the account asks
+    /// the caller to connect again.
+    pub async fn disconnect_account(&self, provider: &str) -> Result<bool, RpcError> {
+        let (vault, who) = self.vault_and_caller()?;
+        vault.revoke(&who, provider).await
+    }
+
+    fn vault_and_caller(&self) -> Result<(Arc<Vault>, Principal), RpcError> {
+        let vault = self
+            .state::<crate::core::downstream::Downstreams>()
+            .and_then(|d| d.accounts.clone())
+            .ok_or_else(|| {
+                RpcError::internal("Internal error: the server has no Server::accounts configured")
+            })?;
+        let who = self.principal().cloned().ok_or_else(|| {
+            RpcError::new(codes::UNAUTHORIZED, "Connected accounts belong to a caller, and this call has none: authenticate first.")
+        })?;
+        Ok((vault, who))
+    }
+}

@@ -1,0 +1,91 @@
+//! The route a provider sends the browser back to at the end of a connected account's
+//! sign-in (`/oauth/callback`): the vault finishes the flow, this answers with a page that
+//! says how it went, in plain words, with nothing the provider sent echoed as markup.
+
+use std::collections::BTreeMap;
+
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+use super::Shared;
+use crate::core::downstream::Downstreams;
+
+/// The most of a query string read.
+const MAX_QUERY: usize = 16 * 1024;
+
+/// `GET /oauth/callback?code=..&state=..` (or `?error=..&state=..`).
+pub(super) async fn callback(State(shared): State<Shared>, request: Request) -> Response {
+    let Some(vault) = shared
+        .core
+        .states
+        .get::<Downstreams>()
+        .and_then(|d| d.accounts.clone())
+    else {
+        return page(StatusCode::NOT_FOUND, "Not found.");
+    };
+    let query = request.uri().query().unwrap_or("");
+    if query.len() > MAX_QUERY {
+        return page(
+            StatusCode::BAD_REQUEST,
+            "This link is too long to be a sign-in's.",
+        );
+    }
+    let params: BTreeMap<String, String> = url::form_urlencoded::parse(query.as_bytes())
+        .into_owned()
+        .collect();
+    let finished = vault.complete(&params).await;
+    let status = StatusCode::from_u16(finished.status).unwrap_or(StatusCode::BAD_REQUEST);
+    page(status, &finished.message)
+}
+
+/// A page with one sentence, escaped, that no other page may frame and no cache keeps
+/// (its URL held a one-time code).
+fn page(status: StatusCode, message: &str) -> Response {
+    let body = format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Account connection</title></head>\n<body><p id=\"outcome\">{}</p></body></html>\n",
+        escape(message)
+    );
+    let mut response = (status, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("default-src 'none'; frame-ancestors 'none'"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    response
+}
+
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn pages_escape_what_they_say() {
+        assert_eq!(
+            super::escape("<script>alert('x')</script> & \"y\""),
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;y&quot;"
+        );
+    }
+}

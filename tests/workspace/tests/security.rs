@@ -18,6 +18,8 @@ use mcp_runtime::{Principal, Server};
 use serde_json::{json, Value};
 
 // The secured server of these tests and its token issuer, as the book shows them.
+#[path = "security/downstream.rs"]
+mod downstream;
 #[path = "security/secured.rs"]
 mod secured;
 use secured::{Secured, ISSUER};

@@ -6,6 +6,7 @@
 //! store. Against a real authorization server (oidc-provider, `tests/auth/`), the ignored
 //! tests at the end, which the test command runs with it started.
 
+// ANCHOR: uses
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -21,7 +22,9 @@ use mcp_runtime::prelude::*;
 use mcp_runtime::store::SqliteStore;
 use mcp_runtime::SealKey;
 use serde_json::{json, Value};
+// ANCHOR_END: uses
 
+// ANCHOR: as_caller
 /// Calls `api` with a token for `audience` (and `scopes`) exchanged for the caller's.
 #[tool]
 async fn as_caller(
@@ -35,7 +38,9 @@ async fn as_caller(
         .await?;
     fetch(&api, token.secret()).await
 }
+// ANCHOR_END: as_caller
 
+// ANCHOR: with_account
 /// Calls `api` with the caller's connected `saas` account.
 #[tool]
 async fn with_account(ctx: RequestContext, api: String) -> Result<Value, ToolError> {
@@ -54,6 +59,7 @@ async fn connections(ctx: RequestContext) -> Result<Value, ToolError> {
 async fn disconnect(ctx: RequestContext, provider: String) -> Result<Value, ToolError> {
     Ok(json!({ "revoked": ctx.disconnect_account(&provider).await? }))
 }
+// ANCHOR_END: with_account
 
 /// GET `url` with `token` as the bearer; its JSON, or its status as a business error.
 async fn fetch(url: &str, token: &str) -> Result<Value, ToolError> {
@@ -101,7 +107,15 @@ async fn token_endpoint(State(script): State<Shared>, body: String) -> axum::res
     let mut script = script.lock().unwrap();
     script.forms.push(form.clone());
     if let Some((status, body)) = script.answer.clone() {
-        return (StatusCode::from_u16(status).unwrap(), axum::Json(body)).into_response();
+        let mut response =
+            (StatusCode::from_u16(status).unwrap(), axum::Json(body)).into_response();
+        if status == 307 {
+            // Elsewhere, with the form and the credentials, if it were followed.
+            response
+                .headers_mut()
+                .insert("location", "/api".parse().unwrap());
+        }
+        return response;
     }
     script.issued += 1;
     let n = script.issued;
@@ -200,19 +214,25 @@ fn eras() -> Vec<Era> {
     eras
 }
 
+// ANCHOR: exchange_at
 fn exchange_at(addr: SocketAddr) -> TokenExchange {
     TokenExchange::new(
         format!("http://{addr}/token"),
         ClientAuth::secret_basic("mcp-server", "s3cret"),
     )
 }
+// ANCHOR_END: exchange_at
 
 // ---- token exchange --------------------------------------------------------------------
 
 #[tokio::test]
 async fn the_exchanged_token_reaches_the_api_and_the_callers_own_never_does() {
     let (as_addr, script) = scripted().await;
-    let (addr, issuer, resource) = server(|s| s.exchange_tokens(exchange_at(as_addr))).await;
+    let file = std::env::temp_dir().join(format!("mcp-exchange-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&file);
+    let store = SqliteStore::open(&file).unwrap();
+    let (addr, issuer, resource) =
+        server(|s| s.exchange_tokens(exchange_at(as_addr)).store(store)).await;
     let alice = issuer.token(&resource).subject("alice").mint();
     for era in eras() {
         let client = client(addr, &alice, era).await;
@@ -250,6 +270,35 @@ async fn the_exchanged_token_reaches_the_api_and_the_callers_own_never_does() {
         "{:?}",
         script.seen
     );
+    // Exchanged tokens live in memory only: the store never saw one.
+    assert!(stored_rows(&file)
+        .iter()
+        .all(|row| !row.contains("issued-")));
+}
+
+#[tokio::test]
+async fn a_second_caller_gets_a_token_of_their_own() {
+    let (as_addr, script) = scripted().await;
+    let (addr, issuer, resource) = server(|s| s.exchange_tokens(exchange_at(as_addr))).await;
+    let arguments = json!({"api": format!("http://{as_addr}/api"), "audience": "https://orders.test", "scopes": []});
+    let mut seen = Vec::new();
+    for subject in ["alice", "carol"] {
+        let token = issuer.token(&resource).subject(subject).mint();
+        let result = client(addr, &token, Era::Modern)
+            .await
+            .call_tool("as_caller", arguments.clone())
+            .await
+            .unwrap();
+        seen.push(
+            result["structuredContent"]["authorization"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        );
+    }
+    // Two callers, two exchanges, two tokens.
+    assert_ne!(seen[0], seen[1]);
+    assert_eq!(script.lock().unwrap().forms.len(), 2);
 }
 
 #[tokio::test]
@@ -292,6 +341,24 @@ async fn a_refusal_is_a_business_error_and_an_outage_a_transport_error() {
             failed.contains("transport error") && failed.contains("503"),
             "{failed}"
         );
+        // A redirect is not followed: the credentials and the caller's token go to the
+        // configured endpoint alone.
+        script.lock().unwrap().answer = Some((307, json!({})));
+        let redirected = client
+            .call_tool("as_caller", arguments.clone())
+            .await
+            .unwrap_err();
+        assert!(
+            redirected.to_string().contains("answered HTTP 307"),
+            "{redirected}"
+        );
+        // An answer past 64 KiB is not read on.
+        script.lock().unwrap().answer = Some((200, json!({"access_token": "x".repeat(70_000)})));
+        let huge = client
+            .call_tool("as_caller", arguments.clone())
+            .await
+            .unwrap_err();
+        assert!(huge.to_string().contains("exceeds 65536 bytes"), "{huge}");
         // This server's own credentials refused: the operators' fault, said as such.
         script.lock().unwrap().answer = Some((401, json!({"error": "invalid_client"})));
         let misconfigured = client
@@ -377,6 +444,7 @@ fn vault_key() -> SealKey {
     SealKey::parse(&"5a".repeat(32)).unwrap()
 }
 
+// ANCHOR: accounts
 fn accounts(as_addr: SocketAddr, public_url: &str, key: SealKey) -> Accounts {
     Accounts::new(key, public_url).provider(
         AccountProvider::new(
@@ -389,6 +457,7 @@ fn accounts(as_addr: SocketAddr, public_url: &str, key: SealKey) -> Accounts {
         .resource("https://saas.test"),
     )
 }
+// ANCHOR_END: accounts
 
 /// Two instances sharing one SQLite file and vault key; their addresses and the issuer.
 async fn two_instances(
@@ -643,6 +712,108 @@ async fn refresh_tokens_rotate_and_a_row_moved_to_another_caller_does_not_open()
         before,
         "alice's token was used for mallory"
     );
+}
+
+#[tokio::test]
+async fn a_sign_in_link_that_was_not_issued_here_connects_nothing() {
+    let dir = std::env::temp_dir().join(format!("mcp-vault-state-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("vault.db");
+    let _ = std::fs::remove_file(&file);
+    let (as_addr, script) = scripted().await;
+    let (addrs, _, _) = two_instances(as_addr, &file).await;
+    for query in [
+        "code=c&state=v1.AAAA",
+        "code=c",
+        "error=access_denied&state=x",
+    ] {
+        let page = reqwest::get(format!("http://{}/oauth/callback?{query}", addrs[0]))
+            .await
+            .unwrap();
+        assert_eq!(page.status(), 400, "{query}");
+        let csp = page.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        assert!(csp.contains("default-src 'none'"), "{csp}");
+        let text = page.text().await.unwrap();
+        assert!(
+            text.contains("not valid") || text.contains("needs the link"),
+            "{text}"
+        );
+    }
+    // No code was traded, nothing stored.
+    assert!(script.lock().unwrap().forms.is_empty());
+    assert!(stored_rows(&file).iter().all(|row| !row.contains("sealed")));
+}
+
+#[tokio::test]
+async fn records_written_before_a_key_rotation_open_with_the_previous_key() {
+    let dir = std::env::temp_dir().join(format!("mcp-vault-keys-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("vault.db");
+    let _ = std::fs::remove_file(&file);
+    let (as_addr, _script) = scripted().await;
+    let (addrs, issuer, resource) = two_instances(as_addr, &file).await;
+    let alice = issuer.token(&resource).subject("alice").mint();
+    let connect = Client::http(format!("http://{}/mcp", addrs[0]))
+        .bearer(&alice)
+        .pin(Era::Modern)
+        .capabilities(json!({"elicitation": {"url": {}}}))
+        .on_elicit(|question: Value| async move {
+            let (_, params) = asked_url(&question);
+            let callback = format!(
+                "{}?code=c&state={}",
+                params["redirect_uri"],
+                url_encode(&params["state"])
+            );
+            reqwest::get(&callback).await.unwrap();
+            json!({"action": "accept"})
+        })
+        .connect()
+        .await
+        .unwrap();
+    connect
+        .call_tool(
+            "with_account",
+            json!({"api": format!("http://{as_addr}/api")}),
+        )
+        .await
+        .unwrap();
+    let public = resource.trim_end_matches("/mcp").to_owned();
+    let new_key = SealKey::parse(&"6b".repeat(32)).unwrap();
+    let listed = |accounts: Accounts| {
+        let (issuer, resource, file) = (&issuer, &resource, &file);
+        async move {
+            let app = Server::new("downstream", "1.0.0")
+                .only_module(module_path!())
+                .oauth(
+                    ProtectedResource::new(resource).authorization_server("https://issuer.test"),
+                    issuer.verifier(resource).unwrap(),
+                )
+                .allowed_hosts(["127.0.0.1"])
+                .store(SqliteStore::open(file).unwrap())
+                .accounts(accounts)
+                .build()
+                .unwrap();
+            let addr = crate::common::serve(app).await;
+            let token = issuer.token(resource).subject("alice").mint();
+            let result = client(addr, &token, Era::Modern)
+                .await
+                .call_tool("connections", json!({}))
+                .await
+                .unwrap();
+            result["structuredContent"]["accounts"]
+                .as_array()
+                .unwrap()
+                .len()
+        }
+    };
+    // The new key with the old one as previous: still connected.
+    let rotated = accounts(as_addr, &public, new_key.clone()).previous_keys([vault_key()]);
+    assert_eq!(listed(rotated).await, 1);
+    // The new key alone: the old record does not open (and is dropped when used).
+    assert_eq!(listed(accounts(as_addr, &public, new_key)).await, 0);
 }
 
 fn url_encode(text: &str) -> String {

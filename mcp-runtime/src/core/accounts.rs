@@ -7,8 +7,7 @@
 //!   rotated refresh token replaces the old one). Not connected: the call asks the client
 //!   to open the provider's sign-in page (a URL elicitation) and goes on once answered.
 //! - The sign-in's `state` is sealed with the vault key: it names the caller, the
-//!   provider and the PKCE verifier, expires after ten minutes, and opens on any instance
-//!   with the key. The provider sends the browser back to `/oauth/callback`, which trades
+//!   provider and the PKCE verifier, and opens on any instance with the key. The provider sends the browser back to `/oauth/callback`, which trades
 //!   the code for tokens and stores them.
 //! - A record holds only ciphertext: XChaCha20-Poly1305 under the deployment's key, bound
 //!   to the record's provider and caller, so a row copied to another caller's key does not

@@ -466,6 +466,15 @@ for era in 2026-07-28 legacy; do
   node tests/browser/statement.mjs "$era" "$(cat target/views-ledger.url)" "$issuer" "$chromium_bin" 2>&1 | tee -a target/browser.log
 done
 
+step "calling other APIs as the caller against an authorization server we did not write (oidc-provider with a token-exchange grant, npm ci) and an API that takes only tokens for its own audience: exchanged tokens per caller, expiry, refusals, private_key_jwt; a connected account signed in through headless Chromium"
+(cd tests/auth && npm ci --no-audit --no-fund --loglevel=error)
+node tests/auth/harness.mjs >target/auth-harness.log 2>target/auth-harness.err &
+pids+=("$!")
+auth_issuer=$(announced_url "$!" target/auth-harness.log "authorization server at ")
+downstream_api=$(announced_url "$!" target/auth-harness.log "downstream API at ")
+MCP_TEST_AUTH_ISSUER=$auth_issuer MCP_TEST_DOWNSTREAM_API=$downstream_api MCP_TEST_CHROMIUM=$chromium_bin \
+  cargo test --workspace --test security -- --ignored downstream::oidc 2>&1 | tee target/cargo-test-downstream.log
+
 step "bench-server linked as the benchmark links it (--features link-order): the linker takes the ordering file, relocations are packed"
 # An unoptimized build: the ordering file names the production build's functions, so the
 # order is checked only for the hundred or so whose names both builds share; the rest is
@@ -501,6 +510,6 @@ python3 scripts/lib/test_check_book.py
 python3 scripts/lib/check_book.py --html book/build
 
 step "summary"
-passed=$(cat target/cargo-test.log target/cargo-test-postgres.log | grep -Eo 'test result: ok\. [0-9]+ passed' | awk '{s+=$4} END {print s+0}')
+passed=$(cat target/cargo-test.log target/cargo-test-postgres.log target/cargo-test-downstream.log | grep -Eo 'test result: ok\. [0-9]+ passed' | awk '{s+=$4} END {print s+0}')
 modern_only=$(grep -Eo 'test result: ok\. [0-9]+ passed' target/cargo-test-modern-only.log | awk '{s+=$4} END {print s+0}')
 echo "cargo tests: $passed passed (modern-only build: $modern_only); conformance, book and real clients: passed"

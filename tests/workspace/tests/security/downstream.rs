@@ -17,6 +17,7 @@ use axum::response::IntoResponse;
 use mcp_runtime::client::{Client, Era};
 use mcp_runtime::downstream::{AccountProvider, Accounts, ClientAuth, Downstream, TokenExchange};
 use mcp_runtime::policy::api_keys::ApiKeys;
+use mcp_runtime::policy::jwt::{JwtVerifier, KeySource};
 use mcp_runtime::policy::oauth::ProtectedResource;
 use mcp_runtime::prelude::*;
 use mcp_runtime::store::SqliteStore;
@@ -838,4 +839,426 @@ fn stored_rows(file: &std::path::Path) -> Vec<String> {
         .unwrap()
         .map(Result::unwrap)
         .collect()
+}
+
+/// Against a real authorization server: oidc-provider with a token-exchange grant, and a
+/// downstream API that accepts only tokens for its own audience (`tests/auth/`, started by
+/// the test command, which names them in `MCP_TEST_AUTH_ISSUER` and
+/// `MCP_TEST_DOWNSTREAM_API`). The connect flow runs in headless Chromium
+/// (`MCP_TEST_CHROMIUM`).
+mod oidc {
+    use super::*;
+
+    /// The harness's URLs and the authorization server's endpoints.
+    struct Harness {
+        issuer: String,
+        api: String,
+        token_endpoint: String,
+        authorization_endpoint: String,
+        jwks_uri: String,
+    }
+
+    async fn harness() -> Harness {
+        let var = |name: &str| {
+            std::env::var(name).unwrap_or_else(|_| {
+                panic!("{name} is not set: run tests/auth/harness.mjs and name it (scripts/test-all.sh does)")
+            })
+        };
+        let issuer = var("MCP_TEST_AUTH_ISSUER");
+        let api = var("MCP_TEST_DOWNSTREAM_API");
+        let discovery: Value = serde_json::from_slice(
+            &reqwest::get(format!("{issuer}/.well-known/openid-configuration"))
+                .await
+                .unwrap()
+                .bytes()
+                .await
+                .unwrap(),
+        )
+        .unwrap();
+        let endpoint = |name: &str| discovery[name].as_str().unwrap().to_owned();
+        Harness {
+            token_endpoint: endpoint("token_endpoint"),
+            authorization_endpoint: endpoint("authorization_endpoint"),
+            jwks_uri: endpoint("jwks_uri"),
+            issuer,
+            api,
+        }
+    }
+
+    impl Harness {
+        /// A caller's token for this MCP server (audience https://mcp.test).
+        async fn caller(&self, subject: &str) -> String {
+            let reply = reqwest::Client::new()
+                .post(format!("{}/test/token", self.issuer))
+                .header("content-type", "application/json")
+                .body(json!({"sub": subject, "tenant": "acme"}).to_string())
+                .send()
+                .await
+                .unwrap()
+                .bytes()
+                .await
+                .unwrap();
+            let reply: Value = serde_json::from_slice(&reply).unwrap();
+            reply["access_token"].as_str().unwrap().to_owned()
+        }
+
+        /// How many exchanges the authorization server made for `subject` and `audience`.
+        async fn exchanges(&self, subject: &str, audience: &str) -> u64 {
+            let counts: Value = serde_json::from_slice(
+                &reqwest::get(format!("{}/test/exchanges", self.issuer))
+                    .await
+                    .unwrap()
+                    .bytes()
+                    .await
+                    .unwrap(),
+            )
+            .unwrap();
+            counts[format!("{subject} {audience}")]
+                .as_u64()
+                .unwrap_or(0)
+        }
+
+        /// Every Authorization header the API received.
+        async fn seen(&self) -> Vec<String> {
+            serde_json::from_slice(
+                &reqwest::get(format!("{}/test/seen", self.api))
+                    .await
+                    .unwrap()
+                    .bytes()
+                    .await
+                    .unwrap(),
+            )
+            .unwrap()
+        }
+
+        /// A server of this module's tools whose callers' tokens the harness issues,
+        /// configured by `configure`.
+        async fn server(&self, configure: impl FnOnce(Server) -> Server) -> SocketAddr {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let port = listener.local_addr().unwrap().port();
+            let verifier = JwtVerifier::new(
+                &self.issuer,
+                "https://mcp.test",
+                KeySource::jwks_url(&self.jwks_uri),
+            )
+            .tenant_claim("tenant");
+            let server = Server::new("downstream", "1.0.0")
+                .only_module("security::downstream")
+                .oauth(
+                    ProtectedResource::new(format!("http://127.0.0.1:{port}/mcp"))
+                        .authorization_server(&self.issuer),
+                    verifier,
+                );
+            crate::common::serve_on(listener, configure(server).build().unwrap()).await
+        }
+
+        fn exchange(&self) -> TokenExchange {
+            TokenExchange::new(
+                &self.token_endpoint,
+                ClientAuth::secret_basic("mcp-server", "mcp-server-secret"),
+            )
+        }
+    }
+
+    async fn whoami(
+        client: &Client,
+        harness: &Harness,
+        audience: &str,
+        scopes: &[&str],
+    ) -> Result<Value, mcp_runtime::client::ClientError> {
+        client
+            .call_tool(
+                "as_caller",
+                json!({"api": format!("{}/orders/whoami", harness.api), "audience": audience, "scopes": scopes}),
+            )
+            .await
+            .map(|result| result["structuredContent"].clone())
+    }
+
+    #[tokio::test]
+    #[ignore = "needs the authorization server of tests/auth (the test command starts it)"]
+    async fn exchanged_tokens_reach_the_api_in_the_callers_name() {
+        let harness = harness().await;
+        let addr = harness
+            .server(|s| s.exchange_tokens(harness.exchange()))
+            .await;
+        let alice = harness.caller("alice").await;
+        let carol = harness.caller("carol").await;
+        let mut jtis = Vec::new();
+        for era in eras() {
+            for (subject, token) in [("alice", &alice), ("carol", &carol)] {
+                let client = client(addr, token, era).await;
+                for _ in 0..2 {
+                    let seen = whoami(&client, &harness, "https://orders.test", &["orders:read"])
+                        .await
+                        .unwrap();
+                    // The API saw the caller, with a token for its own audience, issued to
+                    // this server acting for the caller.
+                    assert_eq!(seen["sub"], subject, "{era:?}: {seen}");
+                    assert_eq!(seen["aud"], "https://orders.test", "{seen}");
+                    assert_eq!(seen["act"]["sub"], "mcp-server", "{seen}");
+                    jtis.push((subject, seen["jti"].as_str().unwrap().to_owned()));
+                }
+            }
+        }
+        // One exchange per caller: the token is kept between calls and eras.
+        assert_eq!(harness.exchanges("alice", "https://orders.test").await, 1);
+        assert_eq!(harness.exchanges("carol", "https://orders.test").await, 1);
+        // Two callers, two tokens.
+        let alice_jti = &jtis.iter().find(|(s, _)| *s == "alice").unwrap().1;
+        let carol_jti = &jtis.iter().find(|(s, _)| *s == "carol").unwrap().1;
+        assert_ne!(alice_jti, carol_jti);
+        // The callers' own tokens never reached the API...
+        let seen = harness.seen().await;
+        assert!(!seen.is_empty());
+        for token in [&alice, &carol] {
+            assert!(seen.iter().all(|header| !header.contains(token.as_str())));
+        }
+        // ...which refuses them anyway: their audience is the MCP server.
+        let direct = reqwest::Client::new()
+            .get(format!("{}/orders", harness.api))
+            .bearer_auth(&alice)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(direct.status(), 401);
+    }
+
+    #[tokio::test]
+    #[ignore = "needs the authorization server of tests/auth (the test command starts it)"]
+    async fn an_expired_exchanged_token_is_exchanged_again() {
+        let harness = harness().await;
+        let addr = harness
+            .server(|s| s.exchange_tokens(harness.exchange()))
+            .await;
+        let dave = harness.caller("dave").await;
+        let client = client(addr, &dave, Era::Modern).await;
+        // Tokens for https://short.test live 3 s, reused for 2.4 s.
+        whoami(&client, &harness, "https://short.test", &[])
+            .await
+            .unwrap();
+        whoami(&client, &harness, "https://short.test", &[])
+            .await
+            .unwrap();
+        assert_eq!(harness.exchanges("dave", "https://short.test").await, 1);
+        tokio::time::sleep(std::time::Duration::from_millis(2_600)).await;
+        let seen = whoami(&client, &harness, "https://short.test", &[])
+            .await
+            .unwrap();
+        assert_eq!(seen["sub"], "dave");
+        assert_eq!(harness.exchanges("dave", "https://short.test").await, 2);
+    }
+
+    #[tokio::test]
+    #[ignore = "needs the authorization server of tests/auth (the test command starts it)"]
+    async fn refusals_answer_as_the_model_can_explain() {
+        let harness = harness().await;
+        let addr = harness
+            .server(|s| s.exchange_tokens(harness.exchange()))
+            .await;
+        let bob = harness.caller("bob").await;
+        for era in eras() {
+            let client = client(addr, &bob, era).await;
+            // Bob never consented to orders:write.
+            let refused =
+                match whoami(&client, &harness, "https://orders.test", &["orders:write"]).await {
+                    Err(mcp_runtime::client::ClientError::Business(result)) => result,
+                    other => panic!("{other:?}"),
+                };
+            let text = refused["content"][0]["text"].as_str().unwrap();
+            assert!(
+                text.contains("invalid_scope") && text.contains("orders:write"),
+                "{text}"
+            );
+            assert_eq!(
+                refused["structuredContent"]["error"]["detail"]["code"],
+                "downstream_refused"
+            );
+            // An audience the authorization server does not exchange into.
+            let target = match whoami(&client, &harness, "https://saas.test", &[]).await {
+                Err(mcp_runtime::client::ClientError::Business(result)) => result,
+                other => panic!("{other:?}"),
+            };
+            assert!(
+                target["content"][0]["text"]
+                    .as_str()
+                    .unwrap()
+                    .contains("invalid_target"),
+                "{target}"
+            );
+            // What bob may have still works.
+            let seen = whoami(&client, &harness, "https://orders.test", &["orders:read"])
+                .await
+                .unwrap();
+            assert_eq!(seen["sub"], "bob");
+        }
+        // This server with a wrong secret: the operators' fault.
+        let wrong = harness
+            .server(|s| {
+                s.exchange_tokens(TokenExchange::new(
+                    &harness.token_endpoint,
+                    ClientAuth::secret_basic("mcp-server", "not-the-secret"),
+                ))
+            })
+            .await;
+        let client = client(wrong, &bob, Era::Modern).await;
+        let error = whoami(&client, &harness, "https://orders.test", &[])
+            .await
+            .unwrap_err();
+        assert!(error.to_string().contains("client registration"), "{error}");
+    }
+
+    #[tokio::test]
+    #[ignore = "needs the authorization server of tests/auth (the test command starts it)"]
+    async fn the_server_can_authenticate_with_a_private_key() {
+        let harness = harness().await;
+        let pem = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../auth/keys/mcp-server-jwt.pem"
+        ))
+        .unwrap();
+        let auth =
+            ClientAuth::private_key_jwt("mcp-server-jwt", "ES256", &pem, Some("mcp-server-jwt-1"))
+                .unwrap();
+        let addr = harness
+            .server(|s| s.exchange_tokens(TokenExchange::new(&harness.token_endpoint, auth)))
+            .await;
+        let erin = harness.caller("erin").await;
+        let client = client(addr, &erin, Era::Modern).await;
+        let seen = whoami(&client, &harness, "https://orders.test", &["orders:read"])
+            .await
+            .unwrap();
+        assert_eq!(seen["sub"], "erin");
+        assert_eq!(seen["act"]["sub"], "mcp-server-jwt");
+    }
+
+    /// Opens `url` in headless Chromium, signs in as `login` and consents; the page it
+    /// ends on.
+    async fn sign_in_in_a_browser(url: &str, login: &str) -> String {
+        let chromium =
+            std::env::var("MCP_TEST_CHROMIUM").expect("MCP_TEST_CHROMIUM names the browser");
+        let output = tokio::process::Command::new("node")
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../auth/connect.mjs"))
+            .arg(url)
+            .arg(login)
+            .arg(chromium)
+            .output()
+            .await
+            .unwrap();
+        let printed = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(
+            output.status.success(),
+            "{printed}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        printed
+    }
+
+    #[tokio::test]
+    #[ignore = "needs the authorization server of tests/auth and Chromium (the test command has both)"]
+    async fn an_account_is_connected_in_a_browser_and_the_call_goes_on() {
+        let harness = harness().await;
+        let dir = std::env::temp_dir().join(format!("mcp-vault-oidc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("vault.db");
+        let _ = std::fs::remove_file(&file);
+        // Two instances sharing the store and the vault key; the first's URL is the one
+        // browsers come back to.
+        let first = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let public = format!("http://127.0.0.1:{}", first.local_addr().unwrap().port());
+        let provider = || {
+            Accounts::new(vault_key(), &public).provider(
+                AccountProvider::new(
+                    "saas",
+                    &harness.authorization_endpoint,
+                    &harness.token_endpoint,
+                    ClientAuth::secret_basic("saas-connect", "saas-connect-secret"),
+                )
+                .scopes(["openid", "offline_access", "saas:read"])
+                .resource("https://saas.test"),
+            )
+        };
+        let verifier = || {
+            JwtVerifier::new(
+                &harness.issuer,
+                "https://mcp.test",
+                KeySource::jwks_url(&harness.jwks_uri),
+            )
+            .tenant_claim("tenant")
+        };
+        let mut addrs = Vec::new();
+        let second = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        for listener in [first, second] {
+            let app = Server::new("downstream", "1.0.0")
+                .only_module("security::downstream")
+                .oauth(
+                    ProtectedResource::new(format!("{public}/mcp"))
+                        .authorization_server(&harness.issuer),
+                    verifier(),
+                )
+                .allowed_hosts(["127.0.0.1"])
+                .store(SqliteStore::open(&file).unwrap())
+                .accounts(provider())
+                .build()
+                .unwrap();
+            addrs.push(crate::common::serve_on(listener, app).await);
+        }
+        let me = format!("{}/saas/me", harness.api);
+        for (n, era) in eras().into_iter().enumerate() {
+            let user = ["frank", "grace"][n];
+            let token = harness.caller(user).await;
+            let pages = Arc::new(Mutex::new(Vec::new()));
+            let seen_pages = pages.clone();
+            let client = Client::http(format!("http://{}/mcp", addrs[0]))
+                .bearer(&token)
+                .pin(era)
+                .capabilities(json!({"elicitation": {"url": {}}}))
+                .on_elicit(move |question: Value| {
+                    let pages = seen_pages.clone();
+                    async move {
+                        let url = question["url"].as_str().unwrap().to_owned();
+                        let page = sign_in_in_a_browser(&url, user).await;
+                        pages.lock().unwrap().push(page);
+                        json!({"action": "accept"})
+                    }
+                })
+                .connect()
+                .await
+                .unwrap();
+            // The call asks for the connection, the browser signs in and consents at the
+            // provider, and the original call then succeeds.
+            let result = client
+                .call_tool("with_account", json!({"api": me}))
+                .await
+                .unwrap();
+            assert_eq!(
+                result["structuredContent"]["sub"], user,
+                "{era:?}: {result}"
+            );
+            assert_eq!(result["structuredContent"]["aud"], "https://saas.test");
+            let pages = pages.lock().unwrap().clone();
+            assert_eq!(pages.len(), 1, "{pages:?}");
+            assert!(pages[0].contains("is connected"), "{pages:?}");
+            // The vault's rows hold ciphertext only.
+            for row in stored_rows(&file) {
+                assert!(!row.contains("eyJ") && !row.contains(user), "{row}");
+            }
+            // The second instance sees the connection without asking.
+            let other = super::client(addrs[1], &token, era).await;
+            let again = other
+                .call_tool("with_account", json!({"api": me}))
+                .await
+                .unwrap();
+            assert_eq!(again["structuredContent"]["sub"], user);
+            // Revoked: the next call asks again (this client has no answer to give).
+            other
+                .call_tool("disconnect", json!({"provider": "saas"}))
+                .await
+                .unwrap();
+            assert!(other
+                .call_tool("with_account", json!({"api": me}))
+                .await
+                .is_err());
+        }
+    }
 }

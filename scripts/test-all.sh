@@ -466,14 +466,17 @@ for era in 2026-07-28 legacy; do
   node tests/browser/statement.mjs "$era" "$(cat target/views-ledger.url)" "$issuer" "$chromium_bin" 2>&1 | tee -a target/browser.log
 done
 
-step "calling other APIs as the caller against an authorization server we did not write (oidc-provider with a token-exchange grant, npm ci) and an API that takes only tokens for its own audience: exchanged tokens per caller, expiry, refusals, private_key_jwt; a connected account signed in through headless Chromium"
+step "calling other APIs as the caller against an authorization server we did not write (oidc-provider with a token-exchange grant, npm ci) and an API that takes only tokens for its own audience: exchanged tokens per caller, expiry, refusals, private_key_jwt, a generated server and served tools with [as_caller]; a connected account signed in through headless Chromium"
 (cd tests/auth && npm ci --no-audit --no-fund --loglevel=error)
 node tests/auth/harness.mjs >target/auth-harness.log 2>target/auth-harness.err &
 pids+=("$!")
 auth_issuer=$(announced_url "$!" target/auth-harness.log "authorization server at ")
 downstream_api=$(announced_url "$!" target/auth-harness.log "downstream API at ")
+# The runtime's tests (tokens per caller, expiry, refusals, private_key_jwt, tools served
+# from a document with [as_caller], the browser's sign-in), then the generated orders-mcp
+# example calling the API as each caller.
 MCP_TEST_AUTH_ISSUER=$auth_issuer MCP_TEST_DOWNSTREAM_API=$downstream_api MCP_TEST_CHROMIUM=$chromium_bin \
-  cargo test --workspace --test security -- --ignored downstream::oidc 2>&1 | tee target/cargo-test-downstream.log
+  cargo test --workspace --test security --test as_caller -- --ignored downstream::oidc each_caller 2>&1 | tee target/cargo-test-downstream.log
 
 step "bench-server linked as the benchmark links it (--features link-order): the linker takes the ordering file, relocations are packed"
 # An unoptimized build: the ordering file names the production build's functions, so the

@@ -167,47 +167,49 @@ fn text_from_the_document_cannot_take_over_the_terminal() {
 }
 
 #[test]
-fn the_committed_example_is_what_generation_writes_today() {
-    // `examples/inventory-mcp` is generated from `examples/inventory-api/openapi.json`;
-    // generating it again must give the very same files, or the commit is stale.
+fn the_committed_examples_are_what_generation_writes_today() {
+    // `examples/inventory-mcp` is generated from `examples/inventory-api/openapi.json`,
+    // `examples/orders-mcp` (called as the caller, `[as_caller]`) from its own
+    // `openapi.json`; generating them again must give the very same files, or the commit
+    // is stale.
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("openapi-example");
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = dir.join("examples/inventory-mcp");
-    std::fs::create_dir_all(dir.join("examples/inventory-api")).unwrap();
-    std::fs::create_dir_all(&out).unwrap();
-    std::fs::copy(
-        examples.join("inventory-api/openapi.json"),
-        dir.join("examples/inventory-api/openapi.json"),
-    )
-    .unwrap();
-    // The team's files, which the generation reads (the curation, the crate's name).
-    for file in ["mcp-openapi.toml", "Cargo.toml"] {
-        std::fs::copy(examples.join("inventory-mcp").join(file), out.join(file)).unwrap();
-    }
-    let output = mcp(
-        &["openapi", "../inventory-api/openapi.json", "--out", "."],
-        &out,
-    );
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let committed = files(&examples.join("inventory-mcp/src/api"));
-    let generated = files(&out.join("src/api"));
-    assert_eq!(
-        committed.keys().collect::<Vec<_>>(),
-        generated.keys().collect::<Vec<_>>(),
-        "the generated files"
-    );
-    for (file, text) in &committed {
+    for (example, document) in [
+        ("inventory-mcp", "../inventory-api/openapi.json"),
+        ("orders-mcp", "openapi.json"),
+    ] {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("openapi-{example}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let out = dir.join("examples").join(example);
+        std::fs::create_dir_all(&out).unwrap();
+        let source = examples.join(example).join(document);
+        let copied = out.join(document);
+        std::fs::create_dir_all(copied.parent().unwrap()).unwrap();
+        std::fs::copy(&source, &copied).unwrap();
+        // The team's files, which the generation reads (the curation, the crate's name).
+        for file in ["mcp-openapi.toml", "Cargo.toml"] {
+            std::fs::copy(examples.join(example).join(file), out.join(file)).unwrap();
+        }
+        let output = mcp(&["openapi", document, "--out", "."], &out);
         assert!(
-            generated.get(file) == Some(text),
-            "examples/inventory-mcp/src/api/{file} differs from what `mcp openapi` writes today; \
-             run `cargo run -p mcp-cli -- openapi ../inventory-api/openapi.json --out .` in \
-             examples/inventory-mcp and commit the result"
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
         );
+        let committed = files(&examples.join(example).join("src/api"));
+        let generated = files(&out.join("src/api"));
+        assert_eq!(
+            committed.keys().collect::<Vec<_>>(),
+            generated.keys().collect::<Vec<_>>(),
+            "the generated files of {example}"
+        );
+        for (file, text) in &committed {
+            assert!(
+                generated.get(file) == Some(text),
+                "examples/{example}/src/api/{file} differs from what `mcp openapi` writes today; \
+                 run `cargo run -p mcp-cli -- openapi {document} --out .` in \
+                 examples/{example} and commit the result"
+            );
+        }
     }
 }
 

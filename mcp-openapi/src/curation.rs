@@ -17,6 +17,12 @@
 //! idempotency = true
 //! scopes = ["inventory:write"]
 //!
+//! # The API is called as the MCP caller: with a token for its audience, exchanged for the
+//! # caller's own (RFC 8693); or `account = "calendar"`, the caller's connected account.
+//! [as_caller]
+//! audience = "https://inventory.example.com"
+//! scopes = ["inventory:read"]
+//!
 //! [operations.list_items.arguments]
 //! perPage = { rename = "page_size", description = "Items per page (1 to 100)." }
 //! tenantId = { from = "tenant" }    # hidden: the caller's tenant
@@ -40,6 +46,23 @@ pub struct Curation {
     /// Per operation, by `operationId` or tool name.
     #[serde(default)]
     pub operations: BTreeMap<String, OperationCuration>,
+    /// Call the API as the MCP caller instead of with this deployment's credentials.
+    #[serde(default)]
+    pub as_caller: Option<AsCaller>,
+}
+
+/// How the tools get a token to call the API as their caller: exactly one of `audience`
+/// (token exchange, with `scopes`) and `account` (a connected account).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AsCaller {
+    /// The API's audience: a token for it is exchanged for the caller's own.
+    pub audience: Option<String>,
+    /// The scopes the exchanged token asks for.
+    #[serde(default)]
+    pub scopes: Vec<String>,
+    /// The provider of the caller's connected account.
+    pub account: Option<String>,
 }
 
 /// Which operations become tools: all, unless a list is given; then those any list matches.
@@ -116,6 +139,35 @@ impl Curation {
         toml::from_str(text).map_err(|e| Error::Curation(format!("mcp-openapi.toml: {e}")))
     }
 
+    /// How the API is called as the caller, when the file says so.
+    pub(crate) fn caller(&self) -> Result<Option<crate::model::Caller>, Error> {
+        let Some(as_caller) = &self.as_caller else {
+            return Ok(None);
+        };
+        let text = |value: &Option<String>| {
+            value
+                .as_deref()
+                .map(str::trim)
+                .filter(|v| !v.is_empty())
+                .map(str::to_owned)
+        };
+        match (text(&as_caller.audience), text(&as_caller.account)) {
+            (Some(audience), None) => Ok(Some(crate::model::Caller::Exchange {
+                audience,
+                scopes: as_caller.scopes.clone(),
+            })),
+            (None, Some(provider)) if as_caller.scopes.is_empty() => {
+                Ok(Some(crate::model::Caller::Account { provider }))
+            }
+            (None, Some(_)) => Err(Error::Curation(
+                "[as_caller]: `scopes` go with `audience` (token exchange); a connected account's scopes are its provider's".into(),
+            )),
+            _ => Err(Error::Curation(
+                "[as_caller] needs exactly one of `audience` (token exchange) and `account` (a connected account)".into(),
+            )),
+        }
+    }
+
     /// Whether the operation is selected.
     pub(crate) fn selects(&self, operation_id: Option<&str>, path: &str, tags: &[String]) -> bool {
         let select = &self.select;
@@ -167,6 +219,38 @@ mod tests {
         assert!(!curation.selects(Some("drop_all"), "/items", &items));
         assert!(!curation.selects(None, "/users", &[]));
         assert!(Curation::default().selects(None, "/anything", &[]));
+    }
+
+    #[test]
+    fn as_caller_is_an_exchange_or_an_account() {
+        use crate::model::Caller;
+        let exchange = Curation::from_toml(
+            "[as_caller]\naudience = \"https://api.test\"\nscopes = [\"read\"]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            exchange.caller().unwrap(),
+            Some(Caller::Exchange {
+                audience: "https://api.test".into(),
+                scopes: vec!["read".into()]
+            })
+        );
+        let account = Curation::from_toml("[as_caller]\naccount = \"calendar\"\n").unwrap();
+        assert_eq!(
+            account.caller().unwrap(),
+            Some(Caller::Account {
+                provider: "calendar".into()
+            })
+        );
+        assert_eq!(Curation::default().caller().unwrap(), None);
+        for wrong in [
+            "[as_caller]\n",
+            "[as_caller]\naudience = \"a\"\naccount = \"b\"\n",
+            "[as_caller]\naccount = \"b\"\nscopes = [\"x\"]\n",
+        ] {
+            let error = Curation::from_toml(wrong).unwrap().caller().unwrap_err();
+            assert!(error.to_string().contains("[as_caller]"), "{error}");
+        }
     }
 
     #[test]

@@ -36,12 +36,12 @@ mod names;
 mod refs;
 mod schema;
 
-pub use curation::{ArgumentCuration, Curation, From, OperationCuration, Select};
+pub use curation::{ArgumentCuration, AsCaller, Curation, From, OperationCuration, Select};
 pub use load::Version;
 pub use map::map;
 pub use model::{
-    Annotations, Api, Body, Credential, ErrorResponse, Hidden, Location, Method, Operation, Output,
-    OutputKind, PageBy, Pagination, Param, Placement, Skipped, Style, Warning,
+    Annotations, Api, Body, Caller, Credential, ErrorResponse, Hidden, Location, Method, Operation,
+    Output, OutputKind, PageBy, Pagination, Param, Placement, Skipped, Style, Warning,
 };
 pub use names::{env_name, type_name, MAX_TOOL_NAME};
 

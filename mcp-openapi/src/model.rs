@@ -30,6 +30,26 @@ pub struct Api {
     pub skipped: Vec<Skipped>,
     /// What was mapped with a loss worth knowing (an argument dropped, a schema simplified).
     pub warnings: Vec<Warning>,
+    /// How the tools call the API as their caller (the curation's `[as_caller]`); `None`:
+    /// with the deployment's credentials.
+    pub caller: Option<Caller>,
+}
+
+/// How tools get a token to call the API as their caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Caller {
+    /// A token for `audience` with `scopes`, exchanged for the caller's own (RFC 8693).
+    Exchange {
+        /// The API's audience.
+        audience: String,
+        /// The scopes asked for.
+        scopes: Vec<String>,
+    },
+    /// The caller's connected account at `provider`.
+    Account {
+        /// The provider's name.
+        provider: String,
+    },
 }
 
 /// One HTTP operation, as a tool.
@@ -70,8 +90,13 @@ pub struct Operation {
     pub idempotency_key: Option<String>,
     /// How the operation pages its results, when it is recognisable.
     pub pagination: Option<Pagination>,
-    /// OAuth scopes the operation requires (its first security requirement's).
+    /// OAuth scopes the caller needs: the document's (its first security requirement's),
+    /// or the curation's. Called as the caller (`[as_caller]`), the document's are the
+    /// API's, asked for in the exchange ([`Operation::api_scopes`]), not the caller's:
+    /// then only the curation's.
     pub scopes: Vec<String>,
+    /// The OAuth scopes the API wants for the operation, as the document says.
+    pub api_scopes: Vec<String>,
     /// The credential schemes the operation accepts, any one of them (by scheme name).
     pub security: Vec<String>,
     /// `deprecated: true`.

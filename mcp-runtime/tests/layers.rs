@@ -275,8 +275,9 @@ fn part_of_module(name: &str) -> Option<Part> {
     }
     Some(match name {
         // `openapi` re-exports the builder's OpenAPI serving (server/openapi.rs).
+        // `downstream` re-exports calling other APIs as the caller (core, policy).
         "lib" | "server" | "process" | "props" | "gateway" | "prelude" | "__private"
-        | "openapi" => Face,
+        | "openapi" | "downstream" => Face,
         "testing" => Testing,
         "transport" => Transport,
         "client" => Client,

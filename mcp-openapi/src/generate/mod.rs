@@ -183,7 +183,39 @@ impl<'a> Writer<'a> {
             self.api.base_url.as_deref().unwrap_or("http://localhost")
         );
         out.push_str(&self.env_constructor());
+        out.push_str(&self.caller());
         out
+    }
+
+    /// `Api::as_caller`, when the curation says the API is called as the caller.
+    fn caller(&self) -> String {
+        let (how, downstream) = match &self.api.caller {
+            None => return String::new(),
+            Some(crate::model::Caller::Exchange { audience, scopes }) if scopes.is_empty() => (
+                "exchanged for the caller's own\n    /// (`Server::exchange_tokens`) with the scopes the operation needs (`scopes`)",
+                format!("Downstream::exchange({audience:?}).scopes(scopes.iter().copied())"),
+            ),
+            Some(crate::model::Caller::Exchange { audience, scopes }) => {
+                let scopes = scopes.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ");
+                (
+                    "exchanged for the caller's own\n    /// (`Server::exchange_tokens`) with the scopes of `mcp-openapi.toml`, whatever the\n    /// operation's (`scopes`)",
+                    format!("Downstream::exchange({audience:?}).scopes([{scopes}])"),
+                )
+            }
+            Some(crate::model::Caller::Account { provider }) => (
+                "from the caller's connected\n    /// account (`Server::accounts`), whose scopes are its provider's (`scopes` unused)",
+                format!("Downstream::account({provider:?})"),
+            ),
+        };
+        let unused = if matches!(&self.api.caller, Some(crate::model::Caller::Exchange { scopes, .. }) if scopes.is_empty())
+        {
+            ""
+        } else {
+            "        let _ = scopes;\n"
+        };
+        format!(
+            "\nimpl Api {{\n    /// The API as `ctx`'s caller: its calls carry a token for the API, {how},\n    /// instead of this deployment's credentials (`mcp-openapi.toml`, `[as_caller]`).\n    pub async fn as_caller(\n        &self,\n        ctx: &mcp_runtime::RequestContext,\n        scopes: &[&str],\n    ) -> Result<Api, mcp_runtime::downstream::DownstreamError> {{\n        use mcp_runtime::downstream::Downstream;\n{unused}        let token = ctx.downstream(&{downstream}).await?;\n        Ok(self.clone().with_caller_token(token.secret()))\n    }}\n}}\n"
+        )
     }
 
     fn env_prefix(&self) -> String {
@@ -246,7 +278,11 @@ mod tests {
     use crate::{map, Curation};
 
     fn files(document: &str) -> BTreeMap<String, String> {
-        let api = map(document, &Curation::default()).unwrap();
+        files_curated(document, &Curation::default())
+    }
+
+    fn files_curated(document: &str, curation: &Curation) -> BTreeMap<String, String> {
+        let api = map(document, curation).unwrap();
         let options = Options {
             crate_name: "things".into(),
             runtime: Dependency::Version("0.1".into()),
@@ -256,6 +292,40 @@ mod tests {
             .into_iter()
             .map(|f| (f.path.display().to_string(), f.contents))
             .collect()
+    }
+
+    #[test]
+    fn as_caller_exchanges_with_each_operations_scopes_and_drops_them_from_the_caller() {
+        let document = r#"{
+          "openapi": "3.0.3", "info": {"title": "T", "version": "1"},
+          "components": {"securitySchemes": {"oauth": {"type": "oauth2", "flows": {}}}},
+          "paths": {
+            "/things": {"get": {"operationId": "listThings", "security": [{"oauth": ["things:read"]}],
+                                "responses": {"200": {"description": "ok"}}}},
+            "/health": {"get": {"operationId": "health", "responses": {"200": {"description": "ok"}}}}
+          }
+        }"#;
+        let curation =
+            Curation::from_toml("[as_caller]\naudience = \"https://things.test\"\n").unwrap();
+        let curated = files_curated(document, &curation);
+        let listed = &curated["src/api/tools/list_things.rs"];
+        assert!(
+            listed.contains("let api = api.as_caller(&ctx, &[\"things:read\"]).await?;"),
+            "{listed}"
+        );
+        // The document's scope is the API's, asked for in the exchange: not the caller's.
+        assert!(!listed.contains("scopes("), "{listed}");
+        // An operation that takes no credentials gets no token.
+        assert!(!curated["src/api/tools/health.rs"].contains("as_caller"));
+        let module = &curated["src/api/mod.rs"];
+        assert!(
+            module.contains("Downstream::exchange(\"https://things.test\")"),
+            "{module}"
+        );
+        // Without [as_caller], the document's scopes are the caller's and no token is had.
+        let plain = files(document);
+        assert!(plain["src/api/tools/list_things.rs"].contains("scopes(\"things:read\")"));
+        assert!(!plain["src/api/mod.rs"].contains("as_caller"));
     }
 
     #[test]

@@ -296,6 +296,10 @@ impl Writer<'_> {
                 .params
                 .iter()
                 .any(|p| p.hidden == Some(Hidden::Principal));
+        // Called as the caller: operations that take credentials get a token for the API
+        // in the caller's name, through the call's context.
+        let as_caller = self.api.caller.is_some() && !op.security.is_empty();
+        let needs_ctx = needs_ctx || as_caller;
         let needs_tenant = op.params.iter().any(|p| p.hidden == Some(Hidden::Tenant));
         let mut params = vec!["api: State<Api>".to_owned()];
         if needs_ctx {
@@ -357,6 +361,14 @@ impl Writer<'_> {
                 op.method.as_str()
             ));
             let _ = writeln!(out, "    confirm(&ctx, {message})?;");
+        }
+        if as_caller {
+            let scopes: Vec<String> = op.api_scopes.iter().map(|s| format!("{s:?}")).collect();
+            let _ = writeln!(
+                out,
+                "    let api = api.as_caller(&ctx, &[{}]).await?;",
+                scopes.join(", ")
+            );
         }
         if let Some(pagination) = paged {
             let _ = match &pagination.by {

@@ -89,6 +89,14 @@ pub fn map(text: &str, curation: &Curation) -> Result<Api, Error> {
         message,
     }));
     name_tools(&mut operations, curation);
+    let caller = curation.caller()?;
+    if caller.is_some() {
+        // The document's scopes are the API's, for the token the exchange asks for; the
+        // MCP caller holds this server's. The curation may still name some.
+        for operation in &mut operations {
+            operation.scopes.clear();
+        }
+    }
     apply(&mut operations, curation)?;
     let used: Vec<&str> = operations
         .iter()
@@ -109,6 +117,7 @@ pub fn map(text: &str, curation: &Curation) -> Result<Api, Error> {
         credentials,
         skipped,
         warnings,
+        caller,
     };
     check_schemas(&mut api, &converted.failed);
     Ok(api)
@@ -202,6 +211,7 @@ impl Mapper<'_> {
             idempotency: idempotency_key.is_some(),
             idempotency_key,
             pagination,
+            api_scopes: scopes.clone(),
             scopes,
             security,
             deprecated,

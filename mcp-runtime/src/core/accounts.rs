@@ -176,10 +176,9 @@ impl Accounts {
         if !problems.is_empty() {
             return Err(problems);
         }
-        let mut keys = vec![Sealer::new(&self.key)];
-        keys.extend(self.previous.iter().map(Sealer::new));
         Ok(Vault {
-            keys,
+            key: Sealer::new(&self.key),
+            previous: self.previous.iter().map(Sealer::new).collect(),
             callback,
             providers,
             records,
@@ -194,8 +193,10 @@ struct Configured {
 
 /// The running connected accounts of a server.
 pub(crate) struct Vault {
-    /// The current key first, then earlier ones (read only).
-    keys: Vec<Sealer>,
+    /// The key records are written with.
+    key: Sealer,
+    /// Earlier keys, to read records written before a rotation.
+    previous: Vec<Sealer>,
     callback: String,
     providers: BTreeMap<String, Configured>,
     records: Records,
@@ -240,6 +241,11 @@ pub struct ConnectedAccount {
 }
 
 impl Vault {
+    /// Every key a record may open with, the current one first.
+    fn keys(&self) -> impl Iterator<Item = &Sealer> {
+        std::iter::once(&self.key).chain(&self.previous)
+    }
+
     /// The store key of `who`'s connection at `provider`: the caller's names are hashed.
     fn key(provider: &str, who: &Principal) -> String {
         let mut hash = Sha256::new();
@@ -268,14 +274,13 @@ impl Vault {
         connection: &Connection,
     ) -> Result<Sealed, String> {
         let plain = serde_json::to_vec(connection).map_err(|e| e.to_string())?;
-        let sealed = self.keys[0].seal_with(&Self::binding(provider, who), &plain)?;
+        let sealed = self.key.seal_with(&Self::binding(provider, who), &plain)?;
         Ok(Sealed { sealed })
     }
 
     fn open(&self, provider: &str, who: &Principal, sealed: &Sealed) -> Option<Connection> {
         let binding = Self::binding(provider, who);
-        self.keys
-            .iter()
+        self.keys()
             .find_map(|key| key.open_with(&binding, &sealed.sealed, 64 * 1024).ok())
             .and_then(|plain| serde_json::from_slice(&plain).ok())
     }
@@ -439,7 +444,7 @@ impl Vault {
             expires_at_ms: now_ms().saturating_add(SIGN_IN_TTL_MS),
         };
         let plain = serde_json::to_vec(&sign_in).map_err(|e| e.to_string())?;
-        let state = self.keys[0].seal("oauth-state", &plain)?;
+        let state = self.key.seal("oauth-state", &plain)?;
         let mut url = url::Url::parse(&provider.authorize_url).map_err(|e| e.to_string())?;
         {
             let mut query = url.query_pairs_mut();
@@ -466,7 +471,7 @@ impl Vault {
         let Some(state) = params.get("state") else {
             return Finished::bad("This page needs the link the sign-in sends you back with.");
         };
-        let Some(sign_in) = self.keys.iter().find_map(|key| {
+        let Some(sign_in) = self.keys().find_map(|key| {
             key.open("oauth-state", state)
                 .ok()
                 .and_then(|plain| serde_json::from_slice::<SignIn>(&plain).ok())

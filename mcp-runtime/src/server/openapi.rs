@@ -289,10 +289,18 @@ impl OpenApiTools {
             tracing::info!(document = %title, operation = %skipped.operation, reason = %skipped.reason, "OpenAPI operation not served");
         }
         let auths = auths(&self.api, &self.credentials, &title);
+        #[cfg(not(feature = "oauth"))]
+        if self.api.caller.is_some() {
+            return Err(config(format!(
+                "{title}: the curation's [as_caller] calls the API with tokens in the caller's name, which needs the runtime's feature `oauth`"
+            )));
+        }
         let shared = Arc::new(Shared {
             http,
             base,
             timeout: self.timeout,
+            #[cfg(feature = "oauth")]
+            caller: self.api.caller.clone(),
         });
         let mut tools = Vec::new();
         for operation in self.api.operations {
@@ -317,6 +325,25 @@ impl OpenApiTools {
         }
         Ok(tools)
     }
+}
+
+/// A token for the API in `ctx`'s caller's name, as `caller` says; `scopes` are the ones
+/// the document says the operation needs.
+#[cfg(feature = "oauth")]
+async fn caller_token(
+    ctx: &RequestContext,
+    caller: &mcp_openapi::Caller,
+    scopes: &[String],
+) -> Result<String, crate::downstream::DownstreamError> {
+    use crate::downstream::Downstream;
+    let downstream = match caller {
+        mcp_openapi::Caller::Exchange {
+            audience,
+            scopes: fixed,
+        } => Downstream::exchange(audience).scopes(if fixed.is_empty() { scopes } else { fixed }),
+        mcp_openapi::Caller::Account { provider } => Downstream::account(provider),
+    };
+    Ok(ctx.downstream(&downstream).await?.secret().to_owned())
 }
 
 /// Tools served from OpenAPI documents (feature `openapi`).
@@ -358,6 +385,9 @@ struct Shared {
     /// The base URL, without a trailing `/`.
     base: String,
     timeout: Duration,
+    /// How calls get a token in their caller's name (the curation's `[as_caller]`).
+    #[cfg(feature = "oauth")]
+    caller: Option<mcp_openapi::Caller>,
 }
 
 /// How a configured credential is sent.
@@ -466,17 +496,34 @@ impl Endpoint {
             headers.push((header.clone(), key));
         }
         let mut basic = None;
-        match &self.auth {
-            None => {}
-            Some(Auth::Header(name, key)) => headers.push((name.clone(), key.clone())),
-            Some(Auth::Query(name, key)) => {
-                query.push((request::encode(name), request::encode(key)))
+        #[cfg(feature = "oauth")]
+        let as_caller = match (&shared.caller, operation.security.is_empty()) {
+            (Some(caller), false) => {
+                match caller_token(&ctx, caller, &operation.api_scopes).await {
+                    Ok(token) => Some(token),
+                    Err(error) => return crate::core::ToolError::from(error).into_outcome(),
+                }
             }
-            Some(Auth::Cookie(name, key)) => cookies.push((name.clone(), request::encode(key))),
-            Some(Auth::Bearer(token)) => {
-                headers.push(("Authorization".into(), format!("Bearer {token}")))
+            _ => None,
+        };
+        #[cfg(not(feature = "oauth"))]
+        let as_caller: Option<String> = None;
+        if let Some(token) = as_caller {
+            // In the caller's name, instead of the deployment's credentials.
+            headers.push(("Authorization".into(), format!("Bearer {token}")));
+        } else {
+            match &self.auth {
+                None => {}
+                Some(Auth::Header(name, key)) => headers.push((name.clone(), key.clone())),
+                Some(Auth::Query(name, key)) => {
+                    query.push((request::encode(name), request::encode(key)))
+                }
+                Some(Auth::Cookie(name, key)) => cookies.push((name.clone(), request::encode(key))),
+                Some(Auth::Bearer(token)) => {
+                    headers.push(("Authorization".into(), format!("Bearer {token}")))
+                }
+                Some(Auth::Basic(user, password)) => basic = Some((user, password)),
             }
-            Some(Auth::Basic(user, password)) => basic = Some((user, password)),
         }
         let mut url = uri.clone();
         if !query.is_empty() {

@@ -28,6 +28,8 @@ pub struct Api {
     http: reqwest::Client,
     base_url: String,
     credentials: BTreeMap<String, Secret>,
+    /// A token issued for the API in the MCP caller's name, sent instead of `credentials`.
+    caller: Option<String>,
 }
 
 /// A credential for one of the API's security schemes.
@@ -64,6 +66,7 @@ impl Api {
             http,
             base_url: base_url.into().trim_end_matches('/').to_owned(),
             credentials: BTreeMap::new(),
+            caller: None,
         }
     }
 
@@ -76,6 +79,13 @@ impl Api {
     /// The same API, with the credential for the security scheme `scheme`.
     pub fn with_credential(mut self, scheme: &str, secret: Secret) -> Api {
         self.credentials.insert(scheme.to_owned(), secret);
+        self
+    }
+
+    /// The same API, called with `token`, issued for it in the MCP caller's name, instead
+    /// of this deployment's credentials (by operations that take credentials).
+    pub fn with_caller_token(mut self, token: &str) -> Api {
+        self.caller = Some(token.to_owned());
         self
     }
 
@@ -227,7 +237,9 @@ impl Api {
         let mut builder = request.builder;
         let mut query = request.query;
         let mut cookies = request.cookies;
-        if let Some((scheme, secret)) = schemes
+        if let Some(token) = self.caller.as_deref().filter(|_| !schemes.is_empty()) {
+            builder = builder.bearer_auth(token);
+        } else if let Some((scheme, secret)) = schemes
             .iter()
             .find_map(|(name, scheme)| Some((scheme, self.credentials.get(*name)?)))
         {

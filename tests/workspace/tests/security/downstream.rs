@@ -984,6 +984,9 @@ mod oidc {
             .await;
         let alice = harness.caller("alice").await;
         let carol = harness.caller("carol").await;
+        // The harness counts every exchange since it started.
+        let alice_before = harness.exchanges("alice", "https://orders.test").await;
+        let carol_before = harness.exchanges("carol", "https://orders.test").await;
         let mut jtis = Vec::new();
         for era in eras() {
             for (subject, token) in [("alice", &alice), ("carol", &carol)] {
@@ -1002,8 +1005,14 @@ mod oidc {
             }
         }
         // One exchange per caller: the token is kept between calls and eras.
-        assert_eq!(harness.exchanges("alice", "https://orders.test").await, 1);
-        assert_eq!(harness.exchanges("carol", "https://orders.test").await, 1);
+        assert_eq!(
+            harness.exchanges("alice", "https://orders.test").await,
+            alice_before + 1
+        );
+        assert_eq!(
+            harness.exchanges("carol", "https://orders.test").await,
+            carol_before + 1
+        );
         // Two callers, two tokens.
         let alice_jti = &jtis.iter().find(|(s, _)| *s == "alice").unwrap().1;
         let carol_jti = &jtis.iter().find(|(s, _)| *s == "carol").unwrap().1;
@@ -1033,6 +1042,7 @@ mod oidc {
             .await;
         let dave = harness.caller("dave").await;
         let client = client(addr, &dave, Era::Modern).await;
+        let before = harness.exchanges("dave", "https://short.test").await;
         // Tokens for https://short.test live 3 s, reused for 2.4 s.
         whoami(&client, &harness, "https://short.test", &[])
             .await
@@ -1040,13 +1050,19 @@ mod oidc {
         whoami(&client, &harness, "https://short.test", &[])
             .await
             .unwrap();
-        assert_eq!(harness.exchanges("dave", "https://short.test").await, 1);
+        assert_eq!(
+            harness.exchanges("dave", "https://short.test").await,
+            before + 1
+        );
         tokio::time::sleep(std::time::Duration::from_millis(2_600)).await;
         let seen = whoami(&client, &harness, "https://short.test", &[])
             .await
             .unwrap();
         assert_eq!(seen["sub"], "dave");
-        assert_eq!(harness.exchanges("dave", "https://short.test").await, 2);
+        assert_eq!(
+            harness.exchanges("dave", "https://short.test").await,
+            before + 2
+        );
     }
 
     #[tokio::test]
@@ -1130,6 +1146,59 @@ mod oidc {
             .unwrap();
         assert_eq!(seen["sub"], "erin");
         assert_eq!(seen["act"]["sub"], "mcp-server-jwt");
+    }
+
+    #[tokio::test]
+    #[ignore = "needs the authorization server of tests/auth (the test command starts it)"]
+    async fn tools_served_from_a_document_call_the_api_as_the_caller() {
+        use mcp_runtime::openapi::{Curation, OpenApiTools};
+        let harness = harness().await;
+        let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/orders-mcp");
+        let document = std::fs::read_to_string(format!("{examples}/openapi.json")).unwrap();
+        let curation = Curation::from_toml(
+            &std::fs::read_to_string(format!("{examples}/mcp-openapi.toml")).unwrap(),
+        )
+        .unwrap();
+        let tools = OpenApiTools::from_document(&document, &curation)
+            .unwrap()
+            .base_url(&harness.api);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let verifier = JwtVerifier::new(
+            &harness.issuer,
+            "https://mcp.test",
+            KeySource::jwks_url(&harness.jwks_uri),
+        );
+        let app = Server::new("orders-served", "1.0.0")
+            .only([])
+            .openapi(tools)
+            .oauth(
+                ProtectedResource::new(format!("http://127.0.0.1:{port}/mcp"))
+                    .authorization_server(&harness.issuer),
+                verifier,
+            )
+            .exchange_tokens(harness.exchange())
+            .build()
+            .unwrap();
+        let addr = crate::common::serve_on(listener, app).await;
+        let judy = harness.caller("judy").await;
+        for era in eras() {
+            let client = client(addr, &judy, era).await;
+            let me = client.call_tool("who_am_i", json!({})).await.unwrap();
+            assert_eq!(me["structuredContent"]["sub"], "judy", "{era:?}: {me}");
+            assert_eq!(me["structuredContent"]["aud"], "https://orders.test");
+            // The operation's own scope is what the exchange asks for.
+            let created = client
+                .call_tool("create_order", json!({"item": "tea"}))
+                .await
+                .unwrap();
+            assert_eq!(created["structuredContent"]["owner"], "judy", "{created}");
+        }
+        assert!(harness
+            .seen()
+            .await
+            .iter()
+            .all(|seen| !seen.contains(&judy)));
     }
 
     /// Opens `url` in headless Chromium, signs in as `login` and consents; the page it

@@ -231,6 +231,7 @@ struct SignIn {
 
 /// A connection of a caller, as listed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct ConnectedAccount {
     /// The provider's name.
     pub provider: String,

@@ -78,7 +78,8 @@ enum Wire {
         lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
     },
     Http {
-        app: App,
+        // Boxed: an App is large beside the stdio pipes.
+        app: Box<App>,
         principal: Option<Principal>,
     },
 }
@@ -98,7 +99,7 @@ impl Wire {
 
     fn http(app: &App) -> Wire {
         Wire::Http {
-            app: app.clone(),
+            app: Box::new(app.clone()),
             principal: None,
         }
     }
@@ -1528,7 +1529,7 @@ async fn catalog_changes_are_checked_and_visible_to_every_later_request() {
 async fn the_principal_from_an_http_layer_reaches_handlers() {
     let app = app();
     let mut wire = Wire::Http {
-        app: app.clone(),
+        app: Box::new(app.clone()),
         principal: Some(Principal::new("carol")),
     };
     let who = wire.exchange(call(1, "whoami", json!({}), json!({}))).await;

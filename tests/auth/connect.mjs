@@ -1,9 +1,10 @@
 // A user connecting an account in a real browser: headless Chromium (driven by
 // playwright-core, no browser download) opens the sign-in link an MCP server asked the
-// client to open, signs in at the authorization server of harness.mjs (oidc-provider's
-// own login and consent pages), and follows the provider's redirect back to the MCP
-// server's /oauth/callback. Prints the text of the page it ends on; exits non-zero when
-// it does not end on a page saying the account is connected.
+// client to open, and signs in and consents on whatever pages of the authorization server
+// of harness.mjs (oidc-provider's own login and consent pages) come up, until the browser
+// is back at the MCP server (`/oauth/callback`, or `/oauth/verified` when the server
+// refuses the user). A session the browser already has may skip the login. Prints the
+// text of the page it ends on; exits non-zero unless it says the account is connected.
 //
 //   node connect.mjs SIGN_IN_URL LOGIN CHROMIUM
 import { chromium } from 'playwright-core';
@@ -14,21 +15,23 @@ if (!url || !login || !executablePath) {
   process.exit(2);
 }
 
+const back = /\/oauth\/(callback|verified)\?/;
 const browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
 try {
   const page = await browser.newPage();
   page.setDefaultTimeout(15_000);
   await page.goto(url);
-  // oidc-provider's development login form: any login, any password.
-  await page.fill('input[name="login"]', login);
-  await page.fill('input[name="password"]', 'any');
-  await page.click('button[type="submit"]');
-  // Its consent page: one button grants what the sign-in asked for.
-  await page.waitForSelector('button[type="submit"]');
-  await Promise.all([
-    page.waitForURL(/\/oauth\/callback\?/),
-    page.click('button[type="submit"]'),
-  ]);
+  // Each step is one of the provider's pages: its login form (any login, any password),
+  // or its consent page (one button grants what was asked for).
+  for (let step = 0; step < 8 && !back.test(page.url()); step++) {
+    await page.waitForSelector('button[type="submit"]');
+    if (await page.locator('input[name="login"]').count()) {
+      await page.fill('input[name="login"]', login);
+      await page.fill('input[name="password"]', 'any');
+    }
+    await Promise.all([page.waitForNavigation(), page.click('button[type="submit"]')]);
+    await page.waitForLoadState();
+  }
   const outcome = await page.textContent('#outcome');
   console.log(outcome);
   if (!outcome?.includes('is connected')) process.exit(1);

@@ -188,6 +188,23 @@ const provider = new Provider(issuer, {
       scope: 'openid offline_access',
     },
     {
+      // The MCP server checking who opens a sign-in link (OpenID Connect): the
+      // browser signs in here first, and the ID token's subject must be the MCP
+      // caller's. Native, like saas-connect, so the loopback port may vary.
+      client_id: 'mcp-login',
+      client_secret: 'mcp-login-secret',
+      token_endpoint_auth_method: 'client_secret_basic',
+      application_type: 'native',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      redirect_uris: [
+        'http://127.0.0.1/oauth/verified',
+        'http://localhost/oauth/verified',
+        'http://[::1]/oauth/verified',
+      ],
+      scope: 'openid',
+    },
+    {
       // Only POST /test/token uses it, to mint callers' tokens; it can use
       // no grant at the token endpoint.
       client_id: 'host',

@@ -34,6 +34,13 @@ use crate::store::Records;
 /// The path of the route the provider sends the browser back to.
 pub(crate) const CALLBACK_PATH: &str = "/oauth/callback";
 
+/// The path a sign-in link leads to when the browser's user is checked first.
+pub(crate) const CONNECT_PATH: &str = "/oauth/connect";
+
+/// The path this server's own authorization server sends the browser back to, with who
+/// signed in.
+pub(crate) const VERIFIED_PATH: &str = "/oauth/verified";
+
 /// How long a sign-in link stays good.
 const SIGN_IN_TTL_MS: u64 = 10 * 60 * 1000;
 
@@ -68,6 +75,41 @@ pub struct Accounts {
     previous: Vec<SealKey>,
     public_url: String,
     providers: Vec<AccountProvider>,
+    user_check: Option<UserCheck>,
+}
+
+/// The check that the person who opens a sign-in link is the caller it was made for: before
+/// the provider's sign-in, the browser signs in with OpenID Connect at the authorization
+/// server that issues this server's tokens, and the ID token's subject must be the
+/// caller's. Given to [`Accounts::check_user`].
+///
+/// The ID token comes straight from the token endpoint over the connection this server
+/// opened, so its issuer, audience, expiry and nonce are checked, not its signature
+/// (OpenID Connect Core 3.1.3.7).
+#[derive(Debug, Clone)]
+pub struct UserCheck {
+    issuer: String,
+    authorize_url: String,
+    token_url: String,
+    auth: ClientAuth,
+}
+
+impl UserCheck {
+    /// Sign-ins at `issuer`, through its authorization and token endpoints, as the client
+    /// `auth` names (register `<public URL>/oauth/verified` as its redirect URI).
+    pub fn new(
+        issuer: impl Into<String>,
+        authorize_url: impl Into<String>,
+        token_url: impl Into<String>,
+        auth: ClientAuth,
+    ) -> Self {
+        UserCheck {
+            issuer: issuer.into(),
+            authorize_url: authorize_url.into(),
+            token_url: token_url.into(),
+            auth,
+        }
+    }
 }
 
 /// A provider callers connect an account at: its authorization and token endpoints, this
@@ -127,7 +169,17 @@ impl Accounts {
             previous: Vec::new(),
             public_url: public_url.into().trim_end_matches('/').to_owned(),
             providers: Vec::new(),
+            user_check: None,
         }
+    }
+
+    /// Check that whoever opens a sign-in link is the caller it was made for, as the
+    /// specification asks of URL elicitations: they sign in at `check`'s authorization
+    /// server first, and a different user is refused before the provider is reached.
+    /// Without it, a link works for whoever opens it, so it must reach its caller alone.
+    pub fn check_user(mut self, check: UserCheck) -> Self {
+        self.user_check = Some(check);
+        self
     }
 
     /// Keys records may have been written with before a rotation: read with them, written
@@ -173,10 +225,28 @@ impl Accounts {
                 Err(problem) => problems.push(format!("account provider `{name}`: {problem}")),
             }
         }
+        let user_check = match self.user_check {
+            None => None,
+            Some(check) => {
+                if let Err(problem) = crate::protocol::checks::user_url(&check.authorize_url) {
+                    problems.push(format!("Accounts::check_user: the authorization endpoint is not a page a user can open: {problem}"));
+                }
+                match TokenEndpoint::new(&check.token_url, check.auth.clone()) {
+                    Ok(endpoint) => Some((check, endpoint)),
+                    Err(problem) => {
+                        problems.push(format!("Accounts::check_user: {problem}"));
+                        None
+                    }
+                }
+            }
+        };
         if !problems.is_empty() {
             return Err(problems);
         }
         Ok(Vault {
+            connect: format!("{}{CONNECT_PATH}", self.public_url),
+            verified: format!("{}{VERIFIED_PATH}", self.public_url),
+            user_check,
             key: Sealer::new(&self.key),
             previous: self.previous.iter().map(Sealer::new).collect(),
             callback,
@@ -198,8 +268,22 @@ pub(crate) struct Vault {
     /// Earlier keys, to read records written before a rotation.
     previous: Vec<Sealer>,
     callback: String,
+    /// `<public URL>/oauth/connect` and `/oauth/verified`.
+    connect: String,
+    verified: String,
+    /// The check of the browser's user, with its token endpoint.
+    user_check: Option<(UserCheck, TokenEndpoint)>,
     providers: BTreeMap<String, Configured>,
     records: Records,
+}
+
+/// What the `state` of a user check carries, sealed: the sign-in it leads to.
+#[derive(Serialize, Deserialize)]
+struct Check {
+    /// The sign-in's own sealed state.
+    sign_in: String,
+    nonce: String,
+    verifier: String,
 }
 
 /// What is kept of one connection, encrypted.
@@ -429,23 +513,35 @@ impl Vault {
         ))
     }
 
-    /// The provider's sign-in URL for `who`, with a sealed `state` and a PKCE challenge.
+    /// The link a caller opens to connect: the provider's sign-in with a sealed `state`
+    /// and a PKCE challenge, or this server's `/oauth/connect` when the browser's user is
+    /// checked first.
     fn sign_in_url(&self, configured: &Configured, who: &Principal) -> Result<String, String> {
-        let provider = &configured.provider;
-        let verifier = random_token(48)?;
-        let challenge = base64::Engine::encode(
-            &base64::engine::general_purpose::URL_SAFE_NO_PAD,
-            Sha256::digest(verifier.as_bytes()),
-        );
         let sign_in = SignIn {
-            provider: provider.name.clone(),
+            provider: configured.provider.name.clone(),
             subject: who.subject.clone(),
             tenant: who.tenant().map(str::to_owned),
-            verifier,
+            verifier: random_token(48)?,
             expires_at_ms: now_ms().saturating_add(SIGN_IN_TTL_MS),
         };
         let plain = serde_json::to_vec(&sign_in).map_err(|e| e.to_string())?;
         let state = self.key.seal("oauth-state", &plain)?;
+        if self.user_check.is_some() {
+            let mut url = url::Url::parse(&self.connect).map_err(|e| e.to_string())?;
+            url.query_pairs_mut().append_pair("state", &state);
+            return Ok(url.into());
+        }
+        self.provider_url(configured, &sign_in, &state)
+    }
+
+    /// The provider's authorization request for `sign_in`, sealed as `state`.
+    fn provider_url(
+        &self,
+        configured: &Configured,
+        sign_in: &SignIn,
+        state: &str,
+    ) -> Result<String, String> {
+        let provider = &configured.provider;
         let mut url = url::Url::parse(&provider.authorize_url).map_err(|e| e.to_string())?;
         {
             let mut query = url.query_pairs_mut();
@@ -453,8 +549,8 @@ impl Vault {
                 .append_pair("response_type", "code")
                 .append_pair("client_id", provider.auth.client_id())
                 .append_pair("redirect_uri", &self.callback)
-                .append_pair("state", &state)
-                .append_pair("code_challenge", &challenge)
+                .append_pair("state", state)
+                .append_pair("code_challenge", &challenge(&sign_in.verifier))
                 .append_pair("code_challenge_method", "S256");
             if !provider.scopes.is_empty() {
                 query.append_pair("scope", &provider.scopes.join(" "));
@@ -466,26 +562,149 @@ impl Vault {
         Ok(url.into())
     }
 
-    /// The end of a sign-in: the provider sent the browser back with `code` (or `error`)
-    /// and `state`. Trades the code for tokens and stores them; the page to show.
-    pub(crate) async fn complete(&self, params: &BTreeMap<String, String>) -> Finished {
-        let Some(state) = params.get("state") else {
-            return Finished::bad("This page needs the link the sign-in sends you back with.");
+    /// The sign-in sealed in `state`, if it is one of this server's and has not expired.
+    fn open_sign_in(&self, state: Option<&String>) -> Result<SignIn, Finished> {
+        let Some(state) = state else {
+            return Err(Finished::bad(
+                "This page needs the link the sign-in sends you back with.",
+            ));
         };
         let Some(sign_in) = self.keys().find_map(|key| {
             key.open("oauth-state", state)
                 .ok()
                 .and_then(|plain| serde_json::from_slice::<SignIn>(&plain).ok())
         }) else {
+            return Err(Finished::bad(
+                "This sign-in link is not valid. Start again from your assistant.",
+            ));
+        };
+        if now_ms() >= sign_in.expires_at_ms {
+            return Err(Finished::bad(
+                "This sign-in link has expired. Start again from your assistant.",
+            ));
+        }
+        Ok(sign_in)
+    }
+
+    /// `/oauth/connect?state=..`: the browser is sent to sign in at this server's own
+    /// authorization server first, to show who it is.
+    pub(crate) fn connect(&self, params: &BTreeMap<String, String>) -> Finished {
+        let Some((check, _)) = &self.user_check else {
+            return Finished::bad("This server does not check sign-ins this way.");
+        };
+        let Some(state) = params.get("state") else {
+            return Finished::bad("This page needs the link your assistant gave you.");
+        };
+        if let Err(finished) = self.open_sign_in(Some(state)) {
+            return finished;
+        }
+        let request = || -> Result<String, String> {
+            let pending = Check {
+                sign_in: state.clone(),
+                nonce: random_token(24)?,
+                verifier: random_token(48)?,
+            };
+            let plain = serde_json::to_vec(&pending).map_err(|e| e.to_string())?;
+            let sealed = self.key.seal("oauth-check", &plain)?;
+            let mut url = url::Url::parse(&check.authorize_url).map_err(|e| e.to_string())?;
+            url.query_pairs_mut()
+                .append_pair("response_type", "code")
+                .append_pair("client_id", check.auth.client_id())
+                .append_pair("redirect_uri", &self.verified)
+                .append_pair("scope", "openid")
+                .append_pair("state", &sealed)
+                .append_pair("nonce", &pending.nonce)
+                .append_pair("code_challenge", &challenge(&pending.verifier))
+                .append_pair("code_challenge_method", "S256");
+            Ok(url.into())
+        };
+        match request() {
+            Ok(url) => Finished::redirect(url),
+            Err(why) => {
+                tracing::error!(why, "a user check could not be started");
+                Finished::failed(
+                    "The sign-in could not be started. Start again from your assistant.",
+                )
+            }
+        }
+    }
+
+    /// `/oauth/verified?code=..&state=..`: who signed in at this server's authorization
+    /// server; the provider's sign-in when it is the caller the link was made for.
+    pub(crate) async fn verified(&self, params: &BTreeMap<String, String>) -> Finished {
+        let Some((check, endpoint)) = &self.user_check else {
+            return Finished::bad("This server does not check sign-ins this way.");
+        };
+        let Some(pending) = params.get("state").and_then(|state| {
+            self.keys().find_map(|key| {
+                key.open("oauth-check", state)
+                    .ok()
+                    .and_then(|plain| serde_json::from_slice::<Check>(&plain).ok())
+            })
+        }) else {
             return Finished::bad(
                 "This sign-in link is not valid. Start again from your assistant.",
             );
         };
-        if now_ms() >= sign_in.expires_at_ms {
-            return Finished::bad(
-                "This sign-in link has expired. Start again from your assistant.",
-            );
+        let sign_in = match self.open_sign_in(Some(&pending.sign_in)) {
+            Ok(sign_in) => sign_in,
+            Err(finished) => return finished,
+        };
+        let Ok(configured) = self.configured(&sign_in.provider) else {
+            return Finished::bad("This sign-in is for a provider this server no longer offers.");
+        };
+        let Some(code) = params.get("code") else {
+            return Finished::bad("You did not sign in, so nothing was connected.");
+        };
+        let fields = [
+            ("grant_type", "authorization_code"),
+            ("code", code.as_str()),
+            ("redirect_uri", self.verified.as_str()),
+            ("code_verifier", pending.verifier.as_str()),
+        ];
+        let subject = match endpoint.request(&fields).await {
+            Ok(issued) => id_token_subject(issued.id_token.as_deref(), check, &pending.nonce),
+            Err(error) => Err(error.to_string()),
+        };
+        match subject {
+            Ok(subject) if subject == sign_in.subject => {
+                match self.provider_url(configured, &sign_in, &pending.sign_in) {
+                    Ok(url) => Finished::redirect(url),
+                    Err(why) => {
+                        tracing::error!(why, "a provider's sign-in could not be built");
+                        Finished::failed(
+                            "The sign-in could not be started. Start again from your assistant.",
+                        )
+                    }
+                }
+            }
+            Ok(_) => {
+                tracing::warn!(
+                    provider = sign_in.provider,
+                    "a sign-in link was opened by another user than the caller it was made for"
+                );
+                Finished {
+                    status: 403,
+                    message: "You signed in as a different user than the one who asked to connect this account. Nothing was connected.".into(),
+                    redirect: None,
+                }
+            }
+            Err(why) => {
+                tracing::info!(why, "a user check failed");
+                Finished::bad(
+                    "Your sign-in could not be confirmed, so nothing was connected. Start again from your assistant.",
+                )
+            }
         }
+    }
+
+    /// The end of a sign-in: the provider sent the browser back with `code` (or `error`)
+    /// and `state`. Trades the code for tokens and stores them; the page to show.
+    pub(crate) async fn complete(&self, params: &BTreeMap<String, String>) -> Finished {
+        let sign_in = match self.open_sign_in(params.get("state")) {
+            Ok(sign_in) => sign_in,
+            Err(finished) => return finished,
+        };
         let Ok(configured) = self.configured(&sign_in.provider) else {
             return Finished::bad("This sign-in is for a provider this server no longer offers.");
         };
@@ -634,18 +853,21 @@ impl Vault {
     }
 }
 
-/// What the callback shows.
+/// What the callback shows, or where it sends the browser.
 pub(crate) struct Finished {
-    /// 200, 400 or 500.
+    /// 200, 302, 400, 403 or 500.
     pub(crate) status: u16,
     /// The page's one sentence (plain text; the transport escapes it).
     pub(crate) message: String,
+    /// Where to send the browser (with 302).
+    pub(crate) redirect: Option<String>,
 }
 
 impl Finished {
     fn ok(provider: &str) -> Self {
         Finished {
             status: 200,
+            redirect: None,
             message: format!("Your {provider} account is connected. You can close this page and go back to your assistant."),
         }
     }
@@ -653,6 +875,7 @@ impl Finished {
     fn bad(message: &str) -> Self {
         Finished {
             status: 400,
+            redirect: None,
             message: message.to_owned(),
         }
     }
@@ -660,9 +883,73 @@ impl Finished {
     fn failed(message: &str) -> Self {
         Finished {
             status: 500,
+            redirect: None,
             message: message.to_owned(),
         }
     }
+}
+
+impl Finished {
+    fn redirect(url: String) -> Self {
+        Finished {
+            status: 302,
+            message: "Redirecting.".into(),
+            redirect: Some(url),
+        }
+    }
+}
+
+/// The PKCE challenge of `verifier` (S256).
+fn challenge(verifier: &str) -> String {
+    base64::Engine::encode(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+        Sha256::digest(verifier.as_bytes()),
+    )
+}
+
+/// The subject of an ID token that came straight from `check`'s token endpoint: its
+/// issuer, audience, expiry and nonce checked (OpenID Connect Core 3.1.3.7 lets TLS stand
+/// for the signature check when the token comes over this server's own connection).
+fn id_token_subject(
+    id_token: Option<&str>,
+    check: &UserCheck,
+    nonce: &str,
+) -> Result<String, String> {
+    use serde_json::Value;
+    let token = id_token.ok_or("no ID token was issued")?;
+    let payload = token.split('.').nth(1).ok_or("the ID token is not a JWT")?;
+    let bytes = base64::Engine::decode(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+        payload.trim_end_matches('='),
+    )
+    .map_err(|_| "the ID token's payload is not base64url")?;
+    let claims: Value =
+        serde_json::from_slice(&bytes).map_err(|_| "the ID token's payload is not JSON")?;
+    if claims["iss"].as_str() != Some(check.issuer.as_str()) {
+        return Err("the ID token names another issuer".into());
+    }
+    let client = check.auth.client_id();
+    let for_this_client = match &claims["aud"] {
+        Value::String(aud) => aud == client,
+        Value::Array(auds) => auds.iter().any(|a| a.as_str() == Some(client)),
+        _ => false,
+    };
+    if !for_this_client {
+        return Err("the ID token is for another client".into());
+    }
+    if claims["exp"]
+        .as_u64()
+        .is_none_or(|exp| exp.saturating_mul(1000) <= now_ms())
+    {
+        return Err("the ID token has expired".into());
+    }
+    if claims["nonce"].as_str() != Some(nonce) {
+        return Err("the ID token's nonce is not this sign-in's".into());
+    }
+    claims["sub"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| "the ID token names no subject".into())
 }
 
 fn store_failed(error: impl std::fmt::Display) -> DownstreamError {
@@ -709,5 +996,62 @@ impl RequestContext {
             RpcError::new(codes::UNAUTHORIZED, "Connected accounts belong to a caller, and this call has none: authenticate first.")
         })?;
         Ok((vault, who))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check() -> UserCheck {
+        UserCheck::new(
+            "https://id.example.com",
+            "https://id.example.com/auth",
+            "https://id.example.com/token",
+            ClientAuth::secret_basic("mcp-login", "s"),
+        )
+    }
+
+    fn token(claims: serde_json::Value) -> String {
+        let encode = |bytes: &[u8]| {
+            base64::Engine::encode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, bytes)
+        };
+        format!(
+            "{}.{}.signature",
+            encode(br#"{"alg":"RS256"}"#),
+            encode(claims.to_string().as_bytes())
+        )
+    }
+
+    #[test]
+    fn an_id_token_names_its_subject_only_when_it_is_for_this_sign_in() {
+        let exp = now_ms() / 1000 + 60;
+        let good = serde_json::json!({"iss": "https://id.example.com", "aud": "mcp-login", "exp": exp, "nonce": "n1", "sub": "kate"});
+        assert_eq!(
+            id_token_subject(Some(&token(good.clone())), &check(), "n1").unwrap(),
+            "kate"
+        );
+        let mut listed = good.clone();
+        listed["aud"] = serde_json::json!(["other", "mcp-login"]);
+        assert!(id_token_subject(Some(&token(listed)), &check(), "n1").is_ok());
+        for (field, value, why) in [
+            (
+                "iss",
+                serde_json::json!("https://evil.example.com"),
+                "another issuer",
+            ),
+            ("aud", serde_json::json!("other"), "another client"),
+            ("exp", serde_json::json!(1), "expired"),
+            ("nonce", serde_json::json!("n2"), "nonce"),
+        ] {
+            let mut claims = good.clone();
+            claims[field] = value;
+            let error = id_token_subject(Some(&token(claims)), &check(), "n1").unwrap_err();
+            assert!(error.contains(why), "{field}: {error}");
+        }
+        assert!(id_token_subject(None, &check(), "n1")
+            .unwrap_err()
+            .contains("no ID token"));
+        assert!(id_token_subject(Some("garbage"), &check(), "n1").is_err());
     }
 }

@@ -146,6 +146,9 @@ pub(crate) struct Issued {
     pub(crate) scope: Option<String>,
     #[serde(default)]
     pub(crate) token_type: Option<String>,
+    /// The OpenID Connect ID token, when `openid` was asked for.
+    #[serde(default)]
+    pub(crate) id_token: Option<String>,
 }
 
 impl std::fmt::Debug for Issued {

@@ -1,40 +1,85 @@
-//! The route a provider sends the browser back to at the end of a connected account's
-//! sign-in (`/oauth/callback`): the vault finishes the flow, this answers with a page that
-//! says how it went, in plain words, with nothing the provider sent echoed as markup.
+//! The routes of a connected account's sign-in: where the provider sends the browser back
+//! (`/oauth/callback`), and, when the browser's user is checked first, where a sign-in
+//! link leads (`/oauth/connect`) and where this server's own authorization server sends
+//! the browser back (`/oauth/verified`). The vault decides; this answers with a redirect or
+//! a page that says how it went, in plain words, with nothing a peer sent echoed as markup.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use super::Shared;
+use crate::core::accounts::{Finished, Vault};
 use crate::core::downstream::Downstreams;
 
 /// The most of a query string read.
 const MAX_QUERY: usize = 16 * 1024;
 
-/// `GET /oauth/callback?code=..&state=..` (or `?error=..&state=..`).
+/// `GET /oauth/callback?code=..&state=..` (or `?error=..&state=..`): the provider's
+/// answer.
 pub(super) async fn callback(State(shared): State<Shared>, request: Request) -> Response {
+    match vault_and_params(&shared, &request) {
+        Ok((vault, params)) => answer(vault.complete(&params).await),
+        Err(response) => response,
+    }
+}
+
+/// `GET /oauth/connect?state=..`: a sign-in link, when the browser's user is checked
+/// first.
+pub(super) async fn connect(State(shared): State<Shared>, request: Request) -> Response {
+    match vault_and_params(&shared, &request) {
+        Ok((vault, params)) => answer(vault.connect(&params)),
+        Err(response) => response,
+    }
+}
+
+/// `GET /oauth/verified?code=..&state=..`: who signed in, from this server's own
+/// authorization server.
+pub(super) async fn verified(State(shared): State<Shared>, request: Request) -> Response {
+    match vault_and_params(&shared, &request) {
+        Ok((vault, params)) => answer(vault.verified(&params).await),
+        Err(response) => response,
+    }
+}
+
+/// The server's vault and the request's query, or the page refusing it.
+fn vault_and_params(
+    shared: &Shared,
+    request: &Request,
+) -> Result<(Arc<Vault>, BTreeMap<String, String>), Response> {
     let Some(vault) = shared
         .core
         .states
         .get::<Downstreams>()
         .and_then(|d| d.accounts.clone())
     else {
-        return page(StatusCode::NOT_FOUND, "Not found.");
+        return Err(page(StatusCode::NOT_FOUND, "Not found."));
     };
     let query = request.uri().query().unwrap_or("");
     if query.len() > MAX_QUERY {
-        return page(
+        return Err(page(
             StatusCode::BAD_REQUEST,
             "This link is too long to be a sign-in's.",
-        );
+        ));
     }
-    let params: BTreeMap<String, String> = url::form_urlencoded::parse(query.as_bytes())
+    let params = url::form_urlencoded::parse(query.as_bytes())
         .into_owned()
         .collect();
-    let finished = vault.complete(&params).await;
+    Ok((vault, params))
+}
+
+/// What the vault decided, as a page or a redirect.
+fn answer(finished: Finished) -> Response {
+    if let Some(location) = &finished.redirect {
+        let mut response = page(StatusCode::FOUND, &finished.message);
+        if let Ok(value) = HeaderValue::from_str(location) {
+            response.headers_mut().insert(header::LOCATION, value);
+        }
+        return response;
+    }
     let status = StatusCode::from_u16(finished.status).unwrap_or(StatusCode::BAD_REQUEST);
     page(status, &finished.message)
 }

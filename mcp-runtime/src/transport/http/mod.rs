@@ -229,10 +229,19 @@ fn routes(shared: &Shared) -> Router<Shared> {
         .get::<crate::core::downstream::Downstreams>()
         .is_some_and(|d| d.accounts.is_some())
     {
-        router = router.route(
-            crate::core::accounts::CALLBACK_PATH,
-            axum::routing::get(accounts::callback),
-        );
+        router = router
+            .route(
+                crate::core::accounts::CALLBACK_PATH,
+                axum::routing::get(accounts::callback),
+            )
+            .route(
+                crate::core::accounts::CONNECT_PATH,
+                axum::routing::get(accounts::connect),
+            )
+            .route(
+                crate::core::accounts::VERIFIED_PATH,
+                axum::routing::get(accounts::verified),
+            );
     }
     if let Some(resource) = shared.config.auth.as_ref().and_then(|auth| auth.resource()) {
         // RFC 9728: at the path-inserted location, and at the root for clients that look

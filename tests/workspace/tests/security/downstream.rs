@@ -15,7 +15,9 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use mcp_runtime::client::{Client, Era};
-use mcp_runtime::downstream::{AccountProvider, Accounts, ClientAuth, Downstream, TokenExchange};
+use mcp_runtime::downstream::{
+    AccountProvider, Accounts, ClientAuth, Downstream, TokenExchange, UserCheck,
+};
 use mcp_runtime::policy::api_keys::ApiKeys;
 use mcp_runtime::policy::jwt::{JwtVerifier, KeySource};
 use mcp_runtime::policy::oauth::ProtectedResource;
@@ -1215,8 +1217,9 @@ mod oidc {
             .await
             .unwrap();
         let printed = String::from_utf8_lossy(&output.stdout).into_owned();
+        // It ends on this server's page: connected, or refused for being someone else.
         assert!(
-            output.status.success(),
+            printed.contains("is connected") || printed.contains("different user"),
             "{printed}\n{}",
             String::from_utf8_lossy(&output.stderr)
         );
@@ -1235,17 +1238,26 @@ mod oidc {
         // browsers come back to.
         let first = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let public = format!("http://127.0.0.1:{}", first.local_addr().unwrap().port());
+        // The browser's user is checked first: they sign in at the issuer of this server's
+        // tokens, and must be the caller the link was made for.
         let provider = || {
-            Accounts::new(vault_key(), &public).provider(
-                AccountProvider::new(
-                    "saas",
+            Accounts::new(vault_key(), &public)
+                .check_user(UserCheck::new(
+                    &harness.issuer,
                     &harness.authorization_endpoint,
                     &harness.token_endpoint,
-                    ClientAuth::secret_basic("saas-connect", "saas-connect-secret"),
+                    ClientAuth::secret_basic("mcp-login", "mcp-login-secret"),
+                ))
+                .provider(
+                    AccountProvider::new(
+                        "saas",
+                        &harness.authorization_endpoint,
+                        &harness.token_endpoint,
+                        ClientAuth::secret_basic("saas-connect", "saas-connect-secret"),
+                    )
+                    .scopes(["openid", "offline_access", "saas:read"])
+                    .resource("https://saas.test"),
                 )
-                .scopes(["openid", "offline_access", "saas:read"])
-                .resource("https://saas.test"),
-            )
         };
         let verifier = || {
             JwtVerifier::new(
@@ -1328,6 +1340,37 @@ mod oidc {
                 .call_tool("with_account", json!({"api": me}))
                 .await
                 .is_err());
+            // The link opened by someone else: they sign in as mallory and are refused
+            // before the provider is reached; the call is told nothing was connected.
+            let opened_by = Arc::new(Mutex::new(Vec::new()));
+            let pages = opened_by.clone();
+            let phished = Client::http(format!("http://{}/mcp", addrs[0]))
+                .bearer(&token)
+                .pin(era)
+                .capabilities(json!({"elicitation": {"url": {}}}))
+                .on_elicit(move |question: Value| {
+                    let pages = pages.clone();
+                    async move {
+                        let url = question["url"].as_str().unwrap().to_owned();
+                        let page = sign_in_in_a_browser(&url, "mallory").await;
+                        pages.lock().unwrap().push(page);
+                        json!({"action": "accept"})
+                    }
+                })
+                .connect()
+                .await
+                .unwrap();
+            let refused = phished.call_tool("with_account", json!({"api": me})).await;
+            let Err(mcp_runtime::client::ClientError::Business(refused)) = refused else {
+                panic!("{refused:?}");
+            };
+            assert!(
+                refused.to_string().contains("not connected yet"),
+                "{refused}"
+            );
+            let pages = opened_by.lock().unwrap().clone();
+            assert!(pages[0].contains("different user"), "{pages:?}");
+            assert!(stored_rows(&file).iter().all(|row| !row.contains("sealed")));
         }
     }
 }

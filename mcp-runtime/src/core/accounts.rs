@@ -925,11 +925,12 @@ fn id_token_subject(
     .map_err(|_| "the ID token's payload is not base64url")?;
     let claims: Value =
         serde_json::from_slice(&bytes).map_err(|_| "the ID token's payload is not JSON")?;
-    if claims["iss"].as_str() != Some(check.issuer.as_str()) {
+    let claim = |name: &str| claims.get(name).unwrap_or(&Value::Null);
+    if claim("iss").as_str() != Some(check.issuer.as_str()) {
         return Err("the ID token names another issuer".into());
     }
     let client = check.auth.client_id();
-    let for_this_client = match &claims["aud"] {
+    let for_this_client = match claim("aud") {
         Value::String(aud) => aud == client,
         Value::Array(auds) => auds.iter().any(|a| a.as_str() == Some(client)),
         _ => false,
@@ -937,16 +938,16 @@ fn id_token_subject(
     if !for_this_client {
         return Err("the ID token is for another client".into());
     }
-    if claims["exp"]
+    if claim("exp")
         .as_u64()
         .is_none_or(|exp| exp.saturating_mul(1000) <= now_ms())
     {
         return Err("the ID token has expired".into());
     }
-    if claims["nonce"].as_str() != Some(nonce) {
+    if claim("nonce").as_str() != Some(nonce) {
         return Err("the ID token's nonce is not this sign-in's".into());
     }
-    claims["sub"]
+    claim("sub")
         .as_str()
         .map(str::to_owned)
         .ok_or_else(|| "the ID token names no subject".into())

@@ -23,7 +23,7 @@ const MAX_QUERY: usize = 16 * 1024;
 pub(super) async fn callback(State(shared): State<Shared>, request: Request) -> Response {
     match vault_and_params(&shared, &request) {
         Ok((vault, params)) => answer(vault.complete(&params).await),
-        Err(response) => response,
+        Err((status, message)) => page(status, message),
     }
 }
 
@@ -32,7 +32,7 @@ pub(super) async fn callback(State(shared): State<Shared>, request: Request) -> 
 pub(super) async fn connect(State(shared): State<Shared>, request: Request) -> Response {
     match vault_and_params(&shared, &request) {
         Ok((vault, params)) => answer(vault.connect(&params)),
-        Err(response) => response,
+        Err((status, message)) => page(status, message),
     }
 }
 
@@ -41,26 +41,29 @@ pub(super) async fn connect(State(shared): State<Shared>, request: Request) -> R
 pub(super) async fn verified(State(shared): State<Shared>, request: Request) -> Response {
     match vault_and_params(&shared, &request) {
         Ok((vault, params)) => answer(vault.verified(&params).await),
-        Err(response) => response,
+        Err((status, message)) => page(status, message),
     }
 }
 
-/// The server's vault and the request's query, or the page refusing it.
+/// A query string's parameters.
+type Query = BTreeMap<String, String>;
+
+/// The server's vault and the request's query, or what the page refusing it says.
 fn vault_and_params(
     shared: &Shared,
     request: &Request,
-) -> Result<(Arc<Vault>, BTreeMap<String, String>), Response> {
+) -> Result<(Arc<Vault>, Query), (StatusCode, &'static str)> {
     let Some(vault) = shared
         .core
         .states
         .get::<Downstreams>()
         .and_then(|d| d.accounts.clone())
     else {
-        return Err(page(StatusCode::NOT_FOUND, "Not found."));
+        return Err((StatusCode::NOT_FOUND, "Not found."));
     };
     let query = request.uri().query().unwrap_or("");
     if query.len() > MAX_QUERY {
-        return Err(page(
+        return Err((
             StatusCode::BAD_REQUEST,
             "This link is too long to be a sign-in's.",
         ));

@@ -72,8 +72,10 @@ pub mod layers {
 /// token is never sent to another API.
 #[cfg(feature = "oauth")]
 pub mod downstream {
-    pub use crate::core::accounts::{AccountProvider, Accounts, ConnectedAccount, UserCheck};
-    pub use crate::core::downstream::{Downstream, DownstreamError, DownstreamToken};
+    pub use crate::core::downstream::{
+        AccountProvider, Accounts, ConnectedAccount, Downstream, DownstreamError, DownstreamToken,
+        UserCheck,
+    };
     pub use crate::policy::exchange::TokenExchange;
     pub use crate::policy::token_endpoint::ClientAuth;
 }

@@ -20,8 +20,8 @@
 //!   `extract` (parameters and extractors), `returns` (what handlers may return),
 //!   `failure` (a tool's failures as the wire shows them), `notify` (progress, logs,
 //!   cancellation), `input` (asking the client mid-call), `pages`, `artifacts`,
-//!   `idempotency`, `downstream` and `accounts` (tokens for other APIs in the caller's
-//!   name: token exchange, connected accounts);
+//!   `idempotency`, `downstream` (tokens for other APIs in the caller's name: token
+//!   exchange, and connected accounts in `downstream/accounts`);
 //! - and what the core keeps: `live` (the catalog in use, swapped whole when tools
 //!   change), `served` (methods served and list pages), `tasks` (the task runtime),
 //!   `lifecycle` (draining and shutdown), `canonical` (the canonical JSON bindings are
@@ -30,8 +30,6 @@
 //! - beside the flow, `error`: the server's own [`Error`] (why it could not start or
 //!   stopped).
 
-#[cfg(feature = "oauth")]
-pub(crate) mod accounts;
 pub(crate) mod artifacts;
 pub(crate) mod audit;
 pub(crate) mod canonical;

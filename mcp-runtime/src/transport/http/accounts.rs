@@ -12,7 +12,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use super::Shared;
-use crate::core::accounts::{Finished, Vault};
+use crate::core::downstream::accounts::{Finished, Vault};
 use crate::core::downstream::Downstreams;
 
 /// The most of a query string read.

@@ -231,15 +231,15 @@ fn routes(shared: &Shared) -> Router<Shared> {
     {
         router = router
             .route(
-                crate::core::accounts::CALLBACK_PATH,
+                crate::core::downstream::accounts::CALLBACK_PATH,
                 axum::routing::get(accounts::callback),
             )
             .route(
-                crate::core::accounts::CONNECT_PATH,
+                crate::core::downstream::accounts::CONNECT_PATH,
                 axum::routing::get(accounts::connect),
             )
             .route(
-                crate::core::accounts::VERIFIED_PATH,
+                crate::core::downstream::accounts::VERIFIED_PATH,
                 axum::routing::get(accounts::verified),
             );
     }

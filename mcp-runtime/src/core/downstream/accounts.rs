@@ -15,14 +15,13 @@
 //!   write uses the current key.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+use super::answer::{DownstreamError, DownstreamToken};
 use crate::clock::now_ms;
-use crate::core::downstream::{DownstreamError, DownstreamToken};
 use crate::core::input::Elicitation;
 use crate::core::RequestContext;
 use crate::policy::principal::Principal;
@@ -812,7 +811,7 @@ impl Vault {
                 .records
                 .load::<Sealed>(&key)
                 .await
-                .map_err(|e| store_failed(e).into_rpc())?;
+                .map_err(|e| RpcError::from(store_failed(e)))?;
             if let Some(connection) = loaded.and_then(|l| self.open(name, who, &l.value)) {
                 found.push(ConnectedAccount {
                     provider: name.clone(),
@@ -833,7 +832,7 @@ impl Vault {
                 .records
                 .load::<Sealed>(&key)
                 .await
-                .map_err(|e| store_failed(e).into_rpc())?
+                .map_err(|e| RpcError::from(store_failed(e)))?
             else {
                 return Ok(false);
             };
@@ -841,7 +840,7 @@ impl Vault {
                 .records
                 .remove(&key, loaded.version)
                 .await
-                .map_err(|e| store_failed(e).into_rpc())?
+                .map_err(|e| RpcError::from(store_failed(e)))?
             {
                 tracing::info!(provider, "a connected account was revoked");
                 return Ok(true);
@@ -958,46 +957,6 @@ fn store_failed(error: impl std::fmt::Display) -> DownstreamError {
     DownstreamError::protocol(RpcError::internal(
         "Internal error: the connected accounts could not be read or written",
     ))
-}
-
-trait IntoRpc {
-    fn into_rpc(self) -> RpcError;
-}
-
-impl IntoRpc for DownstreamError {
-    fn into_rpc(self) -> RpcError {
-        self.into()
-    }
-}
-
-impl RequestContext {
-    /// The accounts this call's caller has connected ([`Server::accounts`](crate::Server::accounts)),
-    /// for a tool that lists them.
-    pub async fn connected_accounts(&self) -> Result<Vec<ConnectedAccount>, RpcError> {
-        let (vault, who) = self.vault_and_caller()?;
-        vault.list(&who).await
-    }
-
-    /// Forget this call's caller's connection at `provider`: `true` when there was one.
-    /// The tokens are deleted from the store; the next call that needs the account asks
-    /// the caller to connect again.
-    pub async fn disconnect_account(&self, provider: &str) -> Result<bool, RpcError> {
-        let (vault, who) = self.vault_and_caller()?;
-        vault.revoke(&who, provider).await
-    }
-
-    fn vault_and_caller(&self) -> Result<(Arc<Vault>, Principal), RpcError> {
-        let vault = self
-            .state::<crate::core::downstream::Downstreams>()
-            .and_then(|d| d.accounts.clone())
-            .ok_or_else(|| {
-                RpcError::internal("Internal error: the server has no Server::accounts configured")
-            })?;
-        let who = self.principal().cloned().ok_or_else(|| {
-            RpcError::new(codes::UNAUTHORIZED, "Connected accounts belong to a caller, and this call has none: authenticate first.")
-        })?;
-        Ok((vault, who))
-    }
 }
 
 #[cfg(test)]

@@ -631,23 +631,7 @@ async fn refresh_tokens_rotate_and_a_row_moved_to_another_caller_does_not_open()
     let (addrs, issuer, resource) = two_instances(as_addr, &file).await;
     let api = format!("http://{as_addr}/api");
     let alice = issuer.token(&resource).subject("alice").mint();
-    let connect = Client::http(format!("http://{}/mcp", addrs[0]))
-        .bearer(&alice)
-        .pin(Era::Modern)
-        .capabilities(json!({"elicitation": {"url": {}}}))
-        .on_elicit(|question: Value| async move {
-            let (_, params) = asked_url(&question);
-            let callback = format!(
-                "{}?code=c&state={}",
-                params["redirect_uri"],
-                url_encode(&params["state"])
-            );
-            reqwest::get(&callback).await.unwrap();
-            json!({"action": "accept"})
-        })
-        .connect()
-        .await
-        .unwrap();
+    let connect = connecting(addrs[0], &alice).await;
     connect
         .call_tool("with_account", json!({"api": api}))
         .await
@@ -759,23 +743,7 @@ async fn records_written_before_a_key_rotation_open_with_the_previous_key() {
     let (as_addr, _script) = scripted().await;
     let (addrs, issuer, resource) = two_instances(as_addr, &file).await;
     let alice = issuer.token(&resource).subject("alice").mint();
-    let connect = Client::http(format!("http://{}/mcp", addrs[0]))
-        .bearer(&alice)
-        .pin(Era::Modern)
-        .capabilities(json!({"elicitation": {"url": {}}}))
-        .on_elicit(|question: Value| async move {
-            let (_, params) = asked_url(&question);
-            let callback = format!(
-                "{}?code=c&state={}",
-                params["redirect_uri"],
-                url_encode(&params["state"])
-            );
-            reqwest::get(&callback).await.unwrap();
-            json!({"action": "accept"})
-        })
-        .connect()
-        .await
-        .unwrap();
+    let connect = connecting(addrs[0], &alice).await;
     connect
         .call_tool(
             "with_account",
@@ -817,6 +785,28 @@ async fn records_written_before_a_key_rotation_open_with_the_previous_key() {
     assert_eq!(listed(rotated).await, 1);
     // The new key alone: the old record does not open (and is dropped when used).
     assert_eq!(listed(accounts(as_addr, &public, new_key)).await, 0);
+}
+
+/// A client of the server at `addr` calling with `token`, whose answer to a sign-in link
+/// plays the browser: it follows the link straight to the callback, with a code.
+async fn connecting(addr: SocketAddr, token: &str) -> Client {
+    Client::http(format!("http://{addr}/mcp"))
+        .bearer(token)
+        .pin(Era::Modern)
+        .capabilities(json!({"elicitation": {"url": {}}}))
+        .on_elicit(|question: Value| async move {
+            let (_, params) = asked_url(&question);
+            let callback = format!(
+                "{}?code=c&state={}",
+                params["redirect_uri"],
+                url_encode(&params["state"])
+            );
+            reqwest::get(&callback).await.unwrap();
+            json!({"action": "accept"})
+        })
+        .connect()
+        .await
+        .unwrap()
 }
 
 fn url_encode(text: &str) -> String {

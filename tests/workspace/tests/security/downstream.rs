@@ -1364,3 +1364,96 @@ mod oidc {
         }
     }
 }
+
+/// Logs written to memory.
+#[derive(Clone, Default)]
+struct Logs(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Logs {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Logs {
+    type Writer = Logs;
+    fn make_writer(&'a self) -> Logs {
+        self.clone()
+    }
+}
+
+/// No token reaches the logs (every target, `TRACE`, with spans): not the caller's, not an
+/// exchanged one, not a connected account's access or refresh token, not a sign-in's code.
+#[tokio::test]
+async fn no_token_reaches_a_log() {
+    use tracing_subscriber::fmt::format::FmtSpan;
+    let logs = Logs::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(logs.clone())
+        .with_ansi(false)
+        .with_span_events(FmtSpan::FULL)
+        .with_max_level(tracing::Level::TRACE)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let (as_addr, script) = scripted().await;
+    let api = format!("http://{as_addr}/api");
+    // Exchanged tokens.
+    let (addr, issuer, resource) = server(|s| s.exchange_tokens(exchange_at(as_addr))).await;
+    let alice = issuer.token(&resource).subject("alice").mint();
+    client(addr, &alice, Era::Modern)
+        .await
+        .call_tool(
+            "as_caller",
+            json!({"api": api, "audience": "https://orders.test", "scopes": []}),
+        )
+        .await
+        .unwrap();
+    // A connected account: connected, used, refreshed (tokens that live 10 s are due at
+    // once), revoked.
+    script.lock().unwrap().expires_in = Some(10);
+    let file = std::env::temp_dir().join(format!("mcp-vault-logs-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&file);
+    let (addrs, issuer, resource) = two_instances(as_addr, &file).await;
+    let bob = issuer.token(&resource).subject("bob").mint();
+    let connect = connecting(addrs[0], &bob).await;
+    connect
+        .call_tool("with_account", json!({"api": api}))
+        .await
+        .unwrap();
+    connect
+        .call_tool("with_account", json!({"api": api}))
+        .await
+        .unwrap();
+    connect
+        .call_tool("disconnect", json!({"provider": "saas"}))
+        .await
+        .unwrap();
+    assert!(script.lock().unwrap().issued >= 3);
+
+    let logs = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    // The logs saw the work...
+    assert!(logs.contains("exchanged the caller's token"), "{logs}");
+    assert!(logs.contains("an account was connected"), "{logs}");
+    assert!(
+        logs.contains("refreshed a connected account's token"),
+        "{logs}"
+    );
+    // ...and none of its secrets.
+    for secret in [
+        alice.as_str(),
+        bob.as_str(),
+        "issued-",
+        "refresh-",
+        "the-code",
+        "code=c",
+        "s3cret",
+        "connect-secret",
+    ] {
+        assert!(!logs.contains(secret), "`{secret}` reached the logs");
+    }
+}

@@ -10,6 +10,7 @@
 //! follows what the server answers (see `mcp_runtime::client`).
 
 mod ask;
+mod catalog;
 mod openapi;
 mod render;
 mod safe;

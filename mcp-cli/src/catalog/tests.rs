@@ -1,5 +1,13 @@
-//! The report's renderings, a diff read end to end, and the bounds that keep a comparison
-//! finite.
+//! The corpus of cases (`cases.json`) and the report's renderings.
+//!
+//! Each case is `{"name", "rule", "where", "old", "new", "expect"}` and optionally
+//! `"pointer"`, `"message"` and `"changes"`. For `where` `input` or `output`, `old` and
+//! `new` are JSON Schemas, wrapped into a one-tool snapshot as its `inputSchema` or its
+//! `outputSchema`; for `catalog` they are whole snapshots. `expect` is the most severe
+//! class the diff must report (`breaking` > `unknown` > `compatible` > `informational`),
+//! or `none`; `pointer` a place some change must name, `message` words some change must
+//! say, `changes` how many changes there must be. Every snapshot of a case is also
+//! compared with itself, which must report nothing.
 
 use serde_json::{json, Value};
 
@@ -24,6 +32,77 @@ fn wrap(schema: &Value, place: &str) -> Value {
             "tools": {"t": {"inputSchema": {"type": "object"}, "outputSchema": schema}}
         }),
     }
+}
+
+#[test]
+fn every_case_of_the_corpus() {
+    let cases: Vec<Value> = serde_json::from_str(include_str!("cases.json")).unwrap();
+    let mut failures = Vec::new();
+    let mut names = std::collections::HashSet::new();
+    for case in &cases {
+        let name = case["name"].as_str().unwrap();
+        assert!(names.insert(name), "two cases are named {name}");
+        assert!(
+            case["rule"].as_str().is_some_and(|r| !r.is_empty()),
+            "{name}: no rule"
+        );
+        let place = case["where"].as_str().unwrap();
+        let (old, new) = match place {
+            "input" | "output" => (wrap(&case["old"], place), wrap(&case["new"], place)),
+            "catalog" => (case["old"].clone(), case["new"].clone()),
+            other => panic!("{name}: `where` is {other}"),
+        };
+        let report = diff(&old, &new);
+        let expected = case["expect"].as_str().unwrap();
+        let got = severity(&report);
+        let mut wrong = Vec::new();
+        if got != expected {
+            wrong.push(format!("expected {expected}, got {got}"));
+        }
+        if let Some(pointer) = case.get("pointer").and_then(Value::as_str) {
+            if !report.changes.iter().any(|c| c.pointer == pointer) {
+                wrong.push(format!("no change at {pointer}"));
+            }
+        }
+        if let Some(count) = case.get("changes").and_then(Value::as_u64) {
+            if report.changes.len() as u64 != count {
+                wrong.push(format!("{} changes, not {count}", report.changes.len()));
+            }
+        }
+        if let Some(text) = case.get("message").and_then(Value::as_str) {
+            if !report.changes.iter().any(|c| c.message.contains(text)) {
+                wrong.push(format!("no message says \"{text}\""));
+            }
+        }
+        // Both ways round, a snapshot against itself has nothing to say.
+        for same in [&old, &new] {
+            let itself = diff(same, same);
+            if !itself.changes.is_empty() {
+                wrong.push(format!("a snapshot against itself: {:?}", itself.changes));
+            }
+        }
+        if !wrong.is_empty() {
+            let report: Vec<String> = report
+                .changes
+                .iter()
+                .map(|c| format!("      {} {} {}", c.class, c.pointer, c.message))
+                .collect();
+            failures.push(format!(
+                "{name} ({}): {}\n{}",
+                case["rule"].as_str().unwrap_or(""),
+                wrong.join("; "),
+                report.join("\n")
+            ));
+        }
+    }
+    assert!(cases.len() >= 60, "the corpus has {} cases", cases.len());
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n  {}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n  ")
+    );
 }
 
 fn change(class: Class, pointer: &str, message: &str) -> Change {

@@ -28,7 +28,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::json::{local_ref, same, show};
+use super::json::{child, local_ref, same, show};
 use super::{Change, Class};
 use keywords::{format, max_count, min_count, pattern};
 use node::{
@@ -303,12 +303,26 @@ impl<'a> Cx<'a> {
             Err(why) => return vec![Finding::new(Dir::Unknown, new.ptr, why)],
         };
         let mut out = Vec::new();
-        if old_hopped && new_hopped {
+        let (o, n) = match (old_hopped, new_hopped) {
             // Both were references (or one-branch wrappers): what they said beside it
             // (a description of this use of the definition) is compared here, the
             // definitions themselves below.
-            out.extend(self.annotations(&old, &new));
-        }
+            (true, true) => {
+                out.extend(self.annotations(&[&old], &[&new]));
+                (o, n)
+            }
+            // One was: its annotations are its own over its definition's, compared here
+            // with the other's, and not again below.
+            (true, false) => {
+                out.extend(self.annotations(&[&old, &o], &[&n]));
+                (o.stripped(), n.stripped())
+            }
+            (false, true) => {
+                out.extend(self.annotations(&[&o], &[&new, &n]));
+                (o.stripped(), n.stripped())
+            }
+            (false, false) => (o, n),
+        };
         let key = (o.key(), n.key());
         if self.active.contains(&key) {
             return out;
@@ -422,7 +436,7 @@ impl<'a> Cx<'a> {
         }
         // A schema against a union is a union of one branch; its annotations are compared
         // here, with the union's, and not again as a branch's.
-        let mut out = self.annotations(o, n);
+        let mut out = self.annotations(&[o], &[n]);
         let old_union = old_union.unwrap_or_else(|| Union {
             keyword: None,
             branches: vec![o.stripped()],
@@ -437,46 +451,59 @@ impl<'a> Cx<'a> {
 
     /// The annotations of two schemas compared: informational, with what a changed
     /// `default` means for a caller. A changed `$schema` is unknown: the dialect decides
-    /// what some keywords mean.
-    fn annotations(&self, o: &Node<'a>, n: &Node<'a>) -> Vec<Finding> {
-        let mut out = Vec::new();
-        let mut keys: Vec<&str> = n.keys();
-        for k in o.keys() {
-            if !keys.contains(&k) {
-                keys.push(k);
+    /// what some keywords mean. Each side is read through its layers, the first that has a
+    /// keyword giving it: a reference's own annotations over its definition's.
+    fn annotations(&self, old: &[&Node<'a>], new: &[&Node<'a>]) -> Vec<Finding> {
+        let lookup = |layers: &[&Node<'a>], keyword: &str| {
+            layers
+                .iter()
+                .find_map(|node| node.get(keyword).map(|v| (v.clone(), (*node).clone())))
+        };
+        let mut keys: Vec<&str> = Vec::new();
+        for node in new.iter().chain(old) {
+            for k in node.keys() {
+                if !keys.contains(&k) {
+                    keys.push(k);
+                }
             }
         }
+        let fallback = new.first().map_or(String::new(), |n| n.ptr.clone());
+        let mut out = Vec::new();
         for keyword in keys {
+            if keyword != "$schema" && !is_annotation(keyword) {
+                continue;
+            }
+            let (a, b) = (lookup(old, keyword), lookup(new, keyword));
+            // Where the keyword is: in the new schema if there, else in the old one.
+            let pointer = match (&b, &a) {
+                (Some((_, node)), _) | (None, Some((_, node))) if node.exact_at(keyword) => {
+                    child(&node.ptr, keyword)
+                }
+                _ => fallback.clone(),
+            };
+            let (a, b) = (a.map(|(v, _)| v), b.map(|(v, _)| v));
             if keyword == "$schema" {
-                let dialect = |node: &Node<'_>| {
-                    node.get("$schema")
-                        .and_then(Value::as_str)
-                        .map(dialect)
-                        .unwrap_or(dialect(""))
-                };
-                if dialect(o) != dialect(n) {
+                let read =
+                    |v: &Option<Value>| dialect(v.as_ref().and_then(Value::as_str).unwrap_or(""));
+                if read(&a) != read(&b) {
+                    let shown =
+                        |v: &Option<Value>| v.as_ref().map_or("the default".to_owned(), show);
                     out.push(Finding::new(
                         Dir::Unknown,
-                        at(o, n, keyword),
+                        pointer,
                         format!(
                             "the schema's dialect (`$schema`) changed from {} to {}, which \
                              can change what its keywords mean",
-                            o.get(keyword).map_or("the default".to_owned(), show),
-                            n.get(keyword).map_or("the default".to_owned(), show),
+                            shown(&a),
+                            shown(&b),
                         ),
                     ));
                 }
                 continue;
             }
-            if !is_annotation(keyword) {
-                continue;
-            }
-            let (a, b) = (o.get(keyword), n.get(keyword));
-            if matches!((a, b), (Some(a), Some(b)) if same(a, b)) || (a.is_none() && b.is_none()) {
-                continue;
-            }
-            let pointer = at(o, n, keyword);
-            let finding = match (keyword, a, b) {
+            let finding = match (keyword, &a, &b) {
+                (_, Some(x), Some(y)) if same(x, y) => continue,
+                (_, None, None) => continue,
                 ("default", a, b) => {
                     let what = match (a, b) {
                         (Some(a), Some(b)) => {
@@ -513,7 +540,7 @@ impl<'a> Cx<'a> {
 
     /// Compare two schemas that are neither unions nor empty, keyword by keyword.
     fn keywords(&mut self, o: &Node<'a>, n: &Node<'a>, depth: usize) -> Vec<Finding> {
-        let mut out = self.annotations(o, n);
+        let mut out = self.annotations(&[o], &[n]);
         out.extend(self.reference(o, n, depth));
         let types = self.types(o, n, &mut out);
         out.extend(self.values(o, n));

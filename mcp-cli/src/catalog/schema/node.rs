@@ -75,8 +75,8 @@ pub(super) struct Node<'a> {
     /// from is.
     pub(super) ptr: String,
     pub(super) made: Made,
-    /// Its annotations left out: the node stands as a branch for a schema whose
-    /// annotations were compared already.
+    /// Its annotations (and `$schema`) left out: they were compared already, with those of
+    /// a union it stands as a branch of, or through the reference that led to it.
     pub(super) bare: bool,
     /// Read for the values of this one type only (a branch of a union split by type):
     /// its `type` is this, and keywords for other types are left out.
@@ -131,7 +131,7 @@ impl<'a> Node<'a> {
 
     /// Whether `keyword` is seen in this node (not left out by `bare` or `only`).
     pub(super) fn visible(&self, keyword: &str) -> bool {
-        if self.bare && is_annotation(keyword) {
+        if self.bare && (is_annotation(keyword) || keyword == "$schema") {
             return false;
         }
         match self.only {

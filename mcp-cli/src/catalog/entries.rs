@@ -627,6 +627,10 @@ fn templates(o: &Object, n: &Object, out: &mut Out) {
                  key, so it shows as this removal and that addition, and URIs built from the \
                  old template may no longer resolve"
             ),
+            None if !added.is_empty() => format!(
+                "resource template `{key}` removed: URIs built from it may no longer resolve \
+                 (if its URI template changed, it is another key: the new one shows as added)"
+            ),
             None => format!(
                 "resource template `{key}` removed: URIs built from it may no longer resolve"
             ),

@@ -299,6 +299,10 @@ expect_output() {
 "$mcp" tools -- "$bins/quickstart" | diff -u mcp-cli/tests/quickstart-tools.txt -
 # The tools generated from the inventory API's document, as "From an existing API" shows them.
 "$mcp" tools -- "$bins/inventory-mcp" | diff -u mcp-cli/tests/inventory-tools.txt -
+# The inventory example's tool contract checked as a project's CI would check it (the step
+# "Tool contracts" shows, examples/ci/catalog.sh): its catalog over stdio is the one its
+# test pins in process, and `mcp catalog diff` finds nothing to report.
+MCP=$mcp examples/ci/catalog.sh examples/inventory-mcp/catalog.json -- "$bins/inventory-mcp"
 expect_output 5 "$mcp" call add '{"a": 2, "b": 3}' -- "$bins/quickstart"
 expect_output 5 "$mcp" call --url "$quickstart_url" add '{"a": 2, "b": 3}'
 expect_output 5 "$mcp" call --era legacy --url "$quickstart_url" add '{"a": 2, "b": 3}'

@@ -71,6 +71,10 @@ enum Command {
     },
     /// Generate a crate of tools from an OpenAPI document (3.0 or 3.1, JSON or YAML).
     Openapi(openapi::OpenApiArgs),
+    /// A snapshot of what the server offers (tools, resources, resource templates,
+    /// prompts) as canonical JSON to keep in a repository; `mcp catalog diff OLD NEW`
+    /// says which changes between two snapshots break callers.
+    Catalog(CatalogArgs),
     /// Get a prompt's messages.
     Get {
         /// The prompt's name.
@@ -79,6 +83,35 @@ enum Command {
         arguments: Option<String>,
         #[command(flatten)]
         target: Target,
+    },
+}
+
+/// `mcp catalog`: a snapshot of a server, or `diff` of two snapshots.
+#[derive(Args)]
+#[command(args_conflicts_with_subcommands = true)]
+struct CatalogArgs {
+    #[command(subcommand)]
+    diff: Option<CatalogCommand>,
+    /// Write the snapshot to this file instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    out: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    target: Target,
+}
+
+#[derive(Subcommand)]
+enum CatalogCommand {
+    /// Compare two snapshots: each change, with its JSON pointer, is breaking, unknown (it
+    /// may break callers), compatible or informational for callers, and the version bump
+    /// they need is suggested. Exit status 1 when a change breaks or may break callers.
+    Diff {
+        /// The snapshot before (a file `mcp catalog` wrote).
+        old: std::path::PathBuf,
+        /// The snapshot after.
+        new: std::path::PathBuf,
+        /// Print the changes as JSON, for scripts.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -174,6 +207,9 @@ enum Failure {
     Usage(String),
     /// The server refused or could not be reached (exit 3).
     Server(ClientError),
+    /// `mcp catalog diff` found a change that breaks or may break callers (exit 1); the
+    /// changes are printed.
+    Breaking,
 }
 
 fn main() -> ExitCode {
@@ -208,7 +244,7 @@ fn main() -> ExitCode {
     runtime.shutdown_background();
     let code = match outcome {
         Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::ToolError) => ExitCode::from(1),
+        Err(Failure::ToolError | Failure::Breaking) => ExitCode::from(1),
         Err(Failure::Usage(message)) => {
             complain(&message);
             ExitCode::from(2)
@@ -308,6 +344,7 @@ async fn run(command: Command) -> Result<(), Failure> {
             let result = outcome.map_err(Failure::Server)?;
             output(&target, &result, || render::read_result(&result));
         }
+        Command::Catalog(args) => catalog(args).await?,
         Command::Get {
             prompt,
             arguments,
@@ -322,6 +359,46 @@ async fn run(command: Command) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// `mcp catalog`: the server's snapshot, or the diff of two.
+async fn catalog(args: CatalogArgs) -> Result<(), Failure> {
+    if let Some(CatalogCommand::Diff { old, new, json }) = args.diff {
+        let read = |path: &std::path::Path| -> Result<Value, Failure> {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))?;
+            serde_json::from_str(&text).map_err(|e| {
+                Failure::Usage(format!(
+                    "{} is not a catalog snapshot (JSON): {e}",
+                    path.display()
+                ))
+            })
+        };
+        let report = catalog::diff(&read(&old)?, &read(&new)?);
+        if json {
+            print(&render::pretty(&report.to_json()));
+        } else {
+            print(&safe::text(&report.human()));
+        }
+        return if report.breaking() {
+            Err(Failure::Breaking)
+        } else {
+            Ok(())
+        };
+    }
+    let client = connect(&args.target).await?;
+    let snapshot = client.catalog().await;
+    client.close().await;
+    let mut text = render::pretty(&snapshot.map_err(Failure::Server)?);
+    text.push('\n');
+    match args.out {
+        Some(path) => std::fs::write(&path, text)
+            .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", path.display()))),
+        None => {
+            print(&text);
+            Ok(())
+        }
+    }
 }
 
 /// Connects as the target says, with the terminal answering the server's questions.

@@ -497,3 +497,103 @@ async fn mcp_exits_when_a_call_gives_up_while_a_question_waits_for_an_answer() {
         "{said}"
     );
 }
+
+/// `mcp catalog` over HTTP writes the same snapshot as the test kit makes in process
+/// (`TestClient::catalog`, which `assert_catalog` pins): one format, whichever side writes
+/// it. Its text is stable: the same server, the same bytes.
+#[tokio::test]
+async fn the_catalog_over_the_wire_is_the_one_the_test_kit_pins() {
+    let url = serve().await;
+    let file = std::env::temp_dir().join(format!("mcp-catalog-{}.json", std::process::id()));
+    let written = mcp(
+        &["catalog", "--url", &url, "--out", file.to_str().unwrap()],
+        "",
+    )
+    .await;
+    assert!(written.status.success(), "{}", stderr(&written));
+    let text = std::fs::read_to_string(&file).unwrap();
+    let printed = mcp(&["catalog", "--url", &url], "").await;
+    assert_eq!(stdout(&printed), text, "printed and written alike");
+    let app = Server::new("cli-test", "1.2.3").build().unwrap();
+    let in_process = mcp_runtime::testing::TestClient::new(app).catalog().await;
+    let mut expected = serde_json::to_string_pretty(&in_process).unwrap();
+    expected.push('\n');
+    assert_eq!(text, expected);
+    let snapshot: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(snapshot["catalog"], 1);
+    assert!(snapshot["tools"]["add"]["inputSchema"]["required"].is_array());
+    assert!(snapshot["tools"]["add"].get("name").is_none());
+    assert!(
+        snapshot["resourceTemplates"]["tricks://{number}"].is_object(),
+        "{text}"
+    );
+    std::fs::remove_file(&file).unwrap();
+}
+
+/// `mcp catalog diff`: no change exits 0; a new required argument and a tool removed exit
+/// 1, each named with its JSON pointer and class, with the bump they need; `--json` says
+/// the same for scripts; a file that is not a snapshot is wrong usage (exit 2).
+#[tokio::test]
+async fn the_catalog_diff_names_what_breaks_callers() {
+    let url = serve().await;
+    let dir = std::env::temp_dir().join(format!("mcp-catalog-diff-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let old = dir.join("old.json");
+    let written = mcp(
+        &["catalog", "--url", &url, "--out", old.to_str().unwrap()],
+        "",
+    )
+    .await;
+    assert!(written.status.success(), "{}", stderr(&written));
+    let diff_of = |a: &std::path::Path, b: &std::path::Path, json: bool| {
+        let mut args = vec!["catalog".to_owned(), "diff".to_owned()];
+        if json {
+            args.push("--json".into());
+        }
+        args.extend([a.display().to_string(), b.display().to_string()]);
+        async move {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            mcp(&args, "").await
+        }
+    };
+    let same = diff_of(&old, &old, false).await;
+    assert!(same.status.success(), "{}", stdout(&same));
+    let mut snapshot: Value =
+        serde_json::from_str(&std::fs::read_to_string(&old).unwrap()).unwrap();
+    let add = &mut snapshot["tools"]["add"]["inputSchema"];
+    add["properties"]["c"] = json!({"type": "integer"});
+    add["required"].as_array_mut().unwrap().push(json!("c"));
+    snapshot["tools"].as_object_mut().unwrap().remove("fail");
+    let new = dir.join("new.json");
+    std::fs::write(&new, serde_json::to_string_pretty(&snapshot).unwrap()).unwrap();
+    let diff = diff_of(&old, &new, false).await;
+    assert_eq!(diff.status.code(), Some(1), "{}", stdout(&diff));
+    let printed = stdout(&diff);
+    assert!(printed.contains("/tools/add/inputSchema"), "{printed}");
+    assert!(printed.contains("/tools/fail"), "{printed}");
+    assert!(
+        printed
+            .lines()
+            .filter(|l| l.starts_with("breaking"))
+            .count()
+            >= 2,
+        "{printed}"
+    );
+    assert!(printed.contains("major"), "{printed}");
+    let json_diff = diff_of(&old, &new, true).await;
+    assert_eq!(json_diff.status.code(), Some(1));
+    let report: Value = serde_json::from_str(&stdout(&json_diff)).unwrap();
+    assert_eq!(report["breaking"], true);
+    assert_eq!(report["bump"], "major");
+    assert!(report["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["class"] == "breaking"
+            && c["pointer"].as_str().unwrap().starts_with("/tools/fail")));
+    std::fs::write(dir.join("junk.json"), "not json").unwrap();
+    let junk = diff_of(&old, &dir.join("junk.json"), false).await;
+    assert_eq!(junk.status.code(), Some(2), "{}", stderr(&junk));
+    assert!(stderr(&junk).contains("not a catalog snapshot"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

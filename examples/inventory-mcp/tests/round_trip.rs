@@ -3,9 +3,11 @@
 //! port) and back. Paging reaches the end without losing a row, a create retried under its
 //! key creates once, a confirmed delete runs once, and business errors arrive typed.
 
+// ANCHOR: uses
 use inventory_mcp::api::{Api, Secret};
 use mcp_runtime::testing::TestClient;
 use serde_json::{json, Value};
+// ANCHOR_END: uses
 
 /// The inventory API on a local port, and a client of the generated server in front of it
 /// (confirming every question with `confirm`).
@@ -270,3 +272,16 @@ async fn a_label_is_handed_on_as_an_artifact_the_caller_reads() {
     let svg = contents["text"].as_str().unwrap_or_default();
     assert!(svg.contains(">BLT-007</text>"), "{read}");
 }
+
+// ANCHOR: pinned
+/// The tools generated from the document, as callers see them, are pinned
+/// (`catalog.json`): generating again from a changed document fails here until the file is
+/// written anew (`MCP_CATALOG=overwrite`) and the change reviewed with `mcp catalog diff`.
+#[tokio::test]
+async fn the_catalog_is_pinned() {
+    let app = inventory_mcp::server(Api::new("http://127.0.0.1:8090"))
+        .build()
+        .expect("the server builds");
+    mcp_runtime::testing::assert_catalog(&app, "catalog.json").await;
+}
+// ANCHOR_END: pinned

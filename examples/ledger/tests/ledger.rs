@@ -540,12 +540,12 @@ async fn statement_view(ledger: ledger::Ledger, era: Option<&str>) {
     let host_tools = tools(&host.request("tools/list", json!({})).await);
     let named = |tools: &[Value], name: &str| tools.iter().find(|t| t["name"] == name).cloned();
     assert_eq!(
-        named(&host_tools, "statement").unwrap()["_meta"],
-        json!({"ui": {"resourceUri": "ui://ledger/statement"}})
+        named(&host_tools, "statement").unwrap()["_meta"]["ui"],
+        json!({"resourceUri": "ui://ledger/statement"})
     );
     assert_eq!(
-        named(&host_tools, "statement_more").unwrap()["_meta"],
-        json!({"ui": {"visibility": ["app"]}})
+        named(&host_tools, "statement_more").unwrap()["_meta"]["ui"],
+        json!({"visibility": ["app"]})
     );
     let plain_tools = tools(&plain.request("tools/list", json!({})).await);
     assert!(named(&plain_tools, "statement").is_some());
@@ -625,5 +625,25 @@ async fn the_statement_view_for_handshake_clients() {
         Some("2025-11-25"),
     )
     .await;
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// What the ledger offers its callers is pinned (`catalog.json`): a change to a tool's
+/// name, arguments, output, annotations or scopes fails here until the file is written
+/// anew (`MCP_CATALOG=overwrite`) and the change reviewed with `mcp catalog diff`.
+#[tokio::test]
+async fn the_catalog_is_pinned() {
+    let dir = std::env::temp_dir().join(format!("ledger-catalog-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ledger = ledger::Ledger::open(dir.join("ledger.db").to_str().unwrap())
+        .await
+        .unwrap();
+    let app = ledger::server(ledger).build().unwrap();
+    // As a caller with both scopes sees it, and as a host that shows views.
+    TestClient::new(app)
+        .as_principal(alice())
+        .with_capabilities(ui())
+        .assert_catalog("catalog.json")
+        .await;
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -88,3 +88,13 @@ async fn each_caller_reaches_the_api_as_themselves() {
 async fn axum_serve(listener: tokio::net::TcpListener, router: axum::Router) {
     let _ = axum::serve(listener, router).await;
 }
+
+/// The generated tools, as callers see them, are pinned (`catalog.json`; written anew with
+/// `MCP_CATALOG=overwrite`).
+#[tokio::test]
+async fn the_catalog_is_pinned() {
+    let app = orders_mcp::server(orders_mcp::api::Api::new("http://127.0.0.1:8092"))
+        .build()
+        .unwrap();
+    mcp_runtime::testing::assert_catalog(&app, "catalog.json").await;
+}

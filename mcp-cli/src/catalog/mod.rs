@@ -15,9 +15,6 @@
 //! of its class. The JSON Schema comparison lives in `schema`, the catalog's entries in
 //! `entries`.
 
-// Wired into `mcp catalog diff` by the command; until then `main` calls none of it.
-#![allow(dead_code)]
-
 use std::collections::HashSet;
 use std::fmt;
 

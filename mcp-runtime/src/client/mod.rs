@@ -336,6 +336,37 @@ impl Client {
         collect(self.prompts()).await
     }
 
+    /// A snapshot of everything the server offers, for a repository to keep and
+    /// `mcp catalog diff` to compare: its tools, resources, resource templates and prompts
+    /// (those of the kinds its capabilities declare), each keyed by its name, URI or
+    /// template, with object members sorted so that the same catalog always prints the
+    /// same text (`serde_json::to_string_pretty`). The server's name and version are left
+    /// out: the snapshot is the contract, wherever it is served.
+    pub async fn catalog(&self) -> Result<Value, ClientError> {
+        let declares = |kind: &str| self.capabilities().get(kind).is_some();
+        let tools = if declares("tools") {
+            self.list_tools().await?
+        } else {
+            Vec::new()
+        };
+        let (resources, templates) = if declares("resources") {
+            (
+                self.list_resources().await?,
+                self.list_resource_templates().await?,
+            )
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let prompts = if declares("prompts") {
+            self.list_prompts().await?
+        } else {
+            Vec::new()
+        };
+        Ok(crate::protocol::catalog::snapshot(
+            tools, resources, templates, prompts,
+        ))
+    }
+
     /// Open a `subscriptions/listen` subscription (2026-07-28) for `notifications`, a
     /// `SubscriptionFilter` such as `{"toolsListChanged": true, "resourceSubscriptions":
     /// ["file:///a"]}`; it is open once the server acknowledged it. The [`Subscription`]

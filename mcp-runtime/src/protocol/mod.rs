@@ -14,6 +14,8 @@
 #[cfg(any(feature = "testing", feature = "client"))]
 pub(crate) mod answers;
 pub mod cache;
+#[cfg(any(feature = "testing", feature = "client"))]
+pub(crate) mod catalog;
 pub(crate) mod checks;
 pub mod completion;
 pub mod content;

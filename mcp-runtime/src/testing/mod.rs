@@ -11,6 +11,7 @@
 //! - [`Transcript`] replays a recorded exchange over both transports.
 //! - With the `oauth` feature, [`TestIssuer`] mints access tokens for tests of secured
 //!   servers.
+//! - [`assert_catalog`] pins what a server offers in a file, as `mcp catalog` writes it.
 //! - [`check_store`] checks a [`Store`](crate::store::Store) of your own against the
 //!   contract the server relies on.
 //!
@@ -28,6 +29,7 @@ use serde_json::{json, Value};
 use crate::protocol::answers::Bounds;
 use crate::protocol::{exchange, meta, version};
 
+mod catalog;
 mod client;
 mod http;
 #[cfg(feature = "oauth")]
@@ -40,6 +42,7 @@ mod transcript;
 /// The notification stream [`TestClient::listen`] opens.
 pub use crate::core::Subscription;
 pub use crate::protocol::answers::Answers;
+pub use catalog::{assert_catalog, CATALOG_ENV};
 pub use client::TestClient;
 pub use http::{http_request, http_request_for, HttpResponse, HttpTestClient};
 #[cfg(feature = "oauth")]

@@ -1,6 +1,6 @@
 //! Several versions of one tool name: the highest is served under the name, the others
 //! stay callable by a call that pins them, marked deprecated. Also the `_meta` members a
-//! tool's tags and version are published under.
+//! tool's tags, version and scopes are published under.
 
 use std::cmp::Ordering;
 
@@ -16,6 +16,11 @@ pub const TAGS_META: &str = "rs.mcp-runtime/tags";
 /// `_meta` member of a tool entry naming its version (`#[tool(version = "..")]`); a
 /// `tools/call` pins a version by sending it in its own `_meta`.
 pub const VERSION_META: &str = "rs.mcp-runtime/version";
+
+/// `_meta` member of a tool entry listing the OAuth scopes a caller needs
+/// (`#[tool(scopes(..))]`), so that a client can ask for them up front and a catalog
+/// snapshot shows a scope added as the breaking change it is.
+pub const SCOPES_META: &str = "rs.mcp-runtime/scopes";
 
 /// `_meta` member of an older version's entry, and of the results of calls pinned to
 /// it: `{"current": "<the version served by default>"}`.
@@ -80,16 +85,19 @@ pub(super) fn split(
     (current, older)
 }
 
-/// Publish the tool's tags and version in its entry's `_meta` (a tool added at run time
-/// keeps members it already has).
+/// Publish the tool's tags, version and scopes in its entry's `_meta` (a tool added at
+/// run time keeps members it already has).
 fn publish(tool: &mut CatalogTool) {
     let def = tool.def;
-    if def.tags.is_empty() && def.version.is_none() {
+    if def.tags.is_empty() && def.version.is_none() && def.scopes.is_empty() {
         return;
     }
     let meta = tool.tool.meta.get_or_insert_with(Map::new);
     if !def.tags.is_empty() {
         meta.entry(TAGS_META).or_insert_with(|| json!(def.tags));
+    }
+    if !def.scopes.is_empty() {
+        meta.entry(SCOPES_META).or_insert_with(|| json!(def.scopes));
     }
     if let Some(version) = def.version {
         meta.entry(VERSION_META).or_insert_with(|| json!(version));

@@ -1,13 +1,14 @@
 //! The corpus of cases (`cases.json`) and the report's renderings.
 //!
 //! Each case is `{"name", "rule", "where", "old", "new", "expect"}` and optionally
-//! `"pointer"`, `"message"` and `"changes"`. For `where` `input` or `output`, `old` and
-//! `new` are JSON Schemas, wrapped into a one-tool snapshot as its `inputSchema` or its
-//! `outputSchema`; for `catalog` they are whole snapshots. `expect` is the most severe
-//! class the diff must report (`breaking` > `unknown` > `compatible` > `informational`),
-//! or `none`; `pointer` a place some change must name, `message` words some change must
-//! say, `changes` how many changes there must be. Every snapshot of a case is also
-//! compared with itself, which must report nothing.
+//! `"pointer"`, `"message"`, `"unsaid"` and `"changes"`. For `where` `input` or `output`,
+//! `old` and `new` are JSON Schemas, wrapped into a one-tool snapshot as its
+//! `inputSchema` or its `outputSchema`; for `catalog` they are whole snapshots. `expect`
+//! is the most severe class the diff must report (`breaking` > `unknown` > `compatible` >
+//! `informational`), or `none`; `pointer` a place some change must name, `message` words
+//! some change must say, `unsaid` words none may say, `changes` how many changes there
+//! must be. Every snapshot of a case is also compared with itself, which must report
+//! nothing.
 
 use serde_json::{json, Value};
 
@@ -72,6 +73,11 @@ fn every_case_of_the_corpus() {
         if let Some(text) = case.get("message").and_then(Value::as_str) {
             if !report.changes.iter().any(|c| c.message.contains(text)) {
                 wrong.push(format!("no message says \"{text}\""));
+            }
+        }
+        if let Some(text) = case.get("unsaid").and_then(Value::as_str) {
+            if report.changes.iter().any(|c| c.message.contains(text)) {
+                wrong.push(format!("a message says \"{text}\""));
             }
         }
         // Both ways round, a snapshot against itself has nothing to say.

@@ -34,7 +34,7 @@ use keywords::{format, max_count, min_count, pattern};
 use node::{
     at, dialect, is_annotation, Key, Node, ARRAY, INTEGER, NUMBER, OBJECT, STRING, STRUCTURAL,
 };
-use unions::{consts_union, single_branch, union_of, Union};
+use unions::{all_of, consts_union, single_branch, union_of, Union};
 
 mod keywords;
 mod node;
@@ -428,6 +428,13 @@ impl<'a> Cx<'a> {
                 )]
             }
             (false, false) => {}
+        }
+        if all_of(o).is_some() != all_of(n).is_some() {
+            // A schema against an `allOf` is an `allOf` of one schema: the schema found
+            // again among the new parts, the others are constraints added (or removed).
+            let mut out = self.annotations(&[o], &[n]);
+            out.extend(self.intersections(o, n, depth));
+            return out;
         }
         let old_union = union_of(o);
         let new_union = union_of(n);

@@ -22,6 +22,10 @@ const ANNOTATIONS: &[&str] = &[
     "$id",
     "$anchor",
     "$dynamicAnchor",
+    // The content vocabulary annotates strings; validators do not assert it (2020-12).
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
 ];
 
 /// Keywords read only where something else leads to them (`$defs` through `$ref`) or

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::keywords::{max_count, min_count};
-use super::node::{at, at_old, same_keyword, Node};
+use super::node::{at, at_old, is_annotation, same_keyword, Node, STRUCTURAL};
 use super::{Cx, Dir, Finding, Role};
 use crate::catalog::json::{child, show};
 
@@ -192,7 +192,9 @@ impl<'a> Cx<'a> {
         // Where the old schema said what undeclared members hold (a schema, not `true` or
         // `false`), or where callers already had to send it (required but undeclared),
         // the new declaration is compared with what was accepted before.
-        let mut out = if was_required || matches!(old_rest, Some(Value::Object(_))) {
+        let mut out = if was_required
+            || (matches!(old_rest, Some(Value::Object(_))) && restricts(old_rest))
+        {
             self.compare(o.part_or_true("additionalProperties"), b, depth + 1)
         } else {
             Vec::new()
@@ -257,6 +259,12 @@ impl<'a> Cx<'a> {
                     .because("callers that read it no longer get it"),
             ),
             Role::Input => match n.get("additionalProperties") {
+                rest if !restricts(rest) && rest != Some(&Value::Bool(false)) => out.push(
+                    Finding::new(Dir::Wider, pointer, format!("{noun} `{name}` removed")).because(
+                        "calls that still send it are accepted, though the tool no longer \
+                         declares it",
+                    ),
+                ),
                 Some(Value::Bool(false)) => out.push(
                     Finding::new(Dir::Narrower, pointer, format!("{noun} `{name}` removed"))
                         .because(
@@ -295,7 +303,7 @@ impl<'a> Cx<'a> {
     fn additional(&mut self, o: &Node<'a>, n: &Node<'a>, depth: usize) -> Vec<Finding> {
         let keyword = "additionalProperties";
         let (a, b) = (o.get(keyword), n.get(keyword));
-        let open = |v: Option<&Value>| matches!(v, None | Some(Value::Bool(true)));
+        let open = |v: Option<&Value>| !restricts(v) && v != Some(&Value::Bool(false));
         let closed = |v: Option<&Value>| matches!(v, Some(Value::Bool(false)));
         if (open(a) && open(b)) || (closed(a) && closed(b)) {
             return Vec::new();
@@ -515,6 +523,19 @@ fn has_members(node: &Node<'_>, keyword: &str) -> bool {
 }
 
 /// The names in `required` (what is not a string in it names nothing).
+/// Whether `additionalProperties` (or a like keyword) says something of the members it
+/// applies to: `false` or a schema with a constraint. Absent, `true` and `{}` (or a
+/// schema of annotations alone) all accept any member.
+fn restricts(rest: Option<&Value>) -> bool {
+    match rest {
+        Some(Value::Bool(false)) => true,
+        Some(Value::Object(schema)) => schema
+            .keys()
+            .any(|k| !is_annotation(k) && !STRUCTURAL.contains(&k.as_str())),
+        _ => false,
+    }
+}
+
 pub(super) fn required<'n>(node: &'n Node<'_>) -> Vec<&'n str> {
     match node.get("required") {
         Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),

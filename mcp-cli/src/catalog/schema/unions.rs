@@ -65,9 +65,12 @@ impl<'a> Cx<'a> {
         let old_any = !old.exclusive() || disjoint(&old_branches);
         let new_any = !new.exclusive() || disjoint(&new_branches);
         if old_any && new_any {
+            // A value matching one of several equal branches matches the union once it
+            // matches one: the repeats add nothing (an `anyOf` that names one error
+            // schema per status, for instance).
             return self.branches(
-                split(old_branches),
-                split(new_branches),
+                distinct(split(old_branches)),
+                distinct(split(new_branches)),
                 Combine::Any,
                 &pointer,
                 depth,
@@ -176,7 +179,9 @@ impl<'a> Cx<'a> {
         depth: usize,
     ) -> Vec<Finding> {
         let (mut out, old_left, new_left, _) = self.pair_equal(&old, &new, depth);
-        let (pairs, old_left, new_left) = pair_by_signature(old_left, new_left);
+        let (mut pairs, old_left, new_left) = pair_by_signature(old_left, new_left);
+        let (more, old_left, new_left) = pair_by_members(old_left, new_left);
+        pairs.extend(more);
         for (a, b) in pairs {
             out.extend(self.compare(a, b, depth + 1));
         }
@@ -247,6 +252,55 @@ impl<'a> Cx<'a> {
         out
     }
 
+    /// Compare a schema with an `allOf` (either way round) as two lists of schemas that
+    /// must all hold, the lone schema a list of one.
+    pub(super) fn intersections(
+        &mut self,
+        o: &Node<'a>,
+        n: &Node<'a>,
+        depth: usize,
+    ) -> Vec<Finding> {
+        let mut out = Vec::new();
+        let old = match all_of(o) {
+            Some(parts) => self.conjuncts(parts, Side::Old, &mut out),
+            None => vec![o.stripped()],
+        };
+        let new = match all_of(n) {
+            Some(parts) => self.conjuncts(parts, Side::New, &mut out),
+            None => vec![n.stripped()],
+        };
+        let pointer = at(o, n, "allOf");
+        out.extend(self.branches(distinct(old), distinct(new), Combine::All, &pointer, depth));
+        out
+    }
+
+    /// The parts of an `allOf`, each settled (its `$ref` followed), and a part that is an
+    /// `allOf` itself replaced by its own parts: all of (A and B) and C is all of A, B and
+    /// C, so a schema extended once more compares part by part with the one before.
+    fn conjuncts(&self, parts: Vec<Node<'a>>, side: Side, out: &mut Vec<Finding>) -> Vec<Node<'a>> {
+        let mut found = Vec::new();
+        let mut todo: Vec<Node<'a>> = parts.into_iter().rev().collect();
+        let mut opened = 0;
+        while let Some(part) = todo.pop() {
+            let settled = match self.settle(part.clone(), side) {
+                Ok((settled, _)) => settled,
+                Err(why) => {
+                    out.push(Finding::new(Dir::Unknown, part.ptr, why));
+                    continue;
+                }
+            };
+            match all_of(&settled) {
+                // A bound on the parts opened, for an `allOf` that reaches itself.
+                Some(inner) if opened < MAX_PARTS => {
+                    opened += 1;
+                    todo.extend(inner.into_iter().rev());
+                }
+                _ => found.push(settled),
+            }
+        }
+        found
+    }
+
     /// Compare `allOf`, `anyOf` and `oneOf` beside other keywords (each one constraint
     /// more), `not`, and `if`/`then`/`else`.
     pub(super) fn combinators(&mut self, o: &Node<'a>, n: &Node<'a>, depth: usize) -> Vec<Finding> {
@@ -263,24 +317,12 @@ impl<'a> Cx<'a> {
                         .filter_map(|i| n.part(&[keyword, &i.to_string()]))
                         .collect();
                     if keyword == "allOf" {
-                        let mut settled_old = Vec::new();
-                        let mut settled_new = Vec::new();
-                        for branch in old {
-                            match self.settle(branch.clone(), Side::Old) {
-                                Ok((b, _)) => settled_old.push(b),
-                                Err(why) => out.push(Finding::new(Dir::Unknown, branch.ptr, why)),
-                            }
-                        }
-                        for branch in new {
-                            match self.settle(branch.clone(), Side::New) {
-                                Ok((b, _)) => settled_new.push(b),
-                                Err(why) => out.push(Finding::new(Dir::Unknown, branch.ptr, why)),
-                            }
-                        }
+                        let settled_old = self.conjuncts(old, Side::Old, &mut out);
+                        let settled_new = self.conjuncts(new, Side::New, &mut out);
                         let pointer = at(o, n, keyword);
                         out.extend(self.branches(
-                            settled_old,
-                            settled_new,
+                            distinct(settled_old),
+                            distinct(settled_new),
                             Combine::All,
                             &pointer,
                             depth,
@@ -383,6 +425,9 @@ impl<'a> Cx<'a> {
     }
 }
 
+/// The most nested `allOf`s opened into one list of parts.
+const MAX_PARTS: usize = 64;
+
 /// How the branches of a list combine.
 #[derive(Debug, Clone, Copy)]
 enum Combine {
@@ -431,6 +476,19 @@ pub(super) fn union_of<'a>(node: &Node<'a>) -> Option<Union<'a>> {
         keyword: Some(keyword),
         branches,
     })
+}
+
+/// The parts of a node that is nothing but an `allOf` (and annotations).
+pub(super) fn all_of<'a>(node: &Node<'a>) -> Option<Vec<Node<'a>>> {
+    let count = node.get("allOf").and_then(Value::as_array)?.len();
+    if !node.only_annotations_besides(&["allOf"]) {
+        return None;
+    }
+    Some(
+        (0..count)
+            .filter_map(|i| node.part(&["allOf", &i.to_string()]))
+            .collect(),
+    )
 }
 
 /// An `anyOf`/`oneOf` whose every branch is a constant (`const`, or an `enum`, with only
@@ -511,6 +569,24 @@ pub(super) fn split(branches: Vec<Node<'_>>) -> Vec<Node<'_>> {
     out
 }
 
+/// The branches with repeats left out: one reached through the same pointer as an
+/// earlier one, or written the same way, read the same way.
+fn distinct(branches: Vec<Node<'_>>) -> Vec<Node<'_>> {
+    let mut out: Vec<Node<'_>> = Vec::with_capacity(branches.len());
+    for branch in branches {
+        let repeat = out.iter().any(|seen| {
+            seen.key() == branch.key()
+                || (seen.only == branch.only
+                    && seen.bare == branch.bare
+                    && same(&seen.schema, &branch.schema))
+        });
+        if !repeat {
+            out.push(branch);
+        }
+    }
+    out
+}
+
 /// Whether no value can match two of the branches: their types do not overlap, or their
 /// constants differ, or a required member holds different constants in each.
 fn disjoint(branches: &[Node<'_>]) -> bool {
@@ -579,15 +655,32 @@ fn pair_by_signature<'a>(
     let old_sigs: Vec<String> = old.iter().map(signature).collect();
     let new_sigs: Vec<String> = new.iter().map(signature).collect();
     let unique = |sigs: &[String], s: &String| sigs.iter().filter(|x| *x == s).count() == 1;
+    pair_up(old, new, |i| {
+        let sig = old_sigs.get(i)?;
+        new_sigs
+            .iter()
+            .position(|s| s == sig)
+            .filter(|_| unique(&old_sigs, sig) && unique(&new_sigs, sig))
+    })
+}
+
+/// Each old branch with the new one `mate` gives for its index (each new one taken
+/// once), then the branches left on each side.
+#[allow(clippy::type_complexity)]
+fn pair_up<'a>(
+    old: Vec<Node<'a>>,
+    new: Vec<Node<'a>>,
+    mate: impl Fn(usize) -> Option<usize>,
+) -> (Vec<(Node<'a>, Node<'a>)>, Vec<Node<'a>>, Vec<Node<'a>>) {
     let mut pairs = Vec::new();
     let mut old_left = Vec::new();
     let mut taken = vec![false; new.len()];
-    for (a, sig) in old.into_iter().zip(&old_sigs) {
-        let j = new_sigs
-            .iter()
-            .position(|s| s == sig)
-            .filter(|_| unique(&old_sigs, sig) && unique(&new_sigs, sig));
-        match j.and_then(|j| new.get(j).map(|b| (j, b))) {
+    for (i, a) in old.into_iter().enumerate() {
+        let free = |j: &usize| taken.get(*j).is_some_and(|t| !t);
+        match mate(i)
+            .filter(free)
+            .and_then(|j| new.get(j).map(|b| (j, b)))
+        {
             Some((j, b)) => {
                 if let Some(t) = taken.get_mut(j) {
                     *t = true;
@@ -604,6 +697,69 @@ fn pair_by_signature<'a>(
         .map(|(b, _)| b)
         .collect();
     (pairs, old_left, new_left)
+}
+
+/// Pair object branches left on both sides by the members they name, when each is the
+/// other's one closest match (a result and an error object, both changed, pair as
+/// result with result and error with error). Comparing branch with branch stays sound
+/// whatever the pairing: when every pair widens (or narrows) so does the union, and a
+/// pair going the other way is reported as it goes; the pairing only chooses which
+/// changes are told.
+#[allow(clippy::type_complexity)]
+fn pair_by_members<'a>(
+    old: Vec<Node<'a>>,
+    new: Vec<Node<'a>>,
+) -> (Vec<(Node<'a>, Node<'a>)>, Vec<Node<'a>>, Vec<Node<'a>>) {
+    if old.len() < 2 || new.len() < 2 {
+        return (Vec::new(), old, new);
+    }
+    let members = |node: &Node<'_>| -> Vec<String> {
+        let mut names: Vec<String> = required(node).into_iter().map(str::to_owned).collect();
+        if let Some(Value::Object(props)) = node.get("properties") {
+            names.extend(props.keys().cloned());
+        }
+        names.sort();
+        names.dedup();
+        names
+    };
+    let old_members: Vec<Vec<String>> = old.iter().map(members).collect();
+    let new_members: Vec<Vec<String>> = new.iter().map(members).collect();
+    // Likeness as a fraction shared / together, compared without division.
+    let likeness = |a: &[String], b: &[String]| -> (usize, usize) {
+        let shared = a.iter().filter(|x| b.contains(x)).count();
+        (shared, a.len() + b.len() - shared)
+    };
+    let closer = |x: (usize, usize), y: (usize, usize)| x.0 * y.1 > y.0 * x.1;
+    // The one index closest to `of` among `among`, if no other is as close.
+    let best = |of: &[String], among: &[Vec<String>]| -> Option<usize> {
+        let mut found: Option<(usize, (usize, usize))> = None;
+        let mut tie = false;
+        for (j, other) in among.iter().enumerate() {
+            let score = likeness(of, other);
+            if score.0 == 0 {
+                continue;
+            }
+            match found {
+                Some((_, top)) if closer(score, top) => {
+                    found = Some((j, score));
+                    tie = false;
+                }
+                Some((_, top)) if !closer(top, score) => tie = true,
+                Some(_) => {}
+                None => found = Some((j, score)),
+            }
+        }
+        if tie {
+            None
+        } else {
+            found.map(|(j, _)| j)
+        }
+    };
+    pair_up(old, new, |i| {
+        let j = best(old_members.get(i)?, &new_members)?;
+        let back = best(new_members.get(j)?, &old_members)?;
+        (back == i).then_some(j)
+    })
 }
 
 /// A branch named for a message when it is simple: a type alone, one constant, or an

@@ -217,6 +217,13 @@ async fn on_stdio_the_host_names_the_caller() {
     );
     let nobody = stdio_call(&[], "list_orders").unwrap();
     assert_eq!(nobody["error"]["code"], -31403);
+    // Scopes without a subject would leave the caller anonymous and holding none of them:
+    // the server does not start, and says what to set.
+    let scopes_only = stdio_call(&[("MCP_SCOPES", "orders:read")], "list_orders").unwrap_err();
+    assert!(
+        scopes_only.contains("MCP_SCOPES") && scopes_only.contains("set MCP_PRINCIPAL too"),
+        "{scopes_only}"
+    );
 
     // A token in the environment, checked against the issuer's keys.
     let (_issuer_process, issuer) = start_issuer();

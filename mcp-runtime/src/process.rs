@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use crate::core::Error;
 
 /// Usage text.
-pub const USAGE: &str = "usage: <server> [--stdio | --http ADDR]\n\n  --stdio        serve MCP over stdin/stdout (default)\n  --http ADDR    serve Streamable HTTP at http://ADDR/mcp, e.g. --http 127.0.0.1:8080\n  -h, --help     show this help\n\nLogs go to stderr; RUST_LOG filters them (e.g. RUST_LOG=debug), MCP_LOG_FORMAT=json\nwrites JSON lines and MCP_LOG_REQUESTS=1 adds a line per request.\n\nEnvironment: MCP_SEAL_KEY (shared by instances behind one balancer), MCP_STORE,\nMCP_SHUTDOWN_GRACE_MS (default 20000), MCP_METRICS_ADDR (Prometheus at http://ADDR/metrics),\nMCP_PAGE_SIZE (default 100).";
+pub const USAGE: &str = "usage: <server> [--stdio | --http ADDR | --health ADDR]\n\n  --stdio        serve MCP over stdin/stdout (default)\n  --http ADDR    serve Streamable HTTP at http://ADDR/mcp, e.g. --http 127.0.0.1:8080\n  --health ADDR  exit 0 when the server serving HTTP at ADDR answers /healthz, else 1\n                 (a container's health check, in an image without a shell)\n  -h, --help     show this help\n\nLogs go to stderr; RUST_LOG filters them (e.g. RUST_LOG=debug), MCP_LOG_FORMAT=json\nwrites JSON lines and MCP_LOG_REQUESTS=1 adds a line per request.\n\nEnvironment: MCP_SEAL_KEY (shared by instances behind one balancer), MCP_STORE,\nMCP_SHUTDOWN_GRACE_MS (default 20000), MCP_METRICS_ADDR (Prometheus at http://ADDR/metrics),\nMCP_PAGE_SIZE (default 100).";
 
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,6 +18,9 @@ pub enum Mode {
     Http(SocketAddr),
     /// Print this text and exit.
     Help(&'static str),
+    /// Ask the server serving HTTP at this address whether it is alive ([`check_health`]),
+    /// and exit.
+    Health(SocketAddr),
 }
 
 /// Parse the arguments after the program name.
@@ -36,6 +39,14 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Mode, Error>
                 mode = Mode::Http(parse_addr(&addr)?);
             }
             "-h" | "--help" => return Ok(Mode::Help(USAGE)),
+            "--health" => {
+                let addr = args.next().ok_or_else(|| {
+                    Error::Args(format!(
+                        "--health needs the address the server serves, e.g. --health 127.0.0.1:8080\n\n{USAGE}"
+                    ))
+                })?;
+                mode = Mode::Health(parse_addr(&addr)?);
+            }
             other => {
                 if let Some(addr) = other.strip_prefix("--http=") {
                     mode = Mode::Http(parse_addr(addr)?);
@@ -48,6 +59,47 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Mode, Error>
         }
     }
     Ok(mode)
+}
+
+/// How long [`check_health`] waits for the whole answer's first line.
+const HEALTH_DEADLINE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Whether the server serving HTTP at `addr` is alive: `GET /healthz` answered with 200
+/// within three seconds. An address on all interfaces (`0.0.0.0`, `::`) is asked on the
+/// loopback. For a container's health check (`SERVER --health 127.0.0.1:8080`), so an
+/// image needs no shell or `curl` to have one.
+pub async fn check_health(addr: SocketAddr) -> Result<(), Error> {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut addr = addr;
+    if addr.ip().is_unspecified() {
+        addr.set_ip(match addr {
+            SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+            SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+        });
+    }
+    let probe = async {
+        let mut stream = tokio::net::TcpStream::connect(addr).await?;
+        let request = format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+        stream.write_all(request.as_bytes()).await?;
+        // The status line's start: `HTTP/1.1 200`, twelve bytes.
+        let mut status = [0u8; 12];
+        stream.read_exact(&mut status).await?;
+        Ok::<_, std::io::Error>(status)
+    };
+    match tokio::time::timeout(HEALTH_DEADLINE, probe).await {
+        Ok(Ok(status)) if status.ends_with(b" 200") && status.starts_with(b"HTTP/1.") => Ok(()),
+        Ok(Ok(status)) => Err(Error::Io(std::io::Error::other(format!(
+            "http://{addr}/healthz answered {}",
+            String::from_utf8_lossy(&status).trim()
+        )))),
+        Ok(Err(e)) => Err(Error::Io(std::io::Error::other(format!(
+            "http://{addr}/healthz: {e}"
+        )))),
+        Err(_) => Err(Error::Io(std::io::Error::other(format!(
+            "http://{addr}/healthz did not answer within {} s",
+            HEALTH_DEADLINE.as_secs()
+        )))),
+    }
 }
 
 fn parse_addr(text: &str) -> Result<SocketAddr, Error> {
@@ -176,6 +228,55 @@ mod tests {
             parse_args(args(&["--help"])).unwrap(),
             Mode::Help(_)
         ));
+    }
+
+    #[test]
+    fn health_asks_an_address() {
+        assert_eq!(
+            parse_args(args(&["--health", "0.0.0.0:8080"])).unwrap(),
+            Mode::Health("0.0.0.0:8080".parse().unwrap())
+        );
+        let e = parse_args(args(&["--health"])).unwrap_err().to_string();
+        assert!(e.contains("--health needs the address"), "{e}");
+    }
+
+    /// A one-answer HTTP server on a free port: the status line it answers with.
+    async fn answering(status: &'static str) -> SocketAddr {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            let mut request = [0u8; 256];
+            let n = stream.read(&mut request).await.unwrap();
+            assert!(request[..n].starts_with(b"GET /healthz HTTP/1.1\r\n"));
+            let _ = stream
+                .write_all(format!("{status}\r\ncontent-length: 0\r\n\r\n").as_bytes())
+                .await;
+        });
+        addr
+    }
+
+    #[tokio::test]
+    async fn health_is_a_200_from_healthz_and_anything_else_says_what_came() {
+        assert!(check_health(answering("HTTP/1.1 200 OK").await)
+            .await
+            .is_ok());
+        // Asked on all interfaces: the loopback answers.
+        let mut anywhere = answering("HTTP/1.1 200 OK").await;
+        anywhere.set_ip(std::net::Ipv4Addr::UNSPECIFIED.into());
+        assert!(check_health(anywhere).await.is_ok());
+        let e = check_health(answering("HTTP/1.1 503 Service Unavailable").await)
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("answered HTTP/1.1 503"), "{e}");
+        // Nobody there.
+        let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = closed.local_addr().unwrap();
+        drop(closed);
+        let e = check_health(addr).await.unwrap_err().to_string();
+        assert!(e.contains("/healthz"), "{e}");
     }
 
     #[test]

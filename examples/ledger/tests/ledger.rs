@@ -331,10 +331,8 @@ async fn long_history(ledger: ledger::Ledger) {
     let refused = stranger
         .request("resources/read", json!({"uri": link["uri"]}))
         .await;
-    assert_eq!(
-        refused["error"]["message"], "Resource not found",
-        "{refused}"
-    );
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("Resource not found"), "{refused}");
 }
 
 #[tokio::test]

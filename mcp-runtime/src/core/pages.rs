@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::clock::{millis, now_ms};
-use crate::policy::seal::Sealer;
+use crate::policy::seal::{Sealer, Unsealed};
 use crate::protocol::{CallToolResult, Content, StructuredContent};
 use crate::registry::spec::{CURSOR_ARGUMENT, MAX_CURSOR_CHARS};
 use crate::registry::ParamSpec;
@@ -105,7 +105,10 @@ impl Paging {
         let plain = self
             .sealer
             .open_with(&self.bound, cursor, MAX_CURSOR_CHARS)
-            .map_err(|_| NOT_OURS)?;
+            .map_err(|why| match why {
+                Unsealed::OtherKey => self.sealer.other_key(),
+                _ => NOT_OURS,
+            })?;
         let sealed: Sealed = serde_json::from_slice(&plain).map_err(|_| NOT_OURS)?;
         if sealed.e <= now_ms() {
             return Err("it has expired");

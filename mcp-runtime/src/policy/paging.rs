@@ -1,7 +1,7 @@
 //! Pagination cursors: sealed, so clients cannot forge or read them, and bound to the list
 //! they came from, so any instance with the same key and tools can resume them.
 
-use super::seal::Sealer;
+use super::seal::{Sealer, Unsealed};
 
 /// Produces and checks cursors for one list method.
 pub(crate) struct Cursors {
@@ -37,15 +37,25 @@ impl Cursors {
         self.next.get(page).map(String::as_str)
     }
 
-    /// The page a cursor points at, or `None` for a cursor this list did not issue.
-    pub(crate) fn page_of(&self, cursor: &str) -> Option<usize> {
-        let plain = self.sealer.open(&self.purpose, cursor).ok()?;
-        let text = std::str::from_utf8(&plain).ok()?;
-        let (fingerprint, page) = text.split_once(':')?;
-        if u64::from_str_radix(fingerprint, 16).ok()? != self.fingerprint {
-            return None;
+    /// The page a cursor points at, or why it points at none: for a cursor sealed with
+    /// another key, the reason and what to set; for any other this list did not issue,
+    /// `None`.
+    pub(crate) fn page_of(&self, cursor: &str) -> Result<usize, Option<&'static str>> {
+        let plain = match self.sealer.open(&self.purpose, cursor) {
+            Ok(plain) => plain,
+            Err(Unsealed::OtherKey) => return Err(Some(self.sealer.other_key())),
+            Err(_) => return Err(None),
+        };
+        let text = std::str::from_utf8(&plain).map_err(|_| None)?;
+        let (fingerprint, page) = text.split_once(':').ok_or(None)?;
+        if u64::from_str_radix(fingerprint, 16).ok() != Some(self.fingerprint) {
+            return Err(None);
         }
-        let page: usize = page.parse().ok()?;
-        (page > 0 && page < self.next.len()).then_some(page)
+        let page: usize = page.parse().map_err(|_| None)?;
+        if page > 0 && page < self.next.len() {
+            Ok(page)
+        } else {
+            Err(None)
+        }
     }
 }

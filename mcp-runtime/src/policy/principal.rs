@@ -180,6 +180,26 @@ impl Principal {
         Self::from_vars(|name| std::env::var(name).ok())
     }
 
+    /// Why the environment names no caller though it says what the caller holds: scopes or
+    /// a tenant without `MCP_PRINCIPAL`, which would leave the caller anonymous with none
+    /// of them.
+    pub(crate) fn missing_subject(var: impl Fn(&str) -> Option<String>) -> Option<String> {
+        let set = |name: &str| var(name).is_some_and(|v| !v.trim().is_empty());
+        if set(SUBJECT_ENV) {
+            return None;
+        }
+        let named: Vec<&str> = [SCOPES_ENV, TENANT_ENV]
+            .into_iter()
+            .filter(|name| set(name))
+            .collect();
+        (!named.is_empty()).then(|| {
+            format!(
+                "{} names what the stdio caller holds, but {SUBJECT_ENV}, who the caller is, is not set, so the caller would be anonymous and hold none of it: set {SUBJECT_ENV} too (such as {SUBJECT_ENV}=agent)",
+                named.join(" and ")
+            )
+        })
+    }
+
     pub(crate) fn from_vars(var: impl Fn(&str) -> Option<String>) -> Option<Principal> {
         let subject = var(SUBJECT_ENV).filter(|s| !s.trim().is_empty())?;
         let mut principal = Principal::new(subject.trim());
@@ -267,6 +287,16 @@ mod tests {
         assert_eq!(p.tenant(), Some("acme"));
         assert!(Principal::from_vars(|_| None).is_none());
         assert!(Principal::from_vars(|n| (n == SUBJECT_ENV).then(|| " ".to_owned())).is_none());
+        // Scopes or a tenant without a subject are a mistake said at start, not an
+        // anonymous caller.
+        assert_eq!(Principal::missing_subject(vars), None);
+        let scopes_only = |name: &str| (name == SCOPES_ENV).then(|| "orders:read".to_owned());
+        let said = Principal::missing_subject(scopes_only).unwrap();
+        assert!(
+            said.contains("MCP_SCOPES") && said.contains("set MCP_PRINCIPAL too"),
+            "{said}"
+        );
+        assert_eq!(Principal::missing_subject(|_| None), None);
     }
 
     #[test]

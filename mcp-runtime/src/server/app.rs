@@ -80,6 +80,7 @@ impl App {
                 eprintln!("{text}");
                 Ok(())
             }
+            crate::process::Mode::Health(addr) => crate::process::check_health(addr).await,
         };
         // The process is about to exit: the spans still in the exporter's batch go now.
         crate::process::flush_telemetry();
@@ -159,7 +160,12 @@ impl App {
                 "{} is set, but the server has no token verifier to check it (Server::oauth or Server::verify_tokens)",
                 crate::policy::principal::TOKEN_ENV
             ))])),
-            (None, _) => Ok(Principal::from_env()),
+            (None, _) => {
+                if let Some(mistake) = Principal::missing_subject(|name| std::env::var(name).ok()) {
+                    return Err(Error::Build(vec![BuildError::Config(mistake)]));
+                }
+                Ok(Principal::from_env())
+            }
         }
     }
 

@@ -37,10 +37,10 @@ impl Server {
         let metrics_addr = metrics_addr(self.metrics_addr)?;
         let sealer = Sealer::new(&seal_key);
         let defs = select::defs(self.only, &self.modules, self.added, self.disabled_tags)?;
-        let records = Records::new(match self.store {
-            Some(store) => store,
-            None => store::from_env()?,
-        });
+        let records = match self.store {
+            Some(store) => Records::new(store),
+            None => Records::new(store::from_env()?).in_process(store::named_none()),
+        };
         let work = Work::new(&records, &self.tasks, self.idempotency, self.artifacts)?;
         let mut states = self.states;
         // Handlers reach the artifacts through their context, as server-provided state.

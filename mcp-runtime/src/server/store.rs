@@ -21,6 +21,14 @@ pub(super) fn from_env() -> Result<Arc<dyn crate::store::DynStore>, Error> {
     )
 }
 
+/// Whether the environment names no store (so the store is this process's memory).
+pub(super) fn named_none() -> bool {
+    std::env::var(crate::store::STORE_ENV)
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+        .is_none()
+}
+
 /// The optional stores this build has, as their cargo features say. A value rather than
 /// `#[cfg]` on the branches of [`store_named`], so that the refusal of a store whose
 /// feature is off is tested in every build, not only in one without the feature.

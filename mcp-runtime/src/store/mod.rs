@@ -175,6 +175,9 @@ const SWEEP_EVERY: Duration = Duration::from_secs(60);
 pub(crate) struct Records {
     store: Arc<dyn DynStore>,
     last_sweep: Arc<Mutex<Option<Instant>>>,
+    /// The store is the memory this process chose for want of one named: nothing in it
+    /// is seen by another process, or after a restart.
+    in_process: bool,
 }
 
 /// A typed record as loaded, with the version a change must follow.
@@ -198,7 +201,20 @@ impl Records {
         Records {
             store,
             last_sweep: Arc::default(),
+            in_process: false,
         }
+    }
+
+    /// The same records, marked as kept in this process's memory for want of a store
+    /// named (so that what another process stored can be said to be elsewhere).
+    pub(crate) fn in_process(mut self, in_process: bool) -> Records {
+        self.in_process = in_process;
+        self
+    }
+
+    /// Whether the records are kept in this process's memory for want of a store named.
+    pub(crate) fn is_in_process(&self) -> bool {
+        self.in_process
     }
 
     /// Store `value` under `key` unless a live record holds the key: `true` when stored.

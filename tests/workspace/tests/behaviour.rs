@@ -134,6 +134,29 @@ async fn cursors_resume_on_another_instance_with_the_same_key() {
         refused["error"]["code"], -32602,
         "a different key cannot open it"
     );
+    // And says why, with what to set: a server without a key of its own makes one per
+    // process (the `mcp call` workflow, one server per call), one with a key of its own
+    // has another than the instance that issued the cursor.
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("sealed with another key") && message.contains("MCP_SEAL_KEY is not set"),
+        "{message}"
+    );
+    let stranger = TestClient::new(
+        mcp_workspace_tests::server()
+            .page_size(2)
+            .seal_key(mcp_runtime::SealKey::from_bytes([3; 32]))
+            .build()
+            .unwrap(),
+    );
+    let refused = stranger
+        .request("tools/list", json!({"cursor": cursor}))
+        .await;
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("another key than this server's") && message.contains("same MCP_SEAL_KEY"),
+        "{message}"
+    );
 }
 
 struct SealKeyBytes;

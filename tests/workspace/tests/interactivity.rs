@@ -308,6 +308,32 @@ async fn a_missing_answer_ends_the_call_with_input_required_and_the_retry_finish
             ))
             .await;
         assert_eq!(refused.response["error"]["code"], -32602, "{}", wire.name());
+
+        // A state another server process sealed (each makes a key of its own when none is
+        // set) is refused saying so, and what to set.
+        let args = json!({"amount": 5, "to": "ACME"});
+        let asked = wire
+            .exchange(call(7, "transfer", args.clone(), json!({})))
+            .await;
+        let state = result(&asked)["requestState"].clone();
+        let elsewhere = app_with_probe().0;
+        let mut other = Wire::stdio(&elsewhere);
+        let refused = other
+            .exchange(call(
+                8,
+                "transfer",
+                args,
+                json!({"inputResponses": {"confirm": {"action": "decline"}}, "requestState": state}),
+            ))
+            .await;
+        assert_eq!(refused.response["error"]["code"], -32602, "{}", wire.name());
+        let message = refused.response["error"]["message"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            message.contains("sealed with another key") && message.contains("MCP_SEAL_KEY"),
+            "{message}"
+        );
     }
 }
 

@@ -289,6 +289,18 @@ async fn a_cursor_is_refused_for_another_caller_other_arguments_when_tampered_or
             .await;
         assert_eq!(result["isError"], true, "{result}");
     }
+    // Issued by another server process (each makes its own key when none is set, as
+    // `mcp call -- ./server` starts one per call): said so, with what to set.
+    let elsewhere = large::server().build().unwrap();
+    let text = refused(
+        &Wire::in_process(&elsewhere, Some(alice()))
+            .call("search", json!({"account": "acme", "cursor": cursor}))
+            .await,
+    );
+    assert!(
+        text.contains("sealed with another key") && text.contains("set MCP_SEAL_KEY"),
+        "{text}"
+    );
     // Not a string: the schema refuses it before anyone opens it.
     let result = wire
         .call("search", json!({"account": "acme", "cursor": 7}))
@@ -359,6 +371,17 @@ async fn an_artifact_is_read_by_its_maker_and_not_found_by_anyone_else() {
         assert_eq!(error["message"], absent["message"]);
         assert_eq!(error["data"]["uri"], uri);
     }
+    // Another server process (`mcp call -- ./server` starts one per call) keeping its
+    // artifacts in memory has none of this one's, and says where they are kept and what
+    // to set, since no store is named (MCP_STORE).
+    let elsewhere = large::server().build().unwrap();
+    let error = Wire::in_process(&elsewhere, Some(alice())).read(uri).await["error"].clone();
+    assert_eq!(error["code"], absent["code"], "{error}");
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("by another server process") && message.contains("set MCP_STORE"),
+        "{message}"
+    );
     // Artifacts are never listed.
     let listed = maker.request("resources/list", json!({})).await;
     assert_eq!(listed["result"]["resources"], json!([]));
@@ -475,7 +498,8 @@ async fn an_expired_artifact_is_not_found() {
     assert!(wire.read(&uri).await["result"].is_object());
     tokio::time::sleep(Duration::from_millis(400)).await;
     let error = wire.read(&uri).await["error"].clone();
-    assert_eq!(error["message"], "Resource not found", "{error}");
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("Resource not found"), "{error}");
 }
 
 #[tokio::test]

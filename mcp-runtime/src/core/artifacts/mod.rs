@@ -341,6 +341,26 @@ impl Artifacts {
         }
     }
 
+    /// Why an artifact link may name nothing here, for people: where this server keeps
+    /// its artifacts is this process's memory, for want of a store named.
+    pub(crate) fn not_here(&self, uri: &str) -> RpcError {
+        if !self.records.is_in_process() {
+            return RpcError::resource_not_found(uri);
+        }
+        RpcError::new(
+            crate::protocol::codes::INVALID_PARAMS,
+            format!(
+                "Resource not found: no artifact of yours has this URI here. It may have \
+                 expired, or been made by another server process: this one keeps its \
+                 artifacts in memory, as {} is not set, so they do not outlive it; set {} \
+                 to share them between processes",
+                crate::store::STORE_ENV,
+                crate::store::STORE_ENV
+            ),
+        )
+        .with_data(serde_json::json!({ "uri": uri }))
+    }
+
     /// The header of the artifact `target` names, when the caller of `ctx` may see it.
     pub(crate) async fn header(
         &self,

@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 use crate::clock::{millis, now_ms};
 use crate::core::canonical::canonical_object;
 use crate::core::RequestContext;
-use crate::policy::seal::{random_token, Sealer};
+use crate::policy::seal::{random_token, Sealer, Unsealed};
 use crate::protocol::Params;
 use crate::protocol::RpcError;
 use crate::store::Records;
@@ -207,8 +207,9 @@ impl Rounds {
         let plain = self
             .sealer
             .open_with(&binding.0, token, MAX_REQUEST_STATE_BYTES)
-            .map_err(|_| {
-                refused("it was altered, was issued by another server, or belongs to a different request or user")
+            .map_err(|why| match why {
+                Unsealed::OtherKey => refused(self.sealer.other_key()),
+                _ => refused("it was altered, was issued by another server, or belongs to a different request or user"),
             })?;
         let sealed: Sealed = serde_json::from_slice(&plain)
             .map_err(|_| refused("it was altered or was issued by another server"))?;

@@ -83,15 +83,18 @@ impl Core {
         let page = match call.params.get("cursor") {
             None | Some(Value::Null) => 0,
             Some(Value::String(cursor)) => match list.cursors.page_of(cursor) {
-                Some(page) => page,
-                None => {
+                Ok(page) => page,
+                Err(why) => {
+                    let why = why.map_or_else(
+                        || format!("it was not issued by this server's {}", list.method),
+                        str::to_owned,
+                    );
                     return Reply::Error(
                         RpcError::invalid_params(format!(
-                            "Invalid cursor: it was not issued by this server's {}; list again without a cursor",
-                            list.method
+                            "Invalid cursor: {why}; list again without a cursor"
                         ))
                         .with_data(json!({ "cursor": cursor })),
-                    )
+                    );
                 }
             },
             Some(_) => return Reply::Error(RpcError::invalid_params("cursor must be a string")),

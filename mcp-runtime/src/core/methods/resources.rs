@@ -152,7 +152,7 @@ impl Core {
     ) -> Reply {
         let header = match self.artifacts.header(ctx, target).await {
             Ok(Some(header)) => header,
-            Ok(None) => return Reply::Error(RpcError::resource_not_found(uri)),
+            Ok(None) => return Reply::Error(self.artifacts.not_here(uri)),
             Err(e) => {
                 tracing::error!(uri = %uri, "an artifact could not be looked up: {e}");
                 return Reply::Error(RpcError::internal("the artifact could not be read"));

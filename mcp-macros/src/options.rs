@@ -138,6 +138,36 @@ pub struct Reader<'a, K> {
     pub errors: &'a mut Errors,
 }
 
+/// Options of one attribute written on another, a mistake of someone who knows the other:
+/// the attribute it was written on, the option, and where it belongs instead.
+const ELSEWHERE: &[(&str, &str, &str)] = &[
+    (
+        "tool",
+        "ttl",
+        "`ttl` is an option of #[resource] and #[view] (how long clients may keep what they read); a tool's results are kept by Server::cache_responses(..)",
+    ),
+    (
+        "tool",
+        "cache",
+        "`cache` is an option of #[resource] and #[view] (who may share what they read); a tool's results are kept by Server::cache_responses(..)",
+    ),
+    (
+        "tool",
+        "mime",
+        "`mime` is an option of #[resource]; what a tool returns is said by its return type (Json<T>, String, Content, ..)",
+    ),
+    (
+        "resource",
+        "read_only",
+        "a resource is read-only already; `read_only` is an option of #[tool]",
+    ),
+    (
+        "prompt",
+        "read_only",
+        "a prompt changes nothing already; `read_only` is an option of #[tool]",
+    ),
+];
+
 impl<'a, K: Key> Reader<'a, K> {
     /// A reader of the options of `K`'s macro that records problems in `errors`.
     pub fn new(errors: &'a mut Errors) -> Self {
@@ -161,9 +191,17 @@ impl<'a, K: Key> Reader<'a, K> {
             return Some(known);
         }
         let spellings: Vec<&'static str> = K::ALL.iter().map(|(_, spelling)| *spelling).collect();
-        let hint = suggest(&key, &spellings)
-            .map(|s| format!("; did you mean `{s}`?"))
-            .unwrap_or_default();
+        // An option of another attribute says where it belongs, rather than suggest a
+        // look-alike of this one's (`ttl` on a tool is not a misspelled `title`).
+        let elsewhere = ELSEWHERE
+            .iter()
+            .find(|(on, option, _)| *on == K::MACRO && *option == key)
+            .map(|(_, _, instead)| format!(": {instead}"));
+        let hint = elsewhere.unwrap_or_else(|| {
+            suggest(&key, &spellings)
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default()
+        });
         self.errors.at(
             &option.key,
             format!(
@@ -412,6 +450,23 @@ pub fn version(lit: &LitStr, errors: &mut Errors) -> Option<String> {
         );
         None
     }
+}
+
+/// A tool or prompt name (letters, digits, `_`, `.` and `-`, as the macros check) in
+/// identifier characters that read as the name: for the duplicate detectors, whose name
+/// rustc shows as it is. `.` and `-` are spelled out; a name that spells them out itself
+/// (`a_dot_b` beside `a.b`) would be taken for the same, which no real pair of names does.
+pub fn readable(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '_' => out.push(c),
+            '.' => out.push_str("_dot_"),
+            '-' => out.push_str("_dash_"),
+            other => out.push_str(&format!("_x{:x}_", other as u32)),
+        }
+    }
+    out
 }
 
 /// Encode a name into identifier characters, injectively.

@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 
 use super::model::Model;
 use super::parse::Parsed;
-use crate::options::{encode, opt_str};
+use crate::options::{opt_str, readable};
 use crate::register::{self, Registration};
 use crate::sig::{self, clean_fn};
 
@@ -53,9 +53,10 @@ pub fn prompt(parsed: &Parsed, model: &Model) -> TokenStream {
     let params = register::params_fn(describe);
     let (completer_fns, completer_entries) = register::completers(&model.completers);
     let boxed = quote_spanned! {ident.span()=> __mcp::boxed_prompt };
+    // rustc names the detector in its error, so its name says what is wrong and what to do.
     let dup = format_ident!(
-        "duplicate_prompt_name_{}",
-        encode(name),
+        "two_prompts_named_{}__give_one_another_name",
+        readable(name),
         span = model.name_span
     );
 

@@ -136,8 +136,10 @@ pub fn resource(parsed: &Parsed, model: &Model) -> TokenStream {
     let params = register::params_fn(describe);
     let (completer_fns, completer_entries) = register::completers(&model.completers);
     let boxed = quote_spanned! {ident.span()=> __mcp::boxed_read };
+    // rustc names the detector in its error, so its name says what is wrong and what to
+    // do; URI templates of one shape (variables aside) are the same template.
     let dup = format_ident!(
-        "duplicate_resource_uri_{}",
+        "two_resources_at_uri_{}__give_one_another_uri",
         encode(&template::shape(&model.pieces)),
         span = model.dup_span
     );

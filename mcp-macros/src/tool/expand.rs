@@ -9,7 +9,7 @@ use syn::LitStr;
 
 use super::model::{Model, Who};
 use super::parse::Parsed;
-use crate::options::{encode, opt_str};
+use crate::options::{opt_str, readable};
 use crate::register::{self, Registration};
 use crate::sig::{self, clean_fn};
 
@@ -48,17 +48,19 @@ pub fn tool(parsed: &Parsed, model: &Model) -> TokenStream {
     let error_detail = error_detail(model);
     let call = call_fn(model, &func.sig.ident);
     let def = def(model);
-    // Versions of one name are told apart by their version.
+    // Versions of one name are told apart by their version. rustc names the detector in
+    // its error ("the name `..` is defined multiple times", at both attributes), so its
+    // name says what is wrong and what to do.
     let dup = match &model.version {
         None => format_ident!(
-            "duplicate_tool_name_{}",
-            encode(&model.name),
+            "two_tools_named_{}__give_one_another_name",
+            readable(&model.name),
             span = model.name_span
         ),
         Some(version) => format_ident!(
-            "duplicate_tool_name_{}_version_{}",
-            encode(&model.name),
-            encode(version),
+            "two_tools_named_{}_at_version_{}__give_one_another_version",
+            readable(&model.name),
+            readable(version),
             span = model.name_span
         ),
     };

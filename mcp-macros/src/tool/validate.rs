@@ -1,6 +1,9 @@
 //! Wire rules of `#[tool]` checked at compile time: the name, options that contradict each
 //! other, and the headers arguments are mirrored into.
 
+use quote::ToTokens;
+use syn::Type;
+
 use super::model::Model;
 use crate::errors::Errors;
 use crate::name;
@@ -12,6 +15,72 @@ pub fn check(model: &Model, errors: &mut Errors) {
     check_options(model, errors);
     check_headers(model, errors);
     check_views(model, errors);
+    check_paging(model, errors);
+}
+
+/// A tool that takes a `Cursor` hands out the next page's cursor in what it returns: a
+/// `Page`, or a type of its own holding what `Page::into_parts` gives. A list, text or a
+/// number cannot hold one, so the `cursor` argument it publishes could never be given.
+/// The parameter is known by its type's name, and the return by its written type.
+fn check_paging(model: &Model, errors: &mut Errors) {
+    let cursor = model
+        .params
+        .iter()
+        .find(|p| last_ident(&p.ty).is_some_and(|i| i == "Cursor"));
+    let Some(cursor) = cursor else {
+        return;
+    };
+    let ok = ok_type(&model.output);
+    let holds_no_cursor = match ok {
+        Type::Tuple(tuple) => tuple.elems.is_empty(),
+        Type::Reference(reference) => last_ident(&reference.elem).is_some_and(|i| i == "str"),
+        other => last_ident(other).is_some_and(|i| {
+            [
+                "Vec", "VecDeque", "HashSet", "BTreeSet", "String", "bool", "char", "i8", "i16",
+                "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32",
+                "f64",
+            ]
+            .iter()
+            .any(|name| i == name)
+        }),
+    };
+    if holds_no_cursor {
+        errors.at(
+            ok,
+            format!(
+                "`{}` takes a `Cursor`, but `{}` cannot hand out the next page's cursor, so no call could ever send one back: return `{}.page(items, next)` (a `Page<T>`), or a type of your own holding the cursor `Page::into_parts` gives, or drop the `Cursor` parameter",
+                model.name,
+                ok.to_token_stream().to_string().replace(" < ", "<").replace(" >", ">").replace(" ,", ","),
+                cursor.name
+            ),
+        );
+    }
+}
+
+/// The success type of a return type: `T` of `Result<T, E>`, else the type itself.
+fn ok_type(output: &Type) -> &Type {
+    if let Type::Path(path) = output {
+        if let Some(last) = path.path.segments.last() {
+            if last.ident == "Result" {
+                if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
+                    if let Some(syn::GenericArgument::Type(ok)) = args.args.first() {
+                        return ok;
+                    }
+                }
+            }
+        }
+    }
+    output
+}
+
+/// The last name of a type's path (`Vec` of `std::vec::Vec<u8>`).
+fn last_ident(ty: &Type) -> Option<&syn::Ident> {
+    match ty {
+        Type::Path(path) => path.path.segments.last().map(|s| &s.ident),
+        Type::Group(group) => last_ident(&group.elem),
+        Type::Paren(paren) => last_ident(&paren.elem),
+        _ => None,
+    }
 }
 
 /// `ui` is a view's URI, and `continues` a tool name.

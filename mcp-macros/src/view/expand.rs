@@ -53,6 +53,9 @@ fn marker(uri: &str) -> TokenStream {
             #[doc(hidden)]
             #[allow(dead_code)]
             pub struct __McpView;
+            // Not listed under the error of a tool naming another URI (see the runtime's
+            // implementation for marker 0).
+            #[diagnostic::do_not_recommend]
             impl ::mcp_runtime::__private::ViewDeclared<__McpView>
                 for ::mcp_runtime::__private::ViewUri<#hash>
             {

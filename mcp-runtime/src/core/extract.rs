@@ -91,6 +91,10 @@ pub trait ToolParam: Sized + Send {
     fn extract(parts: &mut CallParts<'_>, name: &'static str) -> Result<Self, Rejection>;
 }
 
+// Not recommended: a type that is neither an argument nor an extractor is reported as not
+// a tool parameter, in the trait's own words, not as a type missing `JsonSchema` (with
+// the hundred types that have it).
+#[diagnostic::do_not_recommend]
 impl<T> ToolParam for T
 where
     T: DeserializeOwned + JsonSchema + Send,

@@ -31,7 +31,7 @@ pub mod tool;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a resource",
     label = "not resource contents",
-    note = "return text (String, &'static str), bytes (Vec<u8>, &'static [u8], Bytes), Json<T>, ResourceContents, Vec<ResourceContents>, Option<T> of those, or Result<T, E> of those"
+    note = "a type of your own is returned as JSON wrapped in Json<T> (it derives Serialize); else return text (String, &'static str), bytes (Vec<u8>, &'static [u8], Bytes), ResourceContents, Vec<ResourceContents>, Option<T> of those, or Result<T, E> of those"
 )]
 pub trait IntoContents {
     /// The contents of `uri`; `mime` is the resource's declared MIME type.
@@ -45,6 +45,7 @@ pub trait IntoContents {
 /// Text types: `text` contents, `text/plain` unless the resource declares a MIME type.
 macro_rules! text_contents {
     ($($ty:ty),*) => {$(
+        #[diagnostic::do_not_recommend]
         impl IntoContents for $ty {
             fn into_contents(
                 self,
@@ -60,6 +61,7 @@ macro_rules! text_contents {
 /// Byte types: a base64 `blob`, `application/octet-stream` unless declared otherwise.
 macro_rules! blob_contents {
     ($($ty:ty),*) => {$(
+        #[diagnostic::do_not_recommend]
         impl IntoContents for $ty {
             fn into_contents(
                 self,
@@ -79,6 +81,8 @@ macro_rules! blob_contents {
 text_contents!(String, &'static str);
 blob_contents!(Vec<u8>, &'static [u8], bytes::Bytes);
 
+// Not listed under a wrong return type's error: its note lists what may be returned.
+#[diagnostic::do_not_recommend]
 impl<T: Serialize> IntoContents for Json<T> {
     fn into_contents(
         self,
@@ -99,18 +103,24 @@ impl<T: Serialize> IntoContents for Json<T> {
     }
 }
 
+// Not listed under a wrong return type's error: its note lists what may be returned.
+#[diagnostic::do_not_recommend]
 impl IntoContents for ResourceContents {
     fn into_contents(self, _: &str, _: Option<&str>) -> Result<Vec<ResourceContents>, RpcError> {
         Ok(vec![self])
     }
 }
 
+// Not listed under a wrong return type's error: its note lists what may be returned.
+#[diagnostic::do_not_recommend]
 impl IntoContents for Vec<ResourceContents> {
     fn into_contents(self, _: &str, _: Option<&str>) -> Result<Vec<ResourceContents>, RpcError> {
         Ok(self)
     }
 }
 
+// Not listed under a wrong return type's error: its note lists what may be returned.
+#[diagnostic::do_not_recommend]
 impl IntoContents for ReadResourceResult {
     fn into_contents(self, _: &str, _: Option<&str>) -> Result<Vec<ResourceContents>, RpcError> {
         Ok(self.contents)
@@ -141,24 +151,32 @@ pub trait IntoPromptResult {
     fn into_prompt_result(self) -> GetPromptResult;
 }
 
+// Not listed under a wrong return type's error: its note lists what may be returned.
+#[diagnostic::do_not_recommend]
 impl IntoPromptResult for GetPromptResult {
     fn into_prompt_result(self) -> GetPromptResult {
         self
     }
 }
 
+// Not listed under a wrong return type's error: its note lists what may be returned.
+#[diagnostic::do_not_recommend]
 impl IntoPromptResult for PromptMessage {
     fn into_prompt_result(self) -> GetPromptResult {
         GetPromptResult::new([self])
     }
 }
 
+// Not listed under a wrong return type's error: its note lists what may be returned.
+#[diagnostic::do_not_recommend]
 impl IntoPromptResult for Vec<PromptMessage> {
     fn into_prompt_result(self) -> GetPromptResult {
         GetPromptResult::new(self)
     }
 }
 
+// Not listed under a wrong return type's error: its note lists what may be returned.
+#[diagnostic::do_not_recommend]
 impl IntoPromptResult for Vec<Content> {
     fn into_prompt_result(self) -> GetPromptResult {
         GetPromptResult::new(self.into_iter().map(PromptMessage::user))
@@ -168,6 +186,7 @@ impl IntoPromptResult for Vec<Content> {
 /// One block or text: a single user message.
 macro_rules! user_message {
     ($($ty:ty),*) => {$(
+        #[diagnostic::do_not_recommend]
         impl IntoPromptResult for $ty {
             fn into_prompt_result(self) -> GetPromptResult {
                 GetPromptResult::new([PromptMessage::user(self)])

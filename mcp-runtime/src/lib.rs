@@ -100,6 +100,70 @@ pub use mcp_runtime_macros::prompt;
 /// See the book's "Views" chapter.
 pub use mcp_runtime_macros::view;
 
+/// The view bridge: a small script in plain JavaScript that lets the page of a [`view`]
+/// talk to the host that renders it, with no build step, no Node and no SDK.
+///
+/// A view's page runs in a sandboxed frame of the host and speaks the MCP Apps protocol
+/// (2026-01-26) with it: JSON-RPC 2.0 messages over `window.parent.postMessage`. This
+/// script speaks it for the page. Inline it in the document the view returns, in a
+/// `<script>` element of its own before the page's script (a page cannot load it from
+/// elsewhere: the host's Content Security Policy allows no outside script unless the view
+/// declares its origin). It contains neither `</script` nor `<!--`, so it can be inlined as
+/// it is. It defines one global, `mcpView`:
+///
+/// ```js
+/// const view = await mcpView.connect({ name: 'greeting', version: '1.0.0' });
+/// view.onToolResult((result) => show(result.structuredContent));
+/// const next = await view.callTool('greet', { name: 'Ferris' }); // through the host
+/// ```
+///
+/// - `mcpView.connect({ name, version, timeoutMs, autoResize })`: the handshake
+///   (`ui/initialize`, then `ui/notifications/initialized`); resolves to the view's
+///   connection, with the host's answer in `hostContext` (theme, locale, time zone,
+///   dimensions..), `hostInfo`, `hostCapabilities` and `protocolVersion`. One connection
+///   per page; rejects when the host does not answer within `timeoutMs` (10 s).
+/// - `onToolInput(fn)`, `onToolResult(fn)`: the arguments and the result (a
+///   `CallToolResult`: `content`, `structuredContent`, `isError`) of the tool call the
+///   view shows; a handler set after its notification came is called with the last one.
+///   Also `onToolCancelled(fn)`, `onContextChange(fn)` and `onTeardown(fn)`.
+/// - `callTool(name, args, { timeoutMs })`: `tools/call` through the host, which passes
+///   it to this server; resolves to the result (a tool's error is a result with
+///   `isError: true`), rejects with an `Error` when the host refuses or does not answer
+///   within `timeoutMs` (60 s).
+/// - `request(method, params, { timeoutMs })` and `notify(method, params)`: any other
+///   message of the protocol (`ui/open-link`, `notifications/message`, ..).
+/// - `sendSize()`: `ui/notifications/size-changed` with the page's size; sent by itself
+///   whenever the size changes, unless `autoResize` is `false`.
+///
+/// It ignores messages that do not come from `window.parent`, and hands what the host
+/// sends to the page as values: it evaluates none and writes none into the document.
+/// See the book's "Views" chapter, "Writing the page", for the messages it exchanges.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// const PAGE: &str = r#"<!DOCTYPE html>
+/// <html><body><p id="greeting">…</p>
+/// <script>/*VIEW_BRIDGE_JS*/</script>
+/// <script type="module">
+///   const view = await mcpView.connect({ name: 'greeting', version: '1.0.0' });
+///   view.onToolResult((result) => {
+///     document.getElementById('greeting').textContent = result.structuredContent.message;
+///   });
+/// </script>
+/// </body></html>"#;
+///
+/// /// A greeting, shown.
+/// #[view("ui://hello/greeting")]
+/// fn greeting_page() -> String {
+///     PAGE.replace("/*VIEW_BRIDGE_JS*/", mcp_runtime::VIEW_BRIDGE_JS)
+/// }
+/// # fn main() {
+/// #     assert!(greeting_page().contains(mcp_runtime::VIEW_BRIDGE_JS));
+/// # }
+/// ```
+pub const VIEW_BRIDGE_JS: &str = include_str!("views/bridge.js");
+
 pub use crate::core::returns::tool::{IntoToolResult, Json};
 pub use crate::core::search::ToolSearch;
 pub use crate::core::{
@@ -196,6 +260,12 @@ pub mod __private {
     )]
     pub trait ViewDeclared<M> {}
 
+    // A second implementation, for a marker no URI hashes to: with one implementation
+    // only, rustc's error for a URI no view declares points at it, marker numbers and all;
+    // with two, it lists the implementations, and lists none not to be recommended.
+    #[diagnostic::do_not_recommend]
+    impl ViewDeclared<()> for ViewUri<0> {}
+
     /// Compiles only when one `#[view]` declares the URI `U` stands for.
     pub fn view_declared<M, U: ViewDeclared<M>>() {}
     pub use futures_util::future::BoxFuture;
@@ -262,5 +332,55 @@ pub mod __private {
             "Invalid URI {uri}: `{name}` could not be parsed: {reason}"
         ))
         .with_data(serde_json::json!({ "uri": uri, "parameter": name, "reason": reason }))
+    }
+}
+
+#[cfg(test)]
+mod view_bridge_tests {
+    use super::VIEW_BRIDGE_JS;
+
+    /// A page inlines the bridge as it is: nothing in it may end the `<script>` element or
+    /// change how the rest of it is parsed.
+    #[test]
+    fn the_bridge_can_be_inlined_in_a_script_element() {
+        let lower = VIEW_BRIDGE_JS.to_ascii_lowercase();
+        assert!(!lower.contains("</script"), "the bridge holds </script");
+        assert!(!lower.contains("<!--"), "the bridge holds <!--");
+    }
+
+    /// It runs nothing it is sent and writes nothing it is sent into the document.
+    #[test]
+    fn the_bridge_neither_evaluates_nor_writes_markup() {
+        for word in [
+            "eval(",
+            "Function(",
+            "innerHTML",
+            "outerHTML",
+            "insertAdjacentHTML",
+            "document.write",
+            "srcdoc",
+        ] {
+            assert!(!VIEW_BRIDGE_JS.contains(word), "the bridge uses {word}");
+        }
+    }
+
+    /// Small enough to read in one sitting, and it speaks the protocol the host expects.
+    #[test]
+    fn the_bridge_is_small_and_speaks_mcp_apps() {
+        let lines = VIEW_BRIDGE_JS.lines().count();
+        assert!(lines < 200, "the bridge has {lines} lines");
+        for needle in [
+            "globalThis.mcpView",
+            "'2026-01-26'",
+            "'ui/initialize'",
+            "'ui/notifications/initialized'",
+            "'ui/notifications/tool-input'",
+            "'ui/notifications/tool-result'",
+            "'tools/call'",
+            "'ui/notifications/size-changed'",
+            "event.source !== host",
+        ] {
+            assert!(VIEW_BRIDGE_JS.contains(needle), "the bridge lacks {needle}");
+        }
     }
 }

@@ -20,32 +20,22 @@
 // legacy (the initialize handshake, which declares it once).
 // The transfers it books for its checks go into whatever database the ledger uses.
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer, request as forward } from 'node:http';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
+
+import { checks, closeServers, here, hostPage, hostServer, sandboxServer, serve, shots, waitShown, watchErrors } from './harness.mjs';
 
 const [era, ledgerUrl, issuer, executablePath] = process.argv.slice(2);
 if (!['2026-07-28', 'legacy'].includes(era) || !ledgerUrl || !issuer || !executablePath) {
   console.error('usage: node statement.mjs 2026-07-28|legacy LEDGER_MCP_URL ISSUER_URL CHROMIUM');
   process.exit(2);
 }
-const here = dirname(fileURLToPath(import.meta.url));
-const shots = join(here, '..', '..', 'target', 'views');
 const ACCOUNT = 'acme-operating';
 const UI = { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } };
 
-let failures = 0;
-let passes = 0;
-function check(what, ok, detail) {
-  const said = ok ? '' : `: ${JSON.stringify(detail) ?? ''}`.slice(0, 2000);
-  console.log(`${ok ? 'ok  ' : 'FAIL'} views ${era} ${what}${said}`);
-  if (ok) passes++;
-  else failures++;
-}
+const { check, unexpected, finish } = checks(`views ${era}`);
 
 async function bearer() {
   const reply = await fetch(`${issuer}/token`, {
@@ -84,18 +74,6 @@ async function book(client, count) {
   }
 }
 
-function serve(handler) {
-  return new Promise((resolve) => {
-    const server = createServer(handler);
-    server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${server.address().port}` }));
-  });
-}
-
-function file(res, path, type, headers = {}) {
-  res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store', ...headers }).end(readFileSync(path));
-}
-
-const servers = [];
 let browser;
 try {
   const token = await bearer();
@@ -120,47 +98,10 @@ try {
 
   // The host page and its /mcp, passed through to the ledger so that the page's requests
   // stay on its own origin (the ledger sends no CORS headers).
-  const hostScript = (await build({
-    entryPoints: [join(here, 'host', 'host.js')],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    logLevel: 'warning',
-  })).outputFiles[0].text;
-  const upstream = new URL(ledgerUrl);
-  const hostServer = await serve((req, res) => {
-    const path = new URL(req.url, 'http://x').pathname;
-    if (path === '/host.html') return file(res, join(here, 'host', 'host.html'), 'text/html; charset=utf-8');
-    if (path === '/host.js') return res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(hostScript);
-    if (path === '/mcp') {
-      const headers = { ...req.headers, host: upstream.host };
-      const out = forward({ host: upstream.hostname, port: upstream.port, path: upstream.pathname, method: req.method, headers }, (reply) => {
-        res.writeHead(reply.statusCode ?? 502, reply.headers);
-        reply.pipe(res);
-      });
-      out.on('error', (e) => res.writeHead(502).end(String(e)));
-      return req.pipe(out);
-    }
-    res.writeHead(404).end();
-  });
-  servers.push(hostServer.server);
-
+  const hostSite = await hostServer({ mcpUrl: ledgerUrl });
   // The sandbox proxy's origin: its page carries the policy the host built as a header.
-  const policies = [];
-  const sandboxServer = await serve((req, res) => {
-    const url = new URL(req.url, 'http://x');
-    if (url.pathname === '/sandbox.js') return file(res, join(here, 'host', 'sandbox.js'), 'text/javascript; charset=utf-8');
-    if (url.pathname === '/sandbox.html') {
-      const policy = url.searchParams.get('csp');
-      if (!policy || /[\r\n]/.test(policy)) return res.writeHead(400).end('no policy, no view');
-      policies.push(policy);
-      return file(res, join(here, 'host', 'sandbox.html'), 'text/html; charset=utf-8', { 'content-security-policy': policy });
-    }
-    res.writeHead(404).end();
-  });
-  servers.push(sandboxServer.server);
+  const sandbox = await sandboxServer();
+  const { policies } = sandbox;
 
   // A domain nobody declared: it counts every request that reaches it.
   let hits = 0;
@@ -168,34 +109,19 @@ try {
     hits++;
     res.writeHead(200, { 'access-control-allow-origin': '*', 'content-type': 'text/plain' }).end('reached');
   });
-  servers.push(elsewhere.server);
 
   browser = await chromium.launch({ executablePath, headless: true });
   const page = await browser.newPage({ viewport: { width: 800, height: 900 } });
   // Script errors of any frame, and failed requests. The browser logs the blocked fetch
   // below as an error of its own, and a server may decline the client's optional GET
   // stream with 405 (Streamable HTTP); neither is a failure of the view.
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !/Content Security Policy|Failed to load resource/.test(m.text())) errors.push(m.text());
-  });
-  page.on('response', (r) => {
-    const declined = r.request().method() === 'GET' && r.status() === 405 && new URL(r.url()).pathname === '/mcp';
-    if (r.status() >= 400 && !declined) errors.push(`${r.request().method()} ${r.url()}: ${r.status()}`);
-  });
-  const hash = new URLSearchParams({ era, token, tool: 'statement', args: JSON.stringify({ account: ACCOUNT }), sandbox: sandboxServer.origin });
-  await page.goto(`${hostServer.origin}/host.html#${hash}`);
+  const errors = watchErrors(page, /Content Security Policy|Failed to load resource/);
+  await page.goto(hostPage(hostSite.origin, { era, token, tool: 'statement', args: JSON.stringify({ account: ACCOUNT }), sandbox: sandbox.origin }));
 
   // The view: the frame inside the sandbox proxy's frame.
   const view = page.frameLocator('#sandbox').frameLocator('iframe');
   const rows = view.locator('tbody tr[data-transfer-id]');
-  try {
-    await rows.first().waitFor({ timeout: 15000 });
-  } catch {
-    check('the view renders rows', false, await page.evaluate(() => window.host));
-    throw new Error('the view never rendered');
-  }
+  await waitShown(rows, page, check, 'the view renders rows');
   const host = await page.evaluate(() => window.host);
   console.log(`note views ${era} the host negotiated ${host.protocol}`);
   const built = readFileSync(join(here, '..', '..', 'examples', 'ledger', 'views', 'statement.html'), 'utf8');
@@ -224,7 +150,7 @@ try {
   check('the sandbox page was served with the policy the host built', policies.length === 1 && policies[0] === host.policy, { policies, host: host.policy });
   check('the policy allows connections only to the declared domain', /(^|; )connect-src https:\/\/api\.ledger\.example(;|$)/.test(host.policy ?? '') &&
     /(^|; )default-src 'none'(;|$)/.test(host.policy ?? ''), host.policy);
-  const viewFrame = page.frames().find((f) => f.parentFrame()?.url().startsWith(`${sandboxServer.origin}/sandbox.html`));
+  const viewFrame = page.frames().find((f) => f.parentFrame()?.url().startsWith(`${sandbox.origin}/sandbox.html`));
   const blocked = await viewFrame.evaluate(async (target) => {
     const violations = [];
     document.addEventListener('securitypolicyviolation', (e) => violations.push({ blocked: e.blockedURI, directive: e.effectiveDirective, policy: e.originalPolicy }));
@@ -277,10 +203,9 @@ try {
   check('a call of a tool the server did not list is refused by the host, not sent on', probe.error !== undefined &&
     JSON.stringify(refusedByHost) === '["no_such_tool"]' && (await page.evaluate(() => window.host.calls.length)) === 1, { probe, refusedByHost });
 } catch (e) {
-  check('no unexpected error', false, `${e?.stack ?? e}${e?.cause ? `\ncause: ${e.cause?.stack ?? e.cause}` : ''}`);
+  unexpected(e);
 } finally {
   await browser?.close();
-  for (const server of servers) server.close();
+  closeServers();
 }
-console.log(`views ${era}: ${passes} passed, ${failures} failed`);
-process.exit(failures > 0 ? 1 : 0);
+finish();

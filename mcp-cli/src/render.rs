@@ -73,8 +73,13 @@ pub fn tools(tools: &[Value]) -> String {
                 } else {
                     " "
                 };
-                let kind = kind_of(resolve(schema, property));
-                let description = first_line(property["description"].as_str().unwrap_or(""));
+                let kind = kind_of(schema, property, 0);
+                let description = summary(
+                    property["description"]
+                        .as_str()
+                        .or_else(|| resolve(schema, property)["description"].as_str())
+                        .unwrap_or(""),
+                );
                 let line = format!("    {mark}{arg}: {kind}");
                 if description.is_empty() {
                     put_line(&mut out, &line);
@@ -158,7 +163,7 @@ pub fn prompts(prompts: &[Value]) -> String {
             } else {
                 " "
             };
-            let description = first_line(argument["description"].as_str().unwrap_or(""));
+            let description = summary(argument["description"].as_str().unwrap_or(""));
             let name = str_of(argument, "name");
             let line = format!("    {mark}{name}");
             if description.is_empty() {
@@ -276,14 +281,56 @@ fn resolve<'a>(schema: &'a Value, property: &'a Value) -> &'a Value {
     schema.pointer(pointer).unwrap_or(property)
 }
 
-/// The JSON type of a schema property, with an enum's choices.
-fn kind_of(property: &Value) -> String {
+/// How deep `kind_of` follows `$ref`s and unions before it says `any`: a recursive type
+/// is named by its first levels.
+const KIND_DEPTH: usize = 8;
+
+/// The JSON type of a schema property, with an enum's choices: read through local `$ref`s
+/// (`#/$defs/Name`, as schemars writes shared types) against `root`, and through unions
+/// (`anyOf`/`oneOf`, as schemars writes an `Option` or an enum whose variants have doc
+/// comments), each branch's kind once.
+fn kind_of(root: &Value, property: &Value, depth: usize) -> String {
+    if depth > KIND_DEPTH {
+        return "any".to_owned();
+    }
+    let property = resolve(root, property);
+    if property.get("$ref").is_some() && depth < KIND_DEPTH {
+        // A reference to a reference.
+        return kind_of(root, property, depth + 1);
+    }
+    if let Some(value) = property.get("const") {
+        return scalar(value);
+    }
     if let Some(choices) = property["enum"].as_array() {
         let names: Vec<String> = choices.iter().map(scalar).collect();
         return names.join(" | ");
     }
+    for union in ["anyOf", "oneOf"] {
+        if let Some(branches) = property[union].as_array() {
+            let mut kinds: Vec<String> = Vec::new();
+            for branch in branches {
+                let kind = kind_of(root, branch, depth + 1);
+                if !kinds.contains(&kind) {
+                    kinds.push(kind);
+                }
+            }
+            if !kinds.is_empty() {
+                return kinds.join(" | ");
+            }
+        }
+    }
+    if let Some([only]) = property["allOf"].as_array().map(Vec::as_slice) {
+        return kind_of(root, only, depth + 1);
+    }
     match &property["type"] {
-        Value::String(kind) if kind == "array" => format!("{}[]", kind_of(&property["items"])),
+        Value::String(kind) if kind == "array" => {
+            let item = kind_of(root, &property["items"], depth + 1);
+            if item.contains(" | ") {
+                format!("({item})[]")
+            } else {
+                format!("{item}[]")
+            }
+        }
         Value::String(kind) => kind.clone(),
         Value::Array(kinds) => kinds.iter().map(scalar).collect::<Vec<_>>().join(" | "),
         _ => "any".to_owned(),
@@ -292,7 +339,7 @@ fn kind_of(property: &Value) -> String {
 
 fn with_summary(name: &str, item: &Value) -> String {
     let title = item["title"].as_str().filter(|t| *t != name);
-    let description = first_line(item["description"].as_str().unwrap_or(""));
+    let description = summary(item["description"].as_str().unwrap_or(""));
     match (title, description.is_empty()) {
         (Some(title), false) => format!("{name}  {title}: {description}"),
         (Some(title), true) => format!("{name}  {title}"),
@@ -308,8 +355,29 @@ fn with_mime(line: String, item: &Value) -> String {
     }
 }
 
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or("").trim()
+/// The first sentence of a description, whole: a doc comment's lines are one paragraph
+/// until a blank line, so its first line alone may stop mid-sentence. The sentence ends
+/// at a period followed by a capital letter, or with the paragraph.
+fn summary(text: &str) -> String {
+    let paragraph = text
+        .split("\n\n")
+        .map(str::trim)
+        .find(|p| !p.is_empty())
+        .unwrap_or("");
+    let joined = paragraph
+        .lines()
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut end = joined.len();
+    for (at, _) in joined.match_indices(". ") {
+        let next = joined.get(at + 2..).and_then(|rest| rest.chars().next());
+        if next.is_some_and(char::is_uppercase) {
+            end = at + 1;
+            break;
+        }
+    }
+    joined.get(..end).unwrap_or(&joined).to_owned()
 }
 
 fn str_of<'a>(item: &'a Value, key: &str) -> &'a str {
@@ -360,7 +428,7 @@ mod tests {
         let listing = safe(tools(&[json!({
             "name": format!("add{EVIL}\nmcp: forged"),
             "title": format!("Add{EVIL}"),
-            "description": format!("Adds{EVIL}\nA second line, not shown."),
+            "description": format!("Adds{EVIL}.\n\nA second paragraph, not shown."),
             "annotations": {"title": format!("Sum{EVIL}"), "readOnlyHint": true},
             "inputSchema": {
                 "type": "object",
@@ -374,10 +442,10 @@ mod tests {
         assert_eq!(
             listing,
             format!(
-                "add{SHOWN}\\nmcp: forged  Add{SHOWN}: Adds{SHOWN}\n    \
+                "add{SHOWN}\\nmcp: forged  Add{SHOWN}: Adds{SHOWN}.\n    \
                  server claims: read-only, title \"Sum{SHOWN}\"\n     \
                  unit: m{SHOWN} | ft\\nforged\n    \
-                 *x{SHOWN}: int{SHOWN}  First{SHOWN}\n"
+                 *x{SHOWN}: int{SHOWN}  First{SHOWN} more\n"
             )
         );
     }
@@ -406,6 +474,59 @@ mod tests {
             tools(&[json!({"name": "wipe", "inputSchema": {}})]),
             "wipe\n"
         );
+    }
+
+    #[test]
+    fn arguments_show_enums_behind_refs_and_unions_as_their_choices() {
+        // As schemars writes them: a plain enum behind `$ref` with the doc comment beside
+        // it, an `Option` of it, an enum whose variants have doc comments (`oneOf` of
+        // `const`s), a list of them, and a type that refers to itself.
+        let listing = tools(&[json!({
+            "name": "convert",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "scale": {"$ref": "#/$defs/Scale", "description": "The scale."},
+                    "maybe": {"anyOf": [{"$ref": "#/$defs/Scale"}, {"type": "null"}]},
+                    "mode": {"$ref": "#/$defs/Mode"},
+                    "modes": {"type": "array", "items": {"$ref": "#/$defs/Mode"}},
+                    "tree": {"$ref": "#/$defs/Tree"}
+                },
+                "$defs": {
+                    "Scale": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+                    "Mode": {"oneOf": [
+                        {"const": "fast", "description": "Quick."},
+                        {"const": "exact", "description": "Slow."}
+                    ]},
+                    "Tree": {"$ref": "#/$defs/Tree"}
+                }
+            }
+        })]);
+        assert_eq!(
+            listing,
+            "convert\n     \
+             maybe: celsius | fahrenheit | null\n     \
+             mode: fast | exact\n     \
+             modes: (fast | exact)[]\n     \
+             scale: celsius | fahrenheit  The scale.\n     \
+             tree: any\n"
+        );
+    }
+
+    #[test]
+    fn a_description_shows_its_whole_first_sentence() {
+        // A doc comment's lines, joined by the macro with newlines.
+        assert_eq!(
+            summary("Lists the orders of a customer, newest\nfirst, 50 at a time. Use the\ncursor to go on."),
+            "Lists the orders of a customer, newest first, 50 at a time."
+        );
+        assert_eq!(summary("e.g. a name. Then more."), "e.g. a name.");
+        assert_eq!(
+            summary("First paragraph\nends here\n\nSecond."),
+            "First paragraph ends here"
+        );
+        assert_eq!(summary("\n\nLate start."), "Late start.");
+        assert_eq!(summary(""), "");
     }
 
     #[test]

@@ -72,6 +72,24 @@ async fn greet(
     vec![PromptMessage::user(format!("Say hello to {who}."))]
 }
 
+/// Repeats a word.
+#[prompt]
+async fn repeat(
+    /// The word.
+    word: String,
+    /// How many times.
+    times: u32,
+    /// Whether to shout it.
+    loud: Option<bool>,
+) -> Vec<PromptMessage> {
+    let word = if loud == Some(true) {
+        word.to_uppercase()
+    } else {
+        word
+    };
+    vec![PromptMessage::user(vec![word; times as usize].join(" "))]
+}
+
 /// Reports, with every trick on a terminal in its title, description and result. (The
 /// attributes spell out `HOSTILE`, which they cannot name.)
 #[tool(
@@ -273,6 +291,20 @@ async fn a_call_prints_its_result_and_json_prints_it_whole() {
     assert_eq!(stdout(&read), "Account 7: balance 100\n");
     let get = mcp(&["get", "--url", &url, "greet", r#"{"who": "Ada"}"#], "").await;
     assert_eq!(stdout(&get), "user: Say hello to Ada.\n");
+    // Prompt arguments are strings on the wire: a number or a boolean on the command line
+    // is sent as its text, which the prompt's typed parameters read.
+    let get = mcp(
+        &[
+            "get",
+            "--url",
+            &url,
+            "repeat",
+            r#"{"word": "hi", "times": 3, "loud": true}"#,
+        ],
+        "",
+    )
+    .await;
+    assert_eq!(stdout(&get), "user: HI HI HI\n", "{}", stderr(&get));
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -344,6 +376,16 @@ async fn each_kind_of_failure_has_its_exit_status() {
     drop(listener);
     let gone = mcp(&["tools", "--url", &closed], "").await;
     assert_eq!(gone.status.code(), Some(3), "{}", stderr(&gone));
+
+    // More than a limit allows: status 3, naming the flag that raises it.
+    let small = mcp(&["tools", "--url", &url, "--max-message-bytes", "200"], "").await;
+    assert_eq!(small.status.code(), Some(3), "{}", stderr(&small));
+    assert!(
+        stderr(&small).contains("max_message_bytes = 200")
+            && stderr(&small).contains("to allow more, pass --max-message-bytes"),
+        "{}",
+        stderr(&small)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -360,7 +402,7 @@ async fn human_output_shows_server_text_escaped_and_json_keeps_it_exact() {
             &["tools"],
             0,
             "",
-            &format!("report  {HOSTILE_SHOWN}: {HOSTILE_SHOWN}\n"),
+            &format!("report  {HOSTILE_SHOWN}: {HOSTILE_SHOWN} A second line.\n"),
         ),
         (
             &["call", "report"],
@@ -596,4 +638,48 @@ async fn the_catalog_diff_names_what_breaks_callers() {
     assert_eq!(junk.status.code(), Some(2), "{}", stderr(&junk));
     assert!(stderr(&junk).contains("not a catalog snapshot"));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn mcp_new_refuses_what_it_cannot_make_and_says_why() {
+    let dir = std::env::temp_dir().join(format!("mcp-new-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("taken")).expect("a folder");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mcp"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("mcp runs")
+    };
+    for (args, says) in [
+        (&["new", "Support_Desk"][..], "not a crate name"),
+        (&["new", "taken"][..], "exists already"),
+        (
+            &["new", "desk", "--template", "openapi"][..],
+            "needs the document",
+        ),
+        (
+            &["new", "desk", "spec.json"][..],
+            "for the openapi template only",
+        ),
+    ] {
+        let output = run(args);
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {said}");
+        assert!(said.contains(says), "{args:?}: {said}");
+    }
+    // Nothing was made by the refusals.
+    assert!(!dir.join("desk").exists());
+    let made = run(&["new", "desk", "--runtime-version", "0.1"]);
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let manifest = std::fs::read_to_string(dir.join("desk/Cargo.toml")).expect("a manifest");
+    assert!(
+        manifest.contains(r#"mcp-runtime = { version = "0.1" }"#),
+        "{manifest}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -38,7 +38,11 @@ Also checked: the dependency block of "Getting started" lists every crate that t
 code of the book's first chapters (getting started, tools, resources, prompts) uses, each
 at a version the crate compiling that code builds with, and nothing else. With
 `--html`, the rendered book is searched for anchor lines and includes that mdbook left
-unexpanded.
+unexpanded. And the book's reference tables are held to the code they list
+(scripts/lib/reference_tables.py says how): the options of `#[tool]`, `#[resource]`,
+`#[prompt]` and `#[view]` against the macros' `option_keys!`, the cargo features of
+mcp-runtime against its Cargo.toml, and the constructors of `RpcError` against the public
+API listing.
 
 Exit status 1 with one message per problem (chapter, line, what is wrong, how to fix it).
 """
@@ -49,6 +53,9 @@ import re
 import sys
 import tomllib
 from dataclasses import dataclass
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference_tables  # noqa: E402
 
 # The one fence of Rust blocks (see above for why).
 RUST_FENCE = "rust,ignore"
@@ -704,6 +711,7 @@ def check(root, target_dir=None, html_dir=None):
         root, "target")
     checker = Checker(root, target_dir)
     problems = checker.check_book(os.path.join(root, "book", "src"))
+    problems += [Problem(*p) for p in reference_tables.check(root)]
     if html_dir:
         if os.path.isdir(html_dir):
             problems += check_html(html_dir, checker.root)
@@ -726,10 +734,12 @@ def main(argv=None):
     for p in problems:
         print(p, file=sys.stderr)
     if problems:
-        print(f"\nthe book breaks its snippet rule {len(problems)} time(s); see the "
-              f"docstring of scripts/lib/check_book.py for the rule", file=sys.stderr)
+        print(f"\nthe book has {len(problems)} problem(s); see the docstrings of "
+              f"scripts/lib/check_book.py (the snippet rule) and "
+              f"scripts/lib/reference_tables.py (the reference tables)", file=sys.stderr)
         return 1
-    print("book: every Rust snippet is included from compiled code, with its imports")
+    print("book: every Rust snippet is included from compiled code, with its imports; "
+          "the reference tables list what the code declares")
     return 0
 
 

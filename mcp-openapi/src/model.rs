@@ -112,6 +112,11 @@ impl Operation {
     /// The tool's input schema: an object whose properties are the arguments (hidden ones
     /// left out), with the named schemas they use in `$defs`.
     pub fn input_schema(&self, schemas: &BTreeMap<String, Value>) -> Value {
+        with_defs(self.input_root(schemas), schemas)
+    }
+
+    /// [`Operation::input_schema`] without the named schemas it uses.
+    pub(crate) fn input_root(&self, schemas: &BTreeMap<String, Value>) -> Value {
         let mut properties = Map::new();
         let mut required = Vec::new();
         for param in self.params.iter().filter(|p| p.hidden.is_none()) {
@@ -163,12 +168,20 @@ impl Operation {
             schema.insert("required".into(), Value::Array(required));
         }
         schema.insert("additionalProperties".into(), Value::Bool(false));
-        with_defs(Value::Object(schema), schemas)
+        Value::Object(schema)
     }
 
     /// The tool's output schema, when its result is JSON: an object (a result that is not
     /// one is wrapped), with the named schemas it uses in `$defs`.
     pub fn output_schema(&self, schemas: &BTreeMap<String, Value>) -> Option<Value> {
+        self.output_schema_without_defs(schemas)
+            .map(|root| with_defs(root, schemas))
+    }
+
+    /// [`Operation::output_schema`] without `$defs`: its references to named schemas
+    /// (`#/$defs/NAME`) are to `schemas`, for a caller that attaches what it needs of
+    /// them itself.
+    pub fn output_schema_without_defs(&self, schemas: &BTreeMap<String, Value>) -> Option<Value> {
         let OutputKind::Json { schema, wrapped_in } = &self.output.kind else {
             return None;
         };
@@ -187,13 +200,20 @@ impl Operation {
                 other => other,
             },
         };
-        Some(with_defs(object, schemas))
+        Some(object)
     }
 
     /// The schema of the detail of the tool's errors: the body of its one documented error
     /// response, or any of them (`anyOf`) when it documents several, with the named
     /// schemas they use in `$defs`. `None` when it documents none.
     pub fn error_schema(&self, schemas: &BTreeMap<String, Value>) -> Option<Value> {
+        self.error_schema_without_defs()
+            .map(|detail| with_defs(detail, schemas))
+    }
+
+    /// [`Operation::error_schema`] without `$defs`: its references to named schemas are
+    /// to the document's.
+    pub fn error_schema_without_defs(&self) -> Option<Value> {
         let detail = match self.errors.as_slice() {
             [] => return None,
             [one] => one.schema.clone(),
@@ -201,7 +221,7 @@ impl Operation {
                 "anyOf": many.iter().map(|e| e.schema.clone()).collect::<Vec<_>>()
             }),
         };
-        Some(with_defs(detail, schemas))
+        Some(detail)
     }
 }
 

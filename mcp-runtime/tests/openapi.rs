@@ -221,6 +221,10 @@ fn answer(method: &str, path: &str) -> Response<Body> {
             .header("content-type", "application/pdf")
             .body(Body::from(vec![b'x'; 9 << 20]))
             .unwrap(),
+        ("GET", "/v1/orders/1") => json(
+            200,
+            json!({"id": "1", "customer": {"name": "Ann", "address": {"street": "Elm", "country": "FR"}}}),
+        ),
         ("GET", "/v1/broken") => Response::builder()
             .status(500)
             .body(Body::from("stack trace: do not show"))
@@ -960,4 +964,124 @@ scopes = ["items:read"]
     let answered = with.call_tool("get_item", json!({"itemId": 7})).await;
     assert_eq!(answered["structuredContent"]["error"]["code"], "http_404");
     assert_eq!(only(&log).target, "/v1/items/7");
+}
+
+/// A document whose one result reaches a chain of named schemas, each a reference deeper.
+const ORDERS: &str = r##"
+openapi: 3.0.3
+info: { title: Orders, version: "1" }
+paths:
+  /orders/{id}:
+    get:
+      operationId: getOrder
+      parameters:
+        - { name: id, in: path, required: true, schema: { type: string } }
+      responses:
+        "200":
+          description: The order.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/Order" }
+components:
+  schemas:
+    Order:
+      type: object
+      properties:
+        id: { type: string }
+        customer: { $ref: "#/components/schemas/Customer" }
+    Customer:
+      type: object
+      description: Who ordered.
+      properties:
+        name: { type: string }
+        address: { $ref: "#/components/schemas/Address" }
+    Address:
+      type: object
+      description: Where it goes.
+      properties:
+        street: { type: string }
+        country: { $ref: "#/components/schemas/Country" }
+    Country: { type: string, enum: [FR, DE], description: ISO code. }
+"##;
+
+#[tokio::test]
+async fn an_output_schema_past_the_budget_is_published_shortened_and_accepts_the_api_s_answers() {
+    let (base, _log) = api().await;
+    let serve = |budget: Option<usize>| {
+        let tools = OpenApiTools::from_document(ORDERS, &Curation::default())
+            .unwrap()
+            .base_url(&base);
+        let tools = match budget {
+            Some(bytes) => tools.max_output_schema_bytes(bytes),
+            None => tools,
+        };
+        TestClient::new(
+            Server::new("orders", "1.0.0")
+                .only([])
+                .openapi(tools)
+                .build()
+                .unwrap(),
+        )
+    };
+    async fn published(client: &TestClient) -> Value {
+        let list = client.request("tools/list", json!({})).await;
+        list["result"]["tools"][0]["outputSchema"].clone()
+    }
+    let size = |schema: &Value| serde_json::to_vec(schema).unwrap().len();
+
+    // Within the default budget (32 KiB): whole.
+    let whole = published(&serve(None)).await;
+    let defs = whole["$defs"].as_object().unwrap();
+    assert!(
+        ["Customer", "Address", "Country"]
+            .iter()
+            .all(|d| defs.contains_key(*d)),
+        "{whole:#}"
+    );
+
+    // One byte less than whole: the farthest named schema (Country) is left out, its
+    // references replaced by its type and description; the rest stays.
+    let budget = size(&whole) - 1;
+    let client = serve(Some(budget));
+    let shortened = published(&client).await;
+    assert!(size(&shortened) <= budget);
+    let defs = shortened["$defs"].as_object().unwrap();
+    assert!(
+        !defs.contains_key("Country") && defs.contains_key("Address"),
+        "{shortened:#}"
+    );
+    assert_eq!(
+        defs["Address"]["properties"]["country"],
+        json!({"type": "string", "description": "ISO code."})
+    );
+
+    // What the API answers conforms to both, as a client validating results checks it.
+    let result = client.call_tool("get_order", json!({"id": "1"})).await;
+    let content = &result["structuredContent"];
+    assert_eq!(
+        content["customer"]["address"]["country"], "FR",
+        "{result:#}"
+    );
+    for schema in [&whole, &shortened] {
+        let validator = jsonschema::validator_for(schema).unwrap();
+        assert!(validator.is_valid(content), "{schema:#}");
+    }
+
+    // Smaller budgets leave out more, nearest last: the first without any named schema
+    // has the result's own members, a reference replaced by the customer's type and
+    // first sentence.
+    let mut budget = size(&shortened);
+    let root_only = loop {
+        budget -= 10;
+        let schema = published(&serve(Some(budget))).await;
+        assert!(size(&schema) <= budget, "{schema:#}");
+        if schema.get("$defs").is_none() {
+            break schema;
+        }
+    };
+    assert_eq!(
+        root_only["anyOf"][0]["properties"]["customer"],
+        json!({"type": "object", "description": "Who ordered."}),
+        "{root_only:#}"
+    );
 }

@@ -18,11 +18,16 @@ use crate::registry::spec::{generator, output_schema, with_idempotency_key};
 use crate::registry::{BuildError, ErrorDetail};
 use crate::Server;
 
+mod abridge;
 mod answer;
 mod request;
 
 /// The deadline of one call to the API, unless [`OpenApiTools::timeout`] sets another.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How large a tool's published output schema may be, serialized, unless
+/// [`OpenApiTools::max_output_schema_bytes`] says otherwise.
+const DEFAULT_OUTPUT_SCHEMA_BYTES: usize = 32 << 10;
 
 /// The largest document [`OpenApiTools::load`] reads.
 const MAX_DOCUMENT: usize = 32 << 20;
@@ -125,6 +130,7 @@ pub struct OpenApiTools {
     timeout: Duration,
     http: Option<reqwest::Client>,
     prefix: Option<String>,
+    output_schema_bytes: usize,
 }
 
 impl std::fmt::Debug for OpenApiTools {
@@ -139,6 +145,7 @@ impl std::fmt::Debug for OpenApiTools {
             .field("credentials", &self.credentials.keys().collect::<Vec<_>>())
             .field("timeout", &self.timeout)
             .field("prefix", &self.prefix)
+            .field("output_schema_bytes", &self.output_schema_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -161,6 +168,7 @@ impl OpenApiTools {
             timeout: DEFAULT_TIMEOUT,
             http: None,
             prefix: None,
+            output_schema_bytes: DEFAULT_OUTPUT_SCHEMA_BYTES,
         })
     }
 
@@ -258,6 +266,19 @@ impl OpenApiTools {
         self
     }
 
+    /// How large a tool's published output schema may be, in bytes of JSON (default 32
+    /// KiB). An operation's result schema carries every named schema it reaches, which in
+    /// some documents is most of the document; past this size the named schemas farthest
+    /// from the result are left out of the published schema, each reference to one
+    /// replaced by its `type` and description, and a start-up log line says which tools
+    /// were shortened. What is published then accepts every result the whole schema
+    /// accepts, and more: a client validating results still accepts the API's answers.
+    /// `usize::MAX` publishes every schema whole.
+    pub fn max_output_schema_bytes(mut self, bytes: usize) -> Self {
+        self.output_schema_bytes = bytes;
+        self
+    }
+
     /// The document as mapped: its operations, and those left out with the reason.
     pub fn api(&self) -> &Api {
         &self.api
@@ -303,12 +324,19 @@ impl OpenApiTools {
             caller: self.api.caller.clone(),
         });
         let mut tools = Vec::new();
+        let mut shortened = Vec::new();
+        let named = abridge::Named::of(&self.api.schemas);
         for operation in self.api.operations {
             let name = match &self.prefix {
                 Some(prefix) => format!("{prefix}.{}", operation.tool),
                 None => operation.tool.clone(),
             };
-            let entry = entry(&operation, &name, &self.api.schemas)?;
+            let budget = (self.output_schema_bytes, &named);
+            let (entry, abridged) = entry(&operation, &name, &self.api.schemas, budget)?;
+            if let Some(abridged) = abridged {
+                tracing::debug!(document = %title, tool = %name, whole = abridged.whole, published = abridged.published, left_out = abridged.left_out, of = abridged.named, "output schema shortened");
+                shortened.push(name.clone());
+            }
             let auth = operation
                 .security
                 .iter()
@@ -322,6 +350,9 @@ impl OpenApiTools {
                     auth,
                 }),
             ));
+        }
+        if let Some(first) = shortened.first() {
+            tracing::info!(document = %title, tools = shortened.len(), first = %first, budget = self.output_schema_bytes, "output schemas over the budget published shortened (named schemas far from the result left out; RUST_LOG=debug names each tool); OpenApiTools::max_output_schema_bytes sets the budget");
         }
         Ok(tools)
     }
@@ -629,12 +660,14 @@ fn auths(api: &Api, secrets: &BTreeMap<String, Secret>, title: &str) -> BTreeMap
     auths
 }
 
-/// The `tools/list` entry of `operation`, served as `name`.
+/// The `tools/list` entry of `operation`, served as `name`, with its output schema kept
+/// within the budget's bytes (and what was left out of it, if anything).
 fn entry(
     operation: &Operation,
     name: &str,
     schemas: &BTreeMap<String, Value>,
-) -> Result<Value, BuildError> {
+    (output_bytes, named): (usize, &abridge::Named),
+) -> Result<(Value, Option<abridge::Abridged>), BuildError> {
     let invalid = |problem: String| BuildError::InvalidTool {
         name: name.to_owned(),
         problems: vec![problem],
@@ -650,7 +683,10 @@ fn entry(
     }
     tool.insert("description".into(), operation.description.as_str().into());
     tool.insert("inputSchema".into(), input);
+    let mut abridged = None;
     if let Some(output) = published_output(operation, schemas).map_err(invalid)? {
+        let (output, shortened) = abridge::abridge(output, output_bytes, named);
+        abridged = shortened;
         tool.insert("outputSchema".into(), output);
     }
     tool.insert(
@@ -662,43 +698,36 @@ fn entry(
             "openWorldHint": true,
         }),
     );
-    Ok(Value::Object(tool))
+    Ok((Value::Object(tool), abridged))
 }
 
 /// The output schema as a `#[tool]` returning `Rejected` publishes it: the success shape,
 /// and beside it the shape of the error results (`{"error": {..}}`), with the documented
-/// errors' bodies as their `detail`. `None` when the result is not JSON.
+/// errors' bodies as their `detail`. Without `$defs`: its references are to the
+/// document's named schemas, which [`abridge::abridge`] attaches. `None` when the result
+/// is not JSON.
 fn published_output(
     operation: &Operation,
     schemas: &BTreeMap<String, Value>,
 ) -> Result<Option<Value>, String> {
-    let Some(success) = operation.output_schema(schemas) else {
+    let Some(success) = operation.output_schema_without_defs(schemas) else {
         return Ok(None);
     };
     let success = schemars::Schema::try_from(success)
         .map_err(|e| format!("its output schema is not a JSON Schema: {e}"))?;
-    let mut generator = generator();
-    let detail = match operation.error_schema(schemas) {
+    let detail = match operation.error_schema_without_defs() {
         None => ErrorDetail::Any,
-        Some(mut detail) => {
-            // The detail's named schemas go to the root, where its `$ref`s point.
-            if let Some(Value::Object(defs)) =
-                detail.as_object_mut().and_then(|d| d.remove("$defs"))
-            {
-                generator.definitions_mut().extend(defs);
-            }
-            ErrorDetail::Typed(
-                schemars::Schema::try_from(detail)
-                    .map_err(|e| format!("its error schema is not a JSON Schema: {e}"))?,
-            )
-        }
+        Some(detail) => ErrorDetail::Typed(
+            schemars::Schema::try_from(detail)
+                .map_err(|e| format!("its error schema is not a JSON Schema: {e}"))?,
+        ),
     };
     Ok(output_schema(
         Some(success),
         detail,
         false,
         false,
-        &mut generator,
+        &mut generator(),
     ))
 }
 

@@ -478,3 +478,80 @@ paths:
     let api = map(document, &curation).unwrap();
     assert_eq!(tool(&api, "list_logs").pagination, None);
 }
+
+/// Schemas that are not valid JSON Schema: one inline in an operation, one named and used by one
+/// operation; a third operation uses only a good named schema.
+const CHECKS: &str = r##"
+openapi: 3.0.3
+info: { title: Checks, version: "1" }
+paths:
+  /inline:
+    get:
+      operationId: inlineBad
+      parameters:
+        - { name: q, in: query, schema: { type: string, minLength: -1 } }
+      responses:
+        "200":
+          description: Good.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/Good" }
+  /named:
+    get:
+      operationId: namedBad
+      responses:
+        "200":
+          description: Bad.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/Bad" }
+  /good:
+    get:
+      operationId: allGood
+      responses:
+        "200":
+          description: Good.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/Good" }
+components:
+  schemas:
+    Good:
+      type: object
+      properties:
+        name: { type: string, minLength: 1 }
+    Bad:
+      type: object
+      properties:
+        code: { type: string, minLength: -2 }
+"##;
+
+#[test]
+fn an_operation_whose_schema_does_not_compile_is_skipped_and_only_it() {
+    // Whether the broken schema is the operation's own or a named one it uses (every
+    // named schema is checked once, together; when one fails, each operation is checked
+    // with the named schemas it uses).
+    let api = map(CHECKS, &Curation::default()).unwrap();
+    let kept: Vec<&str> = api.operations.iter().map(|o| o.tool.as_str()).collect();
+    assert_eq!(kept, ["all_good"]);
+    let skipped: Vec<(&str, &str)> = api
+        .skipped
+        .iter()
+        .map(|s| (s.operation.as_str(), s.reason.as_str()))
+        .collect();
+    assert_eq!(skipped.len(), 2, "{skipped:?}");
+    assert!(skipped.iter().any(|(op, why)| *op == "GET /inline"
+        && why.contains("its input schema is not valid JSON Schema")));
+    assert!(skipped.iter().any(|(op, why)| *op == "GET /named"
+        && why.contains("its output schema is not valid JSON Schema")));
+
+    // Without the bad named schema, every named schema compiles and the inline one is
+    // still caught.
+    let good_only = CHECKS.replace("minLength: -2", "minLength: 2");
+    let api = map(&good_only, &Curation::default()).unwrap();
+    let mut kept: Vec<&str> = api.operations.iter().map(|o| o.tool.as_str()).collect();
+    kept.sort_unstable();
+    assert_eq!(kept, ["all_good", "named_bad"]);
+    assert_eq!(api.skipped.len(), 1, "{:?}", api.skipped);
+    assert_eq!(api.skipped[0].operation, "GET /inline");
+}

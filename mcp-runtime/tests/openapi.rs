@@ -966,6 +966,27 @@ scopes = ["items:read"]
     assert_eq!(only(&log).target, "/v1/items/7");
 }
 
+/// What a test's log subscriber wrote.
+#[derive(Clone, Default)]
+struct Logs(Arc<Mutex<Vec<u8>>>);
+
+impl Logs {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+impl std::io::Write for Logs {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// A document whose one result reaches a chain of named schemas, each a reference deeper.
 const ORDERS: &str = r##"
 openapi: 3.0.3
@@ -1040,9 +1061,32 @@ async fn an_output_schema_past_the_budget_is_published_shortened_and_accepts_the
     );
 
     // One byte less than whole: the farthest named schema (Country) is left out, its
-    // references replaced by its type and description; the rest stays.
+    // references replaced by its type and description; the rest stays. A start-up line
+    // says how many tools were shortened; at debug level, which, with the sizes.
     let budget = size(&whole) - 1;
-    let client = serve(Some(budget));
+    let logs = Logs::default();
+    let client = {
+        let writer = logs.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_max_level(tracing::Level::DEBUG)
+            .with_ansi(false)
+            .finish();
+        let _guard = tracing::subscriber::set_default(subscriber);
+        serve(Some(budget))
+    };
+    let logged = logs.text();
+    assert!(
+        logged.contains("output schemas over the budget published shortened")
+            && logged.contains("tools=1 first=get_order"),
+        "{logged}"
+    );
+    assert!(
+        logged.contains(&format!("tool=get_order whole={} published=", size(&whole)))
+            && logged.contains("left_out=1 of=3")
+            && logged.contains("output schema shortened document=Orders"),
+        "{logged}"
+    );
     let shortened = published(&client).await;
     assert!(size(&shortened) <= budget);
     let defs = shortened["$defs"].as_object().unwrap();

@@ -270,8 +270,8 @@ impl OpenApiTools {
     /// KiB). An operation's result schema carries every named schema it reaches, which in
     /// some documents is most of the document; past this size the named schemas farthest
     /// from the result are left out of the published schema, each reference to one
-    /// replaced by its `type` and description, and a start-up log line says which tools
-    /// were shortened. What is published then accepts every result the whole schema
+    /// replaced by its `type` and description, and a start-up log line says how many
+    /// tools were shortened (at debug level, which, with their sizes). What is published then accepts every result the whole schema
     /// accepts, and more: a client validating results still accepts the API's answers.
     /// `usize::MAX` publishes every schema whole.
     pub fn max_output_schema_bytes(mut self, bytes: usize) -> Self {

@@ -1,8 +1,8 @@
 //! Output schemas kept to a size: a served operation's output schema carries every named
 //! schema its result reaches, which for some documents is most of the document (each of
-//! Stripe's tools would publish tens of megabytes). Past a budget the schema is abridged:
+//! Stripe's tools would publish half a megabyte). Past a budget the schema is abridged:
 //! the named schemas farthest from the result are left out, and each reference to one
-//! becomes a stand-in that keeps its `type` and `description`.
+//! becomes a stand-in that keeps its `type` and the first sentence of its description.
 //!
 //! Abridging only ever widens: every value the whole schema accepts, the abridged one
 //! accepts too, so a result the API answers still conforms to what the tool publishes.

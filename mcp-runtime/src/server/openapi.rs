@@ -8,18 +8,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_openapi::{Api, Credential, Curation, Error, Hidden, Location, Operation};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::core::{Elicitation, FromContext, RequestContext};
 use crate::policy::principal::{Principal, Tenant};
 use crate::protocol::{CallToolResult, RpcError};
 use crate::registry::dynamic::{DynamicCall, DynamicTool, Handling};
-use crate::registry::spec::{generator, output_schema, with_idempotency_key};
-use crate::registry::{BuildError, ErrorDetail};
+use crate::registry::BuildError;
 use crate::Server;
 
 mod abridge;
 mod answer;
+mod listing;
 mod request;
 
 /// The deadline of one call to the API, unless [`OpenApiTools::timeout`] sets another.
@@ -331,8 +331,13 @@ impl OpenApiTools {
                 Some(prefix) => format!("{prefix}.{}", operation.tool),
                 None => operation.tool.clone(),
             };
-            let budget = (self.output_schema_bytes, &named);
-            let (entry, abridged) = entry(&operation, &name, &self.api.schemas, budget)?;
+            let (entry, abridged) = listing::entry(
+                &operation,
+                &name,
+                &self.api.schemas,
+                self.output_schema_bytes,
+                &named,
+            )?;
             if let Some(abridged) = abridged {
                 tracing::debug!(document = %title, tool = %name, whole = abridged.whole, published = abridged.published, left_out = abridged.left_out, of = abridged.named, "output schema shortened");
                 shortened.push(name.clone());
@@ -658,77 +663,6 @@ fn auths(api: &Api, secrets: &BTreeMap<String, Secret>, title: &str) -> BTreeMap
         auths.insert(scheme.clone(), auth);
     }
     auths
-}
-
-/// The `tools/list` entry of `operation`, served as `name`, with its output schema kept
-/// within the budget's bytes (and what was left out of it, if anything).
-fn entry(
-    operation: &Operation,
-    name: &str,
-    schemas: &BTreeMap<String, Value>,
-    (output_bytes, named): (usize, &abridge::Named),
-) -> Result<(Value, Option<abridge::Abridged>), BuildError> {
-    let invalid = |problem: String| BuildError::InvalidTool {
-        name: name.to_owned(),
-        problems: vec![problem],
-    };
-    let mut input = operation.input_schema(schemas);
-    if operation.idempotency {
-        input = with_idempotency_key(&input).map_err(invalid)?;
-    }
-    let mut tool = Map::new();
-    tool.insert("name".into(), name.into());
-    if let Some(title) = &operation.title {
-        tool.insert("title".into(), title.as_str().into());
-    }
-    tool.insert("description".into(), operation.description.as_str().into());
-    tool.insert("inputSchema".into(), input);
-    let mut abridged = None;
-    if let Some(output) = published_output(operation, schemas).map_err(invalid)? {
-        let (output, shortened) = abridge::abridge(output, output_bytes, named);
-        abridged = shortened;
-        tool.insert("outputSchema".into(), output);
-    }
-    tool.insert(
-        "annotations".into(),
-        json!({
-            "readOnlyHint": operation.annotations.read_only,
-            "destructiveHint": operation.annotations.destructive,
-            "idempotentHint": operation.annotations.idempotent,
-            "openWorldHint": true,
-        }),
-    );
-    Ok((Value::Object(tool), abridged))
-}
-
-/// The output schema as a `#[tool]` returning `Rejected` publishes it: the success shape,
-/// and beside it the shape of the error results (`{"error": {..}}`), with the documented
-/// errors' bodies as their `detail`. Without `$defs`: its references are to the
-/// document's named schemas, which [`abridge::abridge`] attaches. `None` when the result
-/// is not JSON.
-fn published_output(
-    operation: &Operation,
-    schemas: &BTreeMap<String, Value>,
-) -> Result<Option<Value>, String> {
-    let Some(success) = operation.output_schema_without_defs(schemas) else {
-        return Ok(None);
-    };
-    let success = schemars::Schema::try_from(success)
-        .map_err(|e| format!("its output schema is not a JSON Schema: {e}"))?;
-    let detail = match operation.error_schema_without_defs() {
-        None => ErrorDetail::Any,
-        Some(detail) => ErrorDetail::Typed(
-            schemars::Schema::try_from(detail)
-                .map_err(|e| format!("its error schema is not a JSON Schema: {e}"))?,
-        ),
-    };
-    Ok(output_schema(
-        Some(success),
-        detail,
-        false,
-        false,
-        &mut generator(),
-    ))
 }
 
 /// Whether `url` is an absolute `http(s)` URL.

@@ -121,8 +121,16 @@ pub(crate) fn abridge(schema: Value, budget: usize, named: &Named) -> (Value, Op
         base + usize::from(!root.is_empty()) + "\"$defs\":{}".len() + entries + reached - 1
     };
     if whole <= budget {
-        let all: BTreeSet<&str> = graph.known.keys().map(String::as_str).collect();
-        return (cut(&root, &defs, &all, &graph), None);
+        // Whole: the root as it is, with every named schema it reaches.
+        let reached: Map<String, Value> = graph
+            .known
+            .keys()
+            .filter_map(|name| Some((name.clone(), defs.get(name)?.clone())))
+            .collect();
+        if !reached.is_empty() {
+            root.insert("$defs".into(), Value::Object(reached));
+        }
+        return (Value::Object(root), None);
     }
     // What each cut would weigh, estimated from the named schemas' own sizes (a
     // stand-in weighs about what the reference it replaces did), to start from the

@@ -30,15 +30,18 @@ use serde_json::Value;
 
 use super::json::{child, local_ref, same, show};
 use super::{Change, Class};
-use keywords::{format, max_count, min_count, pattern};
+use keywords::{max_count, min_count};
 use node::{
     at, dialect, is_annotation, Key, Node, ARRAY, INTEGER, NUMBER, OBJECT, STRING, STRUCTURAL,
 };
+use text::{format, pattern};
 use unions::{all_of, consts_union, single_branch, union_of, Union};
 
 mod keywords;
 mod node;
 mod objects;
+mod pairing;
+mod text;
 mod unions;
 
 /// Deepest nesting of schemas compared; past it the answer is unknown.

@@ -27,10 +27,10 @@
 //! did something) implies `list`, in the singular `get`, and a request to change "a"
 //! thing with a verb the index does not know ("leave a comment") implies `create`.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use bm25::{Embedder, EmbedderBuilder, Scorer, Tokenizer};
+use bm25::{Embedder, EmbedderBuilder, Tokenizer};
 use rust_stemmers::{Algorithm, Stemmer};
 use serde_json::Value;
 
@@ -261,7 +261,7 @@ impl Tokenizer for Words {
 /// The index of one catalog's tools (those served under their names), by position.
 pub(crate) struct SearchIndex {
     embedder: Embedder<u32, Words>,
-    scorer: Scorer<usize, u32>,
+    postings: Postings,
     /// Each tool's name as words.
     names: Vec<Vec<String>>,
     /// What each tool does, from its hints.
@@ -281,11 +281,7 @@ impl SearchIndex {
         let embedder =
             EmbedderBuilder::<u32, Words>::with_tokenizer_and_fit_to_corpus(words.clone(), &corpus)
                 .build();
-        let mut scorer = Scorer::new();
-        for (at, text) in documents.iter().enumerate() {
-            let embedding = embedder.embed(text);
-            scorer.upsert(&at, embedding);
-        }
+        let postings = Postings::build(documents.iter().map(|text| embedder.embed(text)));
         // Names as written, compounds whole: a compound counts once in the cover.
         let plain = Words::default();
         let names = tools
@@ -312,7 +308,7 @@ impl SearchIndex {
             .collect();
         SearchIndex {
             embedder,
-            scorer,
+            postings,
             names,
             intents,
             deprecated,
@@ -326,12 +322,7 @@ impl SearchIndex {
         let question = is_question(query);
         let query = expanded(&without_values(query));
         let embedding = self.embedder.embed(&query);
-        let mut found: Vec<(usize, f32)> = self
-            .scorer
-            .matches(&embedding)
-            .into_iter()
-            .map(|scored| (scored.id, scored.score))
-            .collect();
+        let mut found = self.postings.scores(&embedding);
         found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let best = found.first().map_or(0.0, |(_, score)| *score);
         // The query's words as written (lower-cased) and as indexed (stemmed).
@@ -379,6 +370,66 @@ impl SearchIndex {
         }
         found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         found.into_iter().map(|(at, _)| at).collect()
+    }
+}
+
+/// For each word, the tools whose text has it and the word's BM25 weight in each (the
+/// `bm25` crate's term saturation and length normalisation), and the word's inverse
+/// document frequency. A query then costs the tools that share its words, not every
+/// candidate's whole text once per query word, as the crate's own scorer does (1 to 2 ms
+/// on a catalog of 2,000 tools).
+struct Postings {
+    tools: usize,
+    words: HashMap<u32, (f32, Vec<(usize, f32)>)>,
+}
+
+impl Postings {
+    fn build(embeddings: impl Iterator<Item = bm25::Embedding<u32>>) -> Postings {
+        let mut words: HashMap<u32, (f32, Vec<(usize, f32)>)> = HashMap::new();
+        let mut tools = 0;
+        for (at, embedding) in embeddings.enumerate() {
+            tools = at + 1;
+            // A word repeated in one text has one weight there (its count is in it).
+            let mut seen = HashSet::new();
+            for word in embedding.iter() {
+                if seen.insert(word.index) {
+                    words
+                        .entry(word.index)
+                        .or_default()
+                        .1
+                        .push((at, word.value));
+                }
+            }
+        }
+        for (idf, postings) in words.values_mut() {
+            let having = postings.len() as f32;
+            *idf = (1.0 + (tools as f32 - having + 0.5) / (having + 0.5)).ln();
+        }
+        Postings { tools, words }
+    }
+
+    /// The BM25 score of every tool that shares a word with `query` (a word the query
+    /// repeats counts each time), in no particular order.
+    fn scores(&self, query: &bm25::Embedding<u32>) -> Vec<(usize, f32)> {
+        let mut scores = vec![0.0_f32; self.tools];
+        let mut touched = Vec::new();
+        for word in query.indices() {
+            let Some((idf, postings)) = self.words.get(word) else {
+                continue;
+            };
+            for &(at, value) in postings {
+                if let Some(score) = scores.get_mut(at) {
+                    if *score == 0.0 {
+                        touched.push(at);
+                    }
+                    *score += idf * value;
+                }
+            }
+        }
+        touched
+            .into_iter()
+            .map(|at| (at, scores.get(at).copied().unwrap_or_default()))
+            .collect()
     }
 }
 

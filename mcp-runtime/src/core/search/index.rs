@@ -13,8 +13,15 @@
 //! indexed as its parts too, in the tools and in the query.
 //!
 //! The query is read before it is ranked: the values it names ("issue 17", "octo/app",
-//! quoted text) say which thing to act on rather than what to do, and are left out; a
-//! question asks to read whatever verb it uses ("which files were changed?").
+//! quoted text) say which thing to act on rather than what to do, and are left out,
+//! except that an address says what kind of thing it is ("dana@acme.com" an email,
+//! "+14155550123" a phone number, "#sales" a channel, "report.pdf" a file); the words
+//! people use also ask for the words APIs use ("text" a message, "ring" a call, "my" the
+//! authenticated user's, "every time" a webhook); a question asks to read whatever verb
+//! it uses ("which files were changed?").
+//!
+//! Scores are summed over postings lists (each word's tools and weights), so a query
+//! costs the tools that share its words.
 //!
 //! BM25 then ranks the tools that share a word with the query, and two signals reorder
 //! the best of them: how much of the tool's name the query covers (`issues_create` is
@@ -98,6 +105,8 @@ const SAME_WORDS: &[(&str, &str)] = &[
     ("statist", "stat"),
     ("identifi", "id"),
     ("pr", "pull"),
+    ("verifi", "valid"),
+    ("subscrib", "subscript"),
     ("email", "mail"),
     ("e-mail", "mail"),
 ];
@@ -120,6 +129,42 @@ const ALSO_MEANS: &[(&str, &str)] = &[
     ("stop", "cancel"),
     ("people", "user"),
     ("person", "user"),
+    ("who", "user member"),
+    // What people call things that APIs name otherwise.
+    ("text", "message"),
+    ("texts", "message"),
+    ("sms", "message"),
+    ("ring", "call"),
+    ("dial", "call"),
+    ("buy", "purchase"),
+    ("rid", "delete"),
+    ("kick", "delete"),
+    ("picture", "image media"),
+    ("photo", "image media"),
+    ("image", "media"),
+    ("video", "media"),
+    ("online", "presence"),
+    ("offline", "presence"),
+    ("money", "balance"),
+    ("left", "remaining"),
+    ("quota", "limit"),
+    ("history", "log"),
+    ("whenever", "webhook event"),
+    ("attach", "upload"),
+    ("pdf", "file"),
+    ("csv", "file"),
+    // The caller's own things are the authenticated, current user's.
+    ("my", "authenticated current"),
+    ("mine", "authenticated current"),
+    ("am", "authenticated current"),
+];
+
+/// Words that mean more when a certain word follows: (word, followed by one of, also
+/// means). "open a pull request" asks to create one; "the open issues" does not.
+const PHRASES: &[(&str, &[&str], &str)] = &[
+    ("open", &["a", "an", "new"], "create"),
+    ("look", &["up", "for"], "search"),
+    ("every", &["time"], "webhook event"),
 ];
 
 /// Query words that ask to read rather than change.
@@ -439,15 +484,17 @@ fn expanded(query: &str) -> String {
     let mut out = query.to_owned();
     let words = lower_words(query);
     for (at, lower) in words.iter().enumerate() {
-        let also = if lower == "open" {
-            let next = words.get(at + 1).map(String::as_str);
-            matches!(next, Some("a" | "an" | "new")).then_some("create")
-        } else {
-            ALSO_MEANS
-                .iter()
-                .find(|(w, _)| w == lower)
-                .map(|(_, also)| *also)
-        };
+        let next = words.get(at + 1).map(String::as_str).unwrap_or_default();
+        let also = PHRASES
+            .iter()
+            .find(|(first, then, _)| first == lower && then.contains(&next))
+            .map(|(_, _, also)| *also)
+            .or_else(|| {
+                ALSO_MEANS
+                    .iter()
+                    .find(|(w, _)| w == lower)
+                    .map(|(_, also)| *also)
+            });
         if let Some(also) = also {
             out.push(' ');
             out.push_str(also);
@@ -456,10 +503,12 @@ fn expanded(query: &str) -> String {
     out
 }
 
-/// `query` without the values it quotes or names: quoted text, numbers, versions, paths
-/// and `owner/name` pairs say which thing to act on, not what to do ("issue 17",
-/// "octo/app", "config.yml", "v1.2.0"); words with a digit or an inner `/`, `.` or `_`
-/// go.
+/// `query` with its values replaced by the kind of thing they are: quoted text, numbers,
+/// versions, paths and `owner/name` pairs say which thing to act on, not what to do
+/// ("issue 17", "octo/app", "v1.2.0"), and go; but an address says what it addresses
+/// ("dana@acme.com" is an email, "+14155550123" a phone number, "https://.." a URL,
+/// "config.yml" a file, "#sales" a channel, "@jake" a user, ":tada:" an emoji), and
+/// that word stays in its place.
 fn without_values(query: &str) -> String {
     const OPEN: [char; 3] = ['"', '`', '\u{201c}'];
     const CLOSE: [char; 3] = ['"', '`', '\u{201d}'];
@@ -479,16 +528,83 @@ fn without_values(query: &str) -> String {
             quoted = true;
             continue;
         }
+        if opens && closes {
+            continue;
+        }
+        let bare = piece.trim_end_matches(['.', ',', '?', '!', ';', ')', '\'']);
+        if let Some(kind) = kind_of_value(bare) {
+            out.push_str(kind);
+            out.push(' ');
+            continue;
+        }
         let word = piece.trim_matches(|c: char| !c.is_alphanumeric());
-        let is_value = (opens && closes)
-            || word.chars().any(|c| c.is_ascii_digit())
-            || word.contains(['/', '.', '_']);
+        let is_value = word.chars().any(|c| c.is_ascii_digit()) || word.contains(['/', '.', '_']);
         if !is_value {
             out.push_str(piece);
             out.push(' ');
         }
     }
     out
+}
+
+/// Endings of host names, which are not files' extensions ("acme.com").
+const DOMAINS: &[&str] = &[
+    "com", "org", "net", "io", "dev", "co", "app", "ai", "edu", "gov",
+];
+
+/// The kind of thing `value` addresses, as a word tools use for it, when its form says
+/// so (see `without_values`).
+fn kind_of_value(value: &str) -> Option<&'static str> {
+    let letters = |text: &str| {
+        text.chars().next().is_some_and(char::is_alphabetic)
+            && text
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    };
+    if value.starts_with("http://") || value.starts_with("https://") {
+        return Some("url");
+    }
+    if let Some((name, domain)) = value.split_once('@') {
+        if !name.is_empty() && domain.contains('.') && !domain.ends_with('.') {
+            return Some("email");
+        }
+        if name.is_empty() && letters(domain) {
+            return Some("user");
+        }
+    }
+    if let Some(number) = value.strip_prefix('+') {
+        let digits = number.chars().filter(char::is_ascii_digit).count();
+        if digits >= 7
+            && number
+                .chars()
+                .all(|c| c.is_ascii_digit() || "-() ".contains(c))
+        {
+            return Some("phone number");
+        }
+    }
+    if value.strip_prefix('#').is_some_and(letters) {
+        return Some("channel");
+    }
+    if value.len() > 2
+        && value.starts_with(':')
+        && value.ends_with(':')
+        && letters(value.trim_matches(':'))
+    {
+        return Some("emoji");
+    }
+    // A name with an extension of letters, alone or at the end of a path.
+    let last = value.rsplit('/').next().unwrap_or(value);
+    match last.rsplit_once('.') {
+        Some((stem, extension))
+            if stem.len() >= 2
+                && (1..=5).contains(&extension.len())
+                && extension.chars().all(|c| c.is_ascii_alphabetic())
+                && !DOMAINS.contains(&extension.to_ascii_lowercase().as_str()) =>
+        {
+            Some("file")
+        }
+        _ => None,
+    }
 }
 
 /// The words of `text` as written, lower-cased.
@@ -653,8 +769,42 @@ mod tests {
             without_values("Comment \"the fix is deployed\" on the issue"),
             "Comment on the issue "
         );
-        assert_eq!(without_values("Read src/main.rs"), "Read ");
+        assert_eq!(without_values("Read src/main.rs"), "Read file ");
         assert_eq!(without_values("rename `old_name`"), "rename ");
+    }
+
+    #[test]
+    fn an_address_says_what_kind_of_thing_it_is() {
+        for (value, kind) in [
+            ("dana@acme.com", Some("email")),
+            ("@jake", Some("user")),
+            ("+14155550123", Some("phone number")),
+            ("https://example.com/hook", Some("url")),
+            ("#sales", Some("channel")),
+            ("#4821", None),
+            (":tada:", Some("emoji")),
+            ("config.yml", Some("file")),
+            ("src/main.rs", Some("file")),
+            ("acme.com", None),
+            ("v1.2.0", None),
+            ("e.g", None),
+            ("octo/app", None),
+        ] {
+            assert_eq!(kind_of_value(value), kind, "{value}");
+        }
+        assert_eq!(
+            without_values("Which user is dana@acme.com?"),
+            "Which user is email "
+        );
+    }
+
+    #[test]
+    fn users_words_also_mean_the_words_apis_use() {
+        assert!(expanded("text Ana").ends_with(" message"));
+        assert!(expanded("look up Ana").ends_with(" search"));
+        assert!(!expanded("look at the issue").contains("search"));
+        assert!(expanded("every time someone pushes").ends_with(" webhook event"));
+        assert!(expanded("list my repos").ends_with(" authenticated current"));
     }
 
     #[test]

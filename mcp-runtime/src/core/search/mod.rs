@@ -22,6 +22,9 @@ pub(crate) use index::SearchIndex;
 /// The name of the tool that searches the others.
 pub const SEARCH_TOOL: &str = "search_tools";
 
+/// What a search that finds nothing answers beside its empty list.
+const NOTHING_FOUND: &str = "No tool matched these words. Search again describing the task with the words its API would use for the thing it acts on (an invoice, a channel, a meeting), or with fewer words.";
+
 /// Longest query `search_tools` takes, in characters.
 const MAX_QUERY_CHARS: usize = 1_000;
 
@@ -149,7 +152,8 @@ impl ToolSearch {
                             },
                             "required": ["name", "inputSchema"]
                         }
-                    }
+                    },
+                    "note": {"type": "string"}
                 },
                 "required": ["tools"]
             })),
@@ -219,6 +223,10 @@ impl ToolSearch {
             .take(query.limit)
             .map(result_entry)
             .collect();
+        if found.is_empty() {
+            // An empty list alone leaves the model to guess why; say what to try.
+            return CallToolResult::structured(json!({ "tools": found, "note": NOTHING_FOUND }));
+        }
         CallToolResult::structured(json!({ "tools": found }))
     }
 }

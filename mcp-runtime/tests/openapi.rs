@@ -1099,7 +1099,8 @@ async fn an_output_schema_past_the_budget_is_published_shortened_and_accepts_the
         json!({"type": "string", "description": "ISO code."})
     );
 
-    // What the API answers conforms to both, as a client validating results checks it.
+    // What the API answers conforms to both, as a client validating results checks it
+    // (S-184: structured content conforms to the output schema published).
     let result = client.call_tool("get_order", json!({"id": "1"})).await;
     let content = &result["structuredContent"];
     assert_eq!(

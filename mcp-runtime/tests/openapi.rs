@@ -3,6 +3,9 @@
 //! with `Server::openapi`, and each tool call is checked twice, by the exact HTTP request
 //! the API received and by the exact tool result the caller got.
 //!
+//! Also a `#[tool]` whose result type's schema is built from such a document's named
+//! schemas, as the code `mcp openapi` generates builds it, kept to the server's budget.
+//!
 //! Runs with `cargo test -p mcp-runtime --features openapi,testing --test openapi` (and in
 //! the workspace's `cargo test --workspace`, where the examples turn both features on).
 
@@ -1129,4 +1132,125 @@ async fn an_output_schema_past_the_budget_is_published_shortened_and_accepts_the
         json!({"type": "object", "description": "Who ordered."}),
         "{root_only:#}"
     );
+}
+
+/// The result of `get_shelf`: its schema is built as the code `mcp openapi` generates
+/// builds a result's, from named schemas (here a chain of boxes, each documented at
+/// length, so the whole is larger than the default budget).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+struct Shelf(Value);
+
+/// How many named schemas `Shelf`'s schema reaches, each about 1.3 KB.
+const BOXES: usize = 40;
+
+impl schemars::JsonSchema for Shelf {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Shelf".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        for level in 0..BOXES {
+            let mut properties = json!({"label": {"type": "string"}});
+            if level + 1 < BOXES {
+                properties["inner"] = json!({"$ref": format!("#/$defs/Box{}", level + 1)});
+            }
+            generator.definitions_mut().insert(
+                format!("Box{level}"),
+                json!({
+                    "type": "object",
+                    "description": format!("Box {level}. {}", "It holds the next box. ".repeat(55)),
+                    "properties": properties,
+                    "required": ["label"]
+                }),
+            );
+        }
+        schemars::json_schema!({
+            "type": "object",
+            "properties": {"top": {"$ref": "#/$defs/Box0"}},
+            "required": ["top"]
+        })
+    }
+}
+
+/// The shelf, `depth` boxes deep.
+#[mcp_runtime::tool(read_only)]
+async fn get_shelf(depth: u32) -> mcp_runtime::Json<Shelf> {
+    let mut inner = json!({"label": format!("box {depth}")});
+    for level in (0..depth).rev() {
+        inner = json!({"label": format!("box {level}"), "inner": inner});
+    }
+    mcp_runtime::Json(Shelf(json!({ "top": inner })))
+}
+
+#[tokio::test]
+async fn a_tool_s_output_schema_past_the_server_s_budget_is_published_shortened() {
+    let serve = |server: Server| {
+        TestClient::new(server.only(mcp_runtime::tools![get_shelf]).build().unwrap())
+    };
+    async fn published(client: &TestClient) -> Value {
+        let list = client.request("tools/list", json!({})).await;
+        list["result"]["tools"][0]["outputSchema"].clone()
+    }
+    let size = |schema: &Value| serde_json::to_vec(schema).unwrap().len();
+    let budget = 32 << 10;
+
+    // By default: shortened to the budget, with the boxes nearest the result kept.
+    let logs = Logs::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer({
+            let logs = logs.clone();
+            move || logs.clone()
+        })
+        .with_ansi(false)
+        .with_max_level(tracing::Level::DEBUG)
+        .finish();
+    let shortened = {
+        let _guard = tracing::subscriber::set_default(subscriber);
+        published(&serve(Server::new("shelves", "1.0.0"))).await
+    };
+    let whole = published(&serve(
+        Server::new("shelves", "1.0.0").max_output_schema_bytes(usize::MAX),
+    ))
+    .await;
+    assert!(size(&whole) > budget, "{}", size(&whole));
+    assert!(size(&shortened) <= budget, "{}", size(&shortened));
+    let kept = shortened["$defs"].as_object().unwrap();
+    assert!(kept.contains_key("Box0") && !kept.contains_key(&format!("Box{}", BOXES - 1)));
+    assert_eq!(whole["$defs"].as_object().unwrap().len(), BOXES);
+    let text = logs.text();
+    assert!(
+        text.contains("output schemas over the budget published shortened")
+            && text.contains("tools=1")
+            && text.contains("first=get_shelf"),
+        "{text}"
+    );
+    assert!(
+        text.contains("output schema shortened") && text.contains("tool=get_shelf"),
+        "{text}"
+    );
+
+    // What the tool answers conforms to both, as a client validating results checks it
+    // (S-184), however deep.
+    let client = serve(Server::new("shelves", "1.0.0"));
+    let result = client
+        .call_tool("get_shelf", json!({"depth": BOXES - 1}))
+        .await;
+    let content = &result["structuredContent"];
+    assert_eq!(content["top"]["label"], "box 0", "{result:#}");
+    for schema in [&whole, &shortened] {
+        let validator = jsonschema::validator_for(schema).unwrap();
+        assert!(validator.is_valid(content), "{schema:#}");
+    }
+
+    // A schema within the budget is published whole, as it was.
+    let roomy = published(&serve(
+        Server::new("shelves", "1.0.0").max_output_schema_bytes(size(&whole)),
+    ))
+    .await;
+    assert_eq!(roomy, whole);
 }

@@ -34,10 +34,18 @@ pub(crate) enum Change {
     ResourceUpdated(String),
 }
 
+/// How each snapshot's lists are shaped: entries per page, and the largest output schema
+/// a tool publishes whole (`Server::page_size`, `Server::max_output_schema_bytes`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shaping {
+    pub(crate) page_size: usize,
+    pub(crate) output_schema_bytes: usize,
+}
+
 pub(crate) struct Live {
     current: RwLock<Arc<Snapshot>>,
     defs: Mutex<Defs>,
-    page_size: usize,
+    shaping: Shaping,
     sealer: Sealer,
     states: Arc<StateMap>,
     /// Whether each snapshot gets a search index (`Server::tool_search`).
@@ -57,17 +65,17 @@ pub(crate) trait Invalidate: Send + Sync {
 impl Live {
     pub(crate) fn new(
         defs: Defs,
-        page_size: usize,
+        shaping: Shaping,
         sealer: Sealer,
         states: Arc<StateMap>,
         search: bool,
     ) -> Result<Live, Vec<BuildError>> {
-        let snapshot = build(&defs, page_size, &sealer, &states, search)?;
+        let snapshot = build(&defs, shaping, &sealer, &states, search)?;
         let (changes, _) = broadcast::channel(256);
         Ok(Live {
             current: RwLock::new(Arc::new(snapshot)),
             defs: Mutex::new(defs),
-            page_size,
+            shaping,
             sealer,
             states,
             search,
@@ -128,13 +136,7 @@ impl Live {
         if !edit(&mut next) {
             return Ok(false);
         }
-        let snapshot = build(
-            &next,
-            self.page_size,
-            &self.sealer,
-            &self.states,
-            self.search,
-        )?;
+        let snapshot = build(&next, self.shaping, &self.sealer, &self.states, self.search)?;
         *defs = next;
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(snapshot);
         for kind in kinds {
@@ -146,7 +148,7 @@ impl Live {
 
 fn build(
     defs: &Defs,
-    page_size: usize,
+    shaping: Shaping,
     sealer: &Sealer,
     states: &StateMap,
     search: bool,
@@ -154,11 +156,13 @@ fn build(
     let inline_limit = states
         .get::<super::artifacts::Artifacts>()
         .and_then(|artifacts| artifacts.config.inline_limit);
+    let page_size = shaping.page_size;
     let catalog = Catalog::build(
         defs.clone(),
         page_size,
         &|id| states.contains(id),
         inline_limit,
+        shaping.output_schema_bytes,
     )?;
     let paged = |method, field, listing| {
         PagedList::new(sealer, method, field, listing, page_size.max(1))

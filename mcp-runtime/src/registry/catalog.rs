@@ -24,6 +24,7 @@ pub(crate) mod versions;
 
 pub use prompts::CatalogPrompt;
 pub use resources::CatalogResource;
+use tools::Budgets;
 pub use tools::CatalogTool;
 
 /// The definitions a server was asked to serve.
@@ -101,10 +102,19 @@ impl Catalog {
         page_size: usize,
         has_state: &dyn Fn(std::any::TypeId) -> bool,
         inline_limit: Option<usize>,
+        output_schema_bytes: usize,
     ) -> Result<Catalog, Vec<BuildError>> {
         let defs = defs.enabled();
         let mut errors = Vec::new();
-        let prepared = tools::tools(&defs, has_state, inline_limit, &mut errors);
+        let prepared = tools::tools(
+            &defs,
+            has_state,
+            Budgets {
+                inline_limit,
+                output_schema_bytes,
+            },
+            &mut errors,
+        );
         // Served under their names, and the older versions of versioned names.
         let (tools, older) = versions::split(prepared, &mut errors);
         let (resources, templates) = resources::resources(&defs, has_state, &mut errors);

@@ -77,6 +77,7 @@ macro_rules! registered {
     };
 }
 
+pub(crate) mod abridge;
 mod build_error;
 mod catalog;
 pub(crate) mod dynamic;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::core::artifacts::Artifacts;
 use crate::core::idempotency::Idempotency;
 use crate::core::input::Rounds;
-use crate::core::live::Live;
+use crate::core::live::{Live, Shaping};
 use crate::core::response_cache::Cache as ResponseCache;
 use crate::core::tasks::TaskRuntime;
 use crate::core::Core;
@@ -51,7 +51,10 @@ impl Server {
         let page_size = page_size(self.page_size)?;
         let mut live = Live::new(
             defs,
-            page_size,
+            Shaping {
+                page_size,
+                output_schema_bytes: self.output_schema_bytes,
+            },
             sealer.clone(),
             states.clone(),
             self.search.is_some(),

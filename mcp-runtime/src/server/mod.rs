@@ -98,6 +98,7 @@ pub struct Server {
     added: AddedItems,
     modules: Vec<String>,
     page_size: Option<usize>,
+    output_schema_bytes: usize,
     list_cache: CacheHints,
     read_cache: CacheHints,
     discover_cache: CacheHints,
@@ -149,6 +150,7 @@ impl Server {
             added: AddedItems::default(),
             modules: Vec::new(),
             page_size: None,
+            output_schema_bytes: crate::registry::abridge::DEFAULT_BUDGET,
             list_cache: CacheHints::default(),
             read_cache: CacheHints::default(),
             discover_cache: CacheHints::default(),
@@ -621,6 +623,19 @@ impl Server {
 
         /// Cache hints on the `server/discover` result (default one minute, public).
         fn discover_cache(hints: CacheHints) => discover_cache = hints;
+
+        /// How large a tool's published output schema may be, in bytes of JSON (default 32
+        /// KiB). A result type's schema carries every named schema it reaches, which for
+        /// types generated from a large API document (`mcp openapi`) is most of the
+        /// document; past this size the named schemas farthest from the result are left
+        /// out of the published schema, each reference to one replaced by its `type` and
+        /// description, and a log line says how many tools were shortened (at debug
+        /// level, which, with their sizes). What is published then accepts every result
+        /// the whole schema accepts, and more: a client validating results still accepts
+        /// the tool's answers. `usize::MAX` publishes every schema whole. Tools served
+        /// straight from a document (feature `openapi`) have their own budget,
+        /// `OpenApiTools::max_output_schema_bytes`.
+        fn max_output_schema_bytes(bytes: usize) => output_schema_bytes = bytes;
     }
 }
 

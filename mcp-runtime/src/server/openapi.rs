@@ -13,21 +13,17 @@ use serde_json::{Map, Value};
 use crate::core::{Elicitation, FromContext, RequestContext};
 use crate::policy::principal::{Principal, Tenant};
 use crate::protocol::{CallToolResult, RpcError};
+use crate::registry::abridge;
 use crate::registry::dynamic::{DynamicCall, DynamicTool, Handling};
 use crate::registry::BuildError;
 use crate::Server;
 
-mod abridge;
 mod answer;
 mod listing;
 mod request;
 
 /// The deadline of one call to the API, unless [`OpenApiTools::timeout`] sets another.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// How large a tool's published output schema may be, serialized, unless
-/// [`OpenApiTools::max_output_schema_bytes`] says otherwise.
-const DEFAULT_OUTPUT_SCHEMA_BYTES: usize = 32 << 10;
 
 /// The largest document [`OpenApiTools::load`] reads.
 const MAX_DOCUMENT: usize = 32 << 20;
@@ -168,7 +164,7 @@ impl OpenApiTools {
             timeout: DEFAULT_TIMEOUT,
             http: None,
             prefix: None,
-            output_schema_bytes: DEFAULT_OUTPUT_SCHEMA_BYTES,
+            output_schema_bytes: abridge::DEFAULT_BUDGET,
         })
     }
 

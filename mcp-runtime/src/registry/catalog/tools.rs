@@ -2,12 +2,16 @@
 //! once, its schemas built (or taken as given) and compiled, ready for `tools/list` and
 //! `tools/call`.
 
+use std::cell::Cell;
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 use super::checks::{check_states, one_per_key, prepare_each};
 use super::{BuildError, Defs};
 use crate::protocol::mirror::{self, Mirrored};
 use crate::protocol::{Tool, ToolAnnotations};
+use crate::registry::abridge::{self, Named};
 use crate::registry::dynamic::{DynamicCall, DynamicTool};
 use crate::registry::spec::{generator, output_schema, with_idempotency_key};
 use crate::registry::{Defined, ParamSpec, ToolDef};
@@ -46,13 +50,23 @@ impl CatalogTool {
     }
 }
 
+/// The server's sizes a tool is prepared with.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Budgets {
+    /// Results larger than this, serialized, are stored as artifacts (a tool may say
+    /// otherwise).
+    pub(super) inline_limit: Option<usize>,
+    /// The largest output schema published whole, in bytes of JSON.
+    pub(super) output_schema_bytes: usize,
+}
+
 /// Every tool of `defs`, each (name, version) once, prepared; what is wrong with the
 /// others goes to `errors`. Dynamic tools share the namespace: a name clash with a
 /// `#[tool]` is a duplicate.
 pub(super) fn tools(
     defs: &Defs,
     has_state: &dyn Fn(std::any::TypeId) -> bool,
-    inline_limit: Option<usize>,
+    budgets: Budgets,
     errors: &mut Vec<BuildError>,
 ) -> Vec<CatalogTool> {
     let emitted = defs.tools.iter().map(|def| (*def, None));
@@ -67,14 +81,26 @@ pub(super) fn tools(
         |name, places| BuildError::DuplicateTool { name, places },
         errors,
     );
-    prepare_each(
+    let shortened = Cell::new(0_usize);
+    let first = Cell::new(None);
+    let prepared = prepare_each(
         unique,
         |(def, added)| match added {
             Some(tool) => prepare_dynamic(tool),
-            None => prepare(def, has_state, inline_limit),
+            None => prepare(def, has_state, budgets).map(|(tool, abridged)| {
+                if abridged {
+                    shortened.set(shortened.get() + 1);
+                    first.set(first.get().or(Some(def.name)));
+                }
+                tool
+            }),
         },
         errors,
-    )
+    );
+    if let Some(first) = first.get() {
+        tracing::info!(tools = shortened.get(), first = %first, budget = budgets.output_schema_bytes, "output schemas over the budget published shortened (named schemas far from the result left out; RUST_LOG=debug names each tool); Server::max_output_schema_bytes sets the budget");
+    }
+    prepared
 }
 
 /// A `#[tool]`: its input schema from its parameters, its output schema from its return
@@ -82,8 +108,8 @@ pub(super) fn tools(
 fn prepare(
     def: &'static ToolDef,
     has_state: &dyn Fn(std::any::TypeId) -> bool,
-    server_inline_limit: Option<usize>,
-) -> Result<CatalogTool, Vec<BuildError>> {
+    budgets: Budgets,
+) -> Result<(CatalogTool, bool), Vec<BuildError>> {
     let invalid = |problems: Vec<String>| invalid(def.name, problems);
     let spec = ParamSpec::of(def.params);
     let states = check_states(&spec, &format!("tool `{}`", def.name), has_state);
@@ -110,7 +136,7 @@ fn prepare(
     });
     let inline_limit = def
         .inline_limit
-        .resolve(server_inline_limit)
+        .resolve(budgets.inline_limit)
         .filter(|_| !scalar);
     let output_schema = output_schema(
         success,
@@ -119,6 +145,16 @@ fn prepare(
         inline_limit.is_some(),
         &mut gen,
     );
+    let (output_schema, abridged) = match output_schema {
+        Some(schema) => {
+            let (schema, abridged) = within(schema, budgets.output_schema_bytes);
+            if let Some(abridged) = &abridged {
+                tracing::debug!(tool = %def.name, whole = abridged.whole, published = abridged.published, left_out = abridged.left_out, of = abridged.named, "output schema shortened");
+            }
+            (Some(schema), abridged.is_some())
+        }
+        None => (None, false),
+    };
     if let Some(schema) = &output_schema {
         // A published schema must be valid in its dialect; compiling it checks that.
         compile(schema, "output", &invalid)?;
@@ -138,7 +174,7 @@ fn prepare(
         },
         meta: crate::registry::view::tool_meta(def.ui, def.visibility),
     };
-    Ok(CatalogTool {
+    let tool = CatalogTool {
         def,
         tool,
         validator,
@@ -146,7 +182,20 @@ fn prepare(
         paged,
         inline_limit,
         dynamic: None,
-    })
+    };
+    Ok((tool, abridged))
+}
+
+/// `schema` as published: whole when it fits `budget` bytes of JSON (measured only
+/// then, as nearly every schema does), else abridged to fit, with what was left out.
+fn within(schema: Value, budget: usize) -> (Value, Option<abridge::Abridged>) {
+    let fits = serde_json::to_vec(&schema).map_or(true, |json| json.len() <= budget);
+    if fits {
+        return (schema, None);
+    }
+    // A `#[tool]`'s schema carries its named schemas in its own `$defs`.
+    let none = BTreeMap::new();
+    abridge::abridge(schema, budget, &Named::of(&none))
 }
 
 /// A tool added at run time: its schemas as given, compiled (the output schema only to

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use mcp_openapi::Operation;
 use serde_json::{json, Map, Value};
 
-use super::abridge;
+use crate::registry::abridge;
 use crate::registry::spec::{generator, output_schema, with_idempotency_key};
 use crate::registry::{BuildError, ErrorDetail};
 

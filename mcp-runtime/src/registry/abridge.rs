@@ -1,6 +1,7 @@
-//! Output schemas kept to a size: a served operation's output schema carries every named
-//! schema its result reaches, which for some documents is most of the document (each of
-//! Stripe's tools would publish half a megabyte). Past a budget the schema is abridged:
+//! Output schemas kept to a size: a tool's output schema carries every named schema its
+//! result reaches, which for an API's operations (served from its OpenAPI document, or
+//! generated from it) can be most of the document: each of Stripe's tools would publish
+//! half a megabyte. Past a budget the schema is abridged:
 //! the named schemas farthest from the result are left out, and each reference to one
 //! becomes a stand-in that keeps its `type` and the first sentence of its description.
 //!
@@ -15,6 +16,10 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{Map, Value};
+
+/// The budget of a published output schema unless the server sets another (bytes of
+/// JSON).
+pub(crate) const DEFAULT_BUDGET: usize = 32 << 10;
 
 /// What abridging did to one schema, for the start-up log.
 #[derive(Debug, Clone, PartialEq, Eq)]

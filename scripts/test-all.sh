@@ -108,6 +108,10 @@ background packaging scripts/packaged-server.sh build
 # profile of their own. Exported only now: the packaged server's project above keeps none
 # (its own profile says so).
 export CARGO_PROFILE_DEV_DEBUG=false
+# Nor symbol tables: a third of what is left of each binary (about 2 GB of target/ over
+# the run). A panic's message still names its file and line. The one step that reads
+# symbols, the bench-server's link order (below), keeps them for the examples' package.
+export CARGO_PROFILE_DEV_STRIP=symbols
 
 # Clippy lints the workspace's own crates as the test builds below compile them:
 # clippy-rustc runs clippy-driver (rustc with clippy's lints) in place of rustc for them, with
@@ -508,7 +512,10 @@ step "bench-server linked as the benchmark links it (--features link-order): the
 # the link itself. Last, since it relinks the examples.
 # `cargo test --no-run`: the build of the tests above with one more feature of the
 # examples, which nothing else depends on, so only they are built again.
-cargo test --workspace --no-run --features mcp-examples/link-order
+# Its symbols are what the check reads: kept for this package alone, whose binaries this
+# step links again anyway.
+cargo test --workspace --no-run --features mcp-examples/link-order \
+  --config 'profile.dev.package.mcp-examples.strip="none"'
 python3 scripts/lib/check_link_order.py "$bins/bench-server" examples/bench-server.order
 
 step "tools (in the background): the public API lister, cargo-deny, mdbook"

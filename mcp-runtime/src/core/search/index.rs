@@ -421,8 +421,7 @@ impl SearchIndex {
 /// For each word, the tools whose text has it and the word's BM25 weight in each (the
 /// `bm25` crate's term saturation and length normalisation), and the word's inverse
 /// document frequency. A query then costs the tools that share its words, not every
-/// candidate's whole text once per query word, as the crate's own scorer does (1 to 2 ms
-/// on a catalog of 2,000 tools).
+/// candidate's whole text once per query word, as the crate's own scorer does.
 struct Postings {
     tools: usize,
     words: HashMap<u32, (f32, Vec<(usize, f32)>)>,

@@ -3,7 +3,6 @@
 //! `tools/call`.
 
 use std::cell::Cell;
-use std::collections::BTreeMap;
 
 use serde_json::Value;
 
@@ -11,7 +10,7 @@ use super::checks::{check_states, one_per_key, prepare_each};
 use super::{BuildError, Defs};
 use crate::protocol::mirror::{self, Mirrored};
 use crate::protocol::{Tool, ToolAnnotations};
-use crate::registry::abridge::{self, Named};
+use crate::registry::abridge;
 use crate::registry::dynamic::{DynamicCall, DynamicTool};
 use crate::registry::spec::{generator, output_schema, with_idempotency_key};
 use crate::registry::{Defined, ParamSpec, ToolDef};
@@ -147,7 +146,7 @@ fn prepare(
     );
     let (output_schema, abridged) = match output_schema {
         Some(schema) => {
-            let (schema, abridged) = within(schema, budgets.output_schema_bytes);
+            let (schema, abridged) = abridge::within(schema, budgets.output_schema_bytes);
             if let Some(abridged) = &abridged {
                 tracing::debug!(tool = %def.name, whole = abridged.whole, published = abridged.published, left_out = abridged.left_out, of = abridged.named, "output schema shortened");
             }
@@ -184,18 +183,6 @@ fn prepare(
         dynamic: None,
     };
     Ok((tool, abridged))
-}
-
-/// `schema` as published: whole when it fits `budget` bytes of JSON (measured only
-/// then, as nearly every schema does), else abridged to fit, with what was left out.
-fn within(schema: Value, budget: usize) -> (Value, Option<abridge::Abridged>) {
-    let fits = serde_json::to_vec(&schema).map_or(true, |json| json.len() <= budget);
-    if fits {
-        return (schema, None);
-    }
-    // A `#[tool]`'s schema carries its named schemas in its own `$defs`.
-    let none = BTreeMap::new();
-    abridge::abridge(schema, budget, &Named::of(&none))
 }
 
 /// A tool added at run time: its schemas as given, compiled (the output schema only to

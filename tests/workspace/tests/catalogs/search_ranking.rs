@@ -98,6 +98,19 @@ async fn a_compound_is_found_by_its_parts() {
     );
 }
 
+/// The cases of `(query, tool)` whose tool `query` does not find first, each saying what
+/// came instead (all of them are checked, so one failure shows every case that fails).
+async fn not_first(client: &TestClient, cases: &[(&str, &str)]) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for (query, wanted) in cases {
+        let names = found(client, query).await;
+        if names.first().map(String::as_str) != Some(*wanted) {
+            wrong.push(format!("{query:?}: wanted {wanted} first, got {names:?}"));
+        }
+    }
+    wrong
+}
+
 #[tokio::test]
 async fn a_value_says_what_kind_of_thing_it_is() {
     let client = searched(&[
@@ -118,18 +131,13 @@ async fn a_value_says_what_kind_of_thing_it_is() {
         ),
         ("conversations_join", "Joins an existing channel."),
     ]);
-    let mut wrong = Vec::new();
-    for (query, wanted) in [
+    let cases = [
         ("Which user is dana@acme.com?", "users_lookup_by_email"),
         ("Send report-q3.pdf over", "files_upload"),
         ("Go ahead and buy +13125550177", "numbers_purchase"),
         ("Hop into #sales", "conversations_join"),
-    ] {
-        let names = found(&client, query).await;
-        if names.first().map(String::as_str) != Some(wanted) {
-            wrong.push(format!("{query:?}: wanted {wanted} first, got {names:?}"));
-        }
-    }
+    ];
+    let wrong = not_first(&client, &cases).await;
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
 
@@ -156,8 +164,7 @@ async fn the_words_people_use_find_the_words_apis_use() {
         ),
         ("get_rate_limit", "Shows the remaining rate limit."),
     ]);
-    let mut wrong = Vec::new();
-    for (query, wanted) in [
+    let cases = [
         ("Text +15551234567 that the order shipped", "create_message"),
         ("Ring +14155550199 and play the reminder", "create_call"),
         ("Show my repositories", "repos_list_for_authenticated_user"),
@@ -167,12 +174,8 @@ async fn the_words_people_use_find_the_words_apis_use() {
             "create_webhook",
         ),
         ("How many do I have left?", "get_rate_limit"),
-    ] {
-        let names = found(&client, query).await;
-        if names.first().map(String::as_str) != Some(wanted) {
-            wrong.push(format!("{query:?}: wanted {wanted} first, got {names:?}"));
-        }
-    }
+    ];
+    let wrong = not_first(&client, &cases).await;
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
 
